@@ -1,0 +1,65 @@
+"""cute-layout-verifier: NVIDIA CuTe layouts with run-time integers, modelled exactly.
+
+The public API is what this module exports; the modules behind it are private and may change.
+
+* integers:   ``S(8)`` is CuTe's ``_8``, ``D(8)`` a run-time 8, ``symbol("M")`` a run-time symbol;
+* layouts:    ``Layout``, ``make_layout``, ``size``, ``cosize``, ``sublayout`` (``layout<I...>``), ``select``,
+              ``take``, ``group``, ``flatten``, ``append``, ``prepend``, ``replace``;
+* notation:   ``parse_layout("(M,N):(_1,M)")``, ``parse_int_tuple``, ``parse_tile``, ``parse``; ``str()`` prints;
+* int tuples: CuTe's ``int_tuple.hpp`` functions (``crd2idx``, ``idx2crd``, ``compatible``, ...).
+"""
+
+from .errors import CuteRejection, LayoutError, LayoutSyntaxError, UndefinedBehavior
+from .int_tuple import (
+    ceil_div,
+    compact_col_major,
+    compact_major,
+    compact_row_major,
+    compatible,
+    congruent,
+    crd2crd,
+    crd2idx,
+    elem_scale,
+    idx2crd,
+    inner_product,
+    prefix_product,
+    product,
+    shape_div,
+    weakly_congruent,
+)
+from .integers import Bool, D, Int, S, symbol
+from .layouts import (
+    UNDERSCORE,
+    Layout,
+    Tile,
+    append,
+    cosize,
+    depth,
+    flatten,
+    group,
+    make_layout,
+    prepend,
+    rank,
+    replace,
+    select,
+    shape,
+    size,
+    stride,
+    sublayout,
+    take,
+)
+from .notation import parse, parse_int_tuple, parse_layout, parse_relation, parse_shape, parse_tile
+from .symbols import Symbol, Symbols
+from .tables import print_1d, print_layout
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Bool", "CuteRejection", "D", "Int", "Layout", "LayoutError", "LayoutSyntaxError", "S", "Symbol", "Symbols",
+    "Tile", "UNDERSCORE", "UndefinedBehavior", "append", "ceil_div", "compact_col_major", "compact_major",
+    "compact_row_major", "compatible", "congruent", "cosize", "crd2crd", "crd2idx", "depth", "elem_scale",
+    "flatten", "group", "idx2crd", "inner_product", "make_layout", "parse", "parse_int_tuple", "parse_layout",
+    "parse_relation", "parse_shape", "parse_tile", "prefix_product", "prepend", "print_1d", "print_layout",
+    "product", "rank", "replace", "select", "shape", "shape_div", "size", "stride", "sublayout", "symbol", "take",
+    "weakly_congruent",
+]

@@ -1,0 +1,454 @@
+"""CuTe notation: parse and print layouts, int tuples and tilers as CuTe's ``print`` writes them.
+
+Grammar (whitespace is ignored)::
+
+    layout   := tuple ':' tuple
+    tile     := '<' element (',' element)* '>'        element := layout | tuple | '_' | tile
+    tuple    := '(' tuple (',' tuple)* ')' | expr      a one-leaf '(e)' followed by an operator is a parenthesis
+    expr     := term (('+'|'-') term)*
+    term     := unary (('*'|'/'|'%') unary)*
+    unary    := '-' unary | atom
+    atom     := '_' INT | '_-' INT | INT | NAME | '?' | FUNC '(' expr (',' expr)* ')' | '(' expr ')'
+    relation := expr CMP expr (('&&'|'||') relation)*   (assumptions such as ``lda >= M``)
+
+``_8`` is a static integer, ``8`` a dynamic value, ``M`` a named run-time symbol, ``?`` an anonymous one, and
+``(M+127)/128`` an expression with C++ truncating division.  Arithmetic in the notation follows CuTe's
+static/dynamic rules (``_2*_4`` is ``_8``; ``_2*M`` is dynamic).
+
+Guarantees: ``str(parse_layout(s))`` is ``s`` for any layout printed by this module or by CuTe; every malformed
+input raises one ``LayoutSyntaxError`` (or ``LayoutError``) whose message names the column and the problem.  Inputs
+longer than 64 Ki characters or nested deeper than 16 levels are refused.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import LayoutError, LayoutSyntaxError
+from .int_tuple import IntTuple, congruent, format_tuple, leaves, product
+from .integers import (
+    FUNCTIONS,
+    Bool,
+    D,
+    Int,
+    S,
+    and_,
+    eq,
+    ge,
+    gt,
+    le,
+    lt,
+    ne,
+    or_,
+    symbol,
+)
+from .integers import abs_ as _abs
+from .integers import gcd as _gcd
+from .integers import lcm as _lcm
+from .integers import max_ as _max
+from .integers import min_ as _min
+from .integers import signum as _signum
+from .layouts import UNDERSCORE, Layout, Tile, TileElement
+from .symbols import Symbols
+
+MAX_LENGTH = 64 * 1024
+MAX_DEPTH = 16
+INT64_MAX = 2**63 - 1
+
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>\s+)
+  | (?P<static>_-?\d+)
+  | (?P<int>\d+)
+  | (?P<name>[A-Za-z][A-Za-z0-9_]*)
+  | (?P<under>_)
+  | (?P<op2>&&|\|\||==|!=|<=|>=|<<|>>)
+  | (?P<punct>[()<>,:+\-*/%?])
+  | (?P<bad>.)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+_KNOWN_BAD_OPERATORS = set("^&|!~=@[]{};.\\$#'\"`")
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str
+    text: str
+    pos: int
+
+
+def _tokenize(text: str) -> list[Token]:
+    if len(text) > MAX_LENGTH:
+        raise LayoutSyntaxError(f"input is {len(text)} characters long; the limit is {MAX_LENGTH}", "", 0)
+    tokens: list[Token] = []
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup
+        assert kind is not None
+        if kind == "ws":
+            continue
+        if kind == "bad":
+            ch = m.group()
+            what = "unknown operator" if ch in _KNOWN_BAD_OPERATORS else "unexpected character"
+            raise LayoutSyntaxError(f"{what} {ch!r}", text, m.start())
+        tokens.append(Token(kind, m.group(), m.start()))
+    tokens.append(Token("end", "", len(text)))
+    return tokens
+
+
+class _Parser:
+    def __init__(self, text: str, symbols: Symbols | None) -> None:
+        self.text = text
+        self.tokens = _tokenize(text)
+        self.i = 0
+        self.symbols = symbols if symbols is not None else Symbols()
+        self.depth = 0
+        # Positions of the leaves of the tuple most recently parsed, in leaf order, for later validation.
+        self.leaf_pos: dict[int, list[int]] = {}
+
+    # -- token helpers ---------------------------------------------------------------------------------------
+    @property
+    def tok(self) -> Token:
+        return self.tokens[self.i]
+
+    def peek(self, k: int = 1) -> Token:
+        return self.tokens[min(self.i + k, len(self.tokens) - 1)]
+
+    def advance(self) -> Token:
+        t = self.tokens[self.i]
+        self.i += 1
+        return t
+
+    def error(self, message: str, pos: int | None = None) -> LayoutSyntaxError:
+        return LayoutSyntaxError(message, self.text, self.tok.pos if pos is None else pos)
+
+    def describe(self, t: Token) -> str:
+        return "the end of the input" if t.kind == "end" else repr(t.text)
+
+    def expect(self, text: str, context: str) -> Token:
+        if self.tok.text != text or self.tok.kind in ("end",):
+            raise self.error(f"expected {text!r} {context}, found {self.describe(self.tok)}")
+        return self.advance()
+
+    def enter(self, pos: int) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self.error(f"nesting deeper than {MAX_DEPTH} levels", pos)
+
+    def leave(self) -> None:
+        self.depth -= 1
+
+    def at_end(self, what: str) -> None:
+        if self.tok.kind != "end":
+            if self.tok.text in ")>" and self.tok.kind == "punct":
+                raise self.error(f"unbalanced {self.tok.text!r} after the {what}")
+            raise self.error(f"unexpected {self.describe(self.tok)} after the {what}")
+
+    # -- int tuples ------------------------------------------------------------------------------------------
+    def int_tuple(self, leaves_out: list[tuple[Int, int]]) -> IntTuple:
+        """A tuple or an expression leaf; appends (leaf, position) pairs to ``leaves_out`` in leaf order."""
+        t = self.tok
+        if t.text == "(" and t.kind == "punct":
+            start = t.pos
+            self.enter(start)
+            self.advance()
+            if self.tok.text == ")":
+                raise self.error("empty tuple '()'")
+            mark = len(leaves_out)
+            items: list[IntTuple] = [self.int_tuple(leaves_out)]
+            while self.tok.text == ",":
+                self.advance()
+                items.append(self.int_tuple(leaves_out))
+            if self.tok.text != ")":
+                if self.tok.kind == "end":
+                    raise self.error(f"unbalanced '(' at column {start + 1}: missing ')'")
+                raise self.error(f"expected ',' or ')' in the tuple opened at column {start + 1}, "
+                                 f"found {self.describe(self.tok)}")
+            self.advance()
+            self.leave()
+            # '(e)' followed by an arithmetic operator is a parenthesised expression, not a rank-1 tuple.
+            if (len(items) == 1 and isinstance(items[0], Int) and self.tok.kind == "punct"
+                    and self.tok.text in "+-*/%"):
+                del leaves_out[mark:]
+                value = self._continue_expr(items[0])
+                leaves_out.append((value, start))
+                return value
+            return tuple(items)
+        pos = t.pos
+        value = self.expr()
+        leaves_out.append((value, pos))
+        return value
+
+    # -- expressions -----------------------------------------------------------------------------------------
+    def _continue_expr(self, left: Int) -> Int:
+        left = self._term_rest(left)
+        return self._expr_rest(left)
+
+    def expr(self) -> Int:
+        return self._expr_rest(self.term())
+
+    def _expr_rest(self, left: Int) -> Int:
+        while self.tok.kind == "punct" and self.tok.text in "+-":
+            op = self.advance().text
+            right = self.term()
+            left = left + right if op == "+" else left - right
+        return left
+
+    def term(self) -> Int:
+        return self._term_rest(self.unary())
+
+    def _term_rest(self, left: Int) -> Int:
+        from .errors import UndefinedBehavior
+
+        while self.tok.kind == "punct" and self.tok.text in "*/%":
+            op_tok = self.advance()
+            right = self.unary()
+            try:
+                if op_tok.text == "*":
+                    left = left * right
+                elif op_tok.text == "/":
+                    left = left / right
+                else:
+                    left = left % right
+            except UndefinedBehavior:
+                raise self.error("division by zero in the notation", op_tok.pos) from None
+        return left
+
+    def unary(self) -> Int:
+        if self.tok.kind == "punct" and self.tok.text == "-":
+            pos = self.advance().pos
+            self.enter(pos)
+            v = -self.unary()
+            self.leave()
+            return v
+        return self.atom()
+
+    def atom(self) -> Int:
+        t = self.tok
+        if t.kind == "static":
+            self.advance()
+            return S(self._literal(t.text[1:], t.pos))
+        if t.kind == "int":
+            self.advance()
+            return D(self._literal(t.text, t.pos))
+        if t.kind == "punct" and t.text == "?":
+            self.advance()
+            return symbol(self.symbols.fresh_anonymous().name)
+        if t.kind == "name":
+            self.advance()
+            if self.tok.text == "(" and self.tok.kind == "punct":
+                return self._call(t)
+            if t.text in FUNCTIONS:
+                raise self.error(f"function {t.text} needs arguments", t.pos)
+            if self.symbols.lookup(t.text) is None:
+                raise self.error(f"unknown symbol {t.text!r}", t.pos)
+            return symbol(t.text)
+        if t.kind == "punct" and t.text == "(":
+            self.enter(t.pos)
+            self.advance()
+            v = self.expr()
+            if self.tok.text == ",":
+                raise self.error("a tuple cannot be an operand of arithmetic")
+            self.expect(")", f"to close the parenthesis at column {t.pos + 1}")
+            self.leave()
+            return v
+        if t.kind == "under":
+            raise self.error("'_' (Underscore) is only allowed as an element of a tiler <...>")
+        if t.kind == "op2" or (t.kind == "punct" and t.text in "<>"):
+            raise self.error(f"unknown operator {t.text!r} in an integer")
+        if t.kind == "end":
+            raise self.error("unexpected end of input: expected an integer or '('")
+        raise self.error(f"expected an integer, found {self.describe(t)}")
+
+    def _call(self, name: Token) -> Int:
+        arity = FUNCTIONS.get(name.text)
+        if arity is None:
+            raise self.error(f"unknown function {name.text!r}", name.pos)
+        self.enter(name.pos)
+        self.advance()  # '('
+        args = [self.expr()]
+        while self.tok.text == ",":
+            self.advance()
+            args.append(self.expr())
+        self.expect(")", f"to close {name.text}(")
+        self.leave()
+        if len(args) != arity:
+            raise self.error(f"{name.text} takes {arity} argument(s), got {len(args)}", name.pos)
+        fn = {"min": _min, "max": _max, "abs": _abs, "signum": _signum, "gcd": _gcd, "lcm": _lcm}[name.text]
+        return fn(*args)
+
+    def _literal(self, digits: str, pos: int) -> int:
+        v = int(digits)
+        if abs(v) > INT64_MAX:
+            raise self.error(f"integer {digits} does not fit in 64 bits", pos)
+        return v
+
+    # -- layouts and tiles -----------------------------------------------------------------------------------
+    def layout(self) -> Layout:
+        shape_leaves: list[tuple[Int, int]] = []
+        start = self.tok.pos
+        shape = self.int_tuple(shape_leaves)
+        if self.tok.text != ":":
+            if self.tok.kind == "end":
+                raise self.error("expected ':' between the shape and the stride (a layout is Shape:Stride)")
+            raise self.error(f"expected ':' after the shape, found {self.describe(self.tok)}")
+        self.advance()
+        stride_pos = self.tok.pos
+        stride_leaves: list[tuple[Int, int]] = []
+        stride = self.int_tuple(stride_leaves)
+        if not congruent(shape, stride):
+            raise LayoutSyntaxError(
+                f"shape {format_tuple(shape)} and stride {format_tuple(stride)} are not congruent "
+                "(they must have the same nesting)", self.text, stride_pos)
+        _check_shape_leaves(self, shape_leaves)
+        _check_size(self, shape, start)
+        return Layout(shape, stride)
+
+    def tile(self) -> Tile:
+        start = self.expect("<", "to open a tiler").pos
+        self.enter(start)
+        elements = [self.tile_element()]
+        while self.tok.text == ",":
+            self.advance()
+            elements.append(self.tile_element())
+        if self.tok.text != ">":
+            if self.tok.kind == "end":
+                raise self.error(f"unbalanced '<' at column {start + 1}: missing '>'")
+            raise self.error(f"expected ',' or '>' in the tiler, found {self.describe(self.tok)}")
+        self.advance()
+        self.leave()
+        return Tile(elements)
+
+    def tile_element(self) -> TileElement:
+        t = self.tok
+        if t.kind == "under":
+            self.advance()
+            return UNDERSCORE
+        if t.text == "<" and t.kind == "punct":
+            return self.tile()
+        save = self.i
+        leaves_out: list[tuple[Int, int]] = []
+        shape = self.int_tuple(leaves_out)
+        if self.tok.text == ":":
+            self.i = save
+            return self.layout()
+        _check_shape_leaves(self, leaves_out)
+        return shape
+
+    # -- relations -------------------------------------------------------------------------------------------
+    def relation(self) -> Bool:
+        left = self.comparison()
+        while self.tok.kind == "op2" and self.tok.text in ("&&", "||"):
+            op = self.advance().text
+            right = self.comparison()
+            left = and_(left, right) if op == "&&" else or_(left, right)
+        return left
+
+    def comparison(self) -> Bool:
+        lhs = self.expr()
+        t = self.tok
+        ops = {"==": eq, "!=": ne, "<=": le, ">=": ge, "<": lt, ">": gt}
+        if t.text not in ops:
+            raise self.error(f"expected a comparison (==, !=, <, <=, >, >=), found {self.describe(t)}")
+        self.advance()
+        rhs = self.expr()
+        return ops[t.text](lhs, rhs)
+
+
+def _check_shape_leaves(p: _Parser, shape_leaves: list[tuple[Int, int]]) -> None:
+    for leaf, pos in shape_leaves:
+        v = leaf.value
+        if v is not None and v <= 0:
+            raise LayoutSyntaxError(f"shape {leaf} must be positive", p.text, pos)
+
+
+def _check_size(p: _Parser, shape: IntTuple, pos: int) -> None:
+    if all(x.concrete for x in leaves(shape)):
+        n = product(shape).value
+        if n is not None and n > INT64_MAX:
+            raise LayoutSyntaxError(f"layout size {n} does not fit in 64 bits", p.text, pos)
+
+
+# -- public entry points ----------------------------------------------------------------------------------------
+
+
+def parse_layout(text: str, symbols: Symbols | None = None) -> Layout:
+    """A layout ``Shape:Stride`` in CuTe notation."""
+    p = _Parser(text, symbols)
+    if p.tok.kind == "end":
+        raise p.error("empty input: expected a layout such as (_4,8):(_1,_4)")
+    result = p.layout()
+    p.at_end("layout")
+    return result
+
+
+def parse_int_tuple(text: str, symbols: Symbols | None = None) -> IntTuple:
+    """An IntTuple (a shape, a coordinate or an integer) in CuTe notation."""
+    p = _Parser(text, symbols)
+    if p.tok.kind == "end":
+        raise p.error("empty input: expected an integer or a tuple")
+    result = p.int_tuple([])
+    p.at_end("tuple")
+    return result
+
+
+def parse_shape(text: str, symbols: Symbols | None = None) -> IntTuple:
+    """An IntTuple whose concrete leaves must be positive."""
+    p = _Parser(text, symbols)
+    if p.tok.kind == "end":
+        raise p.error("empty input: expected a shape")
+    leaves_out: list[tuple[Int, int]] = []
+    result = p.int_tuple(leaves_out)
+    p.at_end("shape")
+    _check_shape_leaves(p, leaves_out)
+    return result
+
+
+def parse_tile(text: str, symbols: Symbols | None = None) -> Tile:
+    """A by-mode tiler ``<L0, L1, ...>``."""
+    p = _Parser(text, symbols)
+    result = p.tile()
+    p.at_end("tiler")
+    return result
+
+
+def parse(text: str, symbols: Symbols | None = None) -> Layout | Tile | IntTuple:
+    """A layout, a tiler or an IntTuple, whichever ``text`` is."""
+    p = _Parser(text, symbols)
+    if p.tok.kind == "end":
+        raise p.error("empty input")
+    if p.tok.text == "<" and p.tok.kind == "punct":
+        result: Layout | Tile | IntTuple = p.tile()
+        p.at_end("tiler")
+        return result
+    save = p.i
+    leaves_out: list[tuple[Int, int]] = []
+    shape = p.int_tuple(leaves_out)
+    if p.tok.text == ":":
+        p.i = save
+        result = p.layout()
+        p.at_end("layout")
+        return result
+    p.at_end("tuple")
+    return shape
+
+
+def parse_relation(text: str, symbols: Symbols | None = None) -> Bool:
+    """An assumption over symbols: ``lda >= M``, ``M % 8 == 0 && N <= 4096``."""
+    p = _Parser(text, symbols)
+    result = p.relation()
+    p.at_end("assumption")
+    return result
+
+
+def format_layout(layout: Layout) -> str:
+    return str(layout)
+
+
+def require_known(text: str, symbols: Symbols) -> None:
+    """Raise if ``text`` names a symbol that ``symbols`` does not declare (for strict tables)."""
+    for t in _tokenize(text):
+        if t.kind == "name" and t.text not in FUNCTIONS and t.text not in symbols:
+            raise LayoutError(f"unknown symbol {t.text!r} at column {t.pos + 1}")

@@ -1,0 +1,102 @@
+"""Symbols: the named run-time integers of a problem (M, N, lda, ...) and what is assumed about them.
+
+A symbol is an integer of a fixed width (int32 unless declared ``i64``) with an inclusive range and an optional
+divisibility; by default ``1 <= M <= 2**31-1``, the values a run-time extent can take.  Relations between symbols
+(``lda >= M``) are boolean expressions.  A ``Symbols`` table is the single place these live: the parser declares
+symbols in it, the engine reads their assumptions from it, and concrete evaluation checks values against it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+
+from .errors import LayoutError
+from .integers import Bool
+
+INT32_MAX = 2**31 - 1
+INT64_MAX = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """One run-time integer and its assumptions."""
+
+    name: str
+    lo: int = 1
+    hi: int = INT32_MAX
+    multiple_of: int = 1
+    bits: int = 32
+
+    def admits(self, value: int) -> bool:
+        return self.lo <= value <= self.hi and value % self.multiple_of == 0
+
+    def describe(self) -> str:
+        text = f"{self.lo} <= {self.name} <= {self.hi}"
+        if self.multiple_of != 1:
+            text += f", {self.name} % {self.multiple_of} == 0"
+        return text
+
+
+@dataclass
+class Symbols:
+    """A table of symbols with their assumptions and the relations between them.
+
+    ``strict`` tables reject names that were not declared (spec files); otherwise a new name is declared with
+    the default assumptions when it is first seen (the command line).
+    """
+
+    strict: bool = False
+    table: dict[str, Symbol] = field(default_factory=dict)
+    relations: list[Bool] = field(default_factory=list)
+    _anonymous: int = 0
+
+    def declare(self, name: str, **assumptions: int) -> Symbol:
+        if name in self.table and not assumptions:
+            return self.table[name]
+        base = self.table.get(name, Symbol(name))
+        sym = replace(base, **assumptions)
+        if sym.bits == 64 and "hi" not in assumptions and base.hi == INT32_MAX:
+            sym = replace(sym, hi=INT64_MAX)
+        if sym.lo > sym.hi:
+            raise LayoutError(f"symbol {name}: empty range {sym.lo}..{sym.hi}")
+        if sym.multiple_of < 1:
+            raise LayoutError(f"symbol {name}: multiple_of must be positive, got {sym.multiple_of}")
+        self.table[name] = sym
+        return sym
+
+    def lookup(self, name: str) -> Symbol | None:
+        if name in self.table:
+            return self.table[name]
+        if self.strict:
+            return None
+        return self.declare(name)
+
+    def fresh_anonymous(self) -> Symbol:
+        self._anonymous += 1
+        return self.declare(f"?{self._anonymous}")
+
+    def assume(self, relation: Bool) -> None:
+        for name in relation.expr.symbols():
+            if name not in self.table:
+                raise LayoutError(f"assumption mentions unknown symbol {name}")
+        self.relations.append(relation)
+
+    def __iter__(self) -> Iterator[Symbol]:
+        return iter(self.table.values())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.table
+
+    def check_values(self, values: Mapping[str, int]) -> None:
+        """Raise ``LayoutError`` if ``values`` name an unknown symbol or break an assumption."""
+        for name, v in values.items():
+            sym = self.table.get(name)
+            if sym is None:
+                raise LayoutError(f"--param {name}={v}: no symbol named {name} in the input")
+            if not sym.admits(v):
+                raise LayoutError(f"--param {name}={v}: outside the assumptions {sym.describe()}")
+        for rel in self.relations:
+            names = set(rel.expr.symbols())
+            if names <= values.keys() and not rel.evaluate(values):
+                raise LayoutError(f"values {dict(values)} break the assumption {rel}")

@@ -43,6 +43,7 @@ CALLABLES = frozenset({
 TEMPLATED = frozenset({"upcast", "downcast", "layout", "select", "take", "group", "append", "prepend",
                        "get", "size", "rank", "depth", "shape", "stride", "replace"})
 
+TAGS = frozenset({"LayoutLeft", "LayoutRight"})
 VALUE_LIMIT = 1 << 16
 
 
@@ -202,6 +203,8 @@ class CppBuilder:
             return "_"
         if isinstance(x, (Int, tuple)):
             return self.int_tuple(x)  # type: ignore[arg-type]
+        if isinstance(x, str) and x in TAGS:
+            return f"{x}{{}}"
         raise TypeError(f"cannot generate C++ for {type(x).__name__}")
 
     def call(self, fn: str, *args: str, template: Sequence[int] = ()) -> str:
@@ -229,6 +232,14 @@ def call_case(fn: str, *operands: object, template: Sequence[int] = (), label: s
     b = CppBuilder()
     args = [b.operand(x) for x in operands]
     return b.case(b.call(fn, *args, template=template), label)
+
+
+def apply_case(layout: Layout, *coord: object, label: str = "") -> CppCase:
+    """A case that evaluates CuTe's ``layout(coord...)``."""
+    b = CppBuilder()
+    fn = b.layout(layout)
+    args = [b.operand(c) for c in coord]
+    return b.case(f"({fn})({', '.join(args)})", label)
 
 
 # -- the translation unit -------------------------------------------------------------------------------------

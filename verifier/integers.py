@@ -529,7 +529,8 @@ class Bool:
 
     def __str__(self) -> str:
         if type(self.expr) is Const:
-            return ("true" if self.expr.value else "false") if self.static else str(int(bool(self.expr.value)))
+            # CuTe prints bool_constant<b> as _1/_0 and a run-time bool as 1/0.
+            return f"{'_' if self.static else ''}{int(bool(self.expr.value))}"
         return format_expr(self.expr)
 
     def __repr__(self) -> str:
@@ -582,12 +583,12 @@ def ge(a: IntLike, b: IntLike) -> Bool:
 
 
 def and_(*bs: Bool) -> Bool:
-    """Conjunction; ``false && x`` is static false (integral_constant.hpp:330)."""
+    """Conjunction; ``false_type && x`` and ``x && false_type`` are static false (integral_constant.hpp:314-328)."""
+    if any(b.is_constant(False) for b in bs):  # either operand order
+        return FALSE
     parts: list[Expr] = []
     static = True
     for b in bs:
-        if b.is_constant(False):
-            return FALSE
         if type(b.expr) is Const:
             if not b.expr.value:
                 return Bool(Const(False), False)
@@ -601,12 +602,12 @@ def and_(*bs: Bool) -> Bool:
 
 
 def or_(*bs: Bool) -> Bool:
-    """Disjunction; ``true || x`` is static true (integral_constant.hpp:336)."""
+    """Disjunction; ``true_type || x`` and ``x || true_type`` are static true (integral_constant.hpp:330-344)."""
+    if any(b.is_constant(True) for b in bs):  # either operand order
+        return TRUE
     parts: list[Expr] = []
     static = True
     for b in bs:
-        if b.is_constant(True):
-            return TRUE
         if type(b.expr) is Const:
             if b.expr.value:
                 return Bool(Const(True), False)

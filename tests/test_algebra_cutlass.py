@@ -1,0 +1,69 @@
+"""CUTLASS's own unit-test cases (test/unit/cute/core/*.cpp, ported as data) in their original static/dynamic
+mix and in all-dynamic and all-static variants: our algebra gives the same printed result, size, cosize and
+values as compiled CuTe, or the same compile-time rejection, or the same undefined behaviour."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from verifier.algebra import apply
+from verifier.cute_cpp import Query, call_case, run_cases
+from verifier.layouts import Layout
+
+from .case_args import operands, supported
+
+DATA = json.loads((Path(__file__).parent / "data" / "cutlass_unit_cases.json").read_text())
+VARIANTS = ("original", "dynamic", "static")
+CASES = [(c, v) for c in DATA if supported(c["args"]) for v in VARIANTS]
+
+
+def _label(case: dict, variant: str) -> str:
+    return f"{case['file']}:{case['line']} {case['op']}({', '.join(case['args'])}) [{variant}]"
+
+
+@pytest.fixture(scope="module")
+def answers(cute):
+    cpp = [call_case(c["op"], *operands(c["args"], v)) for c, v in CASES]
+    return run_cases(cpp, [Query(k) for k in range(len(cpp))])
+
+
+def compare(outcome, r) -> str | None:
+    """None when our outcome is CuTe's, else a description of the difference."""
+    if r.rejected is not None:
+        if outcome.rejection is None:
+            return f"CuTe rejects ({r.rejected}); we computed {outcome.result}"
+        if r.rejected != "static assertion failed" and r.rejected not in str(outcome.rejection):
+            return f"rejection messages differ: CuTe {r.rejected!r}, ours {outcome.rejection}"
+        return None
+    if r.ub:
+        return None if outcome.undefined else f"CuTe hit UB; we computed {outcome.result}"
+    if outcome.rejection is not None or outcome.undefined:
+        return f"CuTe computed {r.result}; we said {outcome.rejection or outcome.undefined}"
+    res = outcome.result
+    if str(res) != r.result:
+        return f"printed {res} vs CuTe {r.result}"
+    if isinstance(res, Layout):
+        if (str(res.size()), str(res.cosize())) != (r.size, r.cosize):
+            return f"size/cosize {res.size()}/{res.cosize()} vs CuTe {r.size}/{r.cosize}"
+        if r.values is not None and tuple(res.values()) != r.values:
+            return f"values differ: {res.values()[:16]} vs {r.values[:16]}"
+    return None
+
+
+def test_all_cases_match_compiled_cute(answers) -> None:
+    bad = []
+    for (case, variant), r in zip(CASES, answers, strict=True):
+        diff = compare(apply(case["op"], *operands(case["args"], variant)), r)
+        if diff:
+            bad.append(f"{_label(case, variant)}: {diff}")
+    assert not bad, "\n".join(bad[:30]) + f"\n({len(bad)} of {len(CASES)} differ)"
+
+
+def test_corpus_is_substantial() -> None:
+    assert len(CASES) >= 3 * 200
+    ops = {c["op"] for c, _ in CASES}
+    assert {"composition", "complement", "coalesce", "left_inverse", "right_inverse", "logical_divide",
+            "logical_product"} <= ops

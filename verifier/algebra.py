@@ -1,0 +1,696 @@
+"""CuTe's layout algebra, branch for branch as ``layout.hpp`` of CuTe 4.2 computes it.
+
+Every ``if constexpr`` of CuTe is decided here from the static/dynamic flags of the leaves, never from their
+values, so for symbolic leaves the result has exactly the profile and flags CuTe's result has and its leaves are
+expressions over the symbols; for concrete leaves it is CuTe's result.  In particular dynamic modes are not merged
+by ``coalesce`` (only statically provable merges happen, ``layout.hpp:781-814``) and composition folds over the
+unmerged modes, which is where CuTe goes silently wrong for run-time integers.
+
+CuTe's compile-time checks raise ``CuteRejection`` exactly when CuTe's ``static_assert`` fires.  The checks CuTe
+skips for dynamic values, the divisions it performs (undefined behaviour on zero), and the conditions that make a
+result correct are recorded as ``Obligation``s (see ``obligations.py``) while a ``Recorder`` is active;
+``apply(op, *args)`` runs an operation under one and returns both.  Swizzle and scaled-basis (``E<i>``) operands
+are not modelled yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from math import gcd as _gcd
+
+from .errors import CuteRejection, LayoutError, UndefinedBehavior
+from .int_tuple import (
+    IntTuple,
+    ceil_div,
+    compact_major,
+    leaves,
+    product,
+    transform_leaf,
+    unwrap,
+)
+from .integers import (
+    FALSE,
+    Bool,
+    Const,
+    Int,
+    S,
+    abs_,
+    and_,
+    ceil_div_int,
+    eq,
+    ge,
+    lt,
+    min_,
+    ne,
+    or_,
+    safe_div,
+    signum,
+)
+from .layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
+from .obligations import NEVER, SA, Obligation, Recorder, nonzero, record
+
+Tiler = Layout | Tile | IntTuple | Underscore
+
+# -- helpers ------------------------------------------------------------------------------------------------------
+
+
+def _modes(layout: Layout) -> list[Layout]:
+    if type(layout.shape) is tuple:
+        return [Layout(s, d) for s, d in zip(layout.shape, layout.stride)]  # type: ignore[arg-type]
+    return [layout]
+
+
+def _mode(layout: Layout, i: int) -> Layout:
+    return _modes(layout)[i]
+
+
+def _flat(layout: Layout) -> tuple[list[Int], list[Int]]:
+    return list(leaves(layout.shape)), list(leaves(layout.stride))
+
+
+def _guarded(build: Callable[[], Bool]) -> Bool:
+    """A condition that itself divides: a concrete division by zero makes it false (the operands are unusable)."""
+    try:
+        return build()
+    except UndefinedBehavior:
+        return Bool(FALSE.expr, False)
+
+
+def _static_check(ok: Bool, message: str, source: str, id: str, description: str) -> None:
+    """CuTe's ``CUTE_STATIC_ASSERT_V``/``static_assert`` on a condition that is static exactly when CuTe checks it."""
+    if ok.static:
+        if not ok.value:
+            raise CuteRejection(message, source)
+    else:
+        record(id, description, source, SA, ok)
+
+
+def _transform_layout(t0: Sequence[Layout], t1: Sequence[object], fn: Callable[[Layout, object], Layout],
+                      keep_rest: bool = True) -> Layout:
+    """``transform_layout`` (layout.hpp:740-765): apply ``fn`` to paired modes, keep the unpaired modes of both."""
+    r = min(len(t0), len(t1))
+    out = [fn(t0[i], t1[i]) for i in range(r)]
+    if keep_rest:
+        out += list(t0[r:]) + list(t1[r:])  # type: ignore[arg-type]
+    return make_layout(*out)
+
+
+def _tiler_modes(tiler: Tile | tuple) -> list[object]:
+    return list(tiler.elements) if isinstance(tiler, Tile) else list(tiler)
+
+
+def _is_tuple_tiler(t: object) -> bool:
+    return isinstance(t, Tile) or type(t) is tuple
+
+
+# -- coalesce and filter (layout.hpp:767-955) -----------------------------------------------------------------------
+
+
+def _bw_coalesce(fs: list[Int], fd: list[Int], ns: IntTuple, nd: IntTuple) -> Layout:
+    """``detail::bw_coalesce`` (layout.hpp:781-814): walk the flat modes from the back, merging only what is
+    statically provable."""
+    for i in range(len(fs) - 2, -1, -1):
+        s, d = fs[i], fd[i]
+        if s.is_constant(1):
+            continue
+        if type(ns) is not tuple and ns.is_constant(1):  # type: ignore[union-attr]
+            ns, nd = s, d
+            continue
+        front_s = ns[0] if type(ns) is tuple else ns
+        front_d = nd[0] if type(nd) is tuple else nd
+        if front_s.static and eq(s * d, front_d).is_constant(True):  # type: ignore[union-attr]
+            merged = s * front_s
+            ns = (merged, *ns[1:]) if type(ns) is tuple else merged
+            nd = (d, *nd[1:]) if type(nd) is tuple else d
+        else:
+            ns = (s, *ns) if type(ns) is tuple else (s, ns)
+            nd = (d, *nd) if type(nd) is tuple else (d, nd)
+    if type(ns) is not tuple and ns.is_constant(1):  # type: ignore[union-attr]
+        return Layout(S(1), S(0))
+    return Layout(ns, nd)
+
+
+def _check_profile(layout: Layout, profile: tuple, source: str) -> None:
+    if len(profile) > rank(layout):
+        raise CuteRejection("static assertion failed: tuple_size<IntTuple>::value <= Layout::rank", source)
+
+
+def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
+    """``coalesce(L)`` and by-mode ``coalesce(L, profile)`` (layout.hpp:864-890)."""
+    if profile is not None and type(profile) is tuple:
+        _check_profile(layout, profile, "layout.hpp:883")
+        return _transform_layout(_modes(layout), list(profile), lambda m, p: coalesce(m, p))  # type: ignore[arg-type]
+    fs, fd = _flat(layout)
+    return _bw_coalesce(fs, fd, fs[-1], fd[-1])
+
+
+def coalesce_x(layout: Layout) -> Layout:
+    """``detail::coalesce_x`` (layout.hpp:823-855): like coalesce, but a trailing static ``_1`` mode seeds the
+    walk with ``_2:d_last`` so the last stride survives (the left operand of composition)."""
+    fs, fd = _flat(layout)
+    if fs[-1].is_constant(1):
+        return _bw_coalesce(fs, fd, S(2), fd[-1])
+    return _bw_coalesce(fs, fd, fs[-1], fd[-1])
+
+
+def coalesce_shape(shape: IntTuple) -> IntTuple:
+    """``coalesce(Shape)`` (layout.hpp:895-911): multiply adjacent leaves that are both static or both dynamic."""
+    if type(shape) is not tuple:
+        return shape
+    flat = list(leaves(shape))
+    acc: IntTuple = flat[0]
+    for a in flat[1:]:
+        back = acc[-1] if type(acc) is tuple else acc
+        if back.static == a.static:  # type: ignore[union-attr]
+            merged = back * a  # type: ignore[operator]
+            acc = (*acc[:-1], merged) if type(acc) is tuple else merged
+        else:
+            acc = (*acc, a) if type(acc) is tuple else (acc, a)
+    return acc
+
+
+def filter_zeros(layout: Layout) -> Layout:
+    """``filter_zeros(L)`` (layout.hpp:914-920): a static-``_0`` stride makes its extent ``_1``."""
+    def go(d: IntTuple, s: IntTuple) -> IntTuple:
+        if type(d) is tuple:
+            return tuple(go(x, y) for x, y in zip(d, s))  # type: ignore[arg-type]
+        if d.is_constant(0):  # type: ignore[union-attr]
+            return transform_leaf(s, lambda _: S(1))
+        return s
+
+    return Layout(go(layout.stride, layout.shape), layout.stride)
+
+
+def filter(layout: Layout, profile: IntTuple | None = None) -> Layout:  # noqa: A001 - CuTe's name
+    """``filter(L)`` (layout.hpp:933-955): ``coalesce(filter_zeros(L))``. A dynamic zero stride is not removed."""
+    if profile is not None and type(profile) is tuple:
+        _check_profile(layout, profile, "layout.hpp:948")
+        return _transform_layout(_modes(layout), list(profile), lambda m, p: filter(m, p))  # type: ignore[arg-type]
+    return coalesce(filter_zeros(layout))
+
+
+# -- composition (layout.hpp:1029-1161) ------------------------------------------------------------------------------
+
+
+def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) -> Layout:
+    if type(rs) is tuple:  # right-distributivity over the modes of B (:1036-1039)
+        return make_layout(*(_composition_impl(ls, ld, s, d) for s, d in zip(rs, rd)))  # type: ignore[arg-type]
+    assert isinstance(rs, Int) and isinstance(rd, Int)
+    if rd.is_constant(0):  # a static stride-0 B mode (:1045); a dynamic 0 does not take this branch
+        return Layout(rs, rd)
+    if type(ls) is not tuple:  # integral A: no condition at all (:1048)
+        return Layout(rs, rd * ld)  # type: ignore[operator]
+    res_s: list[Int] = []
+    res_d: list[Int] = []
+    s, r = rs, rd
+    for i in range(len(ls) - 1):
+        a, e = ls[i], ld[i]
+        assert isinstance(a, Int) and isinstance(e, Int)
+        _static_check(
+            _guarded(lambda a=a, r=r: or_(eq(r % a, S(0)), lt(r, a))),
+            "Stride Divisibility Condition", "layout.hpp:1077", "CMP-2",
+            f"weak stride condition at A mode {i}: r % a == 0 or r < a (r = remaining B stride, a = A extent)")
+        nonzero(abs_(r), "CMP-6", "the B stride", "layout.hpp:1084")
+        nonzero(a, "CMP-7", f"the extent of A mode {i}", "layout.hpp:1086")
+        next_shape = ceil_div_int(a, abs_(r))
+        next_stride = ceil_div_int(abs_(r), a) * signum(r)
+        if next_shape.is_constant(1) or s.is_constant(1):
+            r = next_stride
+            continue
+        new_shape = min_(next_shape, s)
+        if new_shape.static and s.static:
+            if (s % new_shape).value != 0:
+                raise CuteRejection("Shape Divisibility Condition", "layout.hpp:1101")
+        else:
+            record("CMP-3", f"weak shape condition at A mode {i}: s % min(ceil(a/r), s) == 0", "layout.hpp:1100",
+                   SA, _guarded(lambda s=s, n=new_shape: eq(s % n, S(0))))
+        nonzero(new_shape, "CMP-6", f"the extent taken from A mode {i}", "layout.hpp:1109")
+        res_s.append(new_shape)
+        res_d.append(r * e)
+        s = s / new_shape
+        r = next_stride
+    last = ld[-1]  # type: ignore[index]
+    if not res_s:
+        return Layout(s, r * last)
+    if s.is_constant(1):
+        return Layout(unwrap(tuple(res_s)), unwrap(tuple(res_d)))
+    return Layout((*res_s, s), (*res_d, r * last))
+
+
+POSTCONDITION_LIMIT = 1 << 14
+
+
+def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
+    """The contract of composition (layout.hpp:1022): ``size(R) == size(B)`` and ``R(i) == A(B(i))``."""
+    record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
+           eq(size(r), size(b)))
+    if a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
+        n = int(size(b))
+        ok = int(size(r)) == n and all(int(r(i)) == int(a(int(b(i)))) for i in range(n))
+        record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
+               "layout.hpp:1022", NEVER, Bool(Const(ok), False))
+
+
+def composition(a: Layout, b: Tiler) -> Layout:
+    """``composition(A, B)``: B a layout, a by-mode tiler ``<B0,B1,...>`` (extra A modes are dropped), a shape,
+    an integer ``n`` (meaning ``n:_1``) or ``_`` (layout.hpp:1132-1161)."""
+    if isinstance(b, Layout):
+        flat = coalesce_x(a)
+        result = _composition_impl(flat.shape, flat.stride, b.shape, b.stride)
+        _composition_postcondition(a, b, result)
+        return result
+    if _is_tuple_tiler(b):
+        modes = _tiler_modes(b)  # type: ignore[arg-type]
+        if len(modes) > rank(a):
+            raise CuteRejection("static assertion failed: tuple_size<Tiler>::value <= Layout::rank",
+                                "layout.hpp:1150")
+        return make_layout(*(composition(_mode(a, i), t) for i, t in enumerate(modes)))  # type: ignore[arg-type]
+    if isinstance(b, Underscore):
+        return a
+    if isinstance(b, Int):
+        flat = coalesce_x(a)
+        return _composition_impl(flat.shape, flat.stride, b, S(1))
+    raise LayoutError(f"composition: cannot use {b!r} as the right operand")
+
+
+# -- complement (layout.hpp:1177-1247) -------------------------------------------------------------------------------
+
+
+def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout:
+    if type(stride) is not tuple and stride.is_constant(0):  # type: ignore[union-attr]
+        return make_layout(coalesce_shape(cotarget))
+    shp = list(shape) if type(shape) is tuple else [shape]
+    std = list(stride) if type(stride) is tuple else [stride]
+    n = len(shp)
+    if n > 1 and not all(d.static for d in std):  # type: ignore[union-attr]
+        raise CuteRejection("Dynamic-stride complement only for rank-1 layouts", "layout.hpp:1188")
+    rs: list[Int] = []
+    rd: list[Int] = [S(1)]
+    for _ in range(n - 1):
+        m = min(std, key=lambda d: d.value)  # type: ignore[union-attr, return-value]
+        j = next(k for k, d in enumerate(std) if d.value == m.value)  # type: ignore[union-attr]
+        nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1201")
+        new_shape = m / rd[-1]  # type: ignore[operator]
+        if new_shape.is_constant(0):
+            raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1203")
+        record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
+               "layout.hpp:1201-1203", NEVER, ge(new_shape, S(1)))
+        new_stride = m * shp[j]  # type: ignore[operator]
+        del shp[j], std[j]
+        rs.append(new_shape)
+        rd.append(new_stride)
+    nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1212")
+    new_shape = std[0] / rd[-1]  # type: ignore[operator]
+    if new_shape.is_constant(0):
+        raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1213")
+    record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
+           "layout.hpp:1212-1213", NEVER, ge(new_shape, S(1)))
+    rs.append(new_shape)
+    new_stride = std[0] * shp[0]  # type: ignore[operator]
+    record("CPL-3", "strides are positive", "layout.hpp:1177", NEVER,
+           and_(*(ge(d, S(1)) for d in std + rd[1:])))  # type: ignore[arg-type]
+    nonzero(new_stride, "CPL-4", "the layout's extent (stride * shape of its largest mode)", "layout.hpp:1218")
+    rest_shape = coalesce_shape(ceil_div(cotarget, new_stride))
+    rest_stride = compact_major(rest_shape, False, new_stride)
+    return coalesce(Layout((tuple(rs), rest_shape), (tuple(rd), rest_stride)))
+
+
+def complement(layout: Layout, cotarget: IntTuple | Layout | None = None) -> Layout:
+    """``complement(L[, cotarget])`` (layout.hpp:1231-1247): the layout of the codomain positions L misses."""
+    filt = filter(layout)
+    if cotarget is None:
+        target: IntTuple = cosize(filt)
+    else:
+        target = cotarget.shape if isinstance(cotarget, Layout) else cotarget
+    return _complement(filt.shape, filt.stride, target)
+
+
+# -- inverses (layout.hpp:1262-1361) ---------------------------------------------------------------------------------
+
+
+def _exchange_sort(keys: list[int], vals: list[int]) -> list[int]:
+    """CuTe's ``exchange_sort`` on (key, value) pairs (int_tuple.hpp:585-624); not stable, reproduced as is."""
+    pairs = list(zip(keys, vals))
+    for i in range(len(pairs)):
+        for j in range(i + 1, len(pairs)):
+            if pairs[j][0] < pairs[i][0]:
+                pairs[i], pairs[j] = pairs[j], pairs[i]
+    return [v for _, v in pairs]
+
+
+def _preprod(lshape: list[Int]) -> list[Int]:
+    out = [S(1)]
+    for s in lshape:
+        out.append(s * out[-1])
+    return out
+
+
+def _wrapped(layout: Layout) -> tuple[list[Int], list[Int]]:
+    shape = list(layout.shape) if type(layout.shape) is tuple else [layout.shape]
+    stride = list(layout.stride) if type(layout.stride) is tuple else [layout.stride]
+    return shape, stride  # type: ignore[return-value]
+
+
+def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
+    """``right_inverse(L)`` (layout.hpp:1262-1303): only static strides take part; a mismatch is skipped."""
+    if isinstance(layout, Underscore):
+        return layout
+    lshape, lstride = _wrapped(coalesce(layout))
+    pre = _preprod(lshape)
+    idx = [i for i, d in enumerate(lstride) if d.static]
+    order = _exchange_sort([lstride[i].value for i in idx], idx)  # type: ignore[misc]
+    rs: list[Int] = [S(1)]
+    rd: list[Int] = [S(0)]
+    curr: Int = S(1)
+    for i in order:
+        if curr.static and curr.value == lstride[i].value:
+            rs.append(lshape[i])
+            rd.append(pre[i])
+            curr = lshape[i] * lstride[i]
+    return coalesce(Layout(tuple(rs), tuple(rd)))
+
+
+def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
+    """``left_inverse(L)`` (layout.hpp:1321-1361): needs static strides; shapes are only read at the end."""
+    if isinstance(layout, Underscore):
+        return layout
+    lshape, lstride = _wrapped(coalesce(layout))
+    pre = _preprod(lshape)
+    if not all(d.static for d in lstride):
+        raise CuteRejection("Left inverse requires static strides.", "layout.hpp:1335")
+    order = _exchange_sort([d.value for d in lstride], list(range(len(lstride))))  # type: ignore[misc]
+    rs: list[Int] = []
+    rd: list[Int] = [S(0)]
+    for i in order:
+        d = lstride[i]
+        if d.is_constant(0):
+            continue
+        sz = product(tuple(rs))
+        if (d % sz).value != 0:
+            raise CuteRejection("Left inverse divisibility condition", "layout.hpp:1350")
+        rs.append(d / sz)
+        rd.append(pre[i])
+    return coalesce(Layout((*rs, lshape[order[-1]]), tuple(rd)))
+
+
+# -- divides and products (layout.hpp:1555-1760) ---------------------------------------------------------------------
+
+
+def _zip2_by(t: IntTuple, guide: object) -> IntTuple:
+    if _is_tuple_tiler(guide):
+        g = _tiler_modes(guide)  # type: ignore[arg-type]
+        if type(t) is not tuple or len(t) < len(g):
+            raise CuteRejection("Mismatched ranks", "tuple_algorithms.hpp:1028")
+        split = [_zip2_by(t[i], g[i]) for i in range(len(g))]
+        return (tuple(x[0] for x in split), (*(x[1] for x in split), *t[len(g):]))  # type: ignore[index]
+    if type(t) is not tuple or len(t) != 2:
+        raise CuteRejection("Mismatched ranks", "tuple_algorithms.hpp:1033")
+    return t
+
+
+def tile_unzip(layout: Layout, tiler: Tiler) -> Layout:
+    """``tile_unzip`` (layout.hpp:1540-1547): ``((A,a),(B,b),x)`` to ``((A,B),(a,b,x))`` by the tiler's profile."""
+    return Layout(_zip2_by(layout.shape, tiler), _zip2_by(layout.stride, tiler))
+
+
+def _slice_modes(layout: Layout, flatten_modes: Sequence[bool]) -> Layout:
+    """``result(_, repeat<R1>(_))``-style slices: keep each top mode, or splice its modes when flagged."""
+    out: list[Layout] = []
+    for m, flat in zip(_modes(layout), flatten_modes):
+        out.extend(_modes(m) if flat and type(m.shape) is tuple else [m])
+    return Layout(tuple(x.shape for x in out), tuple(x.stride for x in out))
+
+
+def logical_divide(a: Layout, tiler: Tiler) -> Layout:
+    """``logical_divide(A, T)`` (layout.hpp:1555-1582): ``A o (T, complement(T, shape(coalesce(A))))``, or by mode
+    for a tuple tiler (extra A modes are kept)."""
+    if isinstance(tiler, Layout):
+        return composition(a, make_layout(tiler, complement(tiler, coalesce(a).shape)))
+    if _is_tuple_tiler(tiler):
+        modes = _tiler_modes(tiler)  # type: ignore[arg-type]
+        if len(modes) > rank(a):
+            raise CuteRejection("logical_divide: Too many modes in tiler.", "layout.hpp:1572")
+        return _transform_layout(_modes(a), modes, logical_divide)  # type: ignore[arg-type]
+    if isinstance(tiler, Underscore):
+        return a
+    return logical_divide(a, make_layout(tiler))
+
+
+def zipped_divide(a: Layout, tiler: Tiler) -> Layout:
+    """``zipped_divide`` (layout.hpp:1606-1614): ``((tile),(rest))``."""
+    return tile_unzip(logical_divide(a, tiler), tiler)
+
+
+def tiled_divide(a: Layout, tiler: Tiler) -> Layout:
+    """``tiled_divide`` (layout.hpp:1617-1628): ``((tile),rest0,rest1,...)``."""
+    return _slice_modes(zipped_divide(a, tiler), [False, True])
+
+
+def flat_divide(a: Layout, tiler: Tiler) -> Layout:
+    """``flat_divide`` (layout.hpp:1631-1643): ``(tile0,tile1,...,rest0,rest1,...)``."""
+    return _slice_modes(zipped_divide(a, tiler), [True, True])
+
+
+def logical_product(block: Layout, tiler: Tiler) -> Layout:
+    """``logical_product(A, B)`` (layout.hpp:1649-1674): ``(A, complement(A, size(A)*cosize(B)) o B)``."""
+    if isinstance(tiler, Layout):
+        return make_layout(block, composition(complement(block, size(block) * cosize(tiler)), tiler))
+    if _is_tuple_tiler(tiler):
+        modes = _tiler_modes(tiler)  # type: ignore[arg-type]
+        if len(modes) > rank(block):
+            raise CuteRejection("logical_product: Too many modes in tiler.", "layout.hpp:1666")
+        return _transform_layout(_modes(block), modes, logical_product)  # type: ignore[arg-type]
+    if isinstance(tiler, Underscore):
+        return block
+    return logical_product(block, make_layout(tiler))
+
+
+def zipped_product(block: Layout, tiler: Tiler) -> Layout:
+    return tile_unzip(logical_product(block, tiler), tiler)
+
+
+def tiled_product(block: Layout, tiler: Tiler) -> Layout:
+    return _slice_modes(zipped_product(block, tiler), [False, True])
+
+
+def flat_product(block: Layout, tiler: Tiler) -> Layout:
+    return _slice_modes(zipped_product(block, tiler), [True, True])
+
+
+def _append_to(layout: Layout, n: int) -> Layout:
+    modes = _modes(layout)
+    if n <= 1 and type(layout.shape) is not tuple:
+        return layout
+    return make_layout(*modes, *([Layout(S(1), S(0))] * (n - len(modes))))
+
+
+def _zip_layouts(x: Layout, y: Layout) -> Layout:
+    def z(a: IntTuple, b: IntTuple) -> IntTuple:
+        if type(a) is tuple:
+            if type(b) is not tuple or len(a) != len(b):
+                raise CuteRejection("Mismatched Ranks", "tuple_algorithms.hpp:963")
+            return tuple((p, q) for p, q in zip(a, b))
+        return (a, b)
+
+    return Layout(z(x.shape, y.shape), z(x.stride, y.stride))
+
+
+def blocked_product(block: Layout, tiler: Layout) -> Layout:
+    """``blocked_product`` (layout.hpp:1730-1742): a 1-D product of the padded layouts, modes re-paired."""
+    r = max(rank(block), rank(tiler))
+    p = logical_product(_append_to(block, r), _append_to(tiler, r))
+    m0, m1 = _modes(p)
+    return _zip_layouts(m0, m1)
+
+
+def raked_product(block: Layout, tiler: Layout) -> Layout:
+    """``raked_product`` (layout.hpp:1748-1760): as blocked_product with the tile and block modes swapped."""
+    r = max(rank(block), rank(tiler))
+    p = logical_product(_append_to(block, r), _append_to(tiler, r))
+    m0, m1 = _modes(p)
+    return _zip_layouts(m1, m0)
+
+
+# -- recast (layout.hpp:1806-1891) -----------------------------------------------------------------------------------
+
+
+def _upcast(n: int, shape: IntTuple, stride: IntTuple) -> Layout:
+    if type(shape) is tuple:
+        return make_layout(*(_upcast(n, s, d) for s, d in zip(shape, stride)))  # type: ignore[arg-type]
+    assert isinstance(shape, Int) and isinstance(stride, Int)
+    if stride.is_constant(0):
+        return Layout(shape, stride)
+    big_n = S(n)
+    if stride.static:
+        dv = stride.value
+        assert dv is not None
+        if not (dv % n == 0 or n % dv == 0):
+            raise CuteRejection("Divisibility condition", "layout.hpp:1816")
+        k = ceil_div_int(big_n, abs_(stride))
+        if k.value != 1:
+            record("UP-3", f"the unit-stride extent is a multiple of {k} (else upcast rounds it up)",
+                   "layout.hpp:1817", NEVER, eq(shape % k, S(0)))
+        return Layout(ceil_div_int(shape, k), signum(stride) * ceil_div_int(abs_(stride), big_n))
+    record("UP-2", f"a dynamic stride is a multiple of {n} and at least {n} in magnitude",
+           "layout.hpp:1820-1822", NEVER, and_(eq(stride % big_n, S(0)), ge(abs_(stride), big_n)))
+    return Layout(shape, safe_div(stride, big_n))
+
+
+def upcast(n: int, layout: Layout) -> Layout:
+    """``upcast<N>(L)``: the same memory in N-times wider elements. A dynamic stride is divided blindly."""
+    _check_ratio(n, "upcast")
+    return _upcast(n, layout.shape, layout.stride)
+
+
+def _downcast(n: int, shape: IntTuple, stride: IntTuple) -> Layout:
+    if type(shape) is tuple:
+        return make_layout(*(_downcast(n, s, d) for s, d in zip(shape, stride)))  # type: ignore[arg-type]
+    assert isinstance(shape, Int) and isinstance(stride, Int)
+    if stride.is_constant(1) or stride.is_constant(-1):
+        return Layout(shape * S(n), stride)
+    if not stride.static:
+        record("DN-2", "a dynamic stride is not +-1 (CuTe would treat it as a non-unit stride)", "layout.hpp:1848",
+               NEVER, and_(ne(stride, S(1)), ne(stride, S(-1))))
+    return Layout(shape, stride * S(n))
+
+
+def downcast(n: int, layout: Layout) -> Layout:
+    """``downcast<N>(L)``: the same memory in N-times narrower elements; needs a static ``_1`` stride."""
+    _check_ratio(n, "downcast")
+    if not any(d.is_constant(1) for d in leaves(layout.stride)):
+        raise CuteRejection("Downcast requires adjacent elements", "layout.hpp:1862")
+    return _downcast(n, layout.shape, layout.stride)
+
+
+def recast_layout(old_bits: int, new_bits: int, layout: Layout) -> Layout:
+    """``recast_layout<Old,New>(L)`` by element bit widths (layout.hpp:1870-1891)."""
+    if old_bits <= 0 or new_bits <= 0:
+        raise LayoutError(f"recast_layout: bit widths must be positive, got {old_bits} and {new_bits}")
+    g = _gcd(new_bits, old_bits)
+    num, den = new_bits // g, old_bits // g
+    if num == 1 and den == 1:
+        return layout
+    if num == 1:
+        return downcast(den, layout)
+    if den == 1:
+        return upcast(num, layout)
+    return downcast(den, upcast(num, layout))
+
+
+def _check_ratio(n: int, op: str) -> None:
+    if not isinstance(n, int) or n < 1:
+        raise LayoutError(f"{op}<N>: N must be a positive integer, got {n!r}")
+
+
+# -- max_common, nullspace, ordered layouts (layout.hpp:1380-1508; stride.hpp:402-465) ------------------------------
+
+
+def max_common_layout(a: Layout, b: Layout) -> Layout:
+    """``max_common_layout`` (layout.hpp:1380-1395)."""
+    inv_b = right_inverse(b)
+    common = coalesce(composition(a, inv_b))  # type: ignore[arg-type]
+    s0 = common.shape[0] if type(common.shape) is tuple else common.shape
+    d0 = common.stride[0] if type(common.stride) is tuple else common.stride
+    if s0.static and d0.is_constant(1):  # type: ignore[union-attr]
+        return composition(inv_b, _mode(common, 0))  # type: ignore[arg-type]
+    return Layout(S(1), S(0))
+
+
+def max_common_vector(a: Layout, b: Layout) -> Int:
+    """``max_common_vector`` (layout.hpp:1404-1416)."""
+    common = coalesce(composition(a, right_inverse(b)))  # type: ignore[arg-type]
+    s0 = common.shape[0] if type(common.shape) is tuple else common.shape
+    d0 = common.stride[0] if type(common.stride) is tuple else common.stride
+    if s0.static and d0.is_constant(1):  # type: ignore[union-attr]
+        return s0  # type: ignore[return-value]
+    return S(1)
+
+
+def nullspace(layout: Layout) -> Layout:
+    """``nullspace`` (layout.hpp:1482-1508): the modes with a static ``_0`` stride (a dynamic 0 is missed)."""
+    fs, fd = _flat(layout)
+    iseq = [i for i, d in enumerate(fd) if d.is_constant(0)]
+    if not iseq:
+        return Layout(S(1), S(0))
+    rstride = list(leaves(compact_major(tuple(fs))))
+    return Layout(unwrap(tuple(fs[i] for i in iseq)), unwrap(tuple(rstride[i] for i in iseq)))
+
+
+def compact_order(shape: IntTuple, order: IntTuple) -> IntTuple:
+    """``compact_order`` (stride.hpp:402-465): dynamic order values are replaced by large static ones."""
+    def product_like(t: IntTuple, guide: IntTuple) -> IntTuple:
+        if type(guide) is tuple:
+            return tuple(product_like(x, g) for x, g in zip(t, guide))  # type: ignore[arg-type]
+        return product(t)
+
+    ref_shape = list(leaves(product_like(shape, order)))
+    flat_order = list(leaves(order))
+    max_order = 0
+    for o in flat_order:
+        if o.static and max_order < o.value:  # type: ignore[operator]
+            max_order = o.value  # type: ignore[assignment]
+    ref_order = [o.value if o.static else max_order + 1 + k for k, o in enumerate(flat_order)]
+    it = iter(ref_order)
+
+    def go(s: IntTuple, o: IntTuple) -> IntTuple:
+        if type(o) is tuple:
+            if type(s) is not tuple or len(s) != len(o):
+                raise CuteRejection("Need equal rank of shape and order", "stride.hpp:416")
+            return tuple(go(x, y) for x, y in zip(s, o))
+        mine = next(it)
+        start = product(tuple(rs if ro < mine else S(1) for rs, ro in zip(ref_shape, ref_order)))
+        return compact_major(s, False, start)
+
+    return go(shape, order)
+
+
+def make_ordered_layout(shape: IntTuple, order: IntTuple) -> Layout:
+    """``make_ordered_layout`` (layout.hpp:422-428)."""
+    return Layout(shape, compact_order(shape, order))
+
+
+def make_layout_like(layout: Layout) -> Layout:
+    """``make_layout_like`` (layout.hpp:438-445): compact, in the order of L's strides, static zeros kept."""
+    fz = filter_zeros(layout)
+    return Layout(layout.shape, compact_order(fz.shape, layout.stride))
+
+
+# -- one entry point for tools ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result CuTe computes (or its rejection / undefined behaviour) and the obligations the call incurred."""
+
+    result: Layout | Int | None
+    obligations: tuple[Obligation, ...]
+    rejection: CuteRejection | None = None
+    undefined: str | None = None
+
+
+OPERATIONS: dict[str, Callable[..., object]] = {
+    "coalesce": coalesce, "filter": filter, "filter_zeros": filter_zeros, "composition": composition,
+    "complement": complement, "right_inverse": right_inverse, "left_inverse": left_inverse,
+    "logical_divide": logical_divide, "zipped_divide": zipped_divide, "tiled_divide": tiled_divide,
+    "flat_divide": flat_divide, "logical_product": logical_product, "zipped_product": zipped_product,
+    "tiled_product": tiled_product, "flat_product": flat_product, "blocked_product": blocked_product,
+    "raked_product": raked_product, "upcast": upcast, "downcast": downcast, "recast_layout": recast_layout,
+    "max_common_vector": max_common_vector, "max_common_layout": max_common_layout, "nullspace": nullspace,
+    "make_ordered_layout": make_ordered_layout, "make_layout_like": make_layout_like,
+}
+
+
+def apply(op: str, *args: object) -> Outcome:
+    """Run ``op`` as CuTe would and collect its obligations; CuTe's rejections and UB become data, not errors."""
+    fn = OPERATIONS.get(op)
+    if fn is None:
+        raise LayoutError(f"unknown operation {op!r}; known: {', '.join(sorted(OPERATIONS))}")
+    with Recorder() as rec:
+        try:
+            result = fn(*args)
+        except CuteRejection as exc:
+            return Outcome(None, tuple(rec.obligations), rejection=exc)
+        except UndefinedBehavior as exc:
+            return Outcome(None, tuple(rec.obligations), undefined=str(exc))
+    return Outcome(result, tuple(rec.obligations))  # type: ignore[arg-type]

@@ -42,7 +42,7 @@ def random_layout(rng: random.Random, *, max_rank: int = 4, max_depth: int = 3, 
     while True:
         env: dict[str, int] = {}
 
-        def shape_leaf() -> Int:
+        def shape_leaf(env: dict[str, int] = env) -> Int:
             if rng.random() < p_symbol:
                 return _symbolic_leaf(rng, env, (1, 4))
             return _leaf(rng, 1, 6, p_static)
@@ -52,7 +52,7 @@ def random_layout(rng: random.Random, *, max_rank: int = 4, max_depth: int = 3, 
         else:
             shape = tuple(random_tuple(rng, max_depth - 1, shape_leaf) for _ in range(rng.randint(1, max_rank)))
 
-        def stride_like(t: object) -> object:
+        def stride_like(t: object, env: dict[str, int] = env) -> object:
             if isinstance(t, tuple):
                 return tuple(stride_like(x) for x in t)
             if rng.random() < p_symbol:

@@ -1,0 +1,28 @@
+"""Comparison of our algebra's outcome with what compiled CuTe did."""
+
+from __future__ import annotations
+
+from verifier.layouts import Layout
+
+
+def compare(outcome, r) -> str | None:
+    """None when our outcome is CuTe's, else a description of the difference."""
+    if r.rejected is not None:
+        if outcome.rejection is None:
+            return f"CuTe rejects ({r.rejected}); we computed {outcome.result}"
+        if r.rejected != "static assertion failed" and r.rejected not in str(outcome.rejection):
+            return f"rejection messages differ: CuTe {r.rejected!r}, ours {outcome.rejection}"
+        return None
+    if r.ub:
+        return None if outcome.undefined else f"CuTe hit UB; we computed {outcome.result}"
+    if outcome.rejection is not None or outcome.undefined:
+        return f"CuTe computed {r.result}; we said {outcome.rejection or outcome.undefined}"
+    res = outcome.result
+    if str(res) != r.result:
+        return f"printed {res} vs CuTe {r.result}"
+    if isinstance(res, Layout):
+        if (str(res.size()), str(res.cosize())) != (r.size, r.cosize):
+            return f"size/cosize {res.size()}/{res.cosize()} vs CuTe {r.size}/{r.cosize}"
+        if r.values is not None and tuple(res.values()) != r.values:
+            return f"values differ: {res.values()[:16]} vs {r.values[:16]}"
+    return None

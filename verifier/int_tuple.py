@@ -275,9 +275,12 @@ def elem_scale(a: IntTuple, b: IntTuple) -> IntTuple:
     return a * product(b)  # type: ignore[operator]
 
 
-def crd2idx(coord: IntTuple, shape: IntTuple, stride: IntTuple) -> Int:
+def crd2idx(coord: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> Int:
     """``crd2idx(c, shape, stride)`` (stride.hpp:60-124): an integer coordinate is split colexicographically
-    over the modes, each but the last reduced modulo its size; the last mode gets the quotient unreduced."""
+    over the modes, each but the last reduced modulo its size; the last mode gets the quotient unreduced.
+    Without a stride, ``crd2idx(c, shape)``: the colexicographic index of ``c`` in ``shape``."""
+    if stride is None:
+        return crd2idx_shape(coord, shape)
     if type(coord) is tuple:
         if type(shape) is not tuple:
             raise CuteRejection("Invalid parameters", "stride.hpp:116")

@@ -16,7 +16,9 @@ from verifier.integers import D, S
 from .compare import compare
 from .layout_gen import random_layout
 
-N_CASES = 3200
+N_CASES = 3100
+N_SKELETONS = 110
+PER_SKELETON = 24
 
 
 def _layout(rng: random.Random, p_static: float, max_rank: int = 3, max_size: int = 256) -> Layout:
@@ -44,8 +46,8 @@ def _tile(rng: random.Random, a: Layout, p_static: float) -> Tile:
     return Tile(elems)
 
 
-def _case(rng: random.Random) -> tuple[str, tuple, tuple[int, ...]]:
-    p = rng.choice([0.0, 0.5, 1.0])
+def _case(rng: random.Random, static: bool) -> tuple[str, tuple, tuple[int, ...]]:
+    p = 1.0 if static else rng.choice([0.0, 0.5])
     a = _layout(rng, p)
     op = rng.choice(["coalesce", "filter", "composition", "composition", "composition", "complement",
                      "complement", "right_inverse", "left_inverse", "logical_divide", "logical_divide",
@@ -78,9 +80,59 @@ def _case(rng: random.Random) -> tuple[str, tuple, tuple[int, ...]]:
     return op, (a, _tile(rng, a, p)), ()
 
 
+def _reroll_int(x, rng: random.Random, lo: int, hi: int):
+    return D(rng.randint(lo, hi)) if x.dynamic else x
+
+
+def _reroll(obj, rng: random.Random):
+    """The same static structure (so the same compiled CuTe function) with new run-time values."""
+    from verifier.int_tuple import transform_leaf
+    from verifier.layouts import Underscore
+
+    if isinstance(obj, Layout):
+        return Layout(transform_leaf(obj.shape, lambda x: _reroll_int(x, rng, 1, 6)),
+                      transform_leaf(obj.stride, lambda x: _reroll_int(x, rng, -4, 24)))
+    if isinstance(obj, Tile):
+        return Tile([_reroll(e, rng) for e in obj.elements])
+    if isinstance(obj, Underscore):
+        return obj
+    return transform_leaf(obj, lambda x: _reroll_int(x, rng, 1, 12))
+
+
+def _size_ok(args: tuple) -> bool:
+    return all(int(a.size()) <= 256 for a in args if isinstance(a, Layout))
+
+
 def _cases() -> list[tuple[str, tuple, tuple[int, ...]]]:
+    """Skeletons with run-time leaves, each instantiated with many run-time values (one compile serves them
+    all), plus all-static cases (each its own compile: CuTe's static checks and rejections live there)."""
     rng = random.Random(3000)
-    return [_case(rng) for _ in range(N_CASES)]
+    out: list[tuple[str, tuple, tuple[int, ...]]] = []
+    while len(out) < N_SKELETONS * PER_SKELETON:
+        op, args, t = _case(rng, static=False)
+        if not any(x.dynamic for a in args for x in _leaves(a)):
+            continue
+        for _ in range(PER_SKELETON):
+            for _try in range(20):
+                new = tuple(_reroll(a, rng) for a in args)
+                if _size_ok(new):
+                    out.append((op, new, t))
+                    break
+    while len(out) < N_CASES:
+        out.append(_case(rng, static=True))
+    return out
+
+
+def _leaves(obj):
+    from verifier.int_tuple import leaves
+
+    if isinstance(obj, Layout):
+        return [*leaves(obj.shape), *leaves(obj.stride)]
+    if isinstance(obj, Tile):
+        return [x for e in obj.elements for x in _leaves(e)]
+    if isinstance(obj, (tuple,)) or hasattr(obj, "expr"):
+        return list(leaves(obj))
+    return []
 
 
 CASES = _cases()

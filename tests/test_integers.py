@@ -13,7 +13,6 @@ from verifier.integers import (
     FALSE,
     TRUE,
     Bool,
-    Const,
     D,
     Int,
     S,
@@ -233,15 +232,15 @@ def test_python_ints_are_dynamic() -> None:
 @pytest.mark.parametrize(
     "thunk",
     [
-        lambda: S(4) / S(0),
-        lambda: D(4) / D(0),
-        lambda: S(4) / D(0),
-        lambda: D(4) / S(0),
-        lambda: S(4) % S(0),
-        lambda: D(-4) % D(0),
-        lambda: D(0) / D(0),
-        lambda: D(0) % S(0),
-        lambda: ceil_div_int(D(4), D(0)),
+        pytest.param(lambda: S(4) / S(0), id="_4/_0"),
+        pytest.param(lambda: D(4) / D(0), id="4/0"),
+        pytest.param(lambda: S(4) / D(0), id="_4/0"),
+        pytest.param(lambda: D(4) / S(0), id="4/_0"),
+        pytest.param(lambda: S(4) % S(0), id="_4%_0"),
+        pytest.param(lambda: D(-4) % D(0), id="-4%0"),
+        pytest.param(lambda: D(0) / D(0), id="0/0"),
+        pytest.param(lambda: D(0) % S(0), id="0%_0"),
+        pytest.param(lambda: ceil_div_int(D(4), D(0)), id="ceil_div(4,0)"),
     ],
 )
 def test_constant_division_by_zero_raises(thunk) -> None:
@@ -277,16 +276,16 @@ def test_symbolic_division_by_zero_raises_on_evaluation() -> None:
 
 
 @pytest.mark.parametrize(
-    ("expr", "name"),
+    "expr",
     [
-        (lambda: (M / N) - (M / N), "x - x"),
-        (lambda: (M / N) * D(0), "x * 0"),
-        (lambda: D(0) * (M / N), "0 * x"),
-        (lambda: (M / N) % D(1), "x % 1"),
-        (lambda: (M / N) % D(-1), "x % -1"),
+        pytest.param(lambda: (M / N) - (M / N), id="x-x"),
+        pytest.param(lambda: (M / N) * D(0), id="x*0"),
+        pytest.param(lambda: D(0) * (M / N), id="0*x"),
+        pytest.param(lambda: (M / N) % D(1), id="x%1"),
+        pytest.param(lambda: (M / N) % D(-1), id="x%-1"),
     ],
 )
-def test_simplification_keeps_a_possible_division_by_zero(expr, name) -> None:
+def test_simplification_keeps_a_possible_division_by_zero(expr) -> None:
     """integers._simplify promises to 'never drop a division that could be by zero'."""
     x = expr()
     with pytest.raises(UndefinedBehavior):
@@ -574,13 +573,13 @@ def test_evaluate_matches_cpp_reference(tree: Node, env: dict[str, int]) -> None
         # Folding a constant division by zero: the reference must divide by zero for every env.
         assert expected is None, f"model raised UndefinedBehavior, reference gives {expected}"
         return
-    assert x.static == expected_static, f"{x}: static={x.static}, CuTe gives static={expected_static}"
     if expected is None:
         with pytest.raises(UndefinedBehavior):
             x.evaluate(env)
         with pytest.raises(UndefinedBehavior):
             substitute(x, env)
         return
+    assert x.static == expected_static, f"{x}: static={x.static}, CuTe gives static={expected_static}"
     assert x.evaluate(env) == expected, f"{x} at {env}"
     if x.static:
         assert x.value == expected

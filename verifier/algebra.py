@@ -418,7 +418,8 @@ def _slice_modes(layout: Layout, flatten_modes: Sequence[bool]) -> Layout:
     """``result(_, repeat<R1>(_))``-style slices: keep each top mode, or splice its modes when flagged."""
     out: list[Layout] = []
     for m, flat in zip(_modes(layout), flatten_modes):
-        out.extend(_modes(m) if flat and type(m.shape) is tuple else [m])
+        # repeat<R>(_) is a tuple of underscores only for R > 1; a rank-1 mode is kept whole.
+        out.extend(_modes(m) if flat and type(m.shape) is tuple and len(m.shape) > 1 else [m])
     return Layout(tuple(x.shape for x in out), tuple(x.stride for x in out))
 
 

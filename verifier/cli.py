@@ -12,7 +12,8 @@ import re
 import sys
 from collections.abc import Sequence
 
-from .errors import LayoutError
+from .errors import LayoutError, UndefinedBehavior
+from .int_tuple import format_tuple, leaves
 from .layouts import Layout, cosize, rank, size
 from .notation import parse_layout
 from .symbols import Symbols
@@ -48,7 +49,19 @@ def _evaluate(text: str, params: dict[str, int]) -> tuple[Layout, Layout]:
     symbols = Symbols()
     layout = parse_layout(text, symbols)
     symbols.check_values(params)
-    return layout, layout.substitute(params)
+    try:
+        concrete = layout.substitute(params)
+    except UndefinedBehavior as exc:
+        raise LayoutError(f"with {_show(params)}: {exc} in the layout's integers") from None
+    for leaf in leaves(concrete.shape):
+        if leaf.value is not None and leaf.value <= 0:
+            raise LayoutError(f"with {_show(params)}: the shape {format_tuple(concrete.shape)} has the "
+                              f"non-positive extent {leaf}")
+    return layout, concrete
+
+
+def _show(params: dict[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items()) or "no parameters"
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -59,12 +72,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     count = int(n) if concrete else None
     if args.json:
         values = layout.values() if concrete and count is not None and count <= VALUES_LIMIT else None
-        doc = {"result": str(layout), "size": str(n), "cosize": str(co), "values": values}
-        if concrete and values is None:
-            doc["values_omitted"] = f"size {count} exceeds {VALUES_LIMIT}"
-        if not concrete:
-            doc["symbols"] = sorted(layout.symbols())
-        print(json.dumps(doc))
+        print(json.dumps({"result": str(layout), "size": str(n), "cosize": str(co), "values": values}))
         return 0
     print(layout)
     print(f"size   : {n}")

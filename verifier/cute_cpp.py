@@ -45,6 +45,8 @@ TEMPLATED = frozenset({"upcast", "downcast", "layout", "select", "take", "group"
 
 TAGS = frozenset({"LayoutLeft", "LayoutRight"})
 VALUE_LIMIT = 1 << 16
+# Part of every cache key: bump it when the way results are read from g++ or the program changes.
+HARNESS_VERSION = "2"
 
 
 class ToolMissing(RuntimeError):
@@ -353,8 +355,7 @@ def _attribute_errors(stderr: str, spans: Mapping[int, tuple[int, int]], src_nam
         if ": error:" in raw or ": fatal error:" in raw:
             msg = raw.split("error:", 1)[1].strip()
             sa = re.search(r"static assertion failed(?::\s*(.*))?", msg)
-            if sa:
-                msg = (sa.group(1) or "static assertion failed").strip()
+            msg = (sa.group(1) or "static assertion failed").strip() if sa else f"compile error: {msg}"
             for k in pending:
                 found.setdefault(k, msg)
             pending = set()
@@ -370,7 +371,8 @@ class Binary:
 def build(cases: Sequence[CppCase]) -> Binary:
     """Compile ``cases`` into one program (cached). Cases CuTe refuses are isolated and recorded as rejected."""
     key_src, _ = _translation_unit(cases, set())
-    key = hashlib.sha256((key_src + "\0" + _compiler_version() + "\0" + str(cute_include())).encode()).hexdigest()
+    ident = "\0".join((HARNESS_VERSION, key_src, _compiler_version(), str(cute_include())))
+    key = hashlib.sha256(ident.encode()).hexdigest()
     cdir = cache_dir()
     exe = cdir / f"{key[:32]}.bin"
     meta = cdir / f"{key[:32]}.json"
@@ -411,7 +413,7 @@ def _first_error(stderr: str) -> str:
         if "error:" in raw:
             msg = raw.split("error:", 1)[1].strip()
             sa = re.search(r"static assertion failed(?::\s*(.*))?", msg)
-            return (sa.group(1) or "static assertion failed").strip() if sa else msg
+            return (sa.group(1) or "static assertion failed").strip() if sa else f"compile error: {msg}"
     return "compilation failed"
 
 
@@ -441,18 +443,22 @@ class Query:
 
 
 def run_binary(binary: Binary, cases: Sequence[CppCase], queries: Sequence[Query],
-               limit: int = VALUE_LIMIT, timeout: float = 600.0) -> list[CuteResult]:
+               limit: int = VALUE_LIMIT, timeout: float = 600.0,
+               case_index: Sequence[int] | None = None) -> list[CuteResult]:
+    """Run ``queries`` on ``binary``; query k evaluates compiled case ``case_index[k]`` (default: its own case
+    number) with the parameter values of ``cases[query.case]``."""
+    index = list(case_index) if case_index is not None else [q.case for q in queries]
     lines = []
     for qid, q in enumerate(queries):
         params = cases[q.case].params(q.env)
-        lines.append(f"{qid} {q.case} {limit} {len(params)} {' '.join(map(str, params))}")
+        lines.append(f"{qid} {index[qid]} {limit} {len(params)} {' '.join(map(str, params))}")
     proc = subprocess.run([str(binary.path)], input="\n".join(lines) + "\n", capture_output=True, text=True,
                           timeout=timeout, check=False)
     blocks = _parse_output(proc.stdout)
     out: list[CuteResult] = []
-    for qid, q in enumerate(queries):
-        if q.case in binary.rejected:
-            out.append(CuteResult(rejected=binary.rejected[q.case]))
+    for qid, _q in enumerate(queries):
+        if index[qid] in binary.rejected:
+            out.append(CuteResult(rejected=binary.rejected[index[qid]]))
             continue
         block = blocks.get(qid)
         if block is None:
@@ -492,20 +498,29 @@ def _parse_output(stdout: str) -> dict[int, CuteResult]:
 def run_cases(cases: Sequence[CppCase], queries: Iterable[Query] | None = None, *,
               chunk: int = 64, jobs: int | None = None, limit: int = VALUE_LIMIT) -> list[CuteResult]:
     """Compile ``cases`` (in chunks of ``chunk`` per translation unit, built in parallel) and run ``queries``
-    (default: each case once, with no symbol values). Results come back in query order."""
+    (default: each case once, with no symbol values). Results come back in query order.
+
+    Cases whose C++ text is identical (the same static structure; dynamic values are run-time parameters) are
+    compiled once and run with each case's own parameter values."""
     qs = list(queries) if queries is not None else [Query(k) for k in range(len(cases))]
-    chunks = [list(range(i, min(i + chunk, len(cases)))) for i in range(0, len(cases), chunk)]
+    unique: dict[str, int] = {}
+    for c in cases:
+        unique.setdefault(c.code, len(unique))
+    codes = list(unique)
+    chunks = [codes[i:i + chunk] for i in range(0, len(codes), chunk)]
     jobs = jobs or max(1, min(len(chunks), os.cpu_count() or 1))
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        binaries = list(pool.map(lambda ids: build([cases[i] for i in ids]), chunks))
+        binaries = list(pool.map(lambda cs: build([CppCase(code, ()) for code in cs]), chunks))
     results: list[CuteResult | None] = [None] * len(qs)
-    for ci, ids in enumerate(chunks):
-        local = {g: li for li, g in enumerate(ids)}
-        mine = [(qi, q) for qi, q in enumerate(qs) if q.case in local]
+    for ci, chunk_codes in enumerate(chunks):
+        local = {code: li for li, code in enumerate(chunk_codes)}
+        mine = [(qi, q) for qi, q in enumerate(qs) if cases[q.case].code in local]
         if not mine:
             continue
-        res = run_binary(binaries[ci], [cases[i] for i in ids], [Query(local[q.case], q.env) for _, q in mine],
-                         limit=limit)
+        # Each query keeps its own case (for its parameter values) but runs the shared compiled function.
+        run_set = [cases[q.case] for _, q in mine]
+        res = run_binary(binaries[ci], run_set, [Query(k, q.env) for k, (_, q) in enumerate(mine)],
+                         limit=limit, case_index=[local[cases[q.case].code] for _, q in mine])
         for (qi, _), r in zip(mine, res):
             results[qi] = r
     return [r for r in results if r is not None]

@@ -161,16 +161,20 @@ def _signum(a: int) -> int:
     return (a > 0) - (a < 0)
 
 
-def _gcd(a: int, b: int) -> int:
-    import math
+def _gcd(t: int, u: int) -> int:
+    """CuTe's ``gcd`` (numeric/math.hpp:102-109), with C++ ``%``: the sign follows the operands."""
+    while True:
+        if t == 0:
+            return u
+        u = tmod(u, t)
+        if u == 0:
+            return t
+        t = tmod(t, u)
 
-    return math.gcd(a, b)
 
-
-def _lcm(a: int, b: int) -> int:
-    import math
-
-    return math.lcm(a, b)
+def _lcm(t: int, u: int) -> int:
+    """CuTe's ``lcm`` (numeric/math.hpp:117-119): ``(t / gcd(t,u)) * u``; ``lcm(0,0)`` divides by zero."""
+    return tdiv(t, _gcd(t, u)) * u
 
 
 OPS: dict[str, Callable[..., int]] = {
@@ -378,9 +382,14 @@ def _apply(op: str, args: tuple[Int, ...]) -> Int:
     return Int(_simplify(op, exprs), False)
 
 
+def _divides(e: Expr) -> bool:
+    """Whether evaluating ``e`` performs a division (which could be by zero)."""
+    return type(e) is Op and (e.op in ("/", "%", "lcm") or any(_divides(x) for x in e.args))
+
+
 def _simplify(op: str, a: tuple[Expr, ...]) -> Expr:
     """Value-preserving identities on dynamic expressions (never drops a division that could be by zero)."""
-    if len(a) == 2:
+    if len(a) == 2 and not any(_divides(x) for x in a):
         x, y = a
         cx = x.value if type(x) is Const else None
         cy = y.value if type(y) is Const else None
@@ -424,7 +433,8 @@ def sub(a: IntLike, b: IntLike) -> Int:
 
 def mul(a: IntLike, b: IntLike) -> Int:
     a, b = as_int(a), as_int(b)
-    if a.is_constant(0) or b.is_constant(0):  # integral_constant.hpp:258-270
+    # integral_constant.hpp:258-270: C<0> * U and U * C<0> with a run-time U; two statics simply multiply.
+    if (a.is_constant(0) and b.dynamic) or (b.is_constant(0) and a.dynamic):
         return _ZERO
     return _apply("*", (a, b))
 
@@ -432,7 +442,7 @@ def mul(a: IntLike, b: IntLike) -> Int:
 def div(a: IntLike, b: IntLike) -> Int:
     """C++ ``a / b`` on CuTe integers (truncating). ``_0 / x`` is static ``_0`` and performs no division."""
     a, b = as_int(a), as_int(b)
-    if a.is_constant(0):  # integral_constant.hpp:284-290
+    if a.is_constant(0) and b.dynamic:  # integral_constant.hpp:275-281: C<0> / U with a run-time U
         return _ZERO
     return _apply("/", (a, b))
 
@@ -440,7 +450,8 @@ def div(a: IntLike, b: IntLike) -> Int:
 def mod(a: IntLike, b: IntLike) -> Int:
     """C++ ``a % b``. ``_0 % x``, ``x % _1`` and ``x % _-1`` are static ``_0``."""
     a, b = as_int(a), as_int(b)
-    if a.is_constant(0) or b.is_constant(1) or b.is_constant(-1):  # integral_constant.hpp:296-320
+    # integral_constant.hpp:283-297: U % C<1>, U % C<-1> and C<0> % U, each with a run-time U.
+    if (a.is_constant(0) and b.dynamic) or ((b.is_constant(1) or b.is_constant(-1)) and a.dynamic):
         return _ZERO
     return _apply("%", (a, b))
 

@@ -54,16 +54,17 @@ from .symbols import Symbols
 
 MAX_LENGTH = 64 * 1024
 MAX_DEPTH = 16
+MAX_OPERATORS = 256
 INT64_MAX = 2**63 - 1
 
 _TOKEN = re.compile(
     r"""
     (?P<ws>\s+)
-  | (?P<static>_-?\d+)
-  | (?P<int>\d+)
+  | (?P<static>_-?[0-9]+)
+  | (?P<int>[0-9]+)
   | (?P<name>[A-Za-z][A-Za-z0-9_]*)
   | (?P<under>_)
-  | (?P<op2>&&|\|\||==|!=|<=|>=|<<|>>)
+  | (?P<op2>&&|\|\||==|!=|<=|>=)
   | (?P<punct>[()<>,:+\-*/%?])
   | (?P<bad>.)
     """,
@@ -105,6 +106,7 @@ class _Parser:
         self.i = 0
         self.symbols = symbols if symbols is not None else Symbols()
         self.depth = 0
+        self.operators = 0
         # Positions of the leaves of the tuple most recently parsed, in leaf order, for later validation.
         self.leaf_pos: dict[int, list[int]] = {}
 
@@ -189,8 +191,14 @@ class _Parser:
     def expr(self) -> Int:
         return self._expr_rest(self.term())
 
+    def _count_operator(self, pos: int) -> None:
+        self.operators += 1
+        if self.operators > MAX_OPERATORS:
+            raise self.error(f"more than {MAX_OPERATORS} arithmetic operators", pos)
+
     def _expr_rest(self, left: Int) -> Int:
         while self.tok.kind == "punct" and self.tok.text in "+-":
+            self._count_operator(self.tok.pos)
             op = self.advance().text
             right = self.term()
             left = left + right if op == "+" else left - right
@@ -203,6 +211,7 @@ class _Parser:
         from .errors import UndefinedBehavior
 
         while self.tok.kind == "punct" and self.tok.text in "*/%":
+            self._count_operator(self.tok.pos)
             op_tok = self.advance()
             right = self.unary()
             try:
@@ -281,7 +290,7 @@ class _Parser:
 
     def _literal(self, digits: str, pos: int) -> int:
         v = int(digits)
-        if abs(v) > INT64_MAX:
+        if not -INT64_MAX - 1 <= v <= INT64_MAX:
             raise self.error(f"integer {digits} does not fit in 64 bits", pos)
         return v
 

@@ -77,13 +77,22 @@ def _guarded(build: Callable[[], Bool]) -> Bool:
         return Bool(FALSE.expr, False)
 
 
-def _static_check(ok: Bool, message: str, source: str, id: str, description: str) -> None:
-    """CuTe's ``CUTE_STATIC_ASSERT_V``/``static_assert`` on a condition that is static exactly when CuTe checks it."""
-    if ok.static:
+def _static_check(cond: Callable[[], Bool], static: bool, message: str, source: str, id: str,
+                  description: str) -> None:
+    """A ``CUTE_STATIC_ASSERT_V`` that CuTe evaluates only when ``static`` (its operands are static).
+
+    For static operands a division by zero removes the ``C<t/u>`` overload (SFINAE) and the division falls back
+    to run-time ``int``s, so the asserted value is a run-time ``bool`` and the assertion fails to compile."""
+    if static:
+        try:
+            ok = cond()
+        except UndefinedBehavior:
+            raise CuteRejection("compile error: a static division by zero makes the asserted value a run-time "
+                                "bool", source) from None
         if not ok.value:
             raise CuteRejection(message, source)
     else:
-        record(id, description, source, SA, ok)
+        record(id, description, source, SA, _guarded(cond))
 
 
 def _transform_layout(t0: Sequence[Layout], t1: Sequence[object], fn: Callable[[Layout, object], Layout],
@@ -208,7 +217,7 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
         a, e = ls[i], ld[i]
         assert isinstance(a, Int) and isinstance(e, Int)
         _static_check(
-            _guarded(lambda a=a, r=r: or_(eq(r % a, S(0)), lt(r, a))),
+            lambda a=a, r=r: or_(eq(r % a, S(0)), lt(r, a)), a.static and r.static,
             "Stride Divisibility Condition", "layout.hpp:1077", "CMP-2",
             f"weak stride condition at A mode {i}: r % a == 0 or r < a (r = remaining B stride, a = A extent)")
         nonzero(abs_(r), "CMP-6", "the B stride", "layout.hpp:1084")
@@ -219,12 +228,9 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
             r = next_stride
             continue
         new_shape = min_(next_shape, s)
-        if new_shape.static and s.static:
-            if (s % new_shape).value != 0:
-                raise CuteRejection("Shape Divisibility Condition", "layout.hpp:1101")
-        else:
-            record("CMP-3", f"weak shape condition at A mode {i}: s % min(ceil(a/r), s) == 0", "layout.hpp:1100",
-                   SA, _guarded(lambda s=s, n=new_shape: eq(s % n, S(0))))
+        _static_check(lambda s=s, n=new_shape: eq(s % n, S(0)), new_shape.static and s.static,
+                      "Shape Divisibility Condition", "layout.hpp:1101", "CMP-3",
+                      f"weak shape condition at A mode {i}: s % min(ceil(a/r), s) == 0")
         nonzero(new_shape, "CMP-6", f"the extent taken from A mode {i}", "layout.hpp:1109")
         res_s.append(new_shape)
         res_d.append(r * e)
@@ -480,8 +486,9 @@ def flat_product(block: Layout, tiler: Tiler) -> Layout:
 
 
 def _append_to(layout: Layout, n: int) -> Layout:
+    """``append<N>(L)``: pad with ``_1:_0`` modes to rank N (a layout already of rank N is returned as is)."""
     modes = _modes(layout)
-    if n <= 1 and type(layout.shape) is not tuple:
+    if len(modes) >= n:
         return layout
     return make_layout(*modes, *([Layout(S(1), S(0))] * (n - len(modes))))
 
@@ -492,7 +499,7 @@ def _zip_layouts(x: Layout, y: Layout) -> Layout:
             if type(b) is not tuple or len(a) != len(b):
                 raise CuteRejection("Mismatched Ranks", "tuple_algorithms.hpp:963")
             return tuple((p, q) for p, q in zip(a, b))
-        return (a, b)
+        return ((a, b),)  # zip of a non-tuple first element wraps the pair (tuple_algorithms.hpp:978)
 
     return Layout(z(x.shape, y.shape), z(x.stride, y.stride))
 
@@ -693,5 +700,37 @@ def apply(op: str, *args: object) -> Outcome:
         except CuteRejection as exc:
             return Outcome(None, tuple(rec.obligations), rejection=exc)
         except UndefinedBehavior as exc:
-            return Outcome(None, tuple(rec.obligations), undefined=str(exc))
-    return Outcome(result, tuple(rec.obligations))  # type: ignore[arg-type]
+            undefined = str(exc)
+        else:
+            return Outcome(result, tuple(rec.obligations))  # type: ignore[arg-type]
+    # A compile-time rejection comes before any run-time division by zero. CuTe's static checks depend only on
+    # static values, so rerun with every run-time value symbolic: no division can fault, every check still fires.
+    try:
+        with Recorder():
+            fn(*(_symbolize(a) for a in args))
+    except CuteRejection as exc:
+        return Outcome(None, tuple(rec.obligations), rejection=exc)
+    except UndefinedBehavior:
+        pass
+    return Outcome(None, tuple(rec.obligations), undefined=undefined)
+
+
+def _symbolize(obj: object, counter: list[int] | None = None) -> object:
+    """``obj`` with each concrete run-time leaf replaced by a fresh symbol (static leaves kept)."""
+    from .integers import symbol
+
+    counter = counter if counter is not None else [0]
+
+    def leaf(x: Int) -> Int:
+        if x.static or not x.concrete:
+            return x
+        counter[0] += 1
+        return symbol(f"?rt{counter[0]}")
+
+    if isinstance(obj, Layout):
+        return Layout(transform_leaf(obj.shape, leaf), transform_leaf(obj.stride, leaf))
+    if isinstance(obj, Tile):
+        return Tile([_symbolize(e, counter) for e in obj.elements])
+    if isinstance(obj, Int) or type(obj) is tuple:
+        return transform_leaf(obj, leaf)  # type: ignore[arg-type]
+    return obj

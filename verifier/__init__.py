@@ -6,9 +6,41 @@ The public API is what this module exports; the modules behind it are private an
 * layouts:    ``Layout``, ``make_layout``, ``size``, ``cosize``, ``sublayout`` (``layout<I...>``), ``select``,
               ``take``, ``group``, ``flatten``, ``append``, ``prepend``, ``replace``;
 * notation:   ``parse_layout("(M,N):(_1,M)")``, ``parse_int_tuple``, ``parse_tile``, ``parse``; ``str()`` prints;
-* int tuples: CuTe's ``int_tuple.hpp`` functions (``crd2idx``, ``idx2crd``, ``compatible``, ...).
+* int tuples: CuTe's ``int_tuple.hpp`` functions (``crd2idx``, ``idx2crd``, ``compatible``, ...);
+* algebra:    ``composition``, ``complement``, ``logical_divide``, ``upcast`` ... exactly as CuTe 4.2 computes them,
+              and ``apply(op, *args)``, which returns the result with the obligations the call incurred.
 """
 
+from .algebra import (
+    OPERATIONS,
+    Outcome,
+    apply,
+    blocked_product,
+    coalesce,
+    complement,
+    composition,
+    downcast,
+    filter,
+    filter_zeros,
+    flat_divide,
+    flat_product,
+    left_inverse,
+    logical_divide,
+    logical_product,
+    make_layout_like,
+    make_ordered_layout,
+    max_common_layout,
+    max_common_vector,
+    nullspace,
+    raked_product,
+    recast_layout,
+    right_inverse,
+    tiled_divide,
+    tiled_product,
+    upcast,
+    zipped_divide,
+    zipped_product,
+)
 from .errors import CuteRejection, LayoutError, LayoutSyntaxError, UndefinedBehavior
 from .int_tuple import (
     ceil_div,
@@ -49,12 +81,18 @@ from .layouts import (
     take,
 )
 from .notation import parse, parse_int_tuple, parse_layout, parse_relation, parse_shape, parse_tile
+from .obligations import Obligation
 from .symbols import Symbol, Symbols
 from .tables import print_1d, print_layout
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "OPERATIONS", "Obligation", "Outcome", "apply", "blocked_product", "coalesce", "complement", "composition",
+    "downcast", "filter", "filter_zeros", "flat_divide", "flat_product", "left_inverse", "logical_divide",
+    "logical_product", "make_layout_like", "make_ordered_layout", "max_common_layout", "max_common_vector",
+    "nullspace", "raked_product", "recast_layout", "right_inverse", "tiled_divide", "tiled_product", "upcast",
+    "zipped_divide", "zipped_product",
     "Bool", "CuteRejection", "D", "Int", "Layout", "LayoutError", "LayoutSyntaxError", "S", "Symbol", "Symbols",
     "Tile", "UNDERSCORE", "UndefinedBehavior", "append", "ceil_div", "compact_col_major", "compact_major",
     "compact_row_major", "compatible", "congruent", "cosize", "crd2crd", "crd2idx", "depth", "elem_scale",

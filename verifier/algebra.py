@@ -429,19 +429,28 @@ def _slice_modes(layout: Layout, flatten_modes: Sequence[bool]) -> Layout:
     return Layout(tuple(x.shape for x in out), tuple(x.stride for x in out))
 
 
-def logical_divide(a: Layout, tiler: Tiler) -> Layout:
-    """``logical_divide(A, T)`` (layout.hpp:1555-1582): ``A o (T, complement(T, shape(coalesce(A))))``, or by mode
-    for a tuple tiler (extra A modes are kept)."""
+def _by_tiler(a: Layout, tiler: Tiler, with_layout: Callable[[Layout, Layout], Layout], what: str,
+              source: str) -> Layout:
+    """The tiler dispatch shared by logical_divide and logical_product: a layout tiler, a tuple tiler applied
+    mode by mode (A's extra modes kept), ``_`` (no-op) or an integer ``n`` (meaning ``n:_1``)."""
     if isinstance(tiler, Layout):
-        return composition(a, make_layout(tiler, complement(tiler, coalesce(a).shape)))
+        return with_layout(a, tiler)
     if _is_tuple_tiler(tiler):
         modes = _tiler_modes(tiler)  # type: ignore[arg-type]
         if len(modes) > rank(a):
-            raise CuteRejection("logical_divide: Too many modes in tiler.", "layout.hpp:1572")
-        return _transform_layout(_modes(a), modes, logical_divide)  # type: ignore[arg-type]
+            raise CuteRejection(f"{what}: Too many modes in tiler.", source)
+        return _transform_layout(_modes(a), modes,
+                                 lambda m, t: _by_tiler(m, t, with_layout, what, source))  # type: ignore[arg-type]
     if isinstance(tiler, Underscore):
         return a
-    return logical_divide(a, make_layout(tiler))
+    return with_layout(a, make_layout(tiler))
+
+
+def logical_divide(a: Layout, tiler: Tiler) -> Layout:
+    """``logical_divide(A, T)`` (layout.hpp:1555-1582): ``A o (T, complement(T, shape(coalesce(A))))``, or by mode
+    for a tuple tiler (extra A modes are kept)."""
+    return _by_tiler(a, tiler, lambda x, t: composition(x, make_layout(t, complement(t, coalesce(x).shape))),
+                     "logical_divide", "layout.hpp:1572")
 
 
 def zipped_divide(a: Layout, tiler: Tiler) -> Layout:
@@ -461,16 +470,9 @@ def flat_divide(a: Layout, tiler: Tiler) -> Layout:
 
 def logical_product(block: Layout, tiler: Tiler) -> Layout:
     """``logical_product(A, B)`` (layout.hpp:1649-1674): ``(A, complement(A, size(A)*cosize(B)) o B)``."""
-    if isinstance(tiler, Layout):
-        return make_layout(block, composition(complement(block, size(block) * cosize(tiler)), tiler))
-    if _is_tuple_tiler(tiler):
-        modes = _tiler_modes(tiler)  # type: ignore[arg-type]
-        if len(modes) > rank(block):
-            raise CuteRejection("logical_product: Too many modes in tiler.", "layout.hpp:1666")
-        return _transform_layout(_modes(block), modes, logical_product)  # type: ignore[arg-type]
-    if isinstance(tiler, Underscore):
-        return block
-    return logical_product(block, make_layout(tiler))
+    return _by_tiler(block, tiler,
+                     lambda x, t: make_layout(x, composition(complement(x, size(x) * cosize(t)), t)),
+                     "logical_product", "layout.hpp:1666")
 
 
 def zipped_product(block: Layout, tiler: Tiler) -> Layout:

@@ -26,6 +26,7 @@ from .int_tuple import (
     compact_major,
     leaves,
     product,
+    product_each,
     transform_leaf,
     unwrap,
 )
@@ -666,6 +667,47 @@ def make_layout_like(layout: Layout) -> Layout:
     return Layout(layout.shape, compact_order(fz.shape, layout.stride))
 
 
+def evenly_divides(shape: IntTuple, tiler: Tiler) -> Bool:
+    """``evenly_divides`` (int_tuple.hpp:517-534): per tiler mode, ``size(a) == size(b) * size(ceil_div(a, b))``."""
+    if _is_tuple_tiler(tiler):
+        modes = _tiler_modes(tiler)  # type: ignore[arg-type]
+        shp = list(shape) if type(shape) is tuple else [shape]
+        if len(modes) > len(shp):
+            return FALSE
+        return and_(*(evenly_divides(a, b) for a, b in zip(shp, modes)))  # type: ignore[arg-type]
+    b_size = size(tiler) if isinstance(tiler, Layout) else product(tiler)  # type: ignore[arg-type]
+    b_shape = tiler.shape if isinstance(tiler, Layout) else tiler
+    return eq(product(shape), b_size * product(ceil_div(shape, b_shape)))  # type: ignore[arg-type]
+
+
+def tile_to_shape(block: Layout, target: IntTuple, order: IntTuple | str = "LayoutLeft") -> Layout:
+    """``tile_to_shape`` (layout.hpp:1774-1799): replicate ``block`` over ``target`` by a blocked product whose
+    tile counts are ``ceil_div(target, block)`` (rounded up when the target is dynamic: TTS-2)."""
+    trg = target.shape if isinstance(target, Layout) else target
+    r = len(trg) if type(trg) is tuple else 1
+    if rank(block) > r:
+        raise CuteRejection("Rank of layout must be <= rank of target shape.", "layout.hpp:1782")
+    padded = _append_to(block, r)
+    block_shape = product_each(padded.shape)
+    target_shape = product_each(trg)
+    if all(x.static for x in leaves(target_shape)):
+        ok = evenly_divides(target_shape, block_shape)
+        if not ok.static:
+            raise CuteRejection("compile error: evenly_divides of a dynamic block is a run-time bool",
+                                "layout.hpp:1792")
+        if not ok.value:
+            raise CuteRejection("tile_to_shape: block shape does not divide the target shape.", "layout.hpp:1793")
+    else:
+        record("TTS-2", "the block shape divides the target shape (else the result is larger than the target)",
+               "layout.hpp:1791", NEVER, evenly_divides(target_shape, block_shape))
+    product_shape = ceil_div(target_shape, block_shape)
+    if isinstance(order, str):
+        ordered = make_layout(product_shape, order)
+    else:
+        ordered = make_ordered_layout(product_shape, order)
+    return blocked_product(padded, ordered)
+
+
 # -- one entry point for tools ---------------------------------------------------------------------------------------
 
 
@@ -688,6 +730,7 @@ OPERATIONS: dict[str, Callable[..., object]] = {
     "raked_product": raked_product, "upcast": upcast, "downcast": downcast, "recast_layout": recast_layout,
     "max_common_vector": max_common_vector, "max_common_layout": max_common_layout, "nullspace": nullspace,
     "make_ordered_layout": make_ordered_layout, "make_layout_like": make_layout_like,
+    "tile_to_shape": tile_to_shape,
 }
 
 

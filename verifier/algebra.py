@@ -53,6 +53,9 @@ from .obligations import NEVER, SA, Obligation, Recorder, nonzero, record
 
 Tiler = Layout | Tile | IntTuple | Underscore
 
+# Postconditions are decided by enumeration on concrete layouts up to this size (the engine decides the rest).
+POSTCONDITION_LIMIT = 1 << 14
+
 # -- helpers ------------------------------------------------------------------------------------------------------
 
 
@@ -245,9 +248,6 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
     return Layout((*res_s, s), (*res_d, r * last))
 
 
-POSTCONDITION_LIMIT = 1 << 14
-
-
 def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
     """The contract of composition (layout.hpp:1022): ``size(R) == size(B)`` and ``R(i) == A(B(i))``."""
     record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
@@ -330,7 +330,30 @@ def complement(layout: Layout, cotarget: IntTuple | Layout | None = None) -> Lay
         target: IntTuple = cosize(filt)
     else:
         target = cotarget.shape if isinstance(cotarget, Layout) else cotarget
-    return _complement(filt.shape, filt.stride, target)
+    result = _complement(filt.shape, filt.stride, target)
+    _complement_postcondition(layout, target, result)
+    return result
+
+
+def _complement_postcondition(layout: Layout, target: IntTuple, r: Layout) -> None:
+    """CuTe's contract (layout.hpp:1166-1171, complement.cpp:46-66), decided on concrete values."""
+    if not (layout.concrete and r.concrete and all(x.concrete for x in leaves(target))):
+        return
+    n_l, n_r = int(size(layout)), int(size(r))
+    if n_l > POSTCONDITION_LIMIT or n_r > POSTCONDITION_LIMIT or n_r < 1:
+        ok = n_r >= 1
+    else:
+        lv = {int(layout(i)) for i in range(n_l)}
+        rv = [int(r(i)) for i in range(n_r)]
+        cot = int(product(target))
+        lr = make_layout(layout, r)
+        co_l = int(cosize(layout))
+        ok = (all(rv[i] < rv[i + 1] for i in range(n_r - 1))
+              and all(v not in lv for v in rv[1:])
+              and int(cosize(lr)) >= cot
+              and int(cosize(r)) <= ((cot + co_l - 1) // co_l) * co_l)
+    record("CPL-POST", "the complement is ordered, disjoint from L, and covers the cotarget (complement.cpp:46-66)",
+           "layout.hpp:1166-1171", NEVER, Bool(Const(ok), False))
 
 
 # -- inverses (layout.hpp:1262-1361) ---------------------------------------------------------------------------------
@@ -375,7 +398,11 @@ def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
             rs.append(lshape[i])
             rd.append(pre[i])
             curr = lshape[i] * lstride[i]
-    return coalesce(Layout(tuple(rs), tuple(rd)))
+    result = coalesce(Layout(tuple(rs), tuple(rd)))
+    if layout.concrete and result.concrete and int(size(result)) <= POSTCONDITION_LIMIT:
+        ok = all(int(layout(int(result(i)))) == i for i in range(int(size(result))))
+        record("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260", NEVER, Bool(Const(ok), False))
+    return result
 
 
 def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
@@ -398,7 +425,12 @@ def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
             raise CuteRejection("Left inverse divisibility condition", "layout.hpp:1350")
         rs.append(d / sz)
         rd.append(pre[i])
-    return coalesce(Layout((*rs, lshape[order[-1]]), tuple(rd)))
+    result = coalesce(Layout((*rs, lshape[order[-1]]), tuple(rd)))
+    if layout.concrete and result.concrete and int(size(layout)) <= POSTCONDITION_LIMIT:
+        ok = all(int(result(int(layout(i)))) == i for i in range(int(size(layout))))
+        record("LI-3", "R(L(i)) == i for every i < size(L) (needs sorted, non-overlapping modes)",
+               "layout.hpp:1313-1316", NEVER, Bool(Const(ok), False))
+    return result
 
 
 # -- divides and products (layout.hpp:1555-1760) ---------------------------------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 from verifier import Layout
 from verifier.algebra import apply
 from verifier.cute_cpp import Query, call_case, run_cases
+from verifier.int_tuple import leaves
 
 from . import test_algebra_cutlass as cutlass
 from . import test_algebra_random as rnd
@@ -70,3 +71,23 @@ def test_postcondition_verdicts_agree_with_cute_values(answers) -> None:
             assert any(o.status == "fails" for o in out.obligations)
         checked += 1
     assert checked >= 500 and wrong >= 5, (checked, wrong)
+
+
+def test_exact_composition_rules_of_the_spec_revalidated() -> None:
+    """Spec §4.3: CMP-4 (per leaf) and CMP-5 (no carry between leaves) together predict the postcondition."""
+    agree = 0
+    for op, args in CORPUS:
+        if op != "composition" or not isinstance(args[1], Layout):
+            continue
+        out = apply(op, *args)
+        st = {o.id: o.status for o in out.obligations}
+        if "CMP-POST" not in st or "CMP-4" not in st:
+            continue
+        predicted = st["CMP-4"] == "holds" and st.get("CMP-5", "holds") == "holds"
+        correct = st["CMP-POST"] == "holds"
+        if predicted:
+            assert correct, [str(a) for a in args]  # the rules are sufficient, always
+        if all(int(d) != 0 for d in leaves(args[0].stride)):
+            assert predicted == correct, [str(a) for a in args]  # and exact when A has no zero stride
+            agree += 1
+    assert agree >= 300

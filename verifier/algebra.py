@@ -248,6 +248,62 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
     return Layout((*res_s, s), (*res_d, r * last))
 
 
+def _valid_leaf(a: list[int], s: int, d: int) -> bool:
+    """Spec §4.3 CMP-4, the exact per-leaf rule for one B leaf ``s:d`` over the flat extents of coalesce_x(A)."""
+    r = abs(d)
+    for ai in a[:-1]:
+        if s == 1:
+            return True
+        if r % ai == 0:
+            r //= ai
+            continue
+        if r < ai and ai % r == 0:
+            m = ai // r
+            if s <= m:
+                return True
+            if s % m != 0:
+                return False
+            s, r = s // m, 1
+            continue
+        return r < ai and s <= -(-ai // r)
+    return True
+
+
+def _emitted(a: list[int], s: int, d: int) -> list[tuple[int, int]]:
+    """``(new_shape, r)`` that composition_impl emits at each non-last A mode for the B leaf ``s:d``."""
+    out: list[tuple[int, int]] = []
+    r = d
+    for ai in a[:-1]:
+        next_shape = -(-ai // abs(r))
+        next_stride = -(-abs(r) // ai) * ((r > 0) - (r < 0))
+        if next_shape == 1 or s == 1:
+            out.append((1, r))
+        else:
+            n = min(next_shape, s)
+            out.append((n, r))
+            s = int(s / n)
+        r = next_stride
+    return out
+
+
+def _exact_rules(a: Layout, b: Layout) -> None:
+    """CMP-4 and CMP-5 on concrete values (spec §4.3). Re-validated here against the postcondition on the test
+    corpora: together they imply a correct result, and are implied by it whenever A has no zero stride."""
+    flat = coalesce_x(a)
+    ext = [int(x) for x in leaves(flat.shape)]
+    if any(e <= 0 for e in ext):
+        return
+    b_leaves = [(int(s), int(d)) for s, d in zip(leaves(b.shape), leaves(b.stride)) if int(d) != 0]
+    per_leaf = all(_valid_leaf(ext, s, d) for s, d in b_leaves)
+    record("CMP-4", "every B leaf s:d fits A's unmerged modes (the exact per-leaf rule of spec §4.3)",
+           "layout.hpp:1054-1110", NEVER, Bool(Const(per_leaf), False))
+    if len(ext) > 1 and len(b_leaves) > 1:
+        emitted = [_emitted(ext, s, d) for s, d in b_leaves]
+        no_carry = all(sum((e[i][0] - 1) * abs(e[i][1]) for e in emitted) <= ext[i] - 1 for i in range(len(ext) - 1))
+        record("CMP-5", "the B leaves add without carrying between A's modes: sum_k (n_k,i - 1)*r_k,i <= a_i - 1",
+               "layout.hpp:1036-1039", NEVER, Bool(Const(no_carry), False))
+
+
 def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
     """The contract of composition (layout.hpp:1022): ``size(R) == size(B)`` and ``R(i) == A(B(i))``."""
     record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
@@ -257,6 +313,7 @@ def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
         ok = int(size(r)) == n and all(int(r(i)) == int(a(int(b(i)))) for i in range(n))
         record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
                "layout.hpp:1022", NEVER, Bool(Const(ok), False))
+        _exact_rules(a, b)
 
 
 def composition(a: Layout, b: Tiler) -> Layout:

@@ -38,7 +38,7 @@ CALLABLES = frozenset({
     "max_common_layout", "make_layout_like", "make_ordered_layout", "nullspace", "size", "cosize", "rank",
     "depth", "shape", "stride", "flatten", "compatible", "congruent", "weakly_congruent", "ceil_div", "shape_div",
     "elem_scale", "crd2idx", "idx2crd", "crd2crd", "make_layout", "make_shape", "make_stride", "make_tile",
-    "make_coord", "product", "coalesce_x", "evenly_divides", "round_up", "local_tile", "local_partition",
+    "make_coord", "product", "evenly_divides", "round_up",
 })
 TEMPLATED = frozenset({"upcast", "downcast", "layout", "select", "take", "group", "append", "prepend",
                        "get", "size", "rank", "depth", "shape", "stride", "replace"})

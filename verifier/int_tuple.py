@@ -114,16 +114,6 @@ def unwrap(t: IntTuple) -> IntTuple:
     return t
 
 
-def sum_(t: IntTuple) -> Int:
-    """``sum`` (int_tuple.hpp:288): ``(_0 + ... + v)``."""
-    if type(t) is not tuple:
-        return t  # type: ignore[return-value]
-    acc: Int = S(0)
-    for x in t:
-        acc = acc + sum_(x)
-    return acc
-
-
 def inner_product(a: IntTuple, b: IntTuple) -> Int:
     """``inner_product`` (int_tuple.hpp:306-317): ``(_0 + ... + a_i*b_i)``."""
     if type(a) is tuple and type(b) is tuple:
@@ -391,10 +381,6 @@ def symbols_of(t: IntTuple) -> set[str]:
     for x in leaves(t):
         out |= x.symbols()
     return out
-
-
-def is_static(t: IntTuple) -> bool:
-    return all(x.static for x in leaves(t))
 
 
 def is_concrete(t: IntTuple) -> bool:

@@ -113,8 +113,6 @@ class Layout:
         return [int(self(i)) for i in range(n)]
 
 
-LayoutLike = Union[Layout, IntTuple]
-
 
 # -- size and shape queries ---------------------------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import LayoutError, LayoutSyntaxError
+from .errors import LayoutSyntaxError
 from .int_tuple import IntTuple, congruent, format_tuple, leaves, product
 from .integers import (
     FUNCTIONS,
@@ -450,14 +450,3 @@ def parse_relation(text: str, symbols: Symbols | None = None) -> Bool:
     result = p.relation()
     p.at_end("assumption")
     return result
-
-
-def format_layout(layout: Layout) -> str:
-    return str(layout)
-
-
-def require_known(text: str, symbols: Symbols) -> None:
-    """Raise if ``text`` names a symbol that ``symbols`` does not declare (for strict tables)."""
-    for t in _tokenize(text):
-        if t.kind == "name" and t.text not in FUNCTIONS and t.text not in symbols:
-            raise LayoutError(f"unknown symbol {t.text!r} at column {t.pos + 1}")

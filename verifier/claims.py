@@ -1,0 +1,290 @@
+"""Claims: what must hold for an operation's result to be correct, as formulas the engine can decide.
+
+A ``Claim`` is one universally quantified statement over the symbols and a few *witness* variables (a 1-D
+coordinate ``#i``, a second one ``#j``): for every assignment inside ``domain``, ``expected == actual`` (or the
+boolean ``holds``).  The engine refutes a claim by finding an assignment where it fails and proves it by showing no
+such assignment exists.
+
+Claims are built by ordinary calls of the algebra on the operation's operands, with the witnesses as symbolic
+integers, so the same code serves both uses: with symbolic operands it gives the formula the engine encodes; with
+the operands and witnesses replaced by concrete values it gives the concrete verdict used to *replay* every
+counterexample (``replay``), which is how a refutation is confirmed before it is reported.
+
+The postconditions are those of ``docs/semantics.md``: composition ``R(i) == A(B(i))``; complement's contract;
+the inverses; divide and product through their definitions; coalesce's ``R(i) == L(i)``.  Operations without a
+postcondition here are decided on the obligations the algebra records.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from . import algebra
+from .errors import CuteRejection, UndefinedBehavior
+from .int_tuple import IntTuple, product, substitute_tuple
+from .integers import Bool, D, Int, and_, eq, ge, le, lt, ne, substitute, symbol
+from .layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
+from .obligations import Recorder
+
+WITNESSES = ("#i", "#j")
+_I, _J = (symbol(w) for w in WITNESSES)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """``for all witnesses with domain: expected == actual`` (or ``holds``), with where it comes from."""
+
+    id: str
+    description: str
+    source: str
+    ranges: tuple[tuple[str, Int, Int], ...]  # (witness, lo, hi): lo <= w < hi
+    holds: Bool
+    expected: Int | None = None
+    actual: Int | None = None
+
+    @property
+    def witnesses(self) -> tuple[str, ...]:
+        return tuple(name for name, _, _ in self.ranges)
+
+    @property
+    def domain(self) -> Bool:
+        return and_(*(and_(ge(symbol(w), lo), lt(symbol(w), hi)) for w, lo, hi in self.ranges))
+
+
+def _claim(id: str, description: str, source: str, n: Int, expected: Int, actual: Int) -> Claim:
+    """``expected == actual`` for every ``0 <= #i < n``."""
+    return Claim(id, description, source, (("#i", D(0), n),), eq(expected, actual), expected, actual)
+
+
+def _fact(id: str, description: str, source: str, holds: Bool) -> Claim:
+    return Claim(id, description, source, (), holds)
+
+
+# -- per operation ---------------------------------------------------------------------------------------------
+
+
+def _composition(a: Layout, b: Layout) -> list[Claim]:
+    r = algebra.composition(a, b)
+    return [
+        _fact("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022",
+              eq(size(r), size(b))),
+        _claim("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
+               "layout.hpp:1022", size(b), a(b(_I)), r(_I)),
+    ]
+
+
+def _complement(layout: Layout, cotarget: IntTuple) -> list[Claim]:
+    r = algebra.complement(layout, cotarget)
+    cot = product(cotarget)
+    co_l = cosize(layout)
+    n_r = size(r)
+    src = "layout.hpp:1166-1171"
+    return [
+        _fact("CPL-POST-COVER", "(L, complement) covers the cotarget: cosize((L,R)) >= size(cotarget)", src,
+              ge(cosize(make_layout(layout, r)), cot)),
+        _fact("CPL-POST-BOUND", "cosize(R) <= round_up(size(cotarget), cosize(L))", src,
+              le(cosize(r), ((cot + co_l - 1) / co_l) * co_l)),
+        Claim("CPL-POST-ORDER", "the complement is strictly increasing: R(i) < R(i+1)", src,
+              (("#i", D(0), n_r - 1),), lt(r(_I), r(_I + 1))),
+        Claim("CPL-POST-DISJOINT", "the complement misses L: R(i) != L(j) for 0 < i < size(R), j < size(L)", src,
+              (("#i", D(1), n_r), ("#j", D(0), size(layout))), ne(r(_I), layout(_J))),
+    ]
+
+
+def _right_inverse(layout: Layout) -> list[Claim]:
+    r = algebra.right_inverse(layout)
+    assert isinstance(r, Layout)
+    return [_claim("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260",
+                   size(r), _I, layout(r(_I)))]
+
+
+def _left_inverse(layout: Layout) -> list[Claim]:
+    r = algebra.left_inverse(layout)
+    assert isinstance(r, Layout)
+    return [_claim("LI-3", "R(L(i)) == i for every i < size(L)", "layout.hpp:1313-1316",
+                   size(layout), _I, r(layout(_I)))]
+
+
+def _coalesce(layout: Layout, *profile: IntTuple) -> list[Claim]:
+    r = algebra.coalesce(layout, *profile)
+    return [_fact("COA-POST-SIZE", "size(R) == size(L)", "layout.hpp:861-863", eq(size(r), size(layout))),
+            _claim("COA-POST", "R(i) == L(i) for every i < size(L)", "layout.hpp:861-863",
+                   size(layout), layout(_I), r(_I))]
+
+
+def _pairs(a: Layout, tiler: object) -> Iterator[tuple[Layout, Layout]]:
+    """The (mode of A, layout tiler) pairs of the tiler dispatch (layout.hpp:1555-1582, :1649-1674)."""
+    if isinstance(tiler, Layout):
+        yield a, tiler
+    elif isinstance(tiler, Tile) or type(tiler) is tuple:
+        elements = tiler.elements if isinstance(tiler, Tile) else tiler
+        for i, t in enumerate(elements):
+            yield from _pairs(algebra._mode(a, i), t)
+    elif isinstance(tiler, Int):
+        yield a, make_layout(tiler)
+
+
+def _divide(a: Layout, tiler: object) -> list[Claim]:
+    out: list[Claim] = []
+    for k, (x, t) in enumerate(_pairs(a, tiler)):
+        where = f" (mode {k})" if not isinstance(tiler, Layout) else ""
+        target = algebra.coalesce(x).shape
+        comp = algebra.complement(t, target)
+        z = make_layout(t, comp)
+        r = algebra.composition(x, z)
+        out += [
+            _fact("DIV-EXACT", f"the tiles cover A exactly, no padding: size(T, complement(T)) == size(A){where}",
+                  "layout.hpp:1555-1582", eq(size(z), size(x))),
+            _fact("DIV-POST-SIZE", f"size(A o Z) == size(Z) for Z = (T, complement(T, shape(A))){where}",
+                  "layout.hpp:1572", eq(size(r), size(z))),
+            _claim("DIV-POST", f"the divide is A after Z: R(i) == A(Z(i)), Z = (T, complement(T)){where}",
+                   "layout.hpp:1572", size(z), x(z(_I)), r(_I)),
+            *(_rename(c, where) for c in _complement(t, target)),
+        ]
+    return out
+
+
+def _product(a: Layout, tiler: object) -> list[Claim]:
+    out: list[Claim] = []
+    for k, (x, t) in enumerate(_pairs(a, tiler)):
+        where = f" (mode {k})" if not isinstance(tiler, Layout) else ""
+        target = size(x) * cosize(t)
+        c = algebra.complement(x, target)
+        r = algebra.logical_product(x, t)
+        n = size(x)
+        out += [
+            _fact("PRD-POST-SIZE", f"size(R) == size(A) * size(B){where}", "layout.hpp:1666",
+                  eq(size(r), n * size(t))),
+            _claim("PRD-POST", f"R(i) == A(i % size(A)) + C(B(i / size(A))), C = complement(A, size(A)*cosize(B))"
+                   f"{where}", "layout.hpp:1666", n * size(t), x(_I % n) + c(t(_I / n)), r(_I)),
+            *(_rename(cl, where) for cl in _complement(x, target)),
+        ]
+    return out
+
+
+def _rename(c: Claim, where: str) -> Claim:
+    return Claim(c.id, c.description + where, c.source, c.ranges, c.holds, c.expected, c.actual)
+
+
+_PRODUCTS = ("logical_product", "zipped_product", "tiled_product", "flat_product")
+_DIVIDES = ("logical_divide", "zipped_divide", "tiled_divide", "flat_divide")
+
+BUILDERS: dict[str, Callable[..., list[Claim]]] = {
+    "composition": lambda a, b: _composition_tiled(a, b),
+    "complement": lambda layout, cotarget=None: _complement(
+        layout, cosize(algebra.filter(layout)) if cotarget is None else
+        (cotarget.shape if isinstance(cotarget, Layout) else cotarget)),
+    "right_inverse": _right_inverse,
+    "left_inverse": _left_inverse,
+    "coalesce": _coalesce,
+    **{op: _divide for op in _DIVIDES},
+    **{op: _product for op in _PRODUCTS},
+    # blocked/raked products are logical_product of the rank-padded layouts with the modes re-paired: the same
+    # indices, so the claims of that logical_product decide them.
+    "blocked_product": lambda a, b: _product(*_padded(a, b)),
+    "raked_product": lambda a, b: _product(*_padded(a, b)),
+}
+
+
+def _padded(a: Layout, b: Layout) -> tuple[Layout, Layout]:
+    r = max(rank(a), rank(b))
+    return algebra._append_to(a, r), algebra._append_to(b, r)
+
+
+def _composition_tiled(a: Layout, b: object) -> list[Claim]:
+    if isinstance(b, Layout):
+        return _composition(a, b)
+    if isinstance(b, Underscore):
+        return []
+    out: list[Claim] = []
+    for k, (x, t) in enumerate(_pairs(a, b)):
+        out += [_rename(c, f" (mode {k})") for c in _composition(x, t)]
+    return out
+
+
+def has_postcondition(op: str) -> bool:
+    return op in BUILDERS
+
+
+def build(op: str, args: Sequence[object]) -> list[Claim]:
+    """The claims of ``op(*args)``; raises ``CuteRejection`` / ``UndefinedBehavior`` as the algebra does."""
+    builder = BUILDERS.get(op)
+    if builder is None:
+        return []
+    with Recorder():
+        return builder(*args)
+
+
+# -- concrete replay -------------------------------------------------------------------------------------------
+
+
+def substitute_operand(obj: object, values: Mapping[str, int]) -> object:
+    if isinstance(obj, Layout):
+        return obj.substitute(values)
+    if isinstance(obj, Tile):
+        return Tile([substitute_operand(e, values) for e in obj.elements])
+    if isinstance(obj, Int):
+        return substitute(obj, values)
+    if type(obj) is tuple:
+        return substitute_tuple(obj, values)  # type: ignore[arg-type]
+    return obj
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What concrete evaluation says at one assignment: the claim fails (with the values), or it holds."""
+
+    fails: bool
+    expected: int | None = None
+    actual: int | None = None
+    undefined: str | None = None
+
+
+def replay(op: str, args: Sequence[object], index: int, values: Mapping[str, int]) -> Replay:
+    """Rebuild the claims of ``op`` on concrete operands and evaluate claim ``index`` at the witnesses."""
+    concrete = [substitute_operand(a, values) for a in args]
+    try:
+        claims = build(op, concrete)
+        c = claims[index]
+        w = {name: values[name] for name in c.witnesses}
+        if not _truth(c.domain, w):
+            return Replay(False)
+        if c.expected is not None and c.actual is not None:
+            exp, act = int(substitute(c.expected, w)), int(substitute(c.actual, w))
+            return Replay(exp != act, exp, act)
+        return Replay(not _truth(c.holds, w))
+    except UndefinedBehavior as exc:
+        return Replay(True, undefined=str(exc))
+    except CuteRejection:
+        return Replay(False)
+
+
+class TooLarge(Exception):
+    """Enumerating the witnesses of a concrete claim would take more than the limit."""
+
+
+def first_failure(c: Claim, limit: int = 1 << 16) -> dict[str, int] | None:
+    """For a concrete claim, the first witness assignment where it fails, or None when it holds everywhere."""
+    bounds = [(name, int(lo), int(hi)) for name, lo, hi in c.ranges]
+    count = 1
+    for _, lo, hi in bounds:
+        count *= max(0, hi - lo)
+    if count > limit:
+        raise TooLarge(f"{c.id}: {count} witness values to enumerate, more than {limit}")
+    for point in itertools.product(*(range(lo, hi) for _, lo, hi in bounds)):
+        w = dict(zip((name for name, _, _ in bounds), point))
+        if not _truth(c.holds, w):
+            return w
+    return None
+
+
+def _truth(b: Bool, values: Mapping[str, int]) -> bool:
+    if b.value is not None:
+        return bool(b.value)
+    return bool(b.evaluate(values))
+
+
+__all__ = ["BUILDERS", "Claim", "Replay", "TooLarge", "build", "first_failure", "has_postcondition", "replay",
+           "substitute_operand"]

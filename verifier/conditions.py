@@ -1,0 +1,164 @@
+"""Conditions: under which values of the symbols is an operation valid, and is that condition also necessary?
+
+The search is over conditions a kernel author would write as a guard: a conjunction of at most one atom per
+symbol, each atom ``X % t == 0`` for a static extent ``t`` of the operands (a tile size, a vector width) or
+``X >= 2``.  Candidates are tried weakest first (smallest product of moduli), and the first one under which the
+engine *proves* the operation valid is the answer, so the condition is always proved sufficient.
+
+Necessity is then decided separately:
+
+* ``proved`` when every value outside the condition breaks a quantifier-free claim of the operation (a size, an
+  exact tiling, a divisibility), which Z3 shows by ``unsat`` of "assumptions and not condition and all those
+  claims hold";
+* ``refuted`` when a value outside the condition is found (small values first) at which the operation is
+  concretely valid: the guard would reject a good problem size;
+* ``unknown`` otherwise.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Sequence
+from copy import deepcopy
+
+import z3
+
+from . import algebra, claims
+from .encoding import Encoder, Unencodable
+from .int_tuple import format_tuple, leaves
+from .integers import TRUE, Bool, Int, and_, eq, ge, mod, not_, symbol
+from .layouts import Layout, Tile
+from .symbols import Symbols
+from .verdicts import PROVED, REFUTED, UNKNOWN, VALID, Guard
+
+MAX_CANDIDATES = 64
+NECESSITY_SAMPLES = 2000
+
+
+def _statics(obj: object) -> set[int]:
+    out: set[int] = set()
+    if isinstance(obj, Layout):
+        for x in (*leaves(obj.shape), *leaves(obj.stride)):
+            if x.static and x.value is not None:
+                out.add(abs(int(x.value)))
+    elif isinstance(obj, Tile):
+        for e in obj.elements:
+            out |= _statics(e)
+    elif isinstance(obj, int) and not isinstance(obj, bool):
+        out.add(abs(obj))
+    elif isinstance(obj, Int) or type(obj) is tuple:
+        for x in leaves(obj):  # type: ignore[arg-type]
+            if x.static and x.value is not None:
+                out.add(abs(int(x.value)))
+    return out
+
+
+def _atoms(name: str, moduli: list[int]) -> list[tuple[int, Bool, str]]:
+    """(weight, atom, text) for one symbol: no constraint, X >= 2, X % t == 0."""
+    x = symbol(name)
+    out: list[tuple[int, Bool, str]] = [(1, TRUE, ""), (2, ge(x, 2), f"{name} >= 2")]
+    out += [(t, eq(mod(x, t), 0), f"{name} % {t} == 0") for t in moduli]
+    return out
+
+
+def _with(symbols: Symbols, extra: Sequence[Bool]) -> Symbols:
+    s = deepcopy(symbols)
+    for b in extra:
+        s.assume(b)
+    return s
+
+
+def derive_guard(op: str, args: Sequence[object], symbols: Symbols, timeout: float = 10.0) -> Guard | None:
+    """The weakest candidate condition that makes ``op(*args)`` provably valid, or None if none does."""
+    from .engine import verify
+
+    deadline = time.monotonic() + timeout
+    names = [s.name for s in symbols if not s.name.startswith("?")]
+    if not names or len(names) < sum(1 for _ in symbols):
+        return None
+    moduli = sorted(t for t in set().union(*(_statics(a) for a in args)) if t > 1)
+    per_symbol = [_atoms(n, moduli) for n in names]
+    combos = sorted(itertools.product(*per_symbol), key=lambda c: (_weight(c), [a[2] for a in c]))
+    for combo in combos[1:MAX_CANDIDATES + 1]:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        atoms = [a for _, a, text in combo if text]
+        v = verify(op, args, _with(symbols, atoms), timeout=min(left, max(0.5, timeout / 8)), derive=False)
+        if v.verdict == VALID:
+            texts = [text for _, _, text in combo if text]
+            necessary, witness = _necessity(op, args, symbols, and_(*atoms), deadline)
+            return Guard(" and ".join(texts), necessary, _cpp(names, texts), _python(op, args, texts),
+                         witness)
+    return None
+
+
+def _weight(combo: Sequence[tuple[int, Bool, str]]) -> int:
+    w = 1
+    for weight, _, _ in combo:
+        w *= weight
+    return w
+
+
+def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
+               deadline: float) -> tuple[str, dict[str, int] | None]:
+    from .engine import items_for, valid_at
+
+    # Prove: outside the condition some quantifier-free claim always fails.
+    try:
+        facts = [i.holds for i in items_for(op, args, algebra.apply(op, *args)) if i.deciding and not i.ranges]
+        enc = Encoder(symbols)
+        s = z3.Solver()
+        s.set("timeout", max(1, int(1000 * min(2.0, max(0.0, deadline - time.monotonic())))))
+        s.add(*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts))
+        s.add(*(enc.term(d) != 0 for d, _ in enc.divisors))
+        if facts and s.check() == z3.unsat:
+            return PROVED, None
+    except Unencodable:
+        pass
+    # Refute: a small value outside the condition at which CuTe's result is concretely right.
+    for values in _small_points(symbols, [s.name for s in symbols]):
+        if time.monotonic() > deadline:
+            break
+        if cond.evaluate(values) or not _admitted(symbols, values):
+            continue
+        try:
+            if valid_at(op, args, values, limit=1 << 12):
+                return REFUTED, values
+        except claims.TooLarge:
+            continue
+    return UNKNOWN, None
+
+
+def _small_points(symbols: Symbols, names: list[str]) -> list[dict[str, int]]:
+    ranges = []
+    for n in names:
+        sym = symbols.lookup(n)
+        assert sym is not None
+        ranges.append([v for v in range(sym.lo, sym.lo + 65) if sym.admits(v)][:65])
+    points = itertools.product(*ranges)
+    return [dict(zip(names, p)) for p in itertools.islice(points, NECESSITY_SAMPLES)]
+
+
+def _admitted(symbols: Symbols, values: dict[str, int]) -> bool:
+    return all(r.evaluate(values) for r in symbols.relations)
+
+
+def show(arg: object) -> str:
+    """An operand as CuTe notation."""
+    if isinstance(arg, Int) or type(arg) is tuple:
+        return format_tuple(arg)  # type: ignore[arg-type]
+    return str(arg)
+
+
+def _cpp(names: list[str], texts: list[str]) -> str:
+    params = ", ".join(f"int {n}" for n in names)
+    body = " && ".join(texts) or "true"
+    return f"bool can_implement({params}) {{\n  return {body};\n}}"
+
+
+def _python(op: str, args: Sequence[object], texts: list[str]) -> str:
+    call = f"{op}({', '.join(show(a) for a in args)})"
+    cond = " and ".join(texts) or "True"
+    return f'assert {cond}, "{call} needs {cond}"'

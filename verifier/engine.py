@@ -1,0 +1,285 @@
+"""The engine: prove an operation valid (or a layout property true) for every allowed value, refute it with a
+replayed counterexample, or say ``unknown`` with the reason.
+
+Each thing to decide is an ``Item``: a formula ``holds`` over the symbols and witness variables (coordinates),
+universally quantified over ``lo <= w < hi`` for each witness and over the symbols' assumptions.  Deciding it is a
+satisfiability question on its negation:
+
+1. Z3 on the exact integer encoding (``encoding.py``): ``unsat`` is a proof; a model is a candidate
+   counterexample.
+2. When Z3 gives up (nonlinear arithmetic is undecidable in general), Z3 again with every symbol confined to its
+   64 smallest allowed values: a cheap, finite search that finds the usual small counterexamples.
+3. Otherwise ``unknown``, with the solver's reason.
+
+Soundness: a candidate counterexample is reported only after ``replay`` confirms it by concrete evaluation of the
+algebra (rerun on the substituted operands, so an encoding mistake can never produce a false refutation), and a
+proof is reported only on ``unsat`` of the full problem, whose assumptions include that no division can fault
+(that is its own item, ``DIV0``, decided the same way).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import z3
+
+from . import algebra, claims
+from .claims import Claim, Replay
+from .conditions import derive_guard, show
+from .encoding import Encoder, Unencodable
+from .errors import UndefinedBehavior
+from .integers import Bool, D, Expr, Int, and_, format_expr, ne
+from .obligations import NEVER, UB
+from .symbols import Symbols
+from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, ObligationVerdict, Verdict
+
+DEFAULT_TIMEOUT = 10.0
+BOUNDED_SPAN = 64
+# The algebra's own concrete postconditions are superseded by the engine's claims of the same meaning.
+_SUPERSEDED = {"CMP-POST", "CMP-POST-SIZE", "CPL-POST", "RI-POST", "LI-3", "DIV-POST", "DIV-EXACT", "PRD-POST"}
+
+
+@dataclass(frozen=True)
+class Item:
+    """One universally quantified statement to decide, with the concrete replay that confirms a refutation."""
+
+    id: str
+    description: str
+    source: str
+    cute_checks: str
+    deciding: bool
+    ranges: tuple[tuple[str, Int, Int], ...]
+    holds: Bool
+    replay: Callable[[Mapping[str, int]], Replay]
+
+    @property
+    def witnesses(self) -> tuple[str, ...]:
+        return tuple(w for w, _, _ in self.ranges)
+
+    @property
+    def condition(self) -> str:
+        text = format_expr(self.holds.expr)
+        if self.ranges:
+            bounds = ", ".join(f"{format_expr(lo.expr)} <= {w} < {format_expr(hi.expr)}" for w, lo, hi in self.ranges)
+            text = f"for all {bounds}: {text}"
+        return text
+
+
+@dataclass(frozen=True)
+class Decision:
+    status: str
+    counterexample: Counterexample | None = None
+    reason: str | None = None
+
+
+class Engine:
+    """Decides items over one symbol table within a time budget."""
+
+    def __init__(self, symbols: Symbols, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.symbols = symbols
+        self.deadline = time.monotonic() + timeout
+        self.timeout = timeout
+        self.encoder = Encoder(symbols, {w: (0, None) for w in claims.WITNESSES})
+
+    def remaining(self) -> float:
+        return max(0.0, self.deadline - time.monotonic())
+
+    # -- encoding ---------------------------------------------------------------------------------------------
+
+    def _negation(self, item: Item) -> list[z3.BoolRef]:
+        enc = self.encoder
+        out = [enc.boolean(item.holds.expr)]
+        for w, lo, hi in item.ranges:
+            v = enc.var(w)
+            out += [v >= enc.term(lo), v < enc.term(hi)]
+        # The negated statement, under the item's witness domain.
+        return [*out[1:], z3.Not(out[0])]
+
+    def divisors(self) -> list[Expr]:
+        """Every divisor met while encoding that is free of witnesses and not provably nonzero."""
+        seen: dict[Expr, None] = {}
+        for e, _ in self.encoder.divisors:
+            if not (set(e.symbols()) & set(claims.WITNESSES)):
+                seen.setdefault(e, None)
+        return list(seen)
+
+    # -- deciding ---------------------------------------------------------------------------------------------
+
+    def decide(self, item: Item, budget: float | None = None, assume_nonzero: bool = True) -> Decision:
+        try:
+            negation = self._negation(item)
+        except Unencodable as exc:
+            return Decision(UNKNOWN, reason=f"cannot encode: {exc}")
+        base = self.encoder.assumptions()
+        if assume_nonzero:
+            base += [self.encoder.term(d) != 0 for d in self.divisors()]
+        budget = self.remaining() if budget is None else min(budget, self.remaining())
+        status, model, why = _solve(base + negation, budget)
+        if status == "unsat":
+            return Decision(PROVED)
+        if status == "sat":
+            found = self._confirm(item, model)
+            if found is not None:
+                return Decision(REFUTED, counterexample=found)
+            why = "the solver's candidate counterexample did not replay concretely"
+        # Z3 gave up: search the small values, where counterexamples usually are.
+        bounded = []
+        for sym in self.symbols:
+            v = self.encoder.var(sym.name)
+            bounded.append(v <= sym.lo + BOUNDED_SPAN * sym.multiple_of)
+        status2, model2, _ = _solve(base + negation + bounded, self.remaining() / 2)
+        if status2 == "sat":
+            found = self._confirm(item, model2)
+            if found is not None:
+                return Decision(REFUTED, counterexample=found)
+        return Decision(UNKNOWN, reason=why)
+
+    def _confirm(self, item: Item, model: z3.ModelRef) -> Counterexample | None:
+        names = {s.name for s in self.symbols} | set(item.witnesses)
+        values = self.encoder.model_values(model, names)
+        r = item.replay(values)
+        if not r.fails:
+            return None
+        params = {k: v for k, v in values.items() if k not in claims.WITNESSES}
+        coord: int | tuple[int, ...] | None = None
+        if item.witnesses:
+            ws = tuple(values[w] for w in item.witnesses)
+            coord = ws[0] if len(ws) == 1 else ws
+        return Counterexample(params, item.id, coord, r.expected, r.actual,
+                              note=f"undefined behaviour: {r.undefined}" if r.undefined else None)
+
+
+def _solve(constraints: Sequence[z3.BoolRef], budget: float) -> tuple[str, z3.ModelRef | None, str]:
+    if budget <= 0.001:
+        return "unknown", None, "the time budget is spent"
+    s = z3.Solver()
+    s.set("timeout", max(1, int(budget * 1000)))
+    s.add(*constraints)
+    r = s.check()
+    if r == z3.sat:
+        return "sat", s.model(), ""
+    if r == z3.unsat:
+        return "unsat", None, ""
+    why = s.reason_unknown()
+    if why in ("timeout", "canceled"):
+        why = f"the solver timed out after {budget:.2f} s"
+    return "unknown", None, f"the solver gave up: {why}"
+
+
+# -- operations -----------------------------------------------------------------------------------------------
+
+
+def _claim_items(op: str, args: Sequence[object], built: list[Claim]) -> list[Item]:
+    items = []
+    for k, c in enumerate(built):
+        items.append(Item(c.id, c.description, c.source, NEVER, True, c.ranges, c.holds,
+                          lambda values, k=k: claims.replay(op, args, k, values)))
+    return items
+
+
+def _obligation_items(op: str, outcome: algebra.Outcome, have_claims: bool) -> list[Item]:
+    items = []
+    for ob in outcome.obligations:
+        if have_claims and ob.id in _SUPERSEDED:
+            continue
+        deciding = ob.cute_checks == UB or (not have_claims and ob.cute_checks == NEVER)
+        cond = ob.condition
+        items.append(Item(ob.id, ob.description, ob.source, ob.cute_checks, deciding, (), cond,
+                          lambda values, cond=cond: Replay(not cond.evaluate(values))))
+    return items
+
+
+def _div0_item(divisors: list[Expr]) -> Item:
+    cond = and_(*(ne(Int(d, False), D(0)) for d in divisors))
+
+    def replay(values: Mapping[str, int]) -> Replay:
+        for d in divisors:
+            if d.evaluate(values) == 0:
+                return Replay(True, undefined=f"{format_expr(d)} == 0 is a divisor")
+        return Replay(False)
+
+    return Item("DIV0", "no division by zero in CuTe's arithmetic or in evaluating the layouts", "stride.hpp, "
+                "layout.hpp", UB, True, (), cond, replay)
+
+
+def items_for(op: str, args: Sequence[object], outcome: algebra.Outcome) -> list[Item]:
+    """What must be decided for ``op(*args)``: its claims, then the obligations the algebra recorded."""
+    built = claims.build(op, args)
+    return _claim_items(op, args, built) + _obligation_items(op, outcome, bool(built))
+
+
+def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
+           derive: bool = True) -> Verdict:
+    """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow?"""
+    inputs = tuple(show(a) for a in args)
+    assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
+    outcome = algebra.apply(op, *args)
+    if outcome.rejection is not None:
+        return Verdict(op, inputs, INVALID, reason=f"CuTe rejects this at compile time: {outcome.rejection}",
+                       assumptions=assumptions)
+    if outcome.undefined is not None:
+        return Verdict(op, inputs, INVALID, reason=f"undefined behaviour in CuTe: {outcome.undefined}",
+                       assumptions=assumptions)
+    items = items_for(op, args, outcome)
+    engine = Engine(symbols, timeout)
+    decisions = decide_all(engine, items)
+    verdict, cex, reason = _summarize(decisions)
+    result = str(outcome.result)
+    out = Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, assumptions=assumptions)
+    if derive and verdict == INVALID and any(True for _ in symbols):
+        guard = derive_guard(op, args, symbols, timeout=max(1.0, engine.remaining()))
+        out = Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, guard, assumptions)
+    return out
+
+
+def decide_all(engine: Engine, items: list[Item]) -> list[ObligationVerdict]:
+    """Decide every item (the division-by-zero item last, once every divisor has been met)."""
+    # Encode everything first so that DIV0 collects every divisor.
+    for item in items:
+        try:
+            engine._negation(item)
+        except Unencodable:
+            pass
+    div0 = _div0_item(engine.divisors())
+    everything = [*items, div0] if engine.divisors() else items
+    out = []
+    for n, item in enumerate(everything):
+        share = engine.remaining() / max(1, len(everything) - n)
+        d = engine.decide(item, budget=share, assume_nonzero=item is not div0)
+        out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
+                                     d.status, item.deciding, d.counterexample, d.reason))
+    return out
+
+
+def _summarize(decisions: Sequence[ObligationVerdict]) -> tuple[str, Counterexample | None, str | None]:
+    deciding = [d for d in decisions if d.deciding]
+    refuted = [d for d in deciding if d.status == REFUTED]
+    if refuted:
+        # A counterexample with a coordinate shows the wrong index itself; prefer it.
+        d = next((d for d in refuted if d.counterexample and d.counterexample.coordinate is not None), refuted[0])
+        return INVALID, d.counterexample, f"{d.id} fails: {d.description}"
+    unknown = [d for d in deciding if d.status == UNKNOWN]
+    if unknown:
+        return UNKNOWN, None, "; ".join(f"{d.id}: {d.reason}" for d in unknown)
+    return VALID, None, None
+
+
+def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: int = 1 << 16) -> bool:
+    """Concrete ground truth from our model: CuTe's result at these values is correct and free of UB.
+
+    Raises ``claims.TooLarge`` when the postcondition would need more than ``limit`` evaluations."""
+    concrete = [claims.substitute_operand(a, values) for a in args]
+    outcome = algebra.apply(op, *concrete)
+    if outcome.rejection is not None or outcome.undefined is not None:
+        return False
+    if any(o.status == "fails" for o in outcome.obligations if o.cute_checks == UB):
+        return False
+    try:
+        built = claims.build(op, concrete)
+        if not built:
+            return not any(o.status == "fails" for o in outcome.obligations if o.cute_checks == NEVER)
+        return all(claims.first_failure(c, limit) is None for c in built)
+    except UndefinedBehavior:
+        return False

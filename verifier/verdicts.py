@@ -1,0 +1,95 @@
+"""Verdicts and counterexamples: the engine's answers, as plain immutable data.
+
+An operation is ``valid`` (its result is correct and free of division by zero for every value the assumptions
+allow), ``invalid`` (with a counterexample that was replayed concretely) or ``unknown`` (with the reason).  A check
+(``injective``, ``bijective`` ...) is ``proved``, ``refuted`` or ``unknown`` in the same way.  Each obligation has
+its own status.  ``report.py`` is the one place that renders these for people and for machines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
+VALID, INVALID = "valid", "invalid"
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """Values of the symbols (and the coordinate) at which a claim fails, confirmed by concrete evaluation."""
+
+    params: Mapping[str, int]
+    obligation: str
+    coordinate: int | tuple[int, ...] | None = None
+    expected: int | None = None
+    actual: int | None = None
+    note: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"params": dict(self.params), "coordinate": self.coordinate, "expected": self.expected,
+                "actual": self.actual, "obligation": self.obligation, "note": self.note}
+
+
+@dataclass(frozen=True)
+class ObligationVerdict:
+    """One obligation or claim and what the engine decided about it."""
+
+    id: str
+    description: str
+    source: str
+    cute_checks: str
+    condition: str
+    status: str
+    deciding: bool
+    counterexample: Counterexample | None = None
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"id": self.id, "source": self.source, "description": self.description,
+                "cute_checks": self.cute_checks, "status": self.status, "condition": self.condition,
+                "deciding": self.deciding,
+                "counterexample": self.counterexample.to_json() if self.counterexample else None,
+                "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A validity condition over the symbols, and whether it is also necessary."""
+
+    condition: str
+    necessary: str  # proved / refuted / unknown
+    cpp: str
+    python: str
+    necessity_witness: Mapping[str, int] | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The answer to one operation or check."""
+
+    op: str
+    inputs: tuple[str, ...]
+    verdict: str
+    result: str | None = None
+    obligations: tuple[ObligationVerdict, ...] = ()
+    counterexample: Counterexample | None = None
+    reason: str | None = None
+    guard: Guard | None = None
+    assumptions: tuple[str, ...] = field(default=())
+
+    @property
+    def exit_code(self) -> int:
+        return {VALID: 0, PROVED: 0, INVALID: 1, REFUTED: 1}.get(self.verdict, 3)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "op": self.op, "inputs": list(self.inputs), "assumptions": list(self.assumptions),
+            "result": self.result, "verdict": self.verdict, "reason": self.reason,
+            "obligations": [o.to_json() for o in self.obligations],
+            "counterexample": self.counterexample.to_json() if self.counterexample else None,
+            "condition": self.guard.condition if self.guard else None,
+            "condition_is_necessary": self.guard.necessary if self.guard else None,
+            "guard_cpp": self.guard.cpp if self.guard else None,
+            "guard_python": self.guard.python if self.guard else None,
+        }

@@ -58,8 +58,13 @@ def _claim(id: str, description: str, source: str, n: Int, expected: Int, actual
     return Claim(id, description, source, (("#i", D(0), n),), eq(expected, actual), expected, actual)
 
 
-def _fact(id: str, description: str, source: str, holds: Bool) -> Claim:
-    return Claim(id, description, source, (), holds)
+def _fact(id: str, description: str, source: str, holds: Bool, expected: Int | None = None,
+          actual: Int | None = None) -> Claim:
+    return Claim(id, description, source, (), holds, expected, actual)
+
+
+def _same_size(id: str, description: str, source: str, expected: Int, actual: Int) -> Claim:
+    return _fact(id, description, source, eq(expected, actual), expected, actual)
 
 
 # -- per operation ---------------------------------------------------------------------------------------------
@@ -68,8 +73,8 @@ def _fact(id: str, description: str, source: str, holds: Bool) -> Claim:
 def _composition(a: Layout, b: Layout) -> list[Claim]:
     r = algebra.composition(a, b)
     return [
-        _fact("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022",
-              eq(size(r), size(b))),
+        _same_size("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022",
+                   size(b), size(r)),
         _claim("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
                "layout.hpp:1022", size(b), a(b(_I)), r(_I)),
     ]
@@ -109,7 +114,7 @@ def _left_inverse(layout: Layout) -> list[Claim]:
 
 def _coalesce(layout: Layout, *profile: IntTuple) -> list[Claim]:
     r = algebra.coalesce(layout, *profile)
-    return [_fact("COA-POST-SIZE", "size(R) == size(L)", "layout.hpp:861-863", eq(size(r), size(layout))),
+    return [_same_size("COA-POST-SIZE", "size(R) == size(L)", "layout.hpp:861-863", size(layout), size(r)),
             _claim("COA-POST", "R(i) == L(i) for every i < size(L)", "layout.hpp:861-863",
                    size(layout), layout(_I), r(_I))]
 
@@ -135,10 +140,10 @@ def _divide(a: Layout, tiler: object) -> list[Claim]:
         z = make_layout(t, comp)
         r = algebra.composition(x, z)
         out += [
-            _fact("DIV-EXACT", f"the tiles cover A exactly, no padding: size(T, complement(T)) == size(A){where}",
-                  "layout.hpp:1555-1582", eq(size(z), size(x))),
-            _fact("DIV-POST-SIZE", f"size(A o Z) == size(Z) for Z = (T, complement(T, shape(A))){where}",
-                  "layout.hpp:1572", eq(size(r), size(z))),
+            _same_size("DIV-EXACT", f"the tiles cover A exactly, no padding: size(T, complement(T)) == size(A)"
+                       f"{where}", "layout.hpp:1555-1582", size(x), size(z)),
+            _same_size("DIV-POST-SIZE", f"size(A o Z) == size(Z) for Z = (T, complement(T, shape(A))){where}",
+                       "layout.hpp:1572", size(z), size(r)),
             _claim("DIV-POST", f"the divide is A after Z: R(i) == A(Z(i)), Z = (T, complement(T)){where}",
                    "layout.hpp:1572", size(z), x(z(_I)), r(_I)),
             *(_rename(c, where) for c in _complement(t, target)),
@@ -155,8 +160,8 @@ def _product(a: Layout, tiler: object) -> list[Claim]:
         r = algebra.logical_product(x, t)
         n = size(x)
         out += [
-            _fact("PRD-POST-SIZE", f"size(R) == size(A) * size(B){where}", "layout.hpp:1666",
-                  eq(size(r), n * size(t))),
+            _same_size("PRD-POST-SIZE", f"size(R) == size(A) * size(B){where}", "layout.hpp:1666",
+                       n * size(t), size(r)),
             _claim("PRD-POST", f"R(i) == A(i % size(A)) + C(B(i / size(A))), C = complement(A, size(A)*cosize(B))"
                    f"{where}", "layout.hpp:1666", n * size(t), x(_I % n) + c(t(_I / n)), r(_I)),
             *(_rename(cl, where) for cl in _complement(x, target)),

@@ -119,25 +119,23 @@ class Engine:
         status, model, why = _solve(base + negation, budget)
         if status == "unsat":
             return Decision(PROVED)
+        # A counterexample in small values reads better, and when Z3 gave up on the unbounded problem the finite
+        # search over the small values is where counterexamples usually are.
+        bounded = [self.encoder.var(sym.name) <= sym.lo + BOUNDED_SPAN * sym.multiple_of for sym in self.symbols]
+        small, model2, _ = _solve(base + negation + bounded, min(budget, self.remaining()) / 2)
+        if small == "sat":
+            found = self._confirm(item, model2)
+            if found is not None:
+                return Decision(REFUTED, counterexample=found)
         if status == "sat":
             found = self._confirm(item, model)
             if found is not None:
                 return Decision(REFUTED, counterexample=found)
             why = "the solver's candidate counterexample did not replay concretely"
-        # Z3 gave up: search the small values, where counterexamples usually are.
-        bounded = []
-        for sym in self.symbols:
-            v = self.encoder.var(sym.name)
-            bounded.append(v <= sym.lo + BOUNDED_SPAN * sym.multiple_of)
-        status2, model2, _ = _solve(base + negation + bounded, self.remaining() / 2)
-        if status2 == "sat":
-            found = self._confirm(item, model2)
-            if found is not None:
-                return Decision(REFUTED, counterexample=found)
         return Decision(UNKNOWN, reason=why)
 
     def _confirm(self, item: Item, model: z3.ModelRef) -> Counterexample | None:
-        names = {s.name for s in self.symbols} | set(item.witnesses)
+        names = [s.name for s in self.symbols] + list(item.witnesses)
         values = self.encoder.model_values(model, names)
         r = item.replay(values)
         if not r.fails:

@@ -1,0 +1,194 @@
+"""Properties of layouts, decided for every allowed value of their symbols.
+
+``compatible(S1, S2)``, ``injective(L)``, ``surjective(L, n)`` onto ``[0, n)``, ``bijective(L)`` onto
+``[0, size)``, ``equivalent(L1, L2)`` as functions on their domain (``extended``: on every non-negative 1-D
+coordinate, as CuTe evaluates past the domain along the last mode), ``in_bounds(L, extent)`` and
+``no_overflow(L, bits)`` of every intermediate of CuTe's index computation (``size``, each ``coord * stride`` and
+each partial sum of ``crd2idx``).
+
+Each property is a list of claims built from the operands; the engine proves or refutes them, and a refutation is
+replayed by rebuilding the claims on the operands with the counterexample's values substituted.  Surjectivity needs
+"for every k there is an i", which is not a single universal claim: it is proved through bijectivity or a
+quantified query, and refuted by counting (``size(L) < n``) or by a quantified query whose answer is replayed by
+enumeration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import z3
+
+from . import algebra
+from .claims import Claim, Replay, substitute_operand
+from .conditions import show
+from .engine import Engine, Item, _summarize, decide_all
+from .int_tuple import IntTuple, compatible, leaves
+from .integers import Bool, D, Int, and_, eq, ge, le, lt, max_, min_, ne, symbol
+from .layouts import Layout, size
+from .symbols import Symbols
+from .verdicts import PROVED, REFUTED, UNKNOWN, VALID, Counterexample, ObligationVerdict, Verdict
+
+_I, _J = symbol("#i"), symbol("#j")
+UNBOUNDED = D(2**62)
+
+
+def _range(n: Int) -> tuple[tuple[str, Int, Int], ...]:
+    return (("#i", D(0), n),)
+
+
+def _compatible(a: IntTuple, b: IntTuple) -> list[Claim]:
+    return [Claim("COMPATIBLE", "every leaf of S1 equals the size of the matching mode of S2",
+                  "int_tuple.hpp:485-506", (), compatible(a, b))]
+
+
+def _injective(layout: Layout) -> list[Claim]:
+    n = size(layout)
+    return [Claim("INJECTIVE", "L(i) != L(j) for i < j < size(L)", "layout.hpp", (("#i", D(0), n), ("#j", _I + 1, n)),
+                  ne(layout(_I), layout(_J)))]
+
+
+def _in_bounds(layout: Layout, extent: IntTuple) -> list[Claim]:
+    e = extent if isinstance(extent, Int) else size(extent)
+    i = layout(_I)
+    return [Claim("IN-BOUNDS", f"0 <= L(i) < {e} for every i < size(L)", "layout.hpp", _range(size(layout)),
+                  and_(ge(i, D(0)), lt(i, e)), None, i)]
+
+
+def _bijective(layout: Layout) -> list[Claim]:
+    return _injective(layout) + _in_bounds(layout, size(layout))
+
+
+def _equivalent(a: Layout, b: Layout, extended: bool = False) -> list[Claim]:
+    n = UNBOUNDED if extended else size(a)
+    return [Claim("EQUIV-SIZE", "size(L1) == size(L2)", "layout.hpp", (), eq(size(a), size(b))),
+            Claim("EQUIV", "L1(i) == L2(i) for every i" + (" >= 0" if extended else " < size"), "layout.hpp",
+                  _range(n), eq(a(_I), b(_I)), a(_I), b(_I))]
+
+
+def _no_overflow(layout: Layout, bits: int = 32) -> list[Claim]:
+    lo, hi = D(-(2 ** (bits - 1))), D(2 ** (bits - 1) - 1)
+    fits = lambda x: and_(ge(x, lo), le(x, hi))  # noqa: E731
+    shapes, strides = list(leaves(layout.shape)), list(leaves(layout.stride))
+    out: list[Claim] = []
+    prod: Int = D(1)
+    for k, s in enumerate(shapes):
+        prod = prod * s
+        out.append(Claim("OVF-SIZE", f"the product of the first {k + 1} extents (size) fits in int{bits}",
+                         "layout.hpp (size)", (), fits(prod)))
+    low, high = D(0), D(0)
+    for k, (s, d) in enumerate(zip(shapes, strides)):
+        term = (s - 1) * d
+        out.append(Claim("OVF-TERM", f"coord * stride of mode {k} fits in int{bits}", "stride.hpp (crd2idx)", (),
+                         fits(term)))
+        low = low + _min0(term)
+        high = high + _max0(term)
+        out.append(Claim("OVF-SUM", f"the partial sums of crd2idx up to mode {k} fit in int{bits}",
+                         "stride.hpp (crd2idx)", (), and_(fits(low), fits(high))))
+    return out
+
+
+def _min0(x: Int) -> Int:
+    return min_(x, D(0))
+
+
+def _max0(x: Int) -> Int:
+    return max_(x, D(0))
+
+
+BUILDERS: dict[str, Callable[..., list[Claim]]] = {
+    "compatible": _compatible, "injective": _injective, "bijective": _bijective, "equivalent": _equivalent,
+    "in_bounds": _in_bounds, "no_overflow": _no_overflow,
+}
+PROPERTIES = (*BUILDERS, "surjective")
+
+
+def _items(prop: str, args: Sequence[object], options: Mapping[str, object]) -> list[Item]:
+    builder = BUILDERS[prop]
+    built = builder(*args, **options)
+
+    def replay(values: Mapping[str, int], k: int) -> Replay:
+        concrete = [substitute_operand(a, values) for a in args]
+        c = builder(*concrete, **options)[k]
+        w = {name: values[name] for name in c.witnesses}
+        for name, lo, hi in c.ranges:
+            if not (int(lo.evaluate(w)) <= w[name] < int(hi.evaluate(w))):
+                return Replay(False)
+        ok = bool(c.holds.evaluate(w)) if c.holds.value is None else bool(c.holds.value)
+        exp = int(c.expected.evaluate(w)) if c.expected is not None else None
+        act = int(c.actual.evaluate(w)) if c.actual is not None else None
+        return Replay(not ok, exp, act)
+
+    return [Item(c.id, c.description, c.source, "property", True, c.ranges, c.holds,
+                 lambda values, k=k: replay(values, k)) for k, c in enumerate(built)]
+
+
+def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 10.0,
+          **options: object) -> Verdict:
+    """Decide ``prop(*args)`` for every value the assumptions allow: proved, refuted or unknown."""
+    inputs = tuple(show(a) for a in args)
+    assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
+    engine = Engine(symbols, timeout)
+    if prop == "surjective":
+        decisions = _surjective(engine, args[0], args[1])  # type: ignore[arg-type]
+    else:
+        decisions = decide_all(engine, _items(prop, args, options))
+    verdict, cex, reason = _summarize(decisions)
+    verdict = {VALID: PROVED, "invalid": REFUTED}.get(verdict, verdict)
+    return Verdict(prop, inputs, verdict, None, tuple(decisions), cex, reason, assumptions=assumptions)
+
+
+def _surjective(engine: Engine, layout: Layout, n: IntTuple) -> list[ObligationVerdict]:
+    target = n if isinstance(n, Int) else size(n)
+    count = Claim("SURJ-COUNT", f"size(L) >= {target}: enough coordinates to cover [0, n)", "layout.hpp", (),
+                  ge(size(layout), target))
+    count_item = Item(count.id, count.description, count.source, "property", True, (), count.holds,
+                      lambda v: Replay(int(size(layout.substitute(v))) < int(target.evaluate(v))))
+    first = decide_all(engine, [count_item])
+    if first[0].status != PROVED:
+        return first
+    desc = f"every k < {target} is L(i) for some i < size(L)"
+    # Sufficient: L, or L without its static-0-stride modes (the same image), maps [0, size) injectively into
+    # [0, n) and has size n (pigeonhole).
+    for part in (layout, algebra.filter(layout)):
+        if engine_proves(engine, eq(size(part), target)):
+            sub = decide_all(engine, _items("injective", [part], {}) + _items("in_bounds", [part, target], {}))
+            if all(d.status == PROVED for d in sub):
+                return [*first, ObligationVerdict("SURJ", desc, "layout.hpp", "property", "by bijectivity",
+                                                  PROVED, True)]
+    return [*first, _surjective_quantified(engine, layout, target, desc)]
+
+
+def engine_proves(engine: Engine, b: Bool) -> bool:
+    item = Item("AUX", "", "", "", False, (), b, lambda v: Replay(False))
+    return engine.decide(item, budget=engine.remaining() / 4).status == PROVED
+
+
+def _surjective_quantified(engine: Engine, layout: Layout, target: Int, desc: str) -> ObligationVerdict:
+    enc = engine.encoder
+    k, i = z3.Int("#k"), enc.var("#i")
+    li = enc.term(layout(_I))
+    missed = z3.ForAll([i], z3.Implies(z3.And(i >= 0, i < enc.term(size(layout))), li != k))
+    s = z3.Solver()
+    s.set("timeout", max(1, int(engine.remaining() * 1000)))
+    s.add(*enc.assumptions(), k >= 0, k < enc.term(target), missed)
+    r = s.check()
+    cond = f"for all k < {target}: exists i < size(L): L(i) == k"
+    if r == z3.unsat:
+        return ObligationVerdict("SURJ", desc, "layout.hpp", "property", cond, PROVED, True)
+    if r == z3.sat:
+        m = s.model()
+        values = enc.model_values(m, {sym.name for sym in engine.symbols})
+        kk = m.eval(k, model_completion=True).as_long()
+        concrete = layout.substitute(values)
+        nn = int(size(concrete))
+        if nn <= 1 << 20 and all(int(concrete(j)) != kk for j in range(nn)):
+            cex = Counterexample(values, "SURJ", None, kk, None, note=f"index {kk} is never reached")
+            return ObligationVerdict("SURJ", desc, "layout.hpp", "property", cond, REFUTED, True, cex)
+        return ObligationVerdict("SURJ", desc, "layout.hpp", "property", cond, UNKNOWN, True,
+                                 reason="the solver's missed index could not be replayed")
+    return ObligationVerdict("SURJ", desc, "layout.hpp", "property", cond, UNKNOWN, True,
+                             reason=f"the quantified query was not decided: {s.reason_unknown()}")
+
+
+__all__ = ["PROPERTIES", "check"]

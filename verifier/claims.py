@@ -18,13 +18,14 @@ postcondition here are decided on the obligations the algebra records.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from . import algebra
 from .errors import CuteRejection, UndefinedBehavior
-from .int_tuple import IntTuple, product, substitute_tuple
-from .integers import Bool, D, Int, and_, eq, ge, le, lt, ne, substitute, symbol
+from .int_tuple import IntTuple, leaves, product, substitute_tuple
+from .integers import Bool, Const, D, Int, and_, eq, ge, le, lt, ne, substitute, symbol
 from .layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
 from .obligations import Recorder
 
@@ -169,6 +170,64 @@ def _product(a: Layout, tiler: object) -> list[Claim]:
     return out
 
 
+def _recast(n: int, narrow: Layout, wide: Layout, ks: list[int], what: str) -> list[Claim]:
+    """Upcast / downcast address the same bytes (``docs/semantics.md``).  Leaf by leaf, narrow coordinate ``c``
+    lies in wide element ``c' = c / k`` at byte offset ``r = sum (c % k) * d``; if ``narrow(c) == N*wide(c') + r``
+    for every ``c``, the leaves divide and the offsets ``r`` enumerate ``[0, N)``, the two layouts address the
+    same bytes.  These conditions are sufficient, not necessary, so a refutation is confirmed by the concrete
+    postcondition of the algebra (``UP-POST`` / ``DN-POST``) before it is reported."""
+    src = "layout.hpp:1801-1891"
+    shapes, strides = list(leaves(narrow.shape)), list(leaves(narrow.stride))
+    wstrides = list(leaves(wide.stride))
+    offsets = [0]
+    for k, d in zip(ks, strides):
+        if k > 1:
+            offsets = [o + j * int(d) for o in offsets for j in range(k)]
+    out = [_same_size("RC-SIZE", f"{what}: N * size(wide) == size(narrow)", src, size(narrow), size(wide) * n),
+           _fact("RC-REM", f"{what}: the byte offsets inside one wide element are 0..N-1", src,
+                 Bool(Const(sorted(offsets) == list(range(n))), False))]
+    out += [_fact("RC-DIV", f"{what}: extent {k} divides narrow mode {m}", src, eq(shapes[m] % D(k), D(0)))
+            for m, k in enumerate(ks) if k > 1]
+    coord, left = [], _I
+    for m, s in enumerate(shapes):
+        coord.append(left % s if m < len(shapes) - 1 else left)
+        left = left / s
+    w = D(0)
+    r = D(0)
+    for c, k, d, wd in zip(coord, ks, strides, wstrides):
+        w = w + (c / D(k)) * wd if k > 1 else w + c * wd
+        r = r + (c % D(k)) * d if k > 1 else r
+    out.append(_claim("RC-POST", f"{what}: narrow(c) == N*wide(c / k) + offset, for every narrow coordinate", src,
+                      size(narrow), narrow(_I), w * n + r))
+    return out
+
+
+def _upcast(n: int, layout: Layout) -> list[Claim]:
+    r = algebra.upcast(n, layout)
+    ks = [(-(-n // abs(int(d)))) if d.static and int(d) != 0 else 1 for d in leaves(layout.stride)]
+    return _recast(n, layout, r, ks, f"upcast<{n}>")
+
+
+def _downcast(n: int, layout: Layout) -> list[Claim]:
+    r = algebra.downcast(n, layout)
+    ks = [n if d.is_constant(1) or d.is_constant(-1) else 1 for d in leaves(layout.stride)]
+    return _recast(n, r, layout, ks, f"downcast<{n}>")
+
+
+def _recast_layout(old: int, new: int, layout: Layout) -> list[Claim]:
+    g = math.gcd(old, new)
+    num, den = new // g, old // g
+    if num == 1 and den > 1:
+        return _downcast(den, layout)
+    if den == 1 and num > 1:
+        return _upcast(num, layout)
+    return []
+
+
+#: Claims that are sufficient but not necessary: a refutation is confirmed by the algebra's concrete verdict.
+CONFIRM_BY_ORACLE = {"RC-SIZE", "RC-REM", "RC-DIV", "RC-POST"}
+
+
 def _rename(c: Claim, where: str) -> Claim:
     return Claim(c.id, c.description + where, c.source, c.ranges, c.holds, c.expected, c.actual)
 
@@ -188,6 +247,9 @@ BUILDERS: dict[str, Callable[..., list[Claim]]] = {
     **{op: _product for op in _PRODUCTS},
     # blocked/raked products are logical_product of the rank-padded layouts with the modes re-paired: the same
     # indices, so the claims of that logical_product decide them.
+    "upcast": _upcast,
+    "downcast": _downcast,
+    "recast_layout": _recast_layout,
     "blocked_product": lambda a, b: _product(*_padded(a, b)),
     "raked_product": lambda a, b: _product(*_padded(a, b)),
 }

@@ -1,20 +1,20 @@
 """Operands of ported test cases, written in CuTe notation plus ``make_layout(S[,LayoutRight])`` and ``shape(S)``,
-and the all-static / all-dynamic variants of a case."""
+and the all-static / all-dynamic variants of a case.
+
+A variant changes every integer of the layouts, including the values of scaled-basis strides (``_1@0`` becomes
+``1@0``); a swizzle's parameters are template arguments and stay as written, and so does the offset of a composed
+layout (the ``_0`` that CuTe's ``composition(Swizzle, Layout)`` itself supplies)."""
 
 from __future__ import annotations
 
 import re
 
 from verifier import Layout, Tile, make_layout, parse, parse_int_tuple, parse_layout, parse_tile
+from verifier.basis import ScaledBasis
 from verifier.int_tuple import transform_leaf
 from verifier.integers import D, Int, S
 from verifier.layouts import Underscore
-
-UNSUPPORTED = re.compile(r"Sw<|@")
-
-
-def supported(args: list[str]) -> bool:
-    return not any(UNSUPPORTED.search(a) for a in args)
+from verifier.swizzle import ComposedLayout, Swizzle
 
 
 def parse_arg(text: str) -> object:
@@ -30,7 +30,9 @@ def parse_arg(text: str) -> object:
     return parse(text)
 
 
-def _leaf_variant(x: Int, variant: str) -> Int:
+def _leaf_variant(x: Int | ScaledBasis, variant: str) -> Int | ScaledBasis:
+    if isinstance(x, ScaledBasis):
+        return ScaledBasis(_leaf_variant(x.value, variant), x.modes)  # type: ignore[arg-type]
     if variant == "static":
         return S(int(x))
     if variant == "dynamic":
@@ -48,7 +50,9 @@ def variant_of(obj: object, variant: str) -> object:
         return Layout(transform_leaf(obj.shape, f), transform_leaf(obj.stride, f))
     if isinstance(obj, Tile):
         return Tile([variant_of(e, variant) for e in obj.elements])
-    if isinstance(obj, Underscore):
+    if isinstance(obj, ComposedLayout):
+        return ComposedLayout(variant_of(obj.outer, variant), obj.offset, variant_of(obj.inner, variant))  # type: ignore[arg-type]
+    if isinstance(obj, (Underscore, Swizzle)):
         return obj
     return transform_leaf(obj, lambda x: _leaf_variant(x, variant))  # type: ignore[arg-type]
 
@@ -57,4 +61,25 @@ def operands(args: list[str], variant: str) -> list[object]:
     return [variant_of(parse_arg(a), variant) for a in args]
 
 
-__all__ = ["operands", "parse_arg", "parse_layout", "supported", "variant_of"]
+__all__ = ["operands", "parse_arg", "parse_layout", "variant_of"]
+
+
+TEMPLATE_OPS = {"upcast": 1, "downcast": 1, "recast_layout": 2}
+
+
+def parametric(entry: dict) -> tuple[str, tuple[object, ...], tuple[int, ...]]:
+    """A ``tests/data/parametric_cases.json`` entry as (operation, operands with their symbols, template integers):
+    the leading integer arguments of upcast/downcast/recast_layout are ``N`` or the bit widths."""
+    op, args = entry["op"], list(entry["args"])
+    k = TEMPLATE_OPS.get(op, 0)
+    return op, tuple(operands(args[k:], "original")), tuple(int(a) for a in args[:k])
+
+
+def parametric_assignments(entry: dict) -> list[dict[str, int]]:
+    """Every assignment of the entry's symbols in its ``range`` that satisfies its ``assume`` relations."""
+    from verifier.cute_sweep import grid
+    from verifier.notation import parse_relation
+
+    rels = [parse_relation(r) for r in entry.get("assume", [])]
+    return [env for env in grid({k: tuple(v) for k, v in entry["range"].items()})
+            if all(rel.evaluate(env) for rel in rels)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from verifier.layouts import Layout
+from verifier.swizzle import ComposedLayout
 
 
 def compare(outcome, r) -> str | None:
@@ -23,7 +24,8 @@ def compare(outcome, r) -> str | None:
     res = outcome.result
     if str(res) != r.result:
         return f"printed {res} vs CuTe {r.result}"
-    if isinstance(res, Layout):
+    # A composed layout has a size when its innermost function is a layout (CuTe printed one).
+    if isinstance(res, Layout) or (isinstance(res, ComposedLayout) and r.size is not None):
         if (str(res.size()), str(res.cosize())) != (r.size, r.cosize):
             return f"size/cosize {res.size()}/{res.cosize()} vs CuTe {r.size}/{r.cosize}"
         if r.values is not None and tuple(res.values()) != r.values:

@@ -6,6 +6,8 @@ The public API is what this module exports; the modules behind it are private an
 * layouts:    ``Layout``, ``make_layout``, ``size``, ``cosize``, ``sublayout`` (``layout<I...>``), ``select``,
               ``take``, ``group``, ``flatten``, ``append``, ``prepend``, ``replace``;
 * notation:   ``parse_layout("(M,N):(_1,M)")``, ``parse_int_tuple``, ``parse_tile``, ``parse``; ``str()`` prints;
+* swizzles:   ``Swizzle(B, M, S)``, ``ComposedLayout`` / ``make_composed_layout`` (``Sw<2,0,-3> o _0 o L``), and
+              scaled-basis strides ``ScaledBasis`` / ``E(i...)`` (``_1@0``);
 * int tuples: CuTe's ``int_tuple.hpp`` functions (``crd2idx``, ``idx2crd``, ``compatible``, ...);
 * algebra:    ``composition``, ``complement``, ``logical_divide``, ``upcast`` ... exactly as CuTe 4.2 computes them,
               and ``apply(op, *args)``, which returns the result with the obligations the call incurred.
@@ -41,6 +43,7 @@ from .algebra import (
     zipped_divide,
     zipped_product,
 )
+from .basis import E, ScaledBasis
 from .errors import CuteRejection, LayoutError, LayoutSyntaxError, UndefinedBehavior
 from .int_tuple import (
     ceil_div,
@@ -82,6 +85,7 @@ from .layouts import (
 )
 from .notation import parse, parse_int_tuple, parse_layout, parse_relation, parse_shape, parse_tile
 from .obligations import Obligation
+from .swizzle import ComposedLayout, Swizzle, make_composed_layout
 from .symbols import Symbol, Symbols
 from .tables import print_1d, print_layout
 
@@ -100,4 +104,5 @@ __all__ = [
     "parse_relation", "parse_shape", "parse_tile", "prefix_product", "prepend", "print_1d", "print_layout",
     "product", "rank", "replace", "select", "shape", "shape_div", "size", "stride", "sublayout", "symbol", "take",
     "weakly_congruent",
+    "ComposedLayout", "E", "ScaledBasis", "Swizzle", "make_composed_layout",
 ]

@@ -9,8 +9,9 @@ unmerged modes, which is where CuTe goes silently wrong for run-time integers.
 CuTe's compile-time checks raise ``CuteRejection`` exactly when CuTe's ``static_assert`` fires.  The checks CuTe
 skips for dynamic values, the divisions it performs (undefined behaviour on zero), and the conditions that make a
 result correct are recorded as ``Obligation``s (see ``obligations.py``) while a ``Recorder`` is active;
-``apply(op, *args)`` runs an operation under one and returns both.  Swizzle and scaled-basis (``E<i>``) operands
-are not modelled yet.
+``apply(op, *args)`` runs an operation under one and returns both.  Swizzle and composed-layout operands of
+composition and the inverses take CuTe's overloads for them (``swizzle.py``); a scaled-basis (``E<i>``) right
+operand of composition takes the ScaledBasis branch (``basis.py``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import gcd as _gcd
 
+from . import swizzle as _swizzle
+from .basis import ScaledBasis, basis_get, coalesce_x_profile, coprofile, has_basis
+from .basis import composition_postcondition as basis_composition_postcondition
 from .errors import CuteRejection, LayoutError, UndefinedBehavior
 from .int_tuple import (
     IntTuple,
@@ -209,6 +213,8 @@ def filter(layout: Layout, profile: IntTuple | None = None) -> Layout:  # noqa: 
 def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) -> Layout:
     if type(rs) is tuple:  # right-distributivity over the modes of B (:1036-1039)
         return make_layout(*(_composition_impl(ls, ld, s, d) for s, d in zip(rs, rd)))  # type: ignore[arg-type]
+    if isinstance(rd, ScaledBasis):  # a scaled-basis B stride selects A's mode (:1041-1043)
+        return _composition_impl(basis_get(rd, ls), basis_get(rd, ld), rs, rd.value)  # type: ignore[arg-type]
     assert isinstance(rs, Int) and isinstance(rd, Int)
     if rd.is_constant(0):  # a static stride-0 B mode (:1045); a dynamic 0 does not take this branch
         return Layout(rs, rd)
@@ -318,7 +324,16 @@ def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
 
 def composition(a: Layout, b: Tiler) -> Layout:
     """``composition(A, B)``: B a layout, a by-mode tiler ``<B0,B1,...>`` (extra A modes are dropped), a shape,
-    an integer ``n`` (meaning ``n:_1``) or ``_`` (layout.hpp:1132-1161)."""
+    an integer ``n`` (meaning ``n:_1``) or ``_`` (layout.hpp:1132-1161). Swizzle and composed-layout operands
+    take CuTe's overloads for them (swizzle.py); a scaled-basis B coalesces A by B's coprofile (basis.py)."""
+    if _swizzle.is_swizzled(a) or _swizzle.is_swizzled(b):
+        return _swizzle.composition(a, b)  # type: ignore[return-value]
+    _swizzle.check_plain_composition(a, b)
+    if isinstance(b, Layout) and has_basis(b.stride):  # coalesce_x(lhs, coprofile(rhs)) (layout.hpp:1139)
+        flat = coalesce_x_profile(a, coprofile(b))
+        result = _composition_impl(flat.shape, flat.stride, b.shape, b.stride)
+        basis_composition_postcondition(a, b, result, POSTCONDITION_LIMIT)
+        return result
     if isinstance(b, Layout):
         flat = coalesce_x(a)
         result = _composition_impl(flat.shape, flat.stride, b.shape, b.stride)
@@ -443,6 +458,8 @@ def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
     """``right_inverse(L)`` (layout.hpp:1262-1303): only static strides take part; a mismatch is skipped."""
     if isinstance(layout, Underscore):
         return layout
+    if _swizzle.is_swizzled(layout):
+        return _swizzle.right_inverse(layout)  # type: ignore[return-value]
     lshape, lstride = _wrapped(coalesce(layout))
     pre = _preprod(lshape)
     idx = [i for i, d in enumerate(lstride) if d.static]
@@ -466,6 +483,8 @@ def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
     """``left_inverse(L)`` (layout.hpp:1321-1361): needs static strides; shapes are only read at the end."""
     if isinstance(layout, Underscore):
         return layout
+    if _swizzle.is_swizzled(layout):
+        return _swizzle.left_inverse(layout)  # type: ignore[return-value]
     lshape, lstride = _wrapped(coalesce(layout))
     pre = _preprod(lshape)
     if not all(d.static for d in lstride):
@@ -828,6 +847,7 @@ def apply(op: str, *args: object) -> Outcome:
     fn = OPERATIONS.get(op)
     if fn is None:
         raise LayoutError(f"unknown operation {op!r}; known: {', '.join(sorted(OPERATIONS))}")
+    _swizzle.check_operands(op, args)
     with Recorder() as rec:
         try:
             result = fn(*args)
@@ -856,11 +876,16 @@ def _symbolize(obj: object, counter: list[int] | None = None) -> object:
     counter = counter if counter is not None else [0]
 
     def leaf(x: Int) -> Int:
+        if isinstance(x, ScaledBasis):
+            return ScaledBasis(leaf(x.value), x.modes)  # type: ignore[return-value]
         if x.static or not x.concrete:
             return x
         counter[0] += 1
         return symbol(f"?rt{counter[0]}")
 
+    if isinstance(obj, _swizzle.ComposedLayout):
+        return _swizzle.ComposedLayout(_symbolize(obj.outer, counter), _symbolize(obj.offset, counter),  # type: ignore[arg-type]
+                                       _symbolize(obj.inner, counter))  # type: ignore[arg-type]
     if isinstance(obj, Layout):
         return Layout(transform_leaf(obj.shape, leaf), transform_leaf(obj.stride, leaf))
     if isinstance(obj, Tile):

@@ -26,9 +26,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .basis import ScaledBasis
 from .int_tuple import IntTuple
 from .integers import Const, Expr, Int, Op, Sym
 from .layouts import Layout, Tile, Underscore
+from .swizzle import ComposedLayout, Swizzle
 
 # Operations a generated case may call: CuTe's free functions of the layout algebra and its queries.
 CALLABLES = frozenset({
@@ -46,7 +48,7 @@ TEMPLATED = frozenset({"upcast", "downcast", "layout", "select", "take", "group"
 TAGS = frozenset({"LayoutLeft", "LayoutRight"})
 VALUE_LIMIT = 1 << 16
 # Part of every cache key: bump it when the way results are read from g++ or the program changes.
-HARNESS_VERSION = "2"
+HARNESS_VERSION = "4"
 
 
 class ToolMissing(RuntimeError):
@@ -187,7 +189,20 @@ class CppBuilder:
     def int_tuple(self, t: IntTuple, maker: str = "make_shape") -> str:
         if type(t) is tuple:
             return f"{maker}({', '.join(self.int_tuple(x, maker) for x in t)})"
+        if type(t) is ScaledBasis:  # v * E<i...> is ScaledBasis<decltype(v), i...> (arithmetic_tuple.hpp:395-401)
+            return f"({self.int(t.value)} * E<{','.join(str(int(n)) for n in t.modes)}>{{}})"
         return self.int(t)  # type: ignore[arg-type]
+
+    def swizzle(self, sw: Swizzle) -> str:
+        return f"Swizzle<{int(sw.bits)},{int(sw.base)},{int(sw.shift)}>{{}}"
+
+    def composed(self, c: ComposedLayout) -> str:
+        """``composition(Swizzle{}, layout)`` as CuTe's tests build it where that gives the same type (a non-identity
+        swizzle and a static ``_0`` offset), else ``make_composed_layout(a, offset, b)``."""
+        if (isinstance(c.outer, Swizzle) and not c.outer.identity and c.offset.is_constant(0)
+                and isinstance(c.inner, Layout)):
+            return f"composition({self.swizzle(c.outer)}, {self.layout(c.inner)})"
+        return f"make_composed_layout({self.operand(c.outer)}, {self.int(c.offset)}, {self.operand(c.inner)})"
 
     def layout(self, layout: Layout) -> str:
         return (f"make_layout({self.int_tuple(layout.shape, 'make_shape')}, "
@@ -199,6 +214,10 @@ class CppBuilder:
     def operand(self, x: object) -> str:
         if isinstance(x, Layout):
             return self.layout(x)
+        if isinstance(x, Swizzle):
+            return self.swizzle(x)
+        if isinstance(x, ComposedLayout):
+            return self.composed(x)
         if isinstance(x, Tile):
             return self.tile(x)
         if isinstance(x, Underscore):
@@ -260,12 +279,16 @@ static sigjmp_buf g_jump;
 static void on_signal(int) { siglongjmp(g_jump, 1); }
 
 template <class T> void emit_value(T const& v) {
-  if constexpr (cute::is_integral<T>::value) { printf("%lld", (long long)(v)); }
+  if constexpr (cute::is_scaled_basis<T>::value) { print(v); }  // is_integral, but a coordinate
+  else if constexpr (cute::is_integral<T>::value) { printf("%lld", (long long)(v)); }
   else { print(v); }
 }
+// A layout, or a composed layout whose innermost function is a layout (a swizzle has no size).
+template <class T> struct has_domain : cute::is_layout<T> {};
+template <class A, class O, class B> struct has_domain<cute::ComposedLayout<A, O, B>> : has_domain<B> {};
 template <class T> void emit(T const& r, long long limit) {
   printf("@@RESULT "); print(r); printf("\n");
-  if constexpr (cute::is_layout<T>::value) {
+  if constexpr (has_domain<T>::value) {
     printf("@@SIZE "); print(size(r)); printf("\n");
     printf("@@COSIZE "); print(cosize(r)); printf("\n");
     long long n = (long long)(size(r));
@@ -430,6 +453,7 @@ class CuteResult:
     size: str | None = None              # print(size(r)), e.g. "_8" or "8"
     cosize: str | None = None
     values: tuple[int, ...] | None = None  # r(i) for every 1-D coordinate (None if too many or not integral)
+    printed_values: tuple[str, ...] | None = None  # r(i) as CuTe prints it: "(_0,3)", "3@1" for scaled bases
 
     @property
     def ok(self) -> bool:
@@ -479,6 +503,7 @@ def _parse_output(stdout: str) -> dict[int, CuteResult]:
         elif line.startswith("@@END") and qid is not None:
             values = None
             raw = fields.get("VALUES")
+            printed = tuple(raw.split()) if raw is not None and "TOO_MANY" not in raw else None
             if raw is not None and "TOO_MANY" not in raw:
                 try:
                     values = tuple(int(v) for v in raw.split())
@@ -487,7 +512,7 @@ def _parse_output(stdout: str) -> dict[int, CuteResult]:
             blocks[qid] = CuteResult(
                 rejected="rejected" if "REJECTED" in fields else None,
                 ub="UB" in fields, result=fields.get("RESULT"), size=fields.get("SIZE"),
-                cosize=fields.get("COSIZE"), values=values)
+                cosize=fields.get("COSIZE"), values=values, printed_values=printed)
             qid = None
         elif line.startswith("@@") and qid is not None:
             tag, _, rest = line[2:].partition(" ")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Union
 
+from .basis import ScaledBasis
 from .errors import CuteRejection, LayoutError
 from .integers import (
     FALSE,
@@ -34,9 +35,12 @@ def is_tuple(t: object) -> bool:
 
 
 def as_int_tuple(t: object) -> IntTuple:
-    """Python ints become dynamic ``Int``s (as C++ ``int``s are); tuples are converted recursively."""
+    """Python ints become dynamic ``Int``s (as C++ ``int``s are); tuples are converted recursively. A scaled-basis
+    stride leaf (``_1@0``, ``basis.py``) is kept."""
     if type(t) is tuple:
         return tuple(as_int_tuple(x) for x in t)
+    if type(t) is ScaledBasis:
+        return t  # type: ignore[return-value]
     return as_int(t)  # type: ignore[arg-type]
 
 
@@ -373,7 +377,7 @@ def crd2crd(coord: IntTuple, src_shape: IntTuple, dst_shape: IntTuple) -> IntTup
 
 
 def substitute_tuple(t: IntTuple, values: Mapping[str, int]) -> IntTuple:
-    return transform_leaf(t, lambda x: substitute(x, values))
+    return transform_leaf(t, lambda x: x.substitute(values) if type(x) is ScaledBasis else substitute(x, values))
 
 
 def symbols_of(t: IntTuple) -> set[str]:

@@ -15,6 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Union
 
+from .basis import cosize as basis_cosize
+from .basis import crd2idx as basis_crd2idx
+from .basis import has_basis
 from .errors import CuteRejection, LayoutError
 from .int_tuple import (
     IntTuple,
@@ -76,6 +79,8 @@ class Layout:
         if not coord:
             raise LayoutError("a layout needs a coordinate")
         c = as_int_tuple(coord[0] if len(coord) == 1 else tuple(coord))
+        if has_basis(self.stride):  # scaled-basis strides: the value is a coordinate (basis.py)
+            return basis_crd2idx(c, self.shape, self.stride)  # type: ignore[return-value]
         return crd2idx(c, self.shape, self.stride)
 
     def __iter__(self):  # layouts are not containers; keep Python from iterating via __call__
@@ -127,6 +132,8 @@ def cosize(layout: Layout, *path: int) -> Int:
     """``cosize`` (layout.hpp:646-667): ``(_0 + Σ (s-_1)*|d|) + _1``, the extent of the codomain."""
     shape = get(layout.shape, *path)
     stride = get(layout.stride, *path)
+    if has_basis(stride):
+        return basis_cosize(Layout(shape, stride))
     m1 = transform_leaf(shape, lambda s: s - S(1))
     ab = transform_leaf(stride, abs_)
     return inner_product(m1, ab) + S(1)

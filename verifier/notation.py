@@ -9,6 +9,9 @@ Grammar (whitespace is ignored)::
     term     := unary (('*'|'/'|'%') unary)*
     unary    := '-' unary | atom
     atom     := '_' INT | '_-' INT | INT | NAME | '?' | FUNC '(' expr (',' expr)* ')' | '(' expr ')'
+    stride leaf := expr ('@' INT)*                    a scaled basis: '_1@0@1' is CuTe's E<1,0>
+    swizzle  := 'Sw' '<' ['-'] INT ',' ['-'] INT ',' ['-'] INT '>'
+    composed := swizzle 'o' layout | part 'o' expr 'o' part ('o' expr 'o' part)*     part := swizzle | layout
     relation := expr CMP expr (('&&'|'||') relation)*   (assumptions such as ``lda >= M``)
 
 ``_8`` is a static integer, ``8`` a dynamic value, ``M`` a named run-time symbol, ``?`` an anonymous one, and
@@ -25,6 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .basis import ScaledBasis
 from .errors import LayoutSyntaxError
 from .int_tuple import IntTuple, congruent, format_tuple, leaves, product
 from .integers import (
@@ -50,12 +54,15 @@ from .integers import max_ as _max
 from .integers import min_ as _min
 from .integers import signum as _signum
 from .layouts import UNDERSCORE, Layout, Tile, TileElement
+from .swizzle import ComposedLayout, Fn, Swizzle, compose3
 from .symbols import Symbols
 
 MAX_LENGTH = 64 * 1024
 MAX_DEPTH = 16
 MAX_OPERATORS = 256
 INT64_MAX = 2**63 - 1
+MAX_BASIS_MODE = 64
+MAX_SWIZZLE_PARAM = 64
 
 _TOKEN = re.compile(
     r"""
@@ -66,6 +73,7 @@ _TOKEN = re.compile(
   | (?P<under>_)
   | (?P<op2>&&|\|\||==|!=|<=|>=)
   | (?P<punct>[()<>,:+\-*/%?])
+  | (?P<at>@)
   | (?P<bad>.)
     """,
     re.VERBOSE | re.DOTALL,
@@ -109,6 +117,8 @@ class _Parser:
         self.operators = 0
         # Positions of the leaves of the tuple most recently parsed, in leaf order, for later validation.
         self.leaf_pos: dict[int, list[int]] = {}
+        # Scaled-basis leaves ('_1@0') are allowed while a stride is being parsed.
+        self.in_stride = False
 
     # -- token helpers ---------------------------------------------------------------------------------------
     @property
@@ -171,17 +181,115 @@ class _Parser:
             self.advance()
             self.leave()
             # '(e)' followed by an arithmetic operator is a parenthesised expression, not a rank-1 tuple.
-            if (len(items) == 1 and isinstance(items[0], Int) and self.tok.kind == "punct"
-                    and self.tok.text in "+-*/%"):
+            if (len(items) == 1 and isinstance(items[0], Int) and ((self.tok.kind == "punct"
+                    and self.tok.text in "+-*/%") or self.tok.kind == "at")):
                 del leaves_out[mark:]
                 value = self._continue_expr(items[0])
+                if self.tok.kind == "at":
+                    value = self._basis(value)  # type: ignore[assignment]
                 leaves_out.append((value, start))
                 return value
             return tuple(items)
         pos = t.pos
         value = self.expr()
+        if self.tok.kind == "at":
+            value = self._basis(value)  # type: ignore[assignment]
         leaves_out.append((value, pos))
         return value
+
+    def _basis(self, value: Int) -> ScaledBasis:
+        """``v@i@j``: a scaled-basis stride leaf; CuTe prints ``E<j,i>`` this way (arithmetic_tuple.hpp:474)."""
+        if not self.in_stride:
+            raise self.error("a scaled basis 'v@i' is only allowed as a stride")
+        modes: list[int] = []
+        while self.tok.kind == "at":
+            self.advance()
+            t = self.tok
+            if t.kind != "int":
+                raise self.error(f"expected a mode index (a non-negative integer) after '@', found "
+                                 f"{self.describe(t)}")
+            if int(t.text) > MAX_BASIS_MODE:
+                raise self.error(f"mode index {t.text} is larger than {MAX_BASIS_MODE}")
+            modes.append(int(self.advance().text))
+        return ScaledBasis(value, tuple(reversed(modes)))
+
+    # -- swizzles and composed layouts -------------------------------------------------------------------------
+    def at_swizzle(self) -> bool:
+        return self.tok.kind == "name" and self.tok.text == "Sw" and self.peek().text == "<"
+
+    def swizzle(self) -> Swizzle:
+        """``Sw<B,M,S>``; CuTe's own invariants (swizzle.hpp:61-63) raise ``CuteRejection``."""
+        start = self.advance().pos  # 'Sw'
+        self.advance()  # '<'
+        params: list[int] = []
+        for k, what in enumerate(("the bit count B", "the base M", "the shift S")):
+            if k:
+                if self.tok.text != "," or self.tok.kind != "punct":
+                    raise self.error(f"expected ',' and {what} in the swizzle Sw<B,M,S> opened at column "
+                                     f"{start + 1}, found {self.describe(self.tok)}")
+                self.advance()
+            sign = 1
+            if self.tok.kind == "punct" and self.tok.text == "-":
+                self.advance()
+                sign = -1
+            if self.tok.kind != "int":
+                raise self.error(f"expected {what} (an integer) in the swizzle Sw<B,M,S>, found "
+                                 f"{self.describe(self.tok)}")
+            v = int(self.tok.text)
+            if v > MAX_SWIZZLE_PARAM:
+                raise self.error(f"swizzle parameter {v} is larger than {MAX_SWIZZLE_PARAM}")
+            params.append(sign * v)
+            self.advance()
+        if self.tok.text != ">" or self.tok.kind != "punct":
+            raise self.error(f"expected '>' to close the swizzle Sw<B,M,S> opened at column {start + 1}, found "
+                             f"{self.describe(self.tok)}")
+        self.advance()
+        return Swizzle(*params)
+
+    def composed_part(self) -> tuple[Swizzle | Layout | Int, int]:
+        pos = self.tok.pos
+        if self.at_swizzle():
+            return self.swizzle(), pos
+        if self.tok.kind == "end":
+            raise self.error("expected a swizzle, a layout or an offset after 'o'")
+        save = self.i
+        part = self.int_tuple([])
+        if self.tok.text == ":":
+            self.i = save
+            return self.layout(), pos
+        if not isinstance(part, Int):
+            raise LayoutSyntaxError("a tuple is neither a layout nor an offset in a composed layout", self.text, pos)
+        return part, pos
+
+    def composed(self, first: tuple[Swizzle | Layout | Int, int] | None = None) -> Fn:
+        """``Sw<B,M,S> o L`` (CuTe's ``composition(Sw, L)``) or ``A o O o B [o O2 o B2 ...]`` (a ComposedLayout,
+        nested to the right as CuTe prints it)."""
+        parts = [first if first is not None else self.composed_part()]
+        while self.tok.kind == "name" and self.tok.text == "o":
+            self.advance()
+            parts.append(self.composed_part())
+        if len(parts) == 2:
+            (sw, pos), (lay, lpos) = parts
+            if not isinstance(sw, Swizzle):
+                raise LayoutSyntaxError("'X o L' needs a swizzle X = Sw<B,M,S>; a composed layout is A o OFFSET o B",
+                                        self.text, pos)
+            if not isinstance(lay, Layout):
+                raise LayoutSyntaxError("expected a layout Shape:Stride after 'Sw<B,M,S> o'", self.text, lpos)
+            return compose3(sw, S(0), lay)
+        if len(parts) % 2 == 0:
+            raise LayoutSyntaxError("a composed layout is A o OFFSET o B: expected 'o' and one more part",
+                                    self.text, parts[-1][1])
+        for k, (part, pos) in enumerate(parts):
+            if k % 2 == 1 and not isinstance(part, Int):
+                raise LayoutSyntaxError("expected an integer offset between the two functions of 'A o OFFSET o B'",
+                                        self.text, pos)
+            if k % 2 == 0 and isinstance(part, Int):
+                raise LayoutSyntaxError("expected a swizzle Sw<B,M,S> or a layout Shape:Stride, found an integer",
+                                        self.text, pos)
+        result: Fn = parts[-1][0]  # type: ignore[assignment]
+        for k in range(len(parts) - 3, -1, -2):
+            result = ComposedLayout(parts[k][0], parts[k + 1][0], result)  # type: ignore[arg-type]
+        return result
 
     # -- expressions -----------------------------------------------------------------------------------------
     def _continue_expr(self, left: Int) -> Int:
@@ -306,7 +414,9 @@ class _Parser:
         self.advance()
         stride_pos = self.tok.pos
         stride_leaves: list[tuple[Int, int]] = []
+        self.in_stride = True
         stride = self.int_tuple(stride_leaves)
+        self.in_stride = False
         if not congruent(shape, stride):
             raise LayoutSyntaxError(
                 f"shape {format_tuple(shape)} and stride {format_tuple(stride)} are not congruent "
@@ -423,13 +533,23 @@ def parse_tile(text: str, symbols: Symbols | None = None) -> Tile:
     return result
 
 
-def parse(text: str, symbols: Symbols | None = None) -> Layout | Tile | IntTuple:
-    """A layout, a tiler or an IntTuple, whichever ``text`` is."""
+def parse(text: str, symbols: Symbols | None = None) -> Layout | Tile | IntTuple | Fn:
+    """A layout, a tiler, an IntTuple, a swizzle ``Sw<B,M,S>`` or a composed layout ``Sw<B,M,S> o L`` /
+    ``A o OFFSET o B``, whichever ``text`` is."""
     p = _Parser(text, symbols)
     if p.tok.kind == "end":
         raise p.error("empty input")
+    if p.at_swizzle():
+        sw_pos = p.tok.pos
+        sw = p.swizzle()
+        if p.tok.kind == "name" and p.tok.text == "o":
+            composed = p.composed((sw, sw_pos))
+            p.at_end("composed layout")
+            return composed
+        p.at_end("swizzle")
+        return sw
     if p.tok.text == "<" and p.tok.kind == "punct":
-        result: Layout | Tile | IntTuple = p.tile()
+        result: Layout | Tile | IntTuple | Fn = p.tile()
         p.at_end("tiler")
         return result
     save = p.i
@@ -437,7 +557,12 @@ def parse(text: str, symbols: Symbols | None = None) -> Layout | Tile | IntTuple
     shape = p.int_tuple(leaves_out)
     if p.tok.text == ":":
         p.i = save
+        start = p.tok.pos
         result = p.layout()
+        if p.tok.kind == "name" and p.tok.text == "o":
+            result = p.composed((result, start))
+            p.at_end("composed layout")
+            return result
         p.at_end("layout")
         return result
     p.at_end("tuple")

@@ -10,11 +10,14 @@ The public API is what this module exports; the modules behind it are private an
               scaled-basis strides ``ScaledBasis`` / ``E(i...)`` (``_1@0``);
 * int tuples: CuTe's ``int_tuple.hpp`` functions (``crd2idx``, ``idx2crd``, ``compatible``, ...);
 * algebra:    ``composition``, ``complement``, ``logical_divide``, ``upcast`` ... exactly as CuTe 4.2 computes them,
-              and ``apply(op, *args)``, which returns the result with the obligations the call incurred.
+              and ``apply(op, *args)``, which returns the result with the obligations the call incurred;
+* partition:  ``slice_and_offset``, ``local_tile``, ``local_partition`` give the layout and pointer offset
+              (``OffsetLayout``) of the tensor view CuTe builds.
 """
 
 from .algebra import (
     OPERATIONS,
+    OffsetLayout,
     Outcome,
     apply,
     blocked_product,
@@ -27,6 +30,8 @@ from .algebra import (
     flat_divide,
     flat_product,
     left_inverse,
+    local_partition,
+    local_tile,
     logical_divide,
     logical_product,
     make_layout_like,
@@ -37,6 +42,8 @@ from .algebra import (
     raked_product,
     recast_layout,
     right_inverse,
+    slice_and_offset,
+    slice_layout,
     tiled_divide,
     tiled_product,
     upcast,
@@ -93,7 +100,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "OPERATIONS", "Obligation", "Outcome", "apply", "blocked_product", "coalesce", "complement", "composition",
-    "downcast", "filter", "filter_zeros", "flat_divide", "flat_product", "left_inverse", "logical_divide",
+    "downcast", "filter", "filter_zeros", "flat_divide", "flat_product", "left_inverse", "local_partition",
+    "local_tile", "logical_divide", "OffsetLayout", "slice_and_offset", "slice_layout",
     "logical_product", "make_layout_like", "make_ordered_layout", "max_common_layout", "max_common_vector",
     "nullspace", "raked_product", "recast_layout", "right_inverse", "tiled_divide", "tiled_product", "upcast",
     "zipped_divide", "zipped_product",

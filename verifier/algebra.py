@@ -28,6 +28,9 @@ from .int_tuple import (
     IntTuple,
     ceil_div,
     compact_major,
+    crd2crd,
+    crd2idx,
+    idx2crd,
     leaves,
     product,
     product_each,
@@ -45,6 +48,7 @@ from .integers import (
     ceil_div_int,
     eq,
     ge,
+    le,
     lt,
     min_,
     ne,
@@ -558,8 +562,8 @@ def _by_tiler(a: Layout, tiler: Tiler, with_layout: Callable[[Layout, Layout], L
 def logical_divide(a: Layout, tiler: Tiler) -> Layout:
     """``logical_divide(A, T)`` (layout.hpp:1555-1582): ``A o (T, complement(T, shape(coalesce(A))))``, or by mode
     for a tuple tiler (extra A modes are kept)."""
-    return _by_tiler(a, tiler, lambda x, t: composition(x, make_layout(t, complement(t, coalesce(x).shape))),
-                     "logical_divide", "layout.hpp:1572")
+    return _by_tiler(a, tiler, lambda x, t: _divide_postcondition(
+        x, t, composition(x, make_layout(t, complement(t, coalesce(x).shape)))), "logical_divide", "layout.hpp:1572")
 
 
 def zipped_divide(a: Layout, tiler: Tiler) -> Layout:
@@ -579,9 +583,8 @@ def flat_divide(a: Layout, tiler: Tiler) -> Layout:
 
 def logical_product(block: Layout, tiler: Tiler) -> Layout:
     """``logical_product(A, B)`` (layout.hpp:1649-1674): ``(A, complement(A, size(A)*cosize(B)) o B)``."""
-    return _by_tiler(block, tiler,
-                     lambda x, t: make_layout(x, composition(complement(x, size(x) * cosize(t)), t)),
-                     "logical_product", "layout.hpp:1666")
+    return _by_tiler(block, tiler, lambda x, t: _product_postcondition(
+        x, t, make_layout(x, composition(complement(x, size(x) * cosize(t)), t))), "logical_product", "layout.hpp:1666")
 
 
 def zipped_product(block: Layout, tiler: Tiler) -> Layout:
@@ -659,7 +662,7 @@ def _upcast(n: int, shape: IntTuple, stride: IntTuple) -> Layout:
 def upcast(n: int, layout: Layout) -> Layout:
     """``upcast<N>(L)``: the same memory in N-times wider elements. A dynamic stride is divided blindly."""
     _check_ratio(n, "upcast")
-    return _upcast(n, layout.shape, layout.stride)
+    return _recast_postcondition("UP-POST", n, _upcast(n, layout.shape, layout.stride), layout)
 
 
 def _downcast(n: int, shape: IntTuple, stride: IntTuple) -> Layout:
@@ -679,7 +682,7 @@ def downcast(n: int, layout: Layout) -> Layout:
     _check_ratio(n, "downcast")
     if not any(d.is_constant(1) for d in leaves(layout.stride)):
         raise CuteRejection("Downcast requires adjacent elements", "layout.hpp:1862")
-    return _downcast(n, layout.shape, layout.stride)
+    return _recast_postcondition("DN-POST", n, layout, _downcast(n, layout.shape, layout.stride))
 
 
 def recast_layout(old_bits: int, new_bits: int, layout: Layout) -> Layout:
@@ -716,7 +719,7 @@ def max_common_layout(a: Layout, b: Layout) -> Layout:
     return Layout(S(1), S(0))
 
 
-def max_common_vector(a: Layout, b: Layout) -> Int:
+def _max_common_vector(a: Layout, b: Layout) -> Int:
     """``max_common_vector`` (layout.hpp:1404-1416)."""
     common = coalesce(composition(a, right_inverse(b)))  # type: ignore[arg-type]
     s0 = common.shape[0] if type(common.shape) is tuple else common.shape
@@ -726,7 +729,7 @@ def max_common_vector(a: Layout, b: Layout) -> Int:
     return S(1)
 
 
-def nullspace(layout: Layout) -> Layout:
+def _nullspace(layout: Layout) -> Layout:
     """``nullspace`` (layout.hpp:1482-1508): the modes with a static ``_0`` stride (a dynamic 0 is missed)."""
     fs, fd = _flat(layout)
     iseq = [i for i, d in enumerate(fd) if d.is_constant(0)]
@@ -813,7 +816,278 @@ def tile_to_shape(block: Layout, target: IntTuple, order: IntTuple | str = "Layo
         ordered = make_layout(product_shape, order)
     else:
         ordered = make_ordered_layout(product_shape, order)
-    return blocked_product(padded, ordered)
+    return _tile_to_shape_postcondition(padded, target_shape, blocked_product(padded, ordered))
+
+
+# -- postconditions of divides, products, recasts, tile_to_shape, nullspace, max_common_vector ---------------------
+# Decided by enumeration on concrete values (sizes up to POSTCONDITION_LIMIT), like CMP-POST: each states what the
+# result must be for the layout the user asked for, independently of the algorithm CuTe ran. docs/semantics.md.
+
+
+def _post(ok: bool) -> Bool:
+    return Bool(Const(ok), False)
+
+
+def _as_static(layout: Layout) -> Layout:
+    return Layout(transform_leaf(layout.shape, lambda x: S(int(x))), transform_leaf(layout.stride, lambda x: S(int(x))))
+
+
+def _enumerable(*layouts: Layout) -> bool:
+    return all(x.concrete and int(size(x)) <= POSTCONDITION_LIMIT for x in layouts)
+
+
+def _reference_complement(layout: Layout, cotarget: int) -> Layout | None:
+    """``complement(L, cotarget)`` as the all-static algorithm gives it (no unmerged dynamic modes), or None when
+    CuTe rejects it or it is no complement: it must be strictly increasing, miss L's values (but at 0) and cover
+    the cotarget (complement.cpp:46-66). The contract's bound on its cosize is left out: a last mode rounded past
+    the cotarget changes neither a divide's tiles (DIV-EXACT sees the size) nor a product's placements. A negative
+    stride of an extent above 1 has no complement (CPL-3, spec §5)."""
+    if any(int(d) < 0 and int(x) != 1 for x, d in zip(leaves(layout.shape), leaves(layout.stride))):
+        return None
+    try:
+        with Recorder():
+            c = complement(_as_static(layout), S(cotarget))
+    except (CuteRejection, UndefinedBehavior):
+        return None
+    if not _enumerable(layout, c):
+        return c if int(size(c)) >= 1 else None
+    cv, lv = c.values(), set(layout.values())
+    ok = (all(x < y for x, y in zip(cv, cv[1:])) and not any(v in lv for v in cv[1:])
+          and int(cosize(make_layout(layout, c))) >= cotarget)
+    return c if ok else None
+
+
+def _divide_postcondition(a: Layout, t: Layout, r: Layout) -> Layout:
+    """DIV-EXACT and DIV-POST for ``logical_divide(A, T)`` by a layout T (per mode for a by-mode tiler)."""
+    record("DIV-EXACT", "the tiles cover A exactly, size(R) == size(A) (else the last tiles pad past A's end)",
+           "layout.hpp:1555-1563", NEVER, Bool(eq(size(r), size(a)).expr, False))
+    if not (a.concrete and t.concrete and r.concrete) or int(size(a)) > POSTCONDITION_LIMIT:
+        return r
+    c = _reference_complement(t, int(size(a)))
+    ok = False
+    if c is not None:
+        z = make_layout(t, c)
+        nz = int(size(z))
+        ok = nz == int(size(r))
+        if ok and nz <= POSTCONDITION_LIMIT:
+            ok = all(int(r(i)) == int(a(int(z(i)))) for i in range(nz))
+    record("DIV-POST", "R(i) == A(Z(i)) and size(R) == size(Z) for Z = (T, complement(T, size(A))), a complement "
+           "that meets its contract", "layout.hpp:1555-1563", NEVER, _post(ok))
+    return r
+
+
+def _product_postcondition(a: Layout, b: Layout, r: Layout) -> Layout:
+    """PRD-POST for ``logical_product(A, B)`` by a layout B (per mode for a by-mode tiler)."""
+    if not (a.concrete and b.concrete and r.concrete) or not _enumerable(a, b):
+        return r
+    sa, sb = int(size(a)), int(size(b))
+    c = _reference_complement(a, sa * int(cosize(b)))
+    ok = c is not None and int(size(r)) == sa * sb
+    if ok and sa * sb <= POSTCONDITION_LIMIT:
+        assert c is not None
+        bv = b.values()
+        # B places the copies of A inside C's domain; a B value outside it (a negative stride) has no place.
+        ok = all(0 <= v < int(size(c)) for v in bv) and all(
+            int(r(i)) == int(a(i % sa)) + int(c(bv[i // sa])) for i in range(sa * sb))
+    record("PRD-POST", "R(i) == A(i % size(A)) + C(B(i / size(A))) and size(R) == size(A)*size(B) for "
+           "C = complement(A, size(A)*cosize(B)) a complement, B's values in C's domain", "layout.hpp:1649-1657",
+           NEVER, _post(ok))
+    return r
+
+
+def _recast_postcondition(id: str, n: int, wide: Layout, narrow: Layout) -> Layout:
+    """UP-POST (``wide`` is the result) and DN-POST (``narrow`` is): the same bytes addressed, each wide element
+    covering N narrow ones: size(wide)*N == size(narrow), {N*wide(i)+k : k < N} == {narrow(j)} as multisets."""
+    result = wide if id == "UP-POST" else narrow
+    if not (wide.concrete and narrow.concrete):
+        return result
+    ok = int(size(wide)) * n == int(size(narrow))
+    if ok and _enumerable(narrow):
+        ok = sorted(n * int(wide(i)) + k for i in range(int(size(wide))) for k in range(n)) == sorted(narrow.values())
+    what = "upcast" if id == "UP-POST" else "downcast"
+    record(id, f"{what}<{n}> addresses the same bytes: each wide element is N consecutive narrow ones, none lost "
+           "or added", "layout.hpp:1801-1803", NEVER, _post(ok))
+    return result
+
+
+def _tile_to_shape_postcondition(block: Layout, target: IntTuple, r: Layout) -> Layout:
+    """TTS-POST: R has the target's mode sizes (``compatible(trg_shape, result)``, layout.hpp:1773) and is the
+    block repeated: R((x, y)) == block(x) + R((0, y)) for every block coordinate x and tile coordinate y."""
+    if not (block.concrete and r.concrete and all(x.concrete for x in leaves(target))):
+        return r
+    modes = _modes(r)
+    ok = len(modes) == len(target) and all(  # type: ignore[arg-type]
+        int(size(m)) == int(t) for m, t in zip(modes, target))  # type: ignore[call-overload]
+    if ok and _enumerable(r):
+        bs = [int(size(m.shape[0])) for m in modes]  # type: ignore[index]
+        ps = [int(size(m.shape[1])) for m in modes]  # type: ignore[index]
+
+        def coords(extents: list[int]) -> list[tuple[int, ...]]:
+            out: list[tuple[int, ...]] = [()]
+            for e in extents:
+                out = [(*c, k) for k in range(e) for c in out]
+            return out
+
+        for y in coords(ps):
+            origin = int(r(tuple((S(0), S(k)) for k in y)))
+            for x in coords(bs):
+                bx = tuple(S(i) for i in x)
+                expect = int(block(bx if type(block.shape) is tuple else bx[0])) + origin
+                if int(r(tuple((S(i), S(k)) for i, k in zip(x, y)))) != expect:
+                    ok = False
+                    break
+            if not ok:
+                break
+    record("TTS-POST", "the result has the target's mode sizes and is the block repeated: R(x,y) == block(x) + "
+           "R(0,y)", "layout.hpp:1764-1773", NEVER, _post(ok))
+    return r
+
+
+def nullspace(layout: Layout) -> Layout:
+    """``nullspace`` (layout.hpp:1482-1508): the modes with a static ``_0`` stride (a dynamic 0 is missed).
+    NUL-POST: ``L(R(i)) == 0`` and ``size(R)`` is the product of the extents of every zero-stride mode."""
+    result = _nullspace(layout)
+    if _enumerable(layout, result):
+        zero = product(tuple(s for s, d in zip(*_flat(layout)) if int(d) == 0))
+        ok = int(size(result)) == int(zero) and all(int(layout(int(result(i)))) == 0
+                                                    for i in range(int(size(result))))
+        record("NUL-POST", "L(R(i)) == 0, and R covers every zero-stride mode (a run-time 0 stride included)",
+               "layout.hpp:1477-1480", NEVER, _post(ok))
+    return result
+
+
+def max_common_vector(a: Layout, b: Layout) -> Int:
+    """``max_common_vector`` (layout.hpp:1404-1416). MCV-1: a and b have the same domain; MCV-POST: the first N
+    elements of memory are the same 1-D coordinates of both, within both domains."""
+    n = _max_common_vector(a, b)
+    record("MCV-1", "a and b cover the same domain: size(a) == size(b)", "layout.hpp:1396-1403", NEVER,
+           Bool(eq(size(a), size(b)).expr, False))
+    if n.concrete and _enumerable(a, b):
+        first = {}
+        for j in range(int(size(b))):
+            first.setdefault(int(b(j)), j)
+        ok = all(k in first and first[k] < int(size(a)) and int(a(first[k])) == k for k in range(int(n)))
+        record("MCV-POST", "for n < N: the coordinate j with b(j) == n lies in both domains and a(j) == n",
+               "layout.hpp:1398-1403", NEVER, _post(ok))
+    return n
+
+
+# -- slicing and partitioning (layout.hpp:689-703; underscore.hpp:95-133; tensor_impl.hpp:976-1110) -----------------
+
+Coord = IntTuple | Underscore | tuple
+
+
+@dataclass(frozen=True)
+class OffsetLayout:
+    """A tensor view as CuTe builds it when it slices: the new layout and the offset added to the pointer
+    (``make_tensor(data() + offset, layout)``, tensor_impl.hpp:237-239). Printed as CuTe prints a tensor,
+    ``offset o layout``."""
+
+    layout: Layout
+    offset: Int
+
+    def __str__(self) -> str:
+        return f"{self.offset} o {self.layout}"
+
+
+def _has_underscore(c: object) -> bool:
+    if isinstance(c, Underscore):
+        return True
+    return type(c) is tuple and any(_has_underscore(x) for x in c)
+
+
+def _lift_slice(c: object, t: IntTuple) -> list[IntTuple]:
+    """``detail::lift_slice`` (underscore.hpp:95-110): the elements of ``t`` under an ``_``, spliced flat."""
+    if type(c) is tuple:
+        if type(t) is not tuple or len(c) != len(t):
+            raise CuteRejection("Mismatched Ranks", "underscore.hpp:103")
+        return [x for ci, ti in zip(c, t) for x in _lift_slice(ci, ti)]
+    return [t] if isinstance(c, Underscore) else []
+
+
+def _slice_tuple(c: object, t: IntTuple) -> IntTuple:
+    """``slice(c, t)`` (underscore.hpp:114-130): ``slice(_, t) == t``; a tuple keeps what its ``_``s cover."""
+    if type(c) is tuple:
+        if type(t) is not tuple or len(c) != len(t):
+            raise CuteRejection("Mismatched Ranks", "underscore.hpp:121")
+        return tuple(x for ci, ti in zip(c, t) for x in _lift_slice(ci, ti))
+    return t if isinstance(c, Underscore) else ()
+
+
+def _underscore_as_zero(c: object) -> IntTuple:
+    # CuTe's Underscore is an Int<0> (underscore.hpp:41), so crd2idx reads every _ as a static 0.
+    if type(c) is tuple:
+        return tuple(_underscore_as_zero(x) for x in c)
+    return S(0) if isinstance(c, Underscore) else c  # type: ignore[return-value]
+
+
+def slice_layout(coord: Coord, layout: Layout) -> Layout:
+    """``slice(c, L)`` (layout.hpp:689-695): the modes of L under an ``_`` of ``c``, nested ones spliced."""
+    if not _has_underscore(coord):
+        raise LayoutError("slice: the coordinate has no '_' (CuTe would evaluate L(c), not slice)")
+    return Layout(_slice_tuple(coord, layout.shape), _slice_tuple(coord, layout.stride))
+
+
+def slice_and_offset(coord: Coord, layout: Layout) -> OffsetLayout:
+    """``slice_and_offset(c, L)`` (layout.hpp:698-703): ``slice(c, L)`` and ``crd2idx(c, L)`` with ``_`` as 0."""
+    sliced = slice_layout(coord, layout)
+    return OffsetLayout(sliced, crd2idx(_underscore_as_zero(coord), layout.shape, layout.stride))
+
+
+def _append_coord(coord: tuple, n: int) -> tuple:
+    """``append<N>(coord, _)`` (tuple_algorithms.hpp:778-799): pad with ``_`` to rank N."""
+    if len(coord) > n:
+        raise CuteRejection("static assertion failed: N > tuple_size<T>::value", "tuple_algorithms.hpp:787")
+    return coord + (Underscore(),) * (n - len(coord))
+
+
+def _repeat_underscore(n: int) -> Coord:
+    """``repeat<N>(_)`` (tuple_algorithms.hpp:715-727): ``_`` itself for N == 1."""
+    return Underscore() if n == 1 else (Underscore(),) * n
+
+
+def _bounds(coord: Coord, shape: IntTuple) -> Bool:
+    """IX-2: each integer of ``coord`` lies in the extent of the mode it indexes; an ``_`` takes the whole mode."""
+    if isinstance(coord, Underscore):
+        return Bool(Const(True), True)
+    if type(coord) is tuple:
+        return and_(*(_bounds(c, s) for c, s in zip(coord, shape)))  # type: ignore[arg-type]
+    return and_(le(S(0), coord), lt(coord, product(shape)))  # type: ignore[arg-type]
+
+
+def local_tile(layout: Layout, tiler: Tiler, coord: Coord) -> OffsetLayout:
+    """``local_tile(tensor, tiler, coord)`` = ``inner_partition`` (tensor_impl.hpp:976-1044) on the tensor's
+    layout: ``zipped_divide`` by the tiler, keep the tile mode, slice the rest mode at ``coord`` (a tuple is
+    padded with ``_`` to the rest mode's rank; an integer indexes the whole rest mode)."""
+    tiled = zipped_divide(layout, tiler)
+    r0, r1 = rank(tiled, 0), rank(tiled, 1)
+    rest = _append_coord(coord, r1) if type(coord) is tuple else coord
+    view = slice_and_offset((_repeat_underscore(r0), rest), tiled)
+    record("IX-2", "the tile coordinate lies inside the grid of tiles (else the tile is outside the tensor)",
+           "tensor_impl.hpp:990-996", NEVER, _bounds(rest, tiled.shape[1]))  # type: ignore[index]
+    return view
+
+
+def local_partition(layout: Layout, thr_layout: Layout, index: Int) -> OffsetLayout:
+    """``local_partition(tensor, thr_layout, index)`` (tensor_impl.hpp:1076-1087): ``outer_partition`` by
+    ``product_each(shape(thr_layout))`` at ``thr_layout.get_flat_coord(index)``: keep the rest mode (the
+    elements of that thread), slice the tile mode at the thread's coordinate."""
+    if not isinstance(thr_layout, Layout):
+        raise LayoutError("local_partition: the thread layout must be a Layout (CuTe takes Layout<Shape,Stride>)")
+    if not isinstance(index, Int):
+        raise CuteRejection("static assertion failed: is_integral<Index>::value", "tensor_impl.hpp:1083")
+    shp, std = thr_layout.shape, thr_layout.stride
+    record("IX-2", "the thread index lies in [0, size(thr_layout))", "tensor_impl.hpp:1079-1081", NEVER,
+           and_(le(S(0), index), lt(index, product(shp))))
+    hier = idx2crd(index, shp, std)  # get_hier_coord (layout.hpp:252): "only valid for compact layouts"
+    record("IX-3", "thr_layout maps the thread's coordinate back to its index (a compact thread layout)",
+           "layout.hpp:248-253", NEVER, _guarded(lambda: eq(crd2idx(hier, shp, std), index)))
+    r = rank(thr_layout)
+    flat = crd2crd(hier, shp, S(1) if r == 1 else (S(1),) * r)  # get_flat_coord (layout.hpp:263-265)
+    tiled = zipped_divide(layout, product_each(shp))
+    r0, r1 = rank(tiled, 0), rank(tiled, 1)
+    thr = _append_coord(flat, r0) if type(flat) is tuple else flat
+    return slice_and_offset((thr, _repeat_underscore(r1)), tiled)
 
 
 # -- one entry point for tools ---------------------------------------------------------------------------------------
@@ -823,7 +1097,7 @@ def tile_to_shape(block: Layout, target: IntTuple, order: IntTuple | str = "Layo
 class Outcome:
     """The result CuTe computes (or its rejection / undefined behaviour) and the obligations the call incurred."""
 
-    result: Layout | Int | None
+    result: Layout | Int | OffsetLayout | None
     obligations: tuple[Obligation, ...]
     rejection: CuteRejection | None = None
     undefined: str | None = None
@@ -838,7 +1112,8 @@ OPERATIONS: dict[str, Callable[..., object]] = {
     "raked_product": raked_product, "upcast": upcast, "downcast": downcast, "recast_layout": recast_layout,
     "max_common_vector": max_common_vector, "max_common_layout": max_common_layout, "nullspace": nullspace,
     "make_ordered_layout": make_ordered_layout, "make_layout_like": make_layout_like,
-    "tile_to_shape": tile_to_shape,
+    "tile_to_shape": tile_to_shape, "slice": slice_layout, "slice_and_offset": slice_and_offset,
+    "local_tile": local_tile, "local_partition": local_partition,
 }
 
 

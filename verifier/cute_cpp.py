@@ -40,7 +40,7 @@ CALLABLES = frozenset({
     "max_common_layout", "make_layout_like", "make_ordered_layout", "nullspace", "size", "cosize", "rank",
     "depth", "shape", "stride", "flatten", "compatible", "congruent", "weakly_congruent", "ceil_div", "shape_div",
     "elem_scale", "crd2idx", "idx2crd", "crd2crd", "make_layout", "make_shape", "make_stride", "make_tile",
-    "make_coord", "product", "evenly_divides", "round_up",
+    "make_coord", "product", "evenly_divides", "round_up", "local_tile", "local_partition", "slice_and_offset",
 })
 TEMPLATED = frozenset({"upcast", "downcast", "layout", "select", "take", "group", "append", "prepend",
                        "get", "size", "rank", "depth", "shape", "stride", "replace"})
@@ -48,7 +48,7 @@ TEMPLATED = frozenset({"upcast", "downcast", "layout", "select", "take", "group"
 TAGS = frozenset({"LayoutLeft", "LayoutRight"})
 VALUE_LIMIT = 1 << 16
 # Part of every cache key: bump it when the way results are read from g++ or the program changes.
-HARNESS_VERSION = "4"
+HARNESS_VERSION = "5"
 
 
 class ToolMissing(RuntimeError):
@@ -228,6 +228,16 @@ class CppBuilder:
             return f"{x}{{}}"
         raise TypeError(f"cannot generate C++ for {type(x).__name__}")
 
+    def coord(self, x: object) -> str:
+        """A coordinate: ``make_coord`` of integers and ``_`` (CuTe's Underscore) at any depth."""
+        if isinstance(x, Underscore):
+            return "_"
+        if type(x) is tuple:
+            return f"make_coord({', '.join(self.coord(e) for e in x)})"
+        if isinstance(x, Int):
+            return self.int(x)
+        raise TypeError(f"cannot generate a C++ coordinate for {type(x).__name__}")
+
     def call(self, fn: str, *args: str, template: Sequence[int] = ()) -> str:
         if template:
             if fn not in TEMPLATED:
@@ -253,6 +263,39 @@ def call_case(fn: str, *operands: object, template: Sequence[int] = (), label: s
     b = CppBuilder()
     args = [b.operand(x) for x in operands]
     return b.case(b.call(fn, *args, template=template), label)
+
+
+def tensor_case(fn: str, layout: Layout, *operands: object, coord: object = None, label: str = "") -> CppCase:
+    """A case that calls CuTe's tensor function ``fn`` (``local_tile``, ``local_partition``) on a tensor over a
+    counting iterator from 0 with ``layout``; ``coord`` (integers and ``_``) is passed last. The harness prints
+    the result tensor's layout and, as ``@@OFFSET``, the index its iterator has moved to."""
+    b = CppBuilder()
+    args = [f"make_tensor(counting_iterator<long long>(0), {b.layout(layout)})"]
+    args += [b.operand(x) for x in operands]
+    if coord is not None:
+        args.append(b.coord(coord))
+    return b.case(b.call(fn, *args), label)
+
+
+def slice_case(coord: object, layout: Layout, label: str = "") -> CppCase:
+    """A case that calls CuTe's ``slice_and_offset(coord, layout)``: the harness prints the sliced layout and the
+    offset (with its static/dynamic flag) as ``@@OFFSET``."""
+    b = CppBuilder()
+    c = b.coord(coord)
+    return b.case(b.call("slice_and_offset", c, b.layout(layout)), label)
+
+
+# The element types recast_layout may be instantiated with, by bit width (cute/numeric/int.hpp:91-100).
+RECAST_BITS = frozenset({1, 2, 4, 6, 8, 16, 32, 64, 128, 256})
+
+
+def recast_case(old_bits: int, new_bits: int, layout: Layout, label: str = "") -> CppCase:
+    """A case that calls ``recast_layout<uint_bit_t<Old>, uint_bit_t<New>>(layout)`` (layout.hpp:1870-1891)."""
+    if old_bits not in RECAST_BITS or new_bits not in RECAST_BITS:
+        raise ValueError(f"recast_layout: no CuTe element type of {old_bits} or {new_bits} bits")
+    b = CppBuilder()
+    return b.case(f"recast_layout<uint_bit_t<{int(old_bits)}>, uint_bit_t<{int(new_bits)}>>({b.layout(layout)})",
+                  label)
 
 
 def apply_case(layout: Layout, *coord: object, label: str = "") -> CppCase:
@@ -286,7 +329,9 @@ template <class T> void emit_value(T const& v) {
 // A layout, or a composed layout whose innermost function is a layout (a swizzle has no size).
 template <class T> struct has_domain : cute::is_layout<T> {};
 template <class A, class O, class B> struct has_domain<cute::ComposedLayout<A, O, B>> : has_domain<B> {};
-template <class T> void emit(T const& r, long long limit) {
+template <class T> struct is_layout_offset : cute::false_type {};
+template <class L, class O> struct is_layout_offset<cute::tuple<L, O>> : cute::is_layout<L> {};
+template <class T> void emit_result(T const& r, long long limit) {
   printf("@@RESULT "); print(r); printf("\n");
   if constexpr (has_domain<T>::value) {
     printf("@@SIZE "); print(size(r)); printf("\n");
@@ -296,6 +341,19 @@ template <class T> void emit(T const& r, long long limit) {
     if (n > limit) { printf(" TOO_MANY"); n = 0; }
     for (long long i = 0; i < n; ++i) { printf(" "); emit_value(r(int(i))); }
     printf("\n");
+  }
+}
+// A tensor over a counting iterator (its layout, and the index its iterator moved to), or a (layout, offset)
+// pair from slice_and_offset; anything else as it is.
+template <class T> void emit(T const& r, long long limit) {
+  if constexpr (cute::is_tensor<T>::value) {
+    printf("@@OFFSET %lld\n", (long long)(*r.data()));
+    emit_result(r.layout(), limit);
+  } else if constexpr (is_layout_offset<T>::value) {
+    printf("@@OFFSET "); print(get<1>(r)); printf("\n");
+    emit_result(get<0>(r), limit);
+  } else {
+    emit_result(r, limit);
   }
 }
 """
@@ -462,6 +520,7 @@ class CuteResult:
 
 @dataclass(frozen=True)
 class Query:
+    offset: str | None = None            # the offset a tensor slice adds to the pointer (slice_and_offset, local_*)
     case: int
     env: Mapping[str, int] = field(default_factory=dict)
 
@@ -512,7 +571,7 @@ def _parse_output(stdout: str) -> dict[int, CuteResult]:
             blocks[qid] = CuteResult(
                 rejected="rejected" if "REJECTED" in fields else None,
                 ub="UB" in fields, result=fields.get("RESULT"), size=fields.get("SIZE"),
-                cosize=fields.get("COSIZE"), values=values, printed_values=printed)
+                cosize=fields.get("COSIZE"), values=values, offset=fields.get("OFFSET"), printed_values=printed)
             qid = None
         elif line.startswith("@@") and qid is not None:
             tag, _, rest = line[2:].partition(" ")

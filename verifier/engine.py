@@ -31,6 +31,7 @@ from .conditions import derive_guard, show
 from .encoding import Encoder, Unencodable
 from .errors import UndefinedBehavior
 from .integers import Bool, D, Expr, Int, and_, format_expr, ne
+from .layouts import Tile
 from .obligations import NEVER, UB
 from .symbols import Symbols
 from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, ObligationVerdict, Verdict
@@ -233,6 +234,9 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
     if outcome.undefined is not None:
         return Verdict(op, inputs, INVALID, reason=f"undefined behaviour in CuTe: {outcome.undefined}",
                        assumptions=assumptions)
+    if any(_unmodelled(a) for a in args):
+        return Verdict(op, inputs, UNKNOWN, str(outcome.result), reason="the engine does not decide swizzled or "
+                       "scaled-basis (E<i>) operands yet; the algebra computes them exactly", assumptions=assumptions)
     items = items_for(op, args, outcome)
     engine = Engine(symbols, timeout)
     decisions = decide_all(engine, items)
@@ -243,6 +247,21 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
         guard = derive_guard(op, args, symbols, timeout=max(1.0, engine.remaining()))
         out = Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, guard, assumptions)
     return out
+
+
+def _unmodelled(arg: object) -> bool:
+    from .basis import ScaledBasis
+    from .int_tuple import leaves
+    from .layouts import Layout
+    from .swizzle import ComposedLayout, Swizzle
+
+    if isinstance(arg, ComposedLayout | Swizzle):
+        return True
+    if isinstance(arg, Layout):
+        return any(isinstance(x, ScaledBasis) for x in leaves(arg.stride))
+    if isinstance(arg, Tile):
+        return any(_unmodelled(e) for e in arg.elements)
+    return False
 
 
 def decide_all(engine: Engine, items: list[Item]) -> list[ObligationVerdict]:

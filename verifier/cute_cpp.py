@@ -21,7 +21,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -403,8 +403,8 @@ def _translation_unit(cases: Sequence[CppCase], rejected: set[int]) -> tuple[str
     return "\n".join(lines) + "\n", spans
 
 
-def _compile_command(src: Path, out: Path) -> list[str]:
-    cmd = [compiler(), "-std=c++17", "-O0", "-w", "-fmax-errors=200", f"-I{cute_include()}"]
+def _compile_command(src: Path, out: Path, flags: Sequence[str] = ()) -> list[str]:
+    cmd = [compiler(), "-std=c++17", "-O0", "-w", "-fmax-errors=200", *flags, f"-I{cute_include()}"]
     cmd += [f"-I{p}" for p in cuda_includes()]
     return cmd + [str(src), "-o", str(out)]
 
@@ -449,10 +449,18 @@ class Binary:
     rejected: dict[int, str]
 
 
-def build(cases: Sequence[CppCase]) -> Binary:
-    """Compile ``cases`` into one program (cached). Cases CuTe refuses are isolated and recorded as rejected."""
-    key_src, _ = _translation_unit(cases, set())
-    ident = "\0".join((HARNESS_VERSION, key_src, _compiler_version(), str(cute_include())))
+# Generates a program from the cases and the set of rejected ones: its text and each case's line span.
+TranslationUnit = Callable[[Sequence[CppCase], set[int]], tuple[str, dict[int, tuple[int, int]]]]
+
+
+def build(cases: Sequence[CppCase], unit: TranslationUnit | None = None, flags: Sequence[str] = ()) -> Binary:
+    """Compile ``cases`` into one program (cached). Cases CuTe refuses are isolated and recorded as rejected.
+
+    ``unit`` generates the program (default: the printing harness of ``run_cases``); ``flags`` are extra g++
+    options. Both are part of the cache key."""
+    unit = unit or _translation_unit
+    key_src, _ = unit(cases, set())
+    ident = "\0".join((HARNESS_VERSION, key_src, _compiler_version(), str(cute_include()), *flags))
     key = hashlib.sha256(ident.encode()).hexdigest()
     cdir = cache_dir()
     exe = cdir / f"{key[:32]}.bin"
@@ -465,9 +473,9 @@ def build(cases: Sequence[CppCase]) -> Binary:
         src = Path(tmp) / "cases.cpp"
         out = Path(tmp) / "cases.bin"
         for _attempt in range(len(cases) + 2):
-            text, spans = _translation_unit(cases, set(rejected))
+            text, spans = unit(cases, set(rejected))
             src.write_text(text)
-            proc = subprocess.run(_compile_command(src, out), capture_output=True, text=True, check=False)
+            proc = subprocess.run(_compile_command(src, out, flags), capture_output=True, text=True, check=False)
             if proc.returncode == 0:
                 break
             new = _attribute_errors(proc.stderr, spans, src.name)
@@ -512,6 +520,7 @@ class CuteResult:
     cosize: str | None = None
     values: tuple[int, ...] | None = None  # r(i) for every 1-D coordinate (None if too many or not integral)
     printed_values: tuple[str, ...] | None = None  # r(i) as CuTe prints it: "(_0,3)", "3@1" for scaled bases
+    offset: str | None = None            # the offset a tensor slice adds to the pointer (slice_and_offset, local_*)
 
     @property
     def ok(self) -> bool:
@@ -520,7 +529,6 @@ class CuteResult:
 
 @dataclass(frozen=True)
 class Query:
-    offset: str | None = None            # the offset a tensor slice adds to the pointer (slice_and_offset, local_*)
     case: int
     env: Mapping[str, int] = field(default_factory=dict)
 

@@ -23,14 +23,14 @@ The entry points are CuTe's overloads, each reproduced with its checks:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Union
 
 from .basis import add, has_basis
 from .errors import CuteRejection, LayoutError, UndefinedBehavior
 from .integers import Bool, Const, Int, S
 from .layouts import Layout, depth, rank
-from .obligations import NEVER, record
+from .obligations import NEVER, Recorder, record
 
 SW_SOURCE = "swizzle.hpp"
 _U32 = 1 << 32
@@ -347,16 +347,37 @@ def composition(a: object, b: object) -> Fn:
         return compose_layout_swizzle(a, b)
     if isinstance(b, ComposedLayout):  # layout_composed.hpp:379-389
         _require_zero_offset(b)
-        result = algebra.composition(algebra.composition(a, b.outer), b.inner)  # type: ignore[arg-type]
+        # The two inner compositions' own postconditions are replaced by the postcondition of the whole.
+        result = _without(POSTCONDITIONS, lambda: algebra.composition(algebra.composition(a, b.outer), b.inner))
         _composed_postcondition(a, b, result)
         return result  # type: ignore[return-value]
     raise LayoutError(f"composition: cannot use {b!r} as the right operand")
 
 
-def _composed_postcondition(a: Layout, b: ComposedLayout, r: object) -> None:
-    """``R(i) == A(B(i))`` for every i < size(B), decided on concrete values."""
-    from .algebra import POSTCONDITION_LIMIT
+# Postconditions of a sub-computation, superseded by the postcondition of the whole operation.
+POSTCONDITIONS = frozenset({"CMP-POST", "CMP-POST-SIZE", "RI-POST", "LI-3"})
 
+
+def _without(ids: frozenset[str], run: Callable[[], object]) -> object:
+    """Run ``run`` and record its obligations except those in ``ids``."""
+    with Recorder() as rec:
+        out = run()
+    for o in rec.obligations:
+        if o.id not in ids:
+            record(o.id, o.description, o.source, o.cute_checks, o.condition)
+    return out
+
+
+def _composed_postcondition(a: Layout, b: ComposedLayout, r: object) -> None:
+    """``size(R) == size(B)`` and ``R(i) == A(B(i))`` for every i < size(B), decided on concrete values."""
+    from .algebra import POSTCONDITION_LIMIT
+    from .integers import eq
+
+    try:
+        record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
+               eq(r.size(), b.size()))  # type: ignore[attr-defined]
+    except (LayoutError, UndefinedBehavior):
+        pass
     try:
         if not (a.concrete and b.concrete and getattr(r, "concrete", False)):
             return
@@ -427,7 +448,9 @@ def _inverse(x: Fn, which: str) -> Fn:
             return f  # a swizzle is its own inverse (swizzle_layout.hpp:373-387)
         if isinstance(f, ComposedLayout):
             return _inverse(f, which)
-        return algebra.right_inverse(f) if which == "right" else algebra.left_inverse(f)  # type: ignore[return-value]
+        # The inverse of a part has its own postcondition; the postcondition of the whole replaces it.
+        fn = algebra.right_inverse if which == "right" else algebra.left_inverse
+        return _without(POSTCONDITIONS, lambda: fn(f))  # type: ignore[return-value]
 
     if isinstance(x, Swizzle):
         return x

@@ -162,6 +162,15 @@ def _more_corpus() -> list[tuple[str, tuple, tuple]]:
             if c["op"] in MORE_OPS and _plain_ints(c)]
     out += [(op, args, t) for op, args, t in rnd.CASES if op in MORE_OPS]
     out += _tile_to_shape_corpus()
+    # Appended last so that the earlier translation units (chunks of 64 cases) keep their cache keys.
+    out += [(op, tuple(parse_layout(a) for a in args), t) for op, args, t in [
+        ("downcast", ("(_4,6):(_1,8)",), (2,)), ("downcast", ("(_8,3):(_1,_8)",), (4,)),
+        ("downcast", ("(3,_4):(16,_1)",), (2,)), ("downcast", ("(_4,2):(_-1,4)",), (2,)),
+        ("downcast", ("(_4,5):(_1,6)",), (2,)),
+        ("raked_product", ("(_2,_2):(_1,_2)", "(_3,_2):(_1,_3)"), ()),
+        ("raked_product", ("(_2,2):(_1,_2)", "(3,_2):(_1,3)"), ()),
+        ("flat_product", ("(_4,2):(_1,4)", "(_2,_2):(_1,_2)"), ()),
+        ("flat_product", ("(4,2):(_1,4)", "3:1"), ())]]
     return [(op, args, t) for op, args, t in out if all(not isinstance(a, Layout) or a.concrete for a in args)]
 
 

@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 
 from .cute_cpp import Binary, CppBuilder, CppCase, build
 from .errors import LayoutError
-from .int_tuple import symbols_of
+from .int_tuple import substitute_tuple, symbols_of
 from .integers import Int
 from .layouts import Layout, Tile
 
@@ -124,6 +124,8 @@ def grid(ranges: Mapping[str, tuple[int, int] | Sequence[int]]) -> list[dict[str
     names = list(ranges)
     spans = []
     for n in names:
+        if len(ranges[n]) != 2:
+            raise LayoutError(f"grid: the range of {n} must be [lo, hi], got {list(ranges[n])}")
         lo, hi = (int(x) for x in ranges[n])
         if lo > hi:
             raise LayoutError(f"grid: empty range {lo}..{hi} for {n}")
@@ -219,9 +221,6 @@ def _check_case(case: SweepCase) -> None:
 
 
 def _substituted(x: object, env: Mapping[str, int]) -> object:
-    """``x`` with symbols replaced by values (used to validate operands, and by tests)."""
-    from .int_tuple import substitute_tuple
-
     if isinstance(x, Layout):
         return x.substitute(env)
     if isinstance(x, Tile):
@@ -542,6 +541,22 @@ template <int K, class R, class F> int same_function(R const& r, ll n, ll const 
   }
   return ST_CORRECT;
 }
+// Two equal-sized multisets of values are equal: by counting when the values span a small range, else sorted.
+static bool same_multiset(std::vector<ll>& x, std::vector<ll>& y) {
+  if (x.size() != y.size()) return false;
+  if (y.empty()) return true;
+  auto mm = std::minmax_element(y.begin(), y.end());
+  ll lo = *mm.first, hi = *mm.second;
+  if (hi - lo <= 8 * (ll)y.size() + 4096) {
+    std::vector<int> count(hi - lo + 1, 0);
+    for (ll v : y) ++count[v - lo];
+    for (ll v : x) { if (v < lo || v > hi || --count[v - lo] < 0) return false; }
+    return true;
+  }
+  std::sort(x.begin(), x.end());
+  std::sort(y.begin(), y.end());
+  return x == y;
+}
 // The multiset {R(i) | i < n} equals {ref(digits of i) | i < n}.
 template <int K, class R, class F> int same_values(R const& r, ll n, ll const (&ds)[K], ll cap, F&& ref) {
   for (int k = 0; k < K; ++k) { if (ds[k] < 1) return n == 0 ? ST_CORRECT : ST_WRONG; }
@@ -549,9 +564,7 @@ template <int K, class R, class F> int same_values(R const& r, ll n, ll const (&
   std::vector<ll> x(n), y(n);
   ll d[K];
   for (ll i = 0; i < n; ++i) { x[i] = (ll)r(int(i)); digits(i, ds, d); y[i] = ref(d); }
-  std::sort(x.begin(), x.end());
-  std::sort(y.begin(), y.end());
-  return x == y ? ST_CORRECT : ST_WRONG;
+  return same_multiset(x, y) ? ST_CORRECT : ST_WRONG;
 }
 
 template <class A, class B, class R> int check_composition(A const& a, B const& b, R const& r, ll cap) {
@@ -607,9 +620,7 @@ template <class L, class R> int check_recast(L const& l, R const& r, ll num, ll 
   y.reserve(nl * den);
   for (ll i = 0; i < nr; ++i) { ll v = (ll)r(int(i)); for (ll k = 0; k < num; ++k) x.push_back(num * v + k); }
   for (ll j = 0; j < nl; ++j) { ll v = (ll)l(int(j)); for (ll k = 0; k < den; ++k) y.push_back(den * v + k); }
-  std::sort(x.begin(), x.end());
-  std::sort(y.begin(), y.end());
-  return x == y ? ST_CORRECT : ST_WRONG;
+  return same_multiset(x, y) ? ST_CORRECT : ST_WRONG;
 }
 """
 
@@ -704,7 +715,7 @@ def _check_env(case: SweepCase, env: Mapping[str, int], needed: set[str]) -> Non
 
 
 def sweep(cases: Sequence[SweepCase], assignments: Sequence[Sequence[Mapping[str, int]]], *,
-          cap: int = DEFAULT_CAP, chunk: int = 32, jobs: int | None = None,
+          cap: int = DEFAULT_CAP, chunk: int = 48, jobs: int | None = None,
           timeout: float = 3600.0) -> list[SweepResult]:
     """Run every case over its assignments (``assignments[k]`` for ``cases[k]``) in compiled CuTe and decide each
     result as described in the module docstring. Cases with the same C++ (the same static structure; symbols

@@ -237,3 +237,19 @@ def test_no_overflow_needs_bounds() -> None:
     assert v.verdict == REFUTED and v.counterexample.params["M"] * v.counterexample.params["N"] > 2**31 - 1
     args, sy = _problem(["(M,N):(_1,M)"], ["M <= 4096", "N <= 4096"])
     assert check("no_overflow", args, sy).verdict == PROVED
+
+
+def test_tile_to_shape_needs_the_block_to_divide_the_target() -> None:
+    args, sy = _problem(["(_4,_8):(_8,_1)", "(M,N)"])
+    v = verify("tile_to_shape", args, sy)
+    assert v.verdict == INVALID and v.counterexample.obligation == "TTS-SIZE"
+    assert not valid_at("tile_to_shape", args, v.counterexample.params)
+    assert v.guard is not None and v.guard.condition == "M % 4 == 0 and N % 8 == 0"
+
+
+def test_without_a_symbolic_postcondition_valid_is_never_claimed() -> None:
+    # filter and nullspace record no obligations on symbolic layouts: nothing proved, so nothing is claimed.
+    for op, text in [("filter", "(M,_2):(_1,_0)"), ("nullspace", "(M,_2):(_1,_0)")]:
+        args, sy = _problem([text])
+        v = verify(op, args, sy)
+        assert v.verdict == UNKNOWN and "no symbolic postcondition" in v.reason, (op, v.verdict)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from . import algebra
 from .errors import CuteRejection, UndefinedBehavior
-from .int_tuple import IntTuple, leaves, product, substitute_tuple
+from .int_tuple import IntTuple, leaves, product, product_each, substitute_tuple
 from .integers import Bool, Const, D, Int, and_, eq, ge, le, lt, ne, substitute, symbol
 from .layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
 from .obligations import Recorder
@@ -224,6 +224,26 @@ def _recast_layout(old: int, new: int, layout: Layout) -> list[Claim]:
     return []
 
 
+def _tile_to_shape(block: Layout, target: object, order: object = "LayoutLeft") -> list[Claim]:
+    """Mode k of the result is (block mode k, tile count): it has the target's extent and is block mode k repeated,
+    ``R_k(i) == block_k(i % b) + R_k(i - i % b)`` with ``b = size(block_k)``.  Together over the modes this is the
+    algebra's TTS-POST (``R(x,y) == block(x) + R(0,y)``): fix every other mode at 0 to see it is also necessary."""
+    r = algebra.tile_to_shape(block, target, order)  # type: ignore[arg-type]
+    trg = target.shape if isinstance(target, Layout) else target
+    extents = product_each(trg)  # type: ignore[arg-type]
+    extents = extents if type(extents) is tuple else (extents,)
+    modes = algebra._modes(r)
+    padded = algebra._modes(algebra._append_to(block, len(modes)))
+    out: list[Claim] = []
+    src = "layout.hpp:1764-1773"
+    for k, (rk, bk, t) in enumerate(zip(modes, padded, extents)):
+        b = size(bk)
+        out += [_same_size("TTS-SIZE", f"mode {k} of the result has the target's extent", src, t, size(rk)),
+                _claim("TTS-POST", f"mode {k} of the result is block mode {k} repeated", src, size(rk),
+                       bk(_I % b) + rk((_I / b) * b), rk(_I))]
+    return out
+
+
 #: Claims that are sufficient but not necessary: a refutation is confirmed by the algebra's concrete verdict.
 CONFIRM_BY_ORACLE = {"RC-SIZE", "RC-REM", "RC-DIV", "RC-POST"}
 
@@ -250,6 +270,7 @@ BUILDERS: dict[str, Callable[..., list[Claim]]] = {
     "upcast": _upcast,
     "downcast": _downcast,
     "recast_layout": _recast_layout,
+    "tile_to_shape": _tile_to_shape,
     "blocked_product": lambda a, b: _product(*_padded(a, b)),
     "raked_product": lambda a, b: _product(*_padded(a, b)),
 }

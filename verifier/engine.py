@@ -191,15 +191,28 @@ def _oracle_replay(op: str, args: Sequence[object], k: int, values: Mapping[str,
     return r if wrong else Replay(False)
 
 
-def _obligation_items(op: str, outcome: algebra.Outcome, have_claims: bool) -> list[Item]:
+def _obligation_items(op: str, args: Sequence[object], outcome: algebra.Outcome, have_claims: bool) -> list[Item]:
     items = []
     for ob in outcome.obligations:
         if have_claims and ob.id in _SUPERSEDED:
             continue
         deciding = ob.cute_checks == UB or (not have_claims and ob.cute_checks == NEVER)
         cond = ob.condition
+
+        def replay(values: Mapping[str, int], cond: Bool = cond, ub: bool = ob.cute_checks == UB) -> Replay:
+            if cond.evaluate(values):
+                return Replay(False)
+            if ub:
+                return Replay(True)
+            # Without a postcondition of its own, a failing condition is reported only where the algebra's
+            # concrete postcondition confirms that CuTe's result is wrong.
+            try:
+                return Replay(not valid_at(op, args, values))
+            except claims.TooLarge:
+                return Replay(False)
+
         items.append(Item(ob.id, ob.description, ob.source, ob.cute_checks, deciding, (), cond,
-                          lambda values, cond=cond: Replay(not cond.evaluate(values))))
+                          replay if not have_claims else lambda values, cond=cond: Replay(not cond.evaluate(values))))
     return items
 
 
@@ -219,7 +232,7 @@ def _div0_item(divisors: list[Expr]) -> Item:
 def items_for(op: str, args: Sequence[object], outcome: algebra.Outcome) -> list[Item]:
     """What must be decided for ``op(*args)``: its claims, then the obligations the algebra recorded."""
     built = claims.build(op, args)
-    return _claim_items(op, args, built) + _obligation_items(op, outcome, bool(built))
+    return _claim_items(op, args, built) + _obligation_items(op, args, outcome, bool(built))
 
 
 def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
@@ -241,12 +254,21 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
     engine = Engine(symbols, timeout)
     decisions = decide_all(engine, items)
     verdict, cex, reason = _summarize(decisions)
+    if verdict == VALID and not claims.has_postcondition(op) and not _decided_post(decisions):
+        # Proving the obligations is not a proof of the result: this operation's postcondition is decided only
+        # on concrete values.
+        verdict, reason = UNKNOWN, f"{op} has no symbolic postcondition; its obligations hold"
     result = str(outcome.result)
     out = Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, assumptions=assumptions)
     if derive and verdict == INVALID and any(True for _ in symbols):
         guard = derive_guard(op, args, symbols, timeout=max(1.0, engine.remaining()))
         out = Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, guard, assumptions)
     return out
+
+
+def _decided_post(decisions: Sequence[ObligationVerdict]) -> bool:
+    """The algebra decided a postcondition on concrete values (``*-POST``) and it holds."""
+    return any(d.id.endswith("POST") and d.status == PROVED and d.deciding for d in decisions)
 
 
 def _unmodelled(arg: object) -> bool:
@@ -299,7 +321,8 @@ def _summarize(decisions: Sequence[ObligationVerdict]) -> tuple[str, Counterexam
 def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: int = 1 << 16) -> bool:
     """Concrete ground truth from our model: CuTe's result at these values is correct and free of UB.
 
-    Raises ``claims.TooLarge`` when the postcondition would need more than ``limit`` evaluations."""
+    Raises ``claims.TooLarge`` when the postcondition would need more than ``limit`` evaluations, or when the
+    operation has no postcondition here and the algebra recorded none at these values (too large to enumerate)."""
     concrete = [claims.substitute_operand(a, values) for a in args]
     outcome = algebra.apply(op, *concrete)
     if outcome.rejection is not None or outcome.undefined is not None:
@@ -309,7 +332,10 @@ def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: 
     try:
         built = claims.build(op, concrete)
         if not built:
-            return not any(o.status == "fails" for o in outcome.obligations if o.cute_checks == NEVER)
+            posts = [o for o in outcome.obligations if o.id.endswith("POST")]
+            if not posts:
+                raise claims.TooLarge(f"{op}: no concrete postcondition recorded at these values")
+            return all(o.status == "holds" for o in posts)
         return all(claims.first_failure(c, limit) is None for c in built)
     except UndefinedBehavior:
         return False

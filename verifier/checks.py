@@ -22,7 +22,7 @@ import z3
 from . import algebra
 from .claims import Claim, Replay, substitute_operand
 from .conditions import show
-from .engine import Engine, Item, _summarize, decide_all
+from .engine import Engine, Item, decide_all, summarize
 from .int_tuple import IntTuple, compatible, leaves
 from .integers import Bool, D, Int, and_, eq, ge, le, lt, max_, min_, ne, symbol
 from .layouts import Layout, size
@@ -133,7 +133,7 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
         decisions = _surjective(engine, args[0], args[1])  # type: ignore[arg-type]
     else:
         decisions = decide_all(engine, _items(prop, args, options))
-    verdict, cex, reason = _summarize(decisions)
+    verdict, cex, reason = summarize(decisions)
     verdict = {VALID: PROVED, "invalid": REFUTED}.get(verdict, verdict)
     return Verdict(prop, inputs, verdict, None, tuple(decisions), cex, reason, assumptions=assumptions)
 

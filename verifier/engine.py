@@ -253,7 +253,7 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
     items = items_for(op, args, outcome)
     engine = Engine(symbols, timeout)
     decisions = decide_all(engine, items)
-    verdict, cex, reason = _summarize(decisions)
+    verdict, cex, reason = summarize(decisions)
     if verdict == VALID and not claims.has_postcondition(op) and not _decided_post(decisions):
         # Proving the obligations is not a proof of the result: this operation's postcondition is decided only
         # on concrete values.
@@ -305,7 +305,7 @@ def decide_all(engine: Engine, items: list[Item]) -> list[ObligationVerdict]:
     return out
 
 
-def _summarize(decisions: Sequence[ObligationVerdict]) -> tuple[str, Counterexample | None, str | None]:
+def summarize(decisions: Sequence[ObligationVerdict]) -> tuple[str, Counterexample | None, str | None]:
     deciding = [d for d in decisions if d.deciding]
     refuted = [d for d in deciding if d.status == REFUTED]
     if refuted:

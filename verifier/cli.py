@@ -159,8 +159,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--bits", type=int, choices=(32, 64), default=32, help="no_overflow: the index width")
     _common(c)
     c.set_defaults(func=cmd_check)
+    from . import spec_cli
     from .algebra import OPERATIONS
 
+    spec_cli.add_parser(sub)
     for op in OPERATIONS:
         o = sub.add_parser(op, help=f"is CuTe's {op} valid for every allowed value?")
         o.add_argument("args", nargs="+", help="operands in CuTe notation (layouts, <...> tilers, shapes)")

@@ -304,14 +304,14 @@ def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple
     if "timeout" in data:
         timeout = _timeout(f, ("timeout",), data["timeout"])
     for k, inc in enumerate(_strings(f, ("include",), data.get("include", []))):
-        _load_file(path.parent / inc, suite, (*stack, resolved), (f, ("include", k) if k else ("include",)))
+        _load_file(path.parent / inc, suite, (*stack, resolved), (f, ("include", k)))
     symbols = data.get("symbols", {})
     if not isinstance(symbols, dict):
         raise f.error(("symbols",), "must be a table of symbol declarations, e.g. M = { min = 1, max = 65536 }")
     for name, decl in symbols.items():
         _declare(f, suite, name, decl)
     for k, text in enumerate(_strings(f, ("assume",), data.get("assume", []))):
-        suite.relations.append((text, f, ("assume", k) if k else ("assume",)))
+        suite.relations.append((text, f, ("assume", k)))
     checks = data.get("check", [])
     if not isinstance(checks, list) or not all(isinstance(c, dict) for c in checks):
         raise f.error(("check",), "must be an array of tables: [[check]]")
@@ -358,7 +358,9 @@ def _declare(f: _File, suite: _Suite, name: str, decl: object) -> None:
     if not _NAME.fullmatch(name):
         raise f.error(key, f"{name!r} is not a symbol name (a letter, then letters, digits or _)")
     if not isinstance(decl, dict):
-        raise f.error(key, "must be a table of assumptions, e.g. { min = 1, max = 65536, multiple_of = 8 }")
+        hint = (f" (a key after [symbols] belongs to that table: put {name} = ... before [symbols])"
+                if name in _TOP_KEYS else "")
+        raise f.error(key, f"must be a table of assumptions, e.g. {{ min = 1, max = 65536, multiple_of = 8 }}{hint}")
     for k in decl:
         if k not in _SYMBOL_KEYS:
             raise f.error((*key, k), f"unknown assumption {k!r}; a symbol has {', '.join(_SYMBOL_KEYS)}")

@@ -37,6 +37,7 @@ cache key.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -98,21 +99,13 @@ class Check:
         """The parsed operands over a table of the symbols they use, with the relations that concern them."""
         table = _Scoped(strict=True, declared={s.name: s for s in self.symbols})
         args = problems.operands(self.op, self.args, table)
-        # The scope's relations that share a symbol with the operands (transitively): dropping the others cannot
-        # change the verdict, keeping them would only add unrelated symbols to the counterexamples.
-        names = {text: _relation_names(text, self.symbols) for text in self.relations}
-        used, chosen = set(table.table), []
-        grew = True
-        while grew:
-            grew = False
-            for text in self.relations:
-                if text not in chosen and names[text] & used:
-                    chosen.append(text)
-                    used |= names[text]
-                    grew = True
+        used = set(table.table) | {n for text in self.assume for n in _relation_names(text, self.symbols)}
+        chosen = relevant_relations(self.symbols, self.relations, frozenset(used))
+        for text in chosen:
+            used |= _relation_names(text, self.symbols)
         for name in sorted(used):
             table.lookup(name)
-        problems.assume(table, [t for t in self.relations if t in chosen], "assume")
+        problems.assume(table, chosen, "assume")
         problems.assume(table, self.assume, "assume")
         args = problems.substitute(args, table, dict(self.params))
         if self.is_property:
@@ -135,6 +128,66 @@ class _Scoped(Symbols):
 def _relation_names(text: str, symbols: Sequence[Symbol]) -> set[str]:
     table = _Scoped(strict=True, declared={s.name: s for s in symbols})
     return set(parse_relation(text, table).expr.symbols())
+
+
+@functools.lru_cache(maxsize=4096)
+def relevant_relations(symbols: tuple[Symbol, ...], relations: tuple[str, ...], used: frozenset[str]
+                       ) -> tuple[str, ...]:
+    """The relations a problem over the symbols ``used`` must assume: those over ``used`` alone, and each group of
+    relations linking ``used`` to other symbols unless the engine proves the group does not narrow ``used``.
+
+    ``ldA >= M`` with ``1 <= ldA <= 65536`` allows every ``M`` in ``1..65536``, so a check of ``M`` alone drops it
+    (and ``ldA``); with ``ldA <= 1024`` it does narrow ``M`` and is kept.  Dropping only what provably leaves the
+    allowed values of ``used`` unchanged keeps every verdict the same.
+    """
+    names = {t: _relation_names(t, symbols) for t in relations}
+    inside = set(used)
+    while True:
+        chosen = [t for t in relations if names[t] <= inside]
+        for group in _groups([t for t in relations if t not in chosen], names, inside):
+            if any(names[t] & inside for t in group) and not _harmless(symbols, chosen, group, inside, names):
+                inside |= set().union(*(names[t] for t in group))
+                break
+        else:
+            return tuple(chosen)
+
+
+def _groups(rest: list[str], names: Mapping[str, set[str]], inside: set[str]) -> list[list[str]]:
+    """The relations in ``rest`` grouped by the symbols outside ``inside`` that they share."""
+    groups: list[tuple[set[str], list[str]]] = []
+    for t in rest:
+        outside, members = names[t] - inside, [t]
+        for g in [g for g in groups if g[0] & outside]:
+            groups.remove(g)
+            outside |= g[0]
+            members = g[1] + members
+        groups.append((outside, members))
+    return [sorted(g[1], key=rest.index) for g in groups]
+
+
+def _harmless(symbols: tuple[Symbol, ...], chosen: list[str], group: list[str], inside: set[str],
+              names: Mapping[str, set[str]]) -> bool:
+    """The engine proves: every value of ``inside`` that its own assumptions allow extends to values of the group's
+    other symbols that satisfy the group (undecided within a second: not harmless)."""
+    import z3
+
+    from .encoding import Encoder, Unencodable
+
+    outside = set().union(*(names[t] for t in group)) - inside
+    table = _Scoped(strict=True, declared={s.name: s for s in symbols})
+    for n in sorted(inside | outside):
+        table.lookup(n)
+    enc = Encoder(table, {})
+    try:
+        mine = [enc.boolean(parse_relation(t, table)) for t in chosen]
+        theirs = [enc.boolean(parse_relation(t, table)) for t in group]
+    except Unencodable:
+        return False
+    s = z3.Solver()
+    s.set("timeout", 1000)
+    s.add(*enc.assumptions(inside), *mine,
+          z3.ForAll([enc.var(n) for n in sorted(outside)], z3.Not(z3.And(*enc.assumptions(outside), *theirs))))
+    return s.check() == z3.unsat
 
 
 # -- where keys are -------------------------------------------------------------------------------------------

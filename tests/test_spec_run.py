@@ -99,10 +99,14 @@ def test_example_sarif_is_valid_sarif_2_1_0(example) -> None:
     log = json.loads(text)
     schema = json.loads(SCHEMA.read_text())
     jsonschema.Draft7Validator.check_schema(schema)
-    jsonschema.Draft7Validator(schema).validate(log)
+    validator = jsonschema.Draft7Validator(schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
+    validator.validate(log)
+    broken = json.loads(text)
+    broken["runs"][0]["results"][0]["level"] = "fatal"  # the schema does reject a malformed log
+    assert not validator.is_valid(broken)
     run = log["runs"][0]
     rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
-    assert len(rules) == len(set(rules)) and {"CMP-POST", "DIV-EXACT", "RC-POST", "DIV0"} <= set(rules)
+    assert len(rules) == len(set(rules)) and {"CMP-POST", "DIV-EXACT", "RC-POST", "INJECTIVE", "OVF-SIZE"} <= set(rules)
     by_check = {r["properties"]["check"]: r for r in run["results"]}
     assert PLANTED <= set(by_check)
     lines = EXAMPLE.read_text().splitlines()

@@ -266,3 +266,22 @@ def test_output_file_is_written_whole(suite: Path, capsys) -> None:
     assert levels == {"composition seed": "note", "upcast seed": "note", "not bijective": "note",
                       "wrong expectation": "error", "swizzled (undecided)": "warning"}
     assert [p.name for p in Path("out").iterdir()] == ["report.sarif"]  # no temporary file left behind
+
+
+def test_relations_kept_exactly_when_they_narrow_the_checks_symbols(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("r.cute.toml").write_text('''
+assume = ["lda >= M", "ldb >= M"]
+[symbols]
+M = { min = 1, max = 65536 }
+lda = { min = 1, max = 65536 }
+ldb = { min = 1, max = 1024 }
+[[check]]
+name = "m"
+op = "coalesce"
+args = ["(M):(_1)"]
+''')
+    [check] = spec.load(["r.cute.toml"])
+    _, table = check.problem()
+    # lda >= M allows every M; ldb >= M caps M at 1024, so it stays (with ldb).
+    assert [s.name for s in table] == ["M", "ldb"] and [str(r) for r in table.relations] == ["ldb >= M"]

@@ -8,6 +8,7 @@
   ``bijective L``, ``equivalent L1 L2 [--extended]``, ``in_bounds L EXTENT``, ``no_overflow L [--bits 32|64]``.
 * ``cute-verify eval LAYOUT [--param NAME=VALUE]... [--json]``: the layout as CuTe prints it, its size, cosize and
   table.
+* ``cute-verify run FILE...``: the checks of spec files (``spec_cli.py``): text, JSON, SARIF or JUnit reports.
 
 Exit status: 0 valid / proved, 1 invalid / refuted, 3 unknown, 2 bad input with a one-line message on stderr
 (never a traceback).

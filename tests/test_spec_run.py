@@ -285,3 +285,13 @@ args = ["(M):(_1)"]
     _, table = check.problem()
     # lda >= M allows every M; ldb >= M caps M at 1024, so it stays (with ldb).
     assert [s.name for s in table] == ["M", "ldb"] and [str(r) for r in table.relations] == ["ldb >= M"]
+
+
+def test_junit_marks_the_check_that_is_not_as_expected(suite: Path, capsys) -> None:
+    assert main(["run", str(suite), "--format", "junit"]) == 1
+    root = ET.fromstring(capsys.readouterr().out)
+    assert root.get("tests") == "7" and root.get("failures") == "1"
+    failed = [c for c in root.iter("testcase") if c.find("failure") is not None]
+    assert [c.get("name") for c in failed] == ["wrong expectation"]
+    f = failed[0].find("failure")
+    assert f.get("message") == "expected invalid, got valid" and f.text.startswith("valid: upcast(4, (M):(_1))")

@@ -295,3 +295,19 @@ def test_junit_marks_the_check_that_is_not_as_expected(suite: Path, capsys) -> N
     assert [c.get("name") for c in failed] == ["wrong expectation"]
     f = failed[0].find("failure")
     assert f.get("message") == "expected invalid, got valid" and f.text.startswith("valid: upcast(4, (M):(_1))")
+
+
+def test_includes_bring_symbols_relations_and_checks(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("specs").mkdir()
+    Path("specs/common.toml").write_text('assume = ["lda >= M"]\n[symbols]\nM = { min = 1, max = 64 }\n'
+                                         'lda = { min = 1, max = 64 }\n[[check]]\nname = "shared"\n'
+                                         'property = "injective"\nargs = ["(M,_4):(_1,lda)"]\n')
+    Path("kernel.cute.toml").write_text('include = ["specs/common.toml"]\n[[check]]\nname = "own"\n'
+                                        'property = "injective"\nargs = ["(M,_4):(_1,M)"]\n')
+    checks = spec.load(["kernel.cute.toml"])
+    assert [(c.name, c.file, c.line) for c in checks] == [("shared", "specs/common.toml", 5),
+                                                          ("own", "kernel.cute.toml", 2)]
+    _, table = checks[0].problem()
+    assert [str(r) for r in table.relations] == ["lda >= M"]
+    assert [r.verdict.verdict for r in batch.run(checks)] == ["proved", "proved"]

@@ -92,7 +92,9 @@ class Encoder:
             if names is not None and sym.name not in names:
                 continue
             v = self.var(sym.name)
-            out += [v >= sym.lo, v <= sym.hi]
+            out.append(v >= sym.lo)
+            if sym.hi is not None:
+                out.append(v <= sym.hi)
             if sym.multiple_of != 1:
                 out.append(v % sym.multiple_of == 0)
         for rel in self.symbols.relations:

@@ -68,11 +68,17 @@ class Item:
         return text
 
 
+# Which route decided an item: Z3 on the whole problem (a proof, or a model it found), or the finite search over
+# the symbols' smallest values (a counterexample).
+FULL, BOUNDED = "z3", "bounded search"
+
+
 @dataclass(frozen=True)
 class Decision:
     status: str
     counterexample: Counterexample | None = None
     reason: str | None = None
+    route: str | None = None
 
 
 class Engine:
@@ -119,7 +125,7 @@ class Engine:
         budget = self.remaining() if budget is None else min(budget, self.remaining())
         status, model, why = _solve(base + negation, budget)
         if status == "unsat":
-            return Decision(PROVED)
+            return Decision(PROVED, route=FULL)
         # A counterexample in small values reads better, and when Z3 gave up on the unbounded problem the finite
         # search over the small values is where counterexamples usually are.
         bounded = [self.encoder.var(sym.name) <= sym.lo + BOUNDED_SPAN * sym.multiple_of for sym in self.symbols]
@@ -127,11 +133,11 @@ class Engine:
         if small == "sat":
             found = self._confirm(item, model2)
             if found is not None:
-                return Decision(REFUTED, counterexample=found)
+                return Decision(REFUTED, counterexample=found, route=BOUNDED)
         if status == "sat":
             found = self._confirm(item, model)
             if found is not None:
-                return Decision(REFUTED, counterexample=found)
+                return Decision(REFUTED, counterexample=found, route=FULL)
             why = "the solver's candidate counterexample did not replay concretely"
         return Decision(UNKNOWN, reason=why)
 
@@ -301,7 +307,7 @@ def decide_all(engine: Engine, items: list[Item]) -> list[ObligationVerdict]:
         share = engine.remaining() / max(1, len(everything) - n)
         d = engine.decide(item, budget=share, assume_nonzero=item is not div0)
         out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
-                                     d.status, item.deciding, d.counterexample, d.reason))
+                                     d.status, item.deciding, d.counterexample, d.reason, d.route))
     return out
 
 

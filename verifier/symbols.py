@@ -1,7 +1,8 @@
 """Symbols: the named run-time integers of a problem (M, N, lda, ...) and what is assumed about them.
 
 A symbol is an integer of a fixed width (int32 unless declared ``i64``) with an inclusive range and an optional
-divisibility; by default ``1 <= M <= 2**31-1``, the values a run-time extent can take.  Relations between symbols
+divisibility; by default ``1 <= M <= 2**31-1``, the values a run-time extent can take; ``hi=None`` leaves it
+unbounded above (a mathematical integer: the "for every positive integer" of ``proofs/``).  Relations between symbols
 (``lda >= M``) are boolean expressions.  A ``Symbols`` table is the single place these live: the parser declares
 symbols in it, the engine reads their assumptions from it, and concrete evaluation checks values against it.
 """
@@ -24,15 +25,15 @@ class Symbol:
 
     name: str
     lo: int = 1
-    hi: int = INT32_MAX
+    hi: int | None = INT32_MAX
     multiple_of: int = 1
     bits: int = 32
 
     def admits(self, value: int) -> bool:
-        return self.lo <= value <= self.hi and value % self.multiple_of == 0
+        return self.lo <= value and (self.hi is None or value <= self.hi) and value % self.multiple_of == 0
 
     def describe(self) -> str:
-        text = f"{self.lo} <= {self.name} <= {self.hi}"
+        text = f"{self.lo} <= {self.name}" + (f" <= {self.hi}" if self.hi is not None else "")
         if self.multiple_of != 1:
             text += f", {self.name} % {self.multiple_of} == 0"
         return text
@@ -58,7 +59,7 @@ class Symbols:
         sym = replace(base, **assumptions)
         if sym.bits == 64 and "hi" not in assumptions and base.hi == INT32_MAX:
             sym = replace(sym, hi=INT64_MAX)
-        if sym.lo > sym.hi:
+        if sym.hi is not None and sym.lo > sym.hi:
             raise LayoutError(f"symbol {name}: empty range {sym.lo}..{sym.hi}")
         if sym.multiple_of < 1:
             raise LayoutError(f"symbol {name}: multiple_of must be positive, got {sym.multiple_of}")

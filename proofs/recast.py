@@ -1,7 +1,18 @@
 """Recast (layout.hpp:1801-1891): ``upcast<N>(downcast<N>(L)) == L``, the byte-addressing law (the recast layout
 addresses the same bytes, RC-*/UP-POST/DN-POST), and the conditions they need."""
 
-from verifier.theorems import Theorem, equal, ops, valid
+from verifier.claims import Claim
+from verifier.integers import D, and_, eq, not_, or_, symbol
+from verifier.layouts import size
+from verifier.theorems import Theorem, equal, forall, ops, valid
+
+
+def upcast_exact_iff(layout: object, wide: object) -> list[Claim]:
+    """4 * size(upcast<4>(M:1)) == M if and only if 4 divides M (UP-3: otherwise the extent is rounded up)."""
+    same, cond = eq(size(wide) * D(4), size(layout)), eq(symbol("M") % D(4), D(0))
+    return [Claim("UP-EXACT-IFF", "upcast<4> keeps the bytes' count iff M % 4 == 0", "layout.hpp:1801-1830", (),
+                  or_(and_(same, cond), and_(not_(same), not_(cond))))]
+
 
 K2 = {"M": {}, "K": {"multiple_of": 2}}
 
@@ -16,6 +27,7 @@ THEOREMS = [
     Theorem("upcast-bytes-needs-even-stride", valid("upcast", 2, "(M,K):(K,_1)"), "M K", expect="refuted",
             domain="int32", note="an odd dynamic stride is divided blindly (UP-2, spec 19.1 #14)"),
     Theorem("upcast-vector", valid("upcast", 4, "(M):(_1)"), {"M": {"multiple_of": 4}}),
+    Theorem("upcast-vector-exactly-when", forall(upcast_exact_iff, "(M):(_1)", ops.upcast(4, "(M):(_1)")), "M"),
     Theorem("upcast-static-stride", valid("upcast", 2, "(M,_8):(_8,_1)"), "M"),
     Theorem("downcast-bytes", valid("downcast", 2, "(M,K):(K,_1)"), "M K"),
     Theorem("downcast-col-major", valid("downcast", 4, "(M,_8):(_1,M)"), "M"),

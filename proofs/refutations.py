@@ -1,13 +1,13 @@
 """Refutations that must stay refuted: the seed 003/004 cases, the weak stride condition's hole, and the silent
 failures of the spec's master list (cute_preconditions.md 19.1), each over symbolic sizes.  Every counterexample
 is replayed against compiled CuTe by tests/test_proofs.py.  Not stated here, because the engine does not model
-them: #13 (dynamic order of make_ordered_layout), #16 (a dynamic +-1 stride in downcast: no case found where the
-result is wrong), #17 (ComposedLayout upcast), #19 (max_common_vector has no symbolic postcondition), #23
-(pointer alignment)."""
+them: #16 (a dynamic +-1 stride in downcast: no case found where the result is wrong), #17 (ComposedLayout upcast),
+#23 (pointer alignment)."""
 
 from verifier.claims import Claim
 from verifier.int_tuple import crd2idx, idx2crd, shape_div
-from verifier.integers import D, and_, eq, symbol
+from verifier.integers import D, and_, eq, le, symbol
+from verifier.layouts import size
 from verifier.theorems import Theorem, equal, forall, injective, ops, valid
 
 I, J = symbol("#i"), symbol("#j")
@@ -28,6 +28,12 @@ def idx2crd_inverse(layout: object) -> list[Claim]:
     back = idx2crd(crd2idx(c, layout.shape, layout.stride), layout.shape, layout.stride)
     return [Claim("IDX2CRD", "idx2crd(L(c), shape, stride) == c", "stride.hpp:179-205",
                   (("#i", D(0), m), ("#j", D(0), n)), and_(eq(back[0], I), eq(back[1], J)))]
+
+
+def within_domain(a: object, vector: object) -> list[Claim]:
+    """max_common_vector(a, b) <= size(a): the common vector stays inside a's domain."""
+    return [Claim("MCV-DOMAIN", "max_common_vector(a, b) <= size(a)", "layout.hpp:1380-1426", (),
+                  le(vector, size(a)), size(a), vector)]
 
 
 THEOREMS = [
@@ -65,6 +71,11 @@ THEOREMS = [
             note="19.1 #18: LI-3 with a dynamic shape that overlaps"),
     Theorem("idx2crd-not-compact", forall(idx2crd_inverse, "(M,N):(_1,K)"), "M N K", expect=R, domain="int32",
             note="19.1 #20: idx2crd inverts crd2idx only on compact layouts"),
+    Theorem("ordered-layout-dynamic-order", equal(ops.make_ordered_layout("(M,N)", "(1,0)"), "(M,N):(N,_1)"), "M N",
+            expect=R, domain="int32", note="19.1 #13: a run-time order is ignored (ORD-2): column-major"),
+    Theorem("mcv-past-the-domain",
+            forall(within_domain, "(_4,M):(_1,_4)", ops.max_common_vector("(_4,M):(_1,_4)", "(_4,_8):(_1,_4)")), "M",
+            expect=R, domain="int32", note="19.1 #19: MCV-1, the dynamic extent M is ignored: _32 for every M"),
     Theorem("make-layout-like-dynamic-order",
             equal(ops.make_layout_like("(M,(N,K)):(N*K,(K,_1))"), "(M,(N,K)):(N*K,(K,_1))"), "M N K", expect=R,
             domain="int32", note="19.1 #21: the order of dynamic strides is ignored"),

@@ -106,7 +106,8 @@ def proofs_markdown(results: list) -> str:
     for r in results:
         families.setdefault(r.theorem.family, []).append(r)
     for family, rs in families.items():
-        out += [f"## {family}", "",
+        doc = " ".join(rs[0].theorem.family_doc.split())
+        out += [f"## {family}", ""] + ([doc, ""] if doc else []) + [
                 "| theorem | statement | assumptions | domain | expected | verdict | strategy | counterexample | "
                 "note | time |", "|---|---|---|---|---|---|---|---|---|---|"]
         for r in rs:

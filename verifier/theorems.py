@@ -153,7 +153,8 @@ class Statement:
         if self.kind == "equal":
             return f"{_text(self.args[0])} == {_text(self.args[1])}"
         opts = "".join(f", {k}={v}" for k, v in self.options.items())
-        return f"{self.name}({inner}{opts})"
+        prefix = {"valid": "valid ", "forall": "for all: "}.get(self.kind, "")
+        return f"{prefix}{self.name}({inner}{opts})"
 
     def operands(self, symbols: Symbols, values: Mapping[str, int] | None = None) -> list[object]:
         return [evaluate(a, symbols, values) for a in self.args]
@@ -270,6 +271,7 @@ class Theorem:
     domain: str = "positive"
     note: str = ""
     family: str = ""
+    family_doc: str = ""  # the theorem file's docstring, set by ``load``
 
     def __post_init__(self) -> None:
         if self.expect not in EXPECTATIONS:
@@ -430,7 +432,7 @@ def load(paths: Iterable[str | Path]) -> list[Theorem]:
             if t.name in seen:
                 raise TheoremError(f"{f}: theorem {t.name!r} is also in {seen[t.name]}")
             seen[t.name] = f
-            theorems.append(t if t.family else replace(t, family=f.stem))
+            theorems.append(replace(t, family=t.family or f.stem, family_doc=t.family_doc or module.__doc__ or ""))
     return theorems
 
 

@@ -56,6 +56,18 @@ def test_every_theorem_has_its_expected_verdict(library) -> None:
     assert rc == 0
 
 
+def test_strategy_is_the_route_that_decided(library) -> None:
+    """Proofs come from Z3 on the whole problem over the theorem's domain; refutations name their route and were
+    replayed."""
+    _, rows, _ = library
+    over = {"positive": "Z3 over unbounded integers", "int32": "Z3 over int32"}
+    for r in rows:
+        if r["verdict"] == "proved":
+            assert r["strategy"] == over[r["domain"]], r
+        else:
+            assert "replayed" in r["strategy"] or r["strategy"].startswith("algebra"), r
+
+
 def test_library_is_large_and_covers_the_families(library) -> None:
     _, rows, _ = library
     assert len(rows) >= 60

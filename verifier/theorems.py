@@ -36,7 +36,7 @@ from pathlib import Path
 from . import algebra, checks, engine
 from .claims import CONFIRM_BY_ORACLE, Claim, Replay, has_postcondition, substitute_operand
 from .conditions import show
-from .errors import LayoutError
+from .errors import CuteRejection, LayoutError, UndefinedBehavior
 from .int_tuple import leaves, symbols_of
 from .integers import TRUE, Bool, Const, Int, and_, eq, substitute
 from .layouts import Layout, Tile, make_layout
@@ -117,8 +117,12 @@ def evaluate(arg: object, symbols: Symbols, values: Mapping[str, int] | None = N
             return _EXTRA[arg.op](*args)
         out = algebra.apply(arg.op, *args)
         if out.rejection is not None:
+            if values is not None:
+                raise out.rejection
             raise TheoremError(f"{arg}: CuTe rejects it: {out.rejection}")
         if out.undefined is not None:
+            if values is not None:
+                raise UndefinedBehavior(out.undefined)
             raise TheoremError(f"{arg}: undefined behaviour in CuTe: {out.undefined}")
         return out.result
     leaf = _leaf(arg, symbols)
@@ -238,7 +242,12 @@ def _decide_claims(st: Statement, build: Callable[..., list[Claim]], operands: l
     built = build(*operands)
 
     def replay(values: Mapping[str, int], k: int) -> Replay:
-        concrete = build(*st.operands(symbols, values))[k]
+        try:
+            concrete = build(*st.operands(symbols, values))[k]
+        except UndefinedBehavior as exc:  # computing the operands faults here: the statement cannot hold
+            return Replay(True, undefined=str(exc))
+        except CuteRejection:  # static checks do not depend on the values: never a counterexample
+            return Replay(False)
         w = {n: values[n] for n in concrete.witnesses}
         for n, lo, hi in concrete.ranges:
             if not int(substitute(lo, w)) <= w[n] < int(substitute(hi, w)):

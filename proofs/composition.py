@@ -30,6 +30,8 @@ THEOREMS = [
             note="seed 002: 20:2 o (5,4):(4,1) == (5,4):(8,2), with symbolic extents and stride"),
     Theorem("comp-reshape-static", valid("composition", "(K):(_2)", "(_5,_4):(_4,_1)"), "K",
             note="seed 002's reshape for every length K of the 1-D layout"),
+    Theorem("comp-seed003-workaround", valid("composition", "(M*N):(_1)", "(M,N):(N,_1)"), "M N",
+            note="seed 003's fix: a 1-D first layout makes column-major o row-major correct for every M, N"),
     Theorem("comp-subtile-seed002", valid("composition", "(M,(_4,_8)):(S,(T,_1))", "<_3:_4,_8:_2>"), "M S T",
             note="seed 002: (12,(4,8)):(59,(13,1)) o <3:4,8:2> with symbolic M and strides"),
     Theorem("comp-subtile-dynamic", valid("composition", "(M,(N,K)):(S,(T,_1))", "<_3:_4,_8:_2>"),

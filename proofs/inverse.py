@@ -5,7 +5,7 @@ with static strides it inverts the whole codomain."""
 from verifier.claims import Claim
 from verifier.integers import eq
 from verifier.layouts import size
-from verifier.theorems import Theorem, forall, ops, valid
+from verifier.theorems import Theorem, bijective, equivalent, forall, ops, valid
 
 
 def covers(layout: object, inverse: object) -> list[Claim]:
@@ -22,6 +22,16 @@ THEOREMS = [
     Theorem("right-inverse-full-size", forall(covers, "(_4,M):(_1,_4)", ops.right_inverse("(_4,M):(_1,_4)")), "M"),
     Theorem("right-inverse-full-size-transposed",
             forall(covers, "(M,_4):(_4,_1)", ops.right_inverse("(M,_4):(_4,_1)")), "M"),
+    Theorem("right-inverse-dynamic-stride", valid("right_inverse", "(_4,M):(M,_1)"), "M"),
+    Theorem("right-inverse-interleaved", valid("right_inverse", "(_2,_4,M):(_4,_1,_8)"), "M"),
+    Theorem("right-inverse-law-col", equivalent(ops.composition("(_4,M):(_1,_4)", ops.right_inverse("(_4,M):(_1,_4)")),
+                                                "(_4*M):(_1)"), "M", note="L o right_inverse(L) is the identity"),
+    Theorem("right-inverse-law-row", equivalent(ops.composition("(M,_4):(_4,_1)", ops.right_inverse("(M,_4):(_4,_1)")),
+                                                "(M*_4):(_1)"), "M"),
+    Theorem("right-inverse-bijective", bijective(ops.right_inverse("(M,_4):(_4,_1)")), "M",
+            note="the inverse of a bijection is a bijection"),
+    Theorem("left-inverse-law", equivalent(ops.composition(ops.left_inverse("(_4,M):(_1,_4)"), "(_4,M):(_1,_4)"),
+                                           "(_4*M):(_1)"), "M", note="left_inverse(L) o L is the identity"),
     Theorem("left-inverse-col-major", valid("left_inverse", "(_4,M):(_1,_4)"), "M"),
     Theorem("left-inverse-gap", valid("left_inverse", "(_4,M):(_1,_8)"), "M",
             note="an injective layout with a gap between its modes"),

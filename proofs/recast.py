@@ -26,6 +26,8 @@ THEOREMS = [
     Theorem("upcast-bytes", valid("upcast", 2, "(M,K):(K,_1)"), K2),
     Theorem("upcast-bytes-needs-even-stride", valid("upcast", 2, "(M,K):(K,_1)"), "M K", expect="refuted",
             domain="int32", note="an odd dynamic stride is divided blindly (UP-2, spec 19.1 #14)"),
+    Theorem("seed004-static-unit-stride", valid("upcast", 2, "(M):(_1)"), {"M": {"multiple_of": 2}},
+            note="seed 004's recast<uint32_t> of half data with a static unit stride, for every even length"),
     Theorem("upcast-vector", valid("upcast", 4, "(M):(_1)"), {"M": {"multiple_of": 4}}),
     Theorem("upcast-vector-exactly-when", forall(upcast_exact_iff, "(M):(_1)", ops.upcast(4, "(M):(_1)")), "M"),
     Theorem("upcast-static-stride", valid("upcast", 2, "(M,_8):(_8,_1)"), "M"),

@@ -129,6 +129,22 @@ def evaluate(arg: object, symbols: Symbols, values: Mapping[str, int] | None = N
     return substitute_operand(leaf, values) if values is not None else leaf
 
 
+def _faults(arg: object, symbols: Symbols) -> list[engine.Item]:
+    """The division-by-zero obligations (UB) the algebra recorded while computing a ``call`` operand."""
+    if not isinstance(arg, Call):
+        return []
+    out = [item for a in arg.args for item in _faults(a, symbols)]
+    if arg.op in _EXTRA:
+        return out
+    outcome = algebra.apply(arg.op, *(evaluate(a, symbols) for a in arg.args))
+    for ob in outcome.obligations:
+        if ob.cute_checks == UB and ob.condition.value is not True:
+            cond = ob.condition
+            out.append(engine.Item(ob.id, f"{arg}: {ob.description}", ob.source, UB, True, (), cond,
+                                   lambda values, cond=cond: Replay(not cond.evaluate(values))))
+    return out
+
+
 def _symbols_in(obj: object) -> set[str]:
     if isinstance(obj, Layout):
         return obj.symbols()
@@ -164,14 +180,27 @@ class Statement:
         return [evaluate(a, symbols, values) for a in self.args]
 
     def decide(self, symbols: Symbols, timeout: float) -> Verdict:
+        deadline = time.monotonic() + timeout
         operands = self.operands(symbols)
         if self.kind == "valid":
-            return engine.verify(self.name, operands, symbols, timeout=timeout, derive=False)
-        if self.kind == "check":
-            return checks.check(self.name, operands, symbols, timeout=timeout, **self.options)
-        build = _equal_claims if self.kind == "equal" else self.build
-        assert build is not None
-        return _decide_claims(self, build, operands, symbols, timeout)
+            v = engine.verify(self.name, operands, symbols, timeout=timeout, derive=False)
+        elif self.kind == "check":
+            v = checks.check(self.name, operands, symbols, timeout=timeout, **self.options)
+        else:
+            build = _equal_claims if self.kind == "equal" else self.build
+            assert build is not None
+            v = _decide_claims(self, build, operands, symbols, timeout)
+        faults = [item for a in self.args for item in _faults(a, symbols)]
+        if not faults or v.verdict not in (PROVED, VALID):
+            return v
+        # A statement about computed results also claims that computing them never divides by zero.
+        decisions = engine.decide_all(engine.Engine(symbols, max(0.5, deadline - time.monotonic())), faults)
+        verdict, cex, reason = engine.summarize(decisions)
+        merged = v.obligations + tuple(decisions)
+        if verdict == VALID:
+            return replace(v, obligations=merged)
+        return replace(v, verdict={INVALID: REFUTED}.get(verdict, verdict), obligations=merged, counterexample=cex,
+                       reason=reason)
 
 
 def valid(op: str, *args: object) -> Statement:

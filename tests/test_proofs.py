@@ -263,3 +263,12 @@ def test_bad_theorem_files_are_one_line_errors(tmp_path, capsys, text: str, mess
 def test_missing_path_is_a_one_line_error(capsys) -> None:
     assert main(["prove", "no/such/proofs"]) == 2
     assert "no/such/proofs" in capsys.readouterr().err
+
+
+def test_a_statement_over_results_that_fault_is_refuted() -> None:
+    """x == x, but computing x divides by a run-time zero stride (CMP-6): not a theorem."""
+    from verifier.theorems import equivalent, ops
+
+    x = ops.composition("(M,N):(_1,M)", "(_4):(S)")
+    r = Theorem("x", equivalent(x, x), {"M": {}, "N": {}, "S": {"lo": 0, "hi": 0}}, domain="int32").run(10)
+    assert r.verdict == "refuted" and r.counterexample.params["S"] == 0 and r.counterexample.note

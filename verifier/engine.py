@@ -73,11 +73,17 @@ class Item:
         return text
 
 
+# Which route decided an item: Z3 on the whole problem (a proof, or a model it found), or the finite search over
+# the symbols' smallest values (a counterexample).
+FULL, BOUNDED, PINNED = "z3", "bounded search", "z3 at another item's counterexample values"
+
+
 @dataclass(frozen=True)
 class Decision:
     status: str
     counterexample: Counterexample | None = None
     reason: str | None = None
+    route: str | None = None
 
 
 class Engine:
@@ -133,20 +139,22 @@ class Engine:
             if status == "sat":
                 found = self._confirm(item, model)
                 if found is not None:
-                    return Decision(REFUTED, counterexample=found)
+                    return Decision(REFUTED, counterexample=found, route=PINNED)
         status, model, why = _solve(base + negation, budget)
         if status == "unsat":
-            return Decision(PROVED)
+            return Decision(PROVED, route=FULL)
         # A counterexample in small values reads better, and when Z3 gave up on the unbounded problem the finite
         # search over the small values is where counterexamples usually are.
         found = self._confirm(item, model) if status == "sat" else None
+        route = FULL
         if found is None or not self._small(found.params):
             bounded = [self.encoder.var(sym.name) <= sym.lo + BOUNDED_SPAN * sym.multiple_of for sym in self.symbols]
             small, model2, _ = _solve(base + negation + bounded, min(budget, self.remaining()) / 2)
-            if small == "sat":
-                found = self._confirm(item, model2) or found
+            smaller = self._confirm(item, model2) if small == "sat" else None
+            if smaller is not None:
+                found, route = smaller, BOUNDED
         if found is not None:
-            return Decision(REFUTED, counterexample=found)
+            return Decision(REFUTED, counterexample=found, route=route)
         if status == "sat":
             why = "the solver's candidate counterexample did not replay concretely"
         return Decision(UNKNOWN, reason=why)
@@ -345,7 +353,7 @@ def decide_all(engine: Engine, items: list[Item]) -> list[ObligationVerdict]:
         if d.status == UNKNOWN and hints:
             reason = f"{reason} (given less time: the verdict was already settled by a counterexample)"
         out[k] = ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
-                                   d.status, item.deciding, d.counterexample, reason)
+                                   d.status, item.deciding, d.counterexample, reason, d.route)
     return [out[k] for k in range(len(everything))]
 
 

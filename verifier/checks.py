@@ -30,6 +30,7 @@ from .symbols import Symbols
 from .verdicts import PROVED, REFUTED, UNKNOWN, VALID, Counterexample, ObligationVerdict, Verdict
 
 _I, _J = symbol("#i"), symbol("#j")
+SEPARATED = "sorted strides (no solver)"
 UNBOUNDED = D(2**62)
 
 
@@ -136,7 +137,7 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
         inj = _injective(layout)[0]  # type: ignore[arg-type]
         decisions = [ObligationVerdict(inj.id, inj.description, inj.source, "property",
                                        "sorted by |stride|, each stride exceeds the reach of the smaller ones",
-                                       PROVED, True)]
+                                       PROVED, True, route=SEPARATED)]
         if prop == "bijective":
             decisions += decide_all(engine, _items("in_bounds", [layout, size(layout)], {}))  # type: ignore[arg-type]
     else:

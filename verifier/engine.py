@@ -165,7 +165,10 @@ class Engine:
     def _confirm(self, item: Item, model: z3.ModelRef) -> Counterexample | None:
         names = [s.name for s in self.symbols] + list(item.witnesses)
         values = self.encoder.model_values(model, names)
-        r = item.replay(values)
+        try:
+            r = item.replay(values)
+        except UndefinedBehavior as exc:  # evaluating the item itself divides by zero there: CuTe would too
+            r = Replay(True, undefined=str(exc))
         if not r.fails:
             return None
         params = {k: v for k, v in values.items() if k not in claims.WITNESSES}

@@ -424,7 +424,8 @@ def strategy(v: Verdict, domain: str) -> str:
                    None) or next((o for o in v.obligations if o.status == REFUTED and o.deciding), None)
         if hit is None:
             return "algebra"
-        route = {engine.BOUNDED: "bounded search (64 smallest values)", engine.FULL: f"Z3 model over {over}"}.get(
+        route = {engine.BOUNDED: "bounded search (64 smallest values)", engine.FULL: f"Z3 model over {over}",
+                 engine.PINNED: f"Z3 model over {over} at another obligation's counterexample values"}.get(
             hit.route or "", "quantified Z3 query")
         # Sufficient-only claims, and obligations of operations without a symbolic postcondition, are reported
         # only where the algebra's concrete postcondition (an enumeration) confirms that CuTe's result is wrong.

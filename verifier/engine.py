@@ -43,6 +43,9 @@ from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, 
 DEFAULT_TIMEOUT = 10.0
 BOUNDED_SPAN = 64
 SETTLED_BUDGET = 0.25  # seconds an item gets once the verdict is settled by another item's counterexample
+# Preconditions whose failure is itself the error, with no postcondition to confirm it: a tile or thread
+# coordinate outside the grid gives a view outside the tensor (docs/semantics.md, partitions).
+SELF_EVIDENT = {"IX-2", "IX-3"}
 # The algebra's own concrete postconditions are superseded by the engine's claims of the same meaning.
 _SUPERSEDED = {"CMP-POST", "CMP-POST-SIZE", "CPL-POST", "RI-POST", "LI-3", "DIV-POST", "DIV-EXACT", "PRD-POST"}
 
@@ -382,7 +385,7 @@ def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: 
     outcome = algebra.apply(op, *concrete)
     if outcome.rejection is not None or outcome.undefined is not None:
         return False
-    if any(o.status == "fails" for o in outcome.obligations if o.cute_checks == UB):
+    if any(o.status == "fails" for o in outcome.obligations if o.cute_checks == UB or o.id in SELF_EVIDENT):
         return False
     try:
         built = [] if any(_unmodelled(a) for a in concrete) else claims.build(op, concrete)

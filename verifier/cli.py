@@ -211,7 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common(c)
     c.set_defaults(func=cmd_check)
     from .algebra import OPERATIONS
+    from .draw_cli import add_parser as add_draw
 
+    add_draw(sub)
     for op in OPERATIONS:
         o = sub.add_parser(op, help=f"is CuTe's {op} valid for every allowed value?")
         o.add_argument("args", nargs="+", help="operands in CuTe notation (layouts, <...> tilers, shapes)")

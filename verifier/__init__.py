@@ -98,6 +98,7 @@ from .layouts import (
 )
 from .notation import parse, parse_int_tuple, parse_layout, parse_relation, parse_shape, parse_tile
 from .obligations import Obligation
+from .pictures import to_png, to_svg, to_tikz
 from .swizzle import ComposedLayout, Swizzle, make_composed_layout
 from .symbols import Symbol, Symbols
 from .tables import print_1d, print_layout
@@ -120,4 +121,5 @@ __all__ = [
     "weakly_congruent",
     "ComposedLayout", "E", "ScaledBasis", "Swizzle", "make_composed_layout",
     "from_pycute", "parse_dsl", "parse_dsl_layout", "to_cpp", "to_dsl", "to_pycute",
+    "to_png", "to_svg", "to_tikz",
 ]

@@ -164,7 +164,8 @@ def _draw_counterexample(args: argparse.Namespace, fmt: str) -> int:
     _write(args.output, _render(picture, fmt))
     print(to_text(verdict, details=False).splitlines()[0])
     if args.output != "-":
-        print(f"wrote {args.output}: {picture.title} at {', '.join(picture.caption[:2])}")
+        print(f"wrote {args.output}: {picture.title}, {picture.rows}x{picture.cols} cells, counterexample marked "
+              f"({fmt})")
     return verdict.exit_code
 
 

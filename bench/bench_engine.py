@@ -24,37 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.case_args import operands, parametric  # noqa: E402
+from tests.case_args import operands, problem  # noqa: E402
 from verifier.claims import TooLarge  # noqa: E402
 from verifier.engine import valid_at, verify  # noqa: E402
 from verifier.errors import LayoutError  # noqa: E402
-from verifier.int_tuple import symbols_of  # noqa: E402
-from verifier.integers import Int  # noqa: E402
-from verifier.layouts import Layout, Tile  # noqa: E402
-from verifier.notation import parse_relation  # noqa: E402
 from verifier.symbols import Symbols  # noqa: E402
-
-
-def problem(entry: dict) -> tuple[str, list[object], Symbols]:
-    """A parametric corpus entry as (operation, arguments, symbol table with its assumptions)."""
-    op, ops, template = parametric(entry)
-    sy = Symbols()
-    for o in ops:
-        for name in _names(o):
-            sy.declare(name)
-    for text in entry.get("assume", []):
-        sy.assume(parse_relation(text, sy))
-    return op, [*template, *ops], sy
-
-
-def _names(obj: object) -> set[str]:
-    if isinstance(obj, Layout):
-        return obj.symbols()
-    if isinstance(obj, Tile):
-        return set().union(*(_names(e) for e in obj.elements)) if obj.elements else set()
-    if isinstance(obj, Int) or type(obj) is tuple:
-        return symbols_of(obj)  # type: ignore[arg-type]
-    return set()
 
 
 def _parametric(path: Path) -> list[tuple[str, str, list[object], Symbols]]:

@@ -112,7 +112,7 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
         s = z3.Solver()
         s.set("timeout", max(1, int(1000 * min(2.0, max(0.0, deadline - time.monotonic())))))
         s.add(*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts))
-        s.add(*(enc.term(d) != 0 for d, _ in enc.divisors))
+        s.add(*(enc.term(d) != 0 for d in list(enc.divisors)))
         if facts and s.check() == z3.unsat:
             return PROVED, None
     except Unencodable:

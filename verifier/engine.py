@@ -102,7 +102,7 @@ class Engine:
     def divisors(self) -> list[Expr]:
         """Every divisor met while encoding that is free of witnesses and not provably nonzero."""
         seen: dict[Expr, None] = {}
-        for e, _ in self.encoder.divisors:
+        for e in self.encoder.divisors:
             if not (set(e.symbols()) & set(claims.WITNESSES)):
                 seen.setdefault(e, None)
         return list(seen)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from math import lcm
 
 from .errors import LayoutError
-from .integers import Bool
+from .integers import Bool, Const, Expr, Op, Sym
 
+_FLIPPED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
 
@@ -77,10 +79,44 @@ class Symbols:
         return self.declare(f"?{self._anonymous}")
 
     def assume(self, relation: Bool) -> None:
+        """Add a relation.  The simple ones (``M % 8 == 0``, ``M >= 64``, ``M <= 4096``, and conjunctions of them)
+        also tighten the symbol's range and divisibility, which the engine uses directly: an equivalent
+        restatement, since the relation stays in the table."""
         for name in relation.expr.symbols():
             if name not in self.table:
                 raise LayoutError(f"assumption mentions unknown symbol {name}")
+        self._absorb(relation.expr)
         self.relations.append(relation)
+
+    def _absorb(self, e: Expr) -> None:
+        if not isinstance(e, Op):
+            return
+        if e.op == "and":
+            for a in e.args:
+                self._absorb(a)
+            return
+        if e.op not in _FLIPPED or len(e.args) != 2:
+            return
+        a, b = e.args
+        op = e.op
+        if type(a) is Const and type(b) is not Const:
+            a, b, op = b, a, _FLIPPED[op]
+        if type(b) is not Const or isinstance(b.value, bool):
+            return
+        k = int(b.value)
+        if type(a) is Sym and a.name in self.table:
+            sym = self.table[a.name]
+            bound = {">=": ("lo", k), ">": ("lo", k + 1), "<=": ("hi", k), "<": ("hi", k - 1),
+                     "==": None, "!=": None}[op]
+            if op == "==":
+                self.declare(a.name, lo=max(sym.lo, k), hi=min(sym.hi, k))
+            elif bound is not None:
+                key, v = bound
+                self.declare(a.name, **{key: max(sym.lo, v) if key == "lo" else min(sym.hi, v)})
+        elif (op == "==" and k == 0 and isinstance(a, Op) and a.op == "%" and type(a.args[0]) is Sym
+              and a.args[0].name in self.table and type(a.args[1]) is Const and int(a.args[1].value) > 0):
+            sym = self.table[a.args[0].name]
+            self.declare(sym.name, multiple_of=lcm(sym.multiple_of, int(a.args[1].value)))
 
     def __iter__(self) -> Iterator[Symbol]:
         return iter(self.table.values())

@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Sequence
-from copy import deepcopy
+from dataclasses import replace
 
 import z3
 
@@ -63,7 +63,8 @@ def _atoms(name: str, moduli: list[int]) -> list[tuple[int, Bool, str]]:
 
 
 def _with(symbols: Symbols, extra: Sequence[Bool]) -> Symbols:
-    s = deepcopy(symbols)
+    # Symbols and relations are immutable (and refuse deepcopy): copying the containers is enough.
+    s = replace(symbols, table=dict(symbols.table), relations=list(symbols.relations))
     for b in extra:
         s.assume(b)
     return s

@@ -208,7 +208,10 @@ def counterexample_layout(op: str, operands: Sequence[object], verdict: Verdict)
     cex = verdict.counterexample
     if cex is None:
         raise LayoutError(f"no counterexample to draw: {op} is {verdict.verdict}")
-    concrete = [substitute_operand(coerce(a), cex.params) for a in operands]
+    try:
+        concrete = [substitute_operand(coerce(a), cex.params) for a in operands]
+    except UndefinedBehavior as exc:
+        raise LayoutError(f"{op} at {dict(cex.params)}: {exc} in the operands; nothing to draw") from None
     if op in PROPERTIES:
         first = concrete[0]
         if not isinstance(first, Layout):

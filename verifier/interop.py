@@ -85,7 +85,10 @@ def _to_py(t: IntTuple, what: str) -> object:
 
 def to_pycute(layout: Layout) -> object:
     """Our concrete ``Layout`` as a ``pycute.Layout`` (static and dynamic alike become Python ints)."""
-    import pycute
+    try:
+        import pycute
+    except ImportError:
+        raise LayoutError("to_pycute needs pycute: pip install 'cute-layout-verifier[pycute]'") from None
 
     layout = coerce(layout)  # type: ignore[assignment]
     if not isinstance(layout, Layout):

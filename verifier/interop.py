@@ -14,9 +14,12 @@ The CuTe DSL prints layouts differently from C++ ``print``.  What it prints, as 
   bare numbers (no ``_``) and dynamic ones as ``?`` (CUTLASS ``examples/python/CuTeDSL/notebooks/print.ipynb``,
   cell ``print_example``; also https://chrischoy.github.io/posts/cutedsl-basics, section 2).
 * A dynamic value with a known divisibility prints as ``?{div=16}``, a 64-bit one as ``?{i64}``, both as
-  ``?{i64 div=64}``, and scaled-basis strides as ``1@0``: the layout strings in the MLIR types the DSL emits,
-  e.g. ``!cute.memref<f16, gmem, align<16>, "(?,?{div=64},?,?,?):(?{i64 div=64},1,?{i64 div=64},...)">`` and
-  ``!cute.layout<"(((32,128),1),?):(((1@0,1@1),0),32@0)">`` (public CuTe DSL IR dumps found by a code search).
+  ``?{i64 div=64}``, and scaled-basis strides as ``1@0``: the layout strings in the MLIR types the DSL emits, as
+  dumped in NVIDIA/cutlass ``examples/python/CuTeDSL/blackwell/tutorial_gemm/fp16_gemm_0/
+  fp16_gemm_0_014_SCFToControlFlow.mlir`` (``!cute.memref<f16, gmem, align<32>, "(?,?{div=8192}):(?{i64
+  div=8192},1)">``), ``.../hopper/dense_gemm_persistent/dense_gemm_persistent_005_CuteExpandOps.mlir``
+  (``"((128,128),(?,?,?)):((?{i64},1),(?{i64 div=128},128,?{i64}))"``) and ``.../blackwell/mixed_input_gemm/
+  mixed_input_gemm_014_SCFToControlFlow.mlir`` (``"((1024,1,1),(?,?,?)):((1@0,0,0),(1024@0,1@1,1@2))"``).
 
 ``parse_dsl`` reads that form: a number is a static integer; each ``?`` is a fresh anonymous run-time symbol of the
 ``Symbols`` table with the printed assumptions (``div=8`` becomes ``multiple_of=8``, i.e. ``% 8 == 0``; ``i64``

@@ -80,8 +80,14 @@ def test_tutorial_command_prints_what_the_tutorial_shows(cmd: str, shown: list[s
     _same(shown, captured.out.rstrip("\n").splitlines(), cmd)
 
 
-def test_tutorial_pictures_are_current(ran: Path) -> None:
-    # Runs after the commands (pytest keeps file order), which wrote the pictures into `ran`.
+def test_tutorial_pictures_are_current(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    for cmd, _ in COMMANDS:
+        if shlex.split(cmd)[1] == "draw":
+            main(shlex.split(cmd)[1:])
+    capsys.readouterr()
+    ran = tmp_path
     shown = re.findall(r"!\[[^\]]*\]\((pictures/[^)]+)\)", TUTORIAL.read_text())
     assert shown
     for rel in shown:

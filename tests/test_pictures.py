@@ -246,3 +246,16 @@ def test_cli_draw_bad_input_is_one_line_and_writes_nothing(argv: list[str], mess
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("cute-verify: error:") and message in err, err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_counterexample_of_bijective_bounds_by_size() -> None:
+    table = Symbols()
+    layout = parse_layout("(M,_2):(_1,M+1)", table)  # a gap between the columns: not onto [0, 2M)
+    table.assume(parse_relation("M <= 5", table))
+    v = check("bijective", [layout], table, timeout=20)
+    assert v.verdict == REFUTED
+    drawn, bound = pic.counterexample_layout("bijective", [layout], v)
+    assert bound == int(drawn.size())
+    picture = pic.counterexample_picture(drawn, v, bound)
+    outside = {(c.row, c.col) for c in picture.cells if c.out_of_bounds}
+    assert outside == {(c.row, c.col) for c in picture.cells if c.index >= bound} != set()

@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from copy import copy
 
 import z3
 
@@ -63,8 +63,9 @@ def _atoms(name: str, moduli: list[int]) -> list[tuple[int, Bool, str]]:
 
 
 def _with(symbols: Symbols, extra: Sequence[Bool]) -> Symbols:
-    # Symbols and relations are immutable (and refuse deepcopy): copying the containers is enough.
-    s = replace(symbols, table=dict(symbols.table), relations=list(symbols.relations))
+    # A shallow copy with its own table and relations: the expressions are immutable (and refuse deepcopy).
+    s = copy(symbols)
+    s.table, s.relations = dict(symbols.table), list(symbols.relations)
     for b in extra:
         s.assume(b)
     return s

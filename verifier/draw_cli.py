@@ -26,8 +26,6 @@ from .layouts import Layout
 from .symbols import Symbols
 
 FORMATS = {".svg": "svg", ".png": "png", ".tex": "latex"}
-ARITY = {"compatible": 2, "injective": 1, "surjective": 2, "bijective": 1, "equivalent": 2, "in_bounds": 2,
-         "no_overflow": 1}
 
 
 _PARAM = re.compile(r"^([A-Za-z][A-Za-z0-9_]*|\?[0-9]+)=(-?\d+)$")
@@ -132,7 +130,9 @@ def cmd_draw(args: argparse.Namespace) -> int:
 def _draw_counterexample(args: argparse.Namespace, fmt: str) -> int:
     from . import pictures
     from .algebra import OPERATIONS
+    from .checks import PROPERTIES, check
     from .cli import UsageError, _problem
+    from .engine import verify
     from .report import to_text
 
     if args.tv or args.tile or args.dsl:
@@ -141,21 +141,13 @@ def _draw_counterexample(args: argparse.Namespace, fmt: str) -> int:
     if not words:
         raise UsageError("--counterexample needs an operation or property and its operands")
     op, rest = words[0], words[1:]
-    if op not in OPERATIONS and op not in ARITY:
+    if op not in OPERATIONS and op not in PROPERTIES:
         raise UsageError(f"--counterexample: unknown operation or property {op!r}")
     ns = argparse.Namespace(args=rest, param=args.param, assume=args.assume, timeout=args.timeout)
-    operands, symbols = _problem(ns, op)
-    if op in ARITY:
-        from .checks import check
-
-        if len(operands) != ARITY[op]:
-            raise UsageError(f"check {op} takes {ARITY[op]} argument(s), got {len(operands)}")
-        if not isinstance(operands[0], Layout):
-            raise UsageError(f"check {op}: argument 1 must be a layout (Shape:Stride)")
+    operands, symbols = _problem(ns, op, prop=op in PROPERTIES)
+    if op in PROPERTIES:
         verdict = check(op, operands, symbols, timeout=args.timeout)
     else:
-        from .engine import verify
-
         verdict = verify(op, operands, symbols, timeout=args.timeout, derive=False)
     if verdict.counterexample is None:
         raise LayoutError(f"no counterexample to draw: {to_text(verdict, details=False).splitlines()[0]}")

@@ -101,7 +101,7 @@ class Encoder:
         if sym is None:
             return _TOP
         m = sym.multiple_of
-        return (-(-sym.lo // m) * m, (sym.hi // m) * m)
+        return (-(-sym.lo // m) * m, None if sym.hi is None else (sym.hi // m) * m)
 
     def assumptions(self, names: set[str] | None = None) -> list[z3.BoolRef]:
         """The symbols' ranges, divisibilities and relations, for the symbols in ``names`` (default: all)."""
@@ -110,7 +110,9 @@ class Encoder:
             if names is not None and sym.name not in names:
                 continue
             v = self.var(sym.name)
-            out += [v >= sym.lo, v <= sym.hi]
+            out.append(v >= sym.lo)
+            if sym.hi is not None:
+                out.append(v <= sym.hi)
         for rel in self.symbols.relations:
             if names is None or set(rel.expr.symbols()) & names:
                 out.append(self.boolean(rel))

@@ -44,6 +44,9 @@ from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, 
 DEFAULT_TIMEOUT = 10.0
 BOUNDED_SPAN = 64
 SETTLED_BUDGET = 0.25  # seconds an item gets once the verdict is settled by another item's counterexample
+# Preconditions whose failure is itself the error, with no postcondition to confirm it: a tile or thread
+# coordinate outside the grid gives a view outside the tensor (docs/semantics.md, partitions).
+SELF_EVIDENT = {"IX-2", "IX-3"}
 # The algebra's own concrete postconditions are superseded by the engine's claims of the same meaning.
 _SUPERSEDED = {"CMP-POST", "CMP-POST-SIZE", "CPL-POST", "RI-POST", "LI-3", "DIV-POST", "DIV-EXACT", "PRD-POST"}
 
@@ -74,11 +77,17 @@ class Item:
         return text
 
 
+# Which route decided an item: Z3 on the whole problem (a proof, or a model it found), or the finite search over
+# the symbols' smallest values (a counterexample).
+FULL, BOUNDED, PINNED = "z3", "bounded search", "z3 at another item's counterexample values"
+
+
 @dataclass(frozen=True)
 class Decision:
     status: str
     counterexample: Counterexample | None = None
     reason: str | None = None
+    route: str | None = None
 
 
 class Engine:
@@ -134,20 +143,22 @@ class Engine:
             if status == "sat":
                 found = self._confirm(item, model)
                 if found is not None:
-                    return Decision(REFUTED, counterexample=found)
+                    return Decision(REFUTED, counterexample=found, route=PINNED)
         status, model, why = _solve(base + negation, budget)
         if status == "unsat":
-            return Decision(PROVED)
+            return Decision(PROVED, route=FULL)
         # A counterexample in small values reads better, and when Z3 gave up on the unbounded problem the finite
         # search over the small values is where counterexamples usually are.
         found = self._confirm(item, model) if status == "sat" else None
+        route = FULL
         if found is None or not self._small(found.params):
             bounded = [self.encoder.var(sym.name) <= sym.lo + BOUNDED_SPAN * sym.multiple_of for sym in self.symbols]
             small, model2, _ = _solve(base + negation + bounded, min(budget, self.remaining()) / 2)
-            if small == "sat":
-                found = self._confirm(item, model2) or found
+            smaller = self._confirm(item, model2) if small == "sat" else None
+            if smaller is not None:
+                found, route = smaller, BOUNDED
         if found is not None:
-            return Decision(REFUTED, counterexample=found)
+            return Decision(REFUTED, counterexample=found, route=route)
         if status == "sat":
             why = "the solver's candidate counterexample did not replay concretely"
         return Decision(UNKNOWN, reason=why)
@@ -158,7 +169,10 @@ class Engine:
     def _confirm(self, item: Item, model: z3.ModelRef) -> Counterexample | None:
         names = [s.name for s in self.symbols] + list(item.witnesses)
         values = self.encoder.model_values(model, names)
-        r = item.replay(values)
+        try:
+            r = item.replay(values)
+        except UndefinedBehavior as exc:  # evaluating the item itself divides by zero there: CuTe would too
+            r = Replay(True, undefined=str(exc))
         if not r.fails:
             return None
         params = {k: v for k, v in values.items() if k not in claims.WITNESSES}
@@ -347,7 +361,7 @@ def decide_all(engine: Engine, items: list[Item]) -> list[ObligationVerdict]:
         if d.status == UNKNOWN and hints:
             reason = f"{reason} (given less time: the verdict was already settled by a counterexample)"
         out[k] = ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
-                                   d.status, item.deciding, d.counterexample, reason)
+                                   d.status, item.deciding, d.counterexample, reason, d.route)
     return [out[k] for k in range(len(everything))]
 
 
@@ -373,7 +387,7 @@ def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: 
     outcome = algebra.apply(op, *concrete)
     if outcome.rejection is not None or outcome.undefined is not None:
         return False
-    if any(o.status == "fails" for o in outcome.obligations if o.cute_checks == UB):
+    if any(o.status == "fails" for o in outcome.obligations if o.cute_checks == UB or o.id in SELF_EVIDENT):
         return False
     try:
         built = [] if any(_unmodelled(a) for a in concrete) else claims.build(op, concrete)

@@ -49,11 +49,24 @@ def quotient_name(name: str, m: int) -> str:
 
 class Simplifier:
     """Simplifies expressions; ``interval`` bounds an expression over the allowed values, ``multiple`` gives the
-    divisibility assumed of a symbol (1 when none)."""
+    divisibility assumed of a symbol (1 when none).
+
+    Two passes: the rules, then the rules again with constant factors split out of moduli (``u % (c*k)`` into
+    ``u % c + c*((u / c) % k)``).  Splitting at once would hide ``u % (y*k)`` from the rules that need it whole."""
 
     def __init__(self, interval: Callable[[Expr], Interval], multiple: Callable[[str], int]) -> None:
+        self._passes = (_Pass(interval, multiple, split=False), _Pass(interval, multiple, split=True))
+
+    def simplify(self, e: Expr) -> Expr:
+        first, second = self._passes
+        return second.simplify(first.simplify(e))
+
+
+class _Pass:
+    def __init__(self, interval: Callable[[Expr], Interval], multiple: Callable[[str], int], split: bool) -> None:
         self.interval = interval
         self.multiple = multiple
+        self.split = split
         self._memo: dict[Expr, Expr] = {}
         self._polys: dict[Expr, Poly] = {}
         self._keys: dict[Expr, str] = {}
@@ -245,6 +258,13 @@ class Simplifier:
             # x == A*y + r with r >= 0: x / y == A + r / y and x % y == r % y.
             part = self._divide(op, rest, y)
             return _add(quotient, part) if op == "/" else part
+        if op == "%" and self.split and len(y) == 1:
+            ((ym, yc),) = y.items()
+            if ym and yc > 1:
+                # u % (c*k) == u % c + c*((u / c) % k), the mixed radix form the rules above fold.
+                c = {(): yc}
+                low = self._divide("%", x, c)
+                return _add(low, _scale(self._divide("%", self._divide("/", x, c), {ym: 1}), yc))
         return keep
 
     def _lone_atom(self, p: Poly) -> Expr | None:

@@ -1,7 +1,8 @@
 """Symbols: the named run-time integers of a problem (M, N, lda, ...) and what is assumed about them.
 
 A symbol is an integer of a fixed width (int32 unless declared ``i64``) with an inclusive range and an optional
-divisibility; by default ``1 <= M <= 2**31-1``, the values a run-time extent can take.  Relations between symbols
+divisibility; by default ``1 <= M <= 2**31-1``, the values a run-time extent can take; ``hi=None`` leaves it
+unbounded above (a mathematical integer: the "for every positive integer" of ``proofs/``).  Relations between symbols
 (``lda >= M``) are boolean expressions.  A ``Symbols`` table is the single place these live: the parser declares
 symbols in it, the engine reads their assumptions from it, and concrete evaluation checks values against it.
 """
@@ -26,15 +27,15 @@ class Symbol:
 
     name: str
     lo: int = 1
-    hi: int = INT32_MAX
+    hi: int | None = INT32_MAX
     multiple_of: int = 1
     bits: int = 32
 
     def admits(self, value: int) -> bool:
-        return self.lo <= value <= self.hi and value % self.multiple_of == 0
+        return self.lo <= value and (self.hi is None or value <= self.hi) and value % self.multiple_of == 0
 
     def describe(self) -> str:
-        text = f"{self.lo} <= {self.name} <= {self.hi}"
+        text = f"{self.lo} <= {self.name}" + (f" <= {self.hi}" if self.hi is not None else "")
         if self.multiple_of != 1:
             text += f", {self.name} % {self.multiple_of} == 0"
         return text
@@ -60,7 +61,7 @@ class Symbols:
         sym = replace(base, **assumptions)
         if sym.bits == 64 and "hi" not in assumptions and base.hi == INT32_MAX:
             sym = replace(sym, hi=INT64_MAX)
-        if sym.lo > sym.hi:
+        if sym.hi is not None and sym.lo > sym.hi:
             raise LayoutError(f"symbol {name}: empty range {sym.lo}..{sym.hi}")
         if sym.multiple_of < 1:
             raise LayoutError(f"symbol {name}: multiple_of must be positive, got {sym.multiple_of}")
@@ -108,11 +109,12 @@ class Symbols:
             sym = self.table[a.name]
             bound = {">=": ("lo", k), ">": ("lo", k + 1), "<=": ("hi", k), "<": ("hi", k - 1),
                      "==": None, "!=": None}[op]
+            tighter_hi = lambda v: v if sym.hi is None else min(sym.hi, v)  # noqa: E731
             if op == "==":
-                self.declare(a.name, lo=max(sym.lo, k), hi=min(sym.hi, k))
+                self.declare(a.name, lo=max(sym.lo, k), hi=tighter_hi(k))
             elif bound is not None:
                 key, v = bound
-                self.declare(a.name, **{key: max(sym.lo, v) if key == "lo" else min(sym.hi, v)})
+                self.declare(a.name, **{key: max(sym.lo, v) if key == "lo" else tighter_hi(v)})
         elif (op == "==" and k == 0 and isinstance(a, Op) and a.op == "%" and type(a.args[0]) is Sym
               and a.args[0].name in self.table and type(a.args[1]) is Const and int(a.args[1].value) > 0):
             sym = self.table[a.args[0].name]

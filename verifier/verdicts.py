@@ -51,6 +51,7 @@ class ObligationVerdict:
     deciding: bool
     counterexample: Counterexample | None = None
     reason: str | None = None
+    route: str | None = None  # the engine's route that decided it (engine.FULL / engine.BOUNDED), if one did
 
     def to_json(self) -> dict[str, object]:
         return {"id": self.id, "source": self.source, "description": self.description,

@@ -1,7 +1,11 @@
 """docs/tutorial.md stays true: every `$ cute-verify ...` command in its console blocks is run, and the output
 shown under it must be what the command prints now (a trailing `...` allows more lines).  The solver may pick a
 different counterexample from run to run, so a counterexample table row is compared by its shape and obligation
-only.  Pictures the tutorial shows are regenerated and compared with the committed ones."""
+only.  Pictures the tutorial shows are regenerated and compared with the committed ones.
+
+After a deliberate change of the output, `python -m tests.test_tutorial --update` (from the repository root)
+rewrites the outputs in docs/tutorial.md (keeping as many lines before each `...` as before) and the pictures in
+docs/pictures/."""
 
 from __future__ import annotations
 
@@ -105,3 +109,50 @@ def test_tutorial_pictures_are_current(tmp_path: Path, monkeypatch: pytest.Monke
             assert summary(committed) == summary(fresh)
         else:
             assert committed.read_text() == fresh.read_text(), f"{rel} is out of date: rerun the tutorial command"
+
+
+def update() -> None:
+    """Rerun every command in a scratch directory and write its output (and pictures) back into the docs."""
+    import contextlib
+    import io
+    import os
+    import shutil
+    import tempfile
+
+    lines = TUTORIAL.read_text().splitlines()
+    out: list[str] = []
+    scratch = tempfile.mkdtemp()
+    here = os.getcwd()
+    os.chdir(scratch)
+    try:
+        k = 0
+        while k < len(lines):
+            line = lines[k]
+            out.append(line)
+            k += 1
+            if not line.startswith("$ cute-verify "):
+                continue
+            shown = []
+            while k < len(lines) and not lines[k].startswith(("$ ", "```")):
+                shown.append(lines[k])
+                k += 1
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf):
+                main(shlex.split(line)[2:])
+            now = buf.getvalue().rstrip("\n").splitlines()
+            if shown and shown[-1] == "..." and len(now) > len(shown) - 1:
+                now = now[:len(shown) - 1] + ["..."]
+            out += now
+        for name in os.listdir(scratch):
+            shutil.copy(os.path.join(scratch, name), DOCS / "pictures" / name)
+    finally:
+        os.chdir(here)
+    TUTORIAL.write_text("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] != ["--update"]:
+        sys.exit("usage: python -m tests.test_tutorial --update")
+    update()

@@ -167,6 +167,7 @@ def test_tikz_has_the_nodes_of_print_latex() -> None:
     assert "\\draw[color=black,thick,shift={(-0.5,-0.5)}] (0,0) grid (2,3);" in text
     tv = pic.to_tikz(parse_layout("(_2,_2):(_2,_1)"), tv=True, tile=parse("(_4)"))
     assert "\\node[fill={rgb,255:red,175;green,255;blue,175}] at (0,2) {\\shortstack{T1 \\\\ V0}};" in tv
+    assert tv.startswith("% Layout TV: (_2,_2):(_2,_1)\n")  # print_latex_tv's header
     layout, v = _injective_verdict()
     marked = pic.to_tikz(layout, verdict=v)
     assert marked.count("% failing coordinate") == 2 and "% collision" in marked

@@ -297,7 +297,8 @@ def _tex(text: str) -> str:
 
 def tikz(p: Picture) -> str:
     """A standalone LaTeX document with the TikZ picture, laid out as CuTe's ``print_latex`` emits it."""
-    out = [f"% Layout: {p.title}",
+    header = f"% Layout TV: {p.title[3:]}" if p.title.startswith("TV ") else f"% Layout: {p.title}"
+    out = [header,
            "\\documentclass[convert]{standalone}", "\\usepackage{tikz}", "", "\\begin{document}",
            "\\begin{tikzpicture}[x={(0cm,-1cm)},y={(1cm,0cm)},every node/.style={minimum size=1cm, "
            "outer sep=0pt}]", ""]

@@ -56,6 +56,7 @@ from .integers import (
     safe_div,
     signum,
 )
+from .interop import coerce
 from .layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
 from .obligations import NEVER, SA, Obligation, Recorder, nonzero, record, recording
 
@@ -1122,6 +1123,7 @@ def apply(op: str, *args: object) -> Outcome:
     fn = OPERATIONS.get(op)
     if fn is None:
         raise LayoutError(f"unknown operation {op!r}; known: {', '.join(sorted(OPERATIONS))}")
+    args = tuple(coerce(a) for a in args)  # pycute layouts are accepted (interop.py)
     _swizzle.check_operands(op, args)
     with Recorder() as rec:
         try:

@@ -25,6 +25,7 @@ from .conditions import show
 from .engine import Engine, Item, decide_all, summarize
 from .int_tuple import IntTuple, compatible, leaves
 from .integers import Bool, D, Int, and_, eq, ge, le, lt, max_, min_, ne, symbol
+from .interop import coerce
 from .layouts import Layout, size
 from .symbols import Symbols
 from .verdicts import PROVED, REFUTED, UNKNOWN, VALID, Counterexample, ObligationVerdict, Verdict
@@ -127,6 +128,7 @@ def _items(prop: str, args: Sequence[object], options: Mapping[str, object]) -> 
 def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 10.0,
           **options: object) -> Verdict:
     """Decide ``prop(*args)`` for every value the assumptions allow: proved, refuted or unknown."""
+    args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
     assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
     engine = Engine(symbols, timeout)

@@ -162,10 +162,12 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_check)
     from . import spec_cli
     from .algebra import OPERATIONS
+    from .draw_cli import add_parser as add_draw
     from .prove_cli import add_parser as add_prove
 
     spec_cli.add_parser(sub)
     add_prove(sub)
+    add_draw(sub)
     for op in OPERATIONS:
         o = sub.add_parser(op, help=f"is CuTe's {op} valid for every allowed value?")
         o.add_argument("args", nargs="+", help="operands in CuTe notation (layouts, <...> tilers, shapes)")

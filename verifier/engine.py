@@ -35,6 +35,7 @@ from .conditions import derive_guard, show
 from .encoding import Encoder, Unencodable
 from .errors import UndefinedBehavior
 from .integers import Bool, D, Expr, Int, and_, format_expr, ne
+from .interop import coerce
 from .layouts import Tile
 from .obligations import NEVER, UB
 from .symbols import Symbols
@@ -271,6 +272,7 @@ def items_for(op: str, args: Sequence[object], outcome: algebra.Outcome) -> list
 def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
            derive: bool = True) -> Verdict:
     """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow?"""
+    args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
     assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
     outcome = algebra.apply(op, *args)

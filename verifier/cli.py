@@ -186,6 +186,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RecursionError:
         print("cute-verify: error: input too deeply nested", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader (``| head``) closed the pipe: not an error of ours; keep Python from reporting it at exit.
+        sys.stdout = None  # type: ignore[assignment]
+        return 0
 
 
 if __name__ == "__main__":

@@ -86,7 +86,10 @@ class Symbols:
         for name in relation.expr.symbols():
             if name not in self.table:
                 raise LayoutError(f"assumption mentions unknown symbol {name}")
-        self._absorb(relation.expr)
+        try:
+            self._absorb(relation.expr)
+        except LayoutError as exc:
+            raise LayoutError(f"the assumption {relation} contradicts the others ({exc})") from None
         self.relations.append(relation)
 
     def _absorb(self, e: Expr) -> None:

@@ -60,7 +60,7 @@ def _ours(spec: tuple[object, object]) -> Layout:
 def _time_ours(prop: str, args: list[Layout], cfg: Config) -> tuple[Stats, str]:
     verdicts: list[str] = []
     st = measure(lambda: verdicts.append(check(prop, args, Symbols(), cfg.check_timeout_s).verdict), cfg.repeats)
-    return st, verdicts[0]
+    return st, "/".join(sorted(set(verdicts)))  # Z3's search may differ between repeats: show every verdict
 
 
 def _time_enumeration(fn: Callable[..., bool], args: list[object], cfg: Config) -> tuple[Stats, bool]:
@@ -92,7 +92,7 @@ def run(cfg: Config, png: Path | None = PNG) -> Table:
             series[prop]["tl"].append((k, enum))
             r = ratio(enum, ours)
             t.add(prop, f"2^{k}", fmt_stats(ours), verdict, fmt_stats(enum), str(answer), fmt_ratio(r))
-            if (verdict == "proved") != answer:
+            if ("proved" in verdict and not answer) or ("refuted" in verdict and answer):
                 t.notes.append(f"DISAGREEMENT: {prop} at 2^{k}: ours {verdict}, tensor-layouts {answer}")
             if r.median < 1:
                 slower.append(f"2^{k} ({1 / r.median:.3g}× slower)")
@@ -109,7 +109,12 @@ def run(cfg: Config, png: Path | None = PNG) -> Table:
                            f"(max/min of the medians) while the size grows {2 ** (cfg.sizes[-1] - cfg.sizes[0])}×.")
             if spread > 10:
                 t.losses.append(f"{prop}: our time is not flat in size ({spread:.3g}× between the fastest and "
-                                "slowest size): Z3's search, not the size, decides it.")
+                                "slowest size's median) and varies between repeats: Z3's search, not the size, "
+                                "decides it.")
+        unknown = [r[1] for r in t.rows if r[0] == prop and "unknown" in r[3]]
+        if unknown:
+            t.losses.append(f"{prop}: the engine answered unknown (timeout {cfg.check_timeout_s:.0f} s) in some "
+                            f"repeat at {', '.join(unknown)}, where enumeration always answers.")
         enum_sizes = [k for k, _ in series[prop]["tl"]]
         if TARGET_LOG2 in cfg.sizes and TARGET_LOG2 not in enum_sizes:
             t.notes.append(f"{prop}: enumeration at 2^{TARGET_LOG2} was not run (cap), so the 100× target there is "

@@ -150,8 +150,8 @@ PARAMETRIC_CASES = (
     "linv-overlap", "up2-rowmajor-MK",
 )
 
-FULL = Config(quick=False, repeats=5, algebra_inputs=24, sizes=tuple(range(8, 25, 2)), enum_cap_s=20.0,
-              check_timeout_s=60.0, parametric_cases=PARAMETRIC_CASES, top=64, enum_budget_s=12.0,
+FULL = Config(quick=False, repeats=5, algebra_inputs=24, sizes=tuple(range(8, 25, 2)), enum_cap_s=30.0,
+              check_timeout_s=60.0, parametric_cases=PARAMETRIC_CASES, top=64, enum_budget_s=20.0,
               engine_timeout_s=10.0, static_log2=12, sweep_top=64)
 QUICK = Config(quick=True, repeats=2, algebra_inputs=4, sizes=(8, 10, 12), enum_cap_s=1.0, check_timeout_s=20.0,
                parametric_cases=PARAMETRIC_CASES[:2], top=4, enum_budget_s=1.0, engine_timeout_s=10.0,

@@ -198,7 +198,7 @@ def machine() -> list[tuple[str, str]]:
     return [
         ("CPU (lscpu model name)", model.group(1).strip() if model else platform.processor() or "unknown"),
         ("cores (os.cpu_count)", str(os.cpu_count())),
-        ("load average (1, 5, 15 min) at this point", ", ".join(f"{x:.2f}" for x in load)),
+        ("load average (1, 5, 15 min) at the start", ", ".join(f"{x:.2f}" for x in load)),
         ("OS", platform.platform()),
         ("Python", platform.python_version()),
         ("z3-solver", _version("z3-solver")),

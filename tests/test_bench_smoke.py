@@ -86,10 +86,11 @@ def test_gpu_quick(tmp_path: Path) -> None:
 
 def test_run_writes_report(tmp_path: Path) -> None:
     out = tmp_path / "benchmarks.md"
-    assert run.main(["--quick", "--only", "gpu,algebra", "--out", str(out)]) == 0
+    assert run.main(["--quick", "--only", "gpu,algebra", "--out", str(out), "--note", "A test note."]) == 0
     text = out.read_text()
+    assert "A test note." in text
     for heading in ("# Benchmarks", "## Machine", "## Targets of the issue", "## Where we lose",
                     "## 1. Concrete algebra", "## 5. GPU sweep"):
         assert heading in text
-    assert "tensor-layouts" in text and "Measured under load" in text
+    assert "tensor-layouts" in text and "load average" in text
     assert run.main(["--only", "nonsense"]) == 2

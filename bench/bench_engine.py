@@ -14,7 +14,6 @@ Output: the share decided, median and 95th-percentile time per check, and the ra
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import statistics
 import sys
@@ -24,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.common import admissible_points  # noqa: E402
 from tests.case_args import operands, problem  # noqa: E402
 from verifier.claims import TooLarge  # noqa: E402
 from verifier.engine import valid_at, verify  # noqa: E402
@@ -50,13 +50,9 @@ def _unit_cases(path: Path) -> list[tuple[str, str, list[object], Symbols]]:
 
 def _enumerate(op: str, args: list[object], sy: Symbols, top: int, budget: float) -> tuple[float, int, bool]:
     """Time to enumerate every value in 1..top (within the assumptions); (seconds, points, finished)."""
-    names = [s.name for s in sy]
     t0 = time.perf_counter()
     n = 0
-    for values in itertools.product(*(range(1, top + 1) for _ in names)):
-        env = dict(zip(names, values))
-        if not all(s.admits(env[s.name]) for s in sy) or not all(r.evaluate(env) for r in sy.relations):
-            continue
+    for env in admissible_points(sy, top):
         try:
             valid_at(op, args, env, limit=1 << 16)
         except TooLarge:

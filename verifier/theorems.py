@@ -322,8 +322,9 @@ class Theorem:
             return {n: {} for n in self.symbols.split()}
         return {n: dict(a) for n, a in self.symbols.items()}
 
-    def table(self) -> Symbols:
-        """The symbols with their assumptions; strict, so an undeclared name in a statement is an error."""
+    def table(self, relations: bool = True) -> Symbols:
+        """The symbols with their assumptions; strict, so an undeclared name in a statement is an error.  Without
+        ``relations``, only what the symbols were declared with (``assume`` may tighten a symbol's range)."""
         sy = Symbols(strict=True)
         for n, a in self.declared().items():
             a = {{"min": "lo", "max": "hi"}.get(k, k): v for k, v in a.items()}
@@ -333,7 +334,7 @@ class Theorem:
                 sy.declare(n, **a)  # type: ignore[arg-type]
             except (LayoutError, TypeError) as exc:
                 raise TheoremError(f"{self.name}: symbol {n}: {exc}") from None
-        for text in self.assume:
+        for text in self.assume if relations else ():
             try:
                 sy.assume(parse_relation(text, sy))
             except LayoutError as exc:
@@ -356,7 +357,7 @@ class Theorem:
 
     @property
     def assumptions(self) -> str:
-        sy = self.table()
+        sy = self.table(relations=False)
         parts = []
         for s in sy:
             bits = []

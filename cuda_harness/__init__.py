@@ -1,0 +1,17 @@
+"""cuda_harness: verified layouts run on a real GPU through CuPy, and the same generated code on the CPU.
+
+* ``kernels``: CUDA C++ generated from validated model objects: CuTe kernels (the layout or algebra result built
+  and evaluated by CuTe on the device), model kernels (plain CUDA from our model), sweep kernels
+  (``verifier.cute_sweep``'s decision of CuTe's result, one thread per symbol assignment).
+* ``build``: NVRTC through CuPy, else nvcc and ``cupy.RawModule(path=...)``; g++ for host mode.
+* ``runner``: launches on the GPU or, in host mode, in a loop on the CPU.
+* ``harness``: CuTe on the device vs the model on the device vs the host model, index by index, with a guarded
+  copy and write counting; the GPU sweep.
+* ``probe``: the machine (GPU, driver, CUDA, CuPy) and whether a GPU can be used.
+* ``gpu_run``: the full hardware run behind ``docs/hardware.md``; ``cli``: ``cute-verify gpu``.
+"""
+
+from .harness import Case, Check, Report, evaluate, sweep
+from .probe import environment, gpu_available
+
+__all__ = ["Case", "Check", "Report", "environment", "evaluate", "gpu_available", "sweep"]

@@ -121,6 +121,8 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 def host_library(kernels: Sequence[Kernel]) -> Built:
     """The unit compiled by g++ as a shared library (cached), loaded with ctypes."""
+    if not kernels:
+        return Built("g++ (host mode)", {}, None)
     cxx = compiler()
     version = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=False).stdout.split("\n")[0]
     text0, _ = unit(kernels)

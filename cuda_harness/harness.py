@@ -41,6 +41,7 @@ from .kernels import GUARD, SENTINEL, Kernel, Unsupported, cute_kernel, model_ke
 from .runner import Runner, runner
 
 MAX_VALUES = 1 << 24
+PYTHON_VALUES = 4096
 
 
 @dataclass(frozen=True)
@@ -112,16 +113,49 @@ def _flat(v: object) -> list[int]:
     return [int(v)]  # type: ignore[call-overload]
 
 
-def _host_values(result: object) -> tuple[int, list[list[int]]]:
-    """The host model's size and values (each a list of leaves: one for an index, more for a coordinate)."""
+def _tdiv(a: np.ndarray, b: int) -> np.ndarray:
+    q = np.abs(a) // abs(b)
+    return np.where((a >= 0) == (b > 0), q, -q)
+
+
+def np_eval(layout: Layout, c: np.ndarray) -> np.ndarray:
+    """The model's concrete layout at every 1-D index of ``c``, vectorised by the rule of ``int_tuple.crd2idx``."""
+    from verifier.int_tuple import product
+
+    def go(c: np.ndarray, shape, stride) -> np.ndarray:
+        if type(shape) is tuple:
+            if not shape:
+                return np.zeros_like(c)
+            if len(shape) == 1:
+                return go(c, shape[0], stride[0])
+            n = int(product(shape[0]))
+            q = _tdiv(c, n)
+            return go(c - q * n, shape[0], stride[0]) + go(q, shape[1:], stride[1:])
+        return c * int(stride)
+
+    return go(c, layout.shape, layout.stride)
+
+
+def _host_values(result: object) -> np.ndarray:
+    """The host model's values as an (n, w) array: one leaf per index, more for a coordinate (scaled bases).
+
+    Up to ``PYTHON_VALUES`` indices the model evaluates every index itself; beyond, the model's layout is
+    evaluated with numpy (``np_eval``), checked against the model's own evaluation at spread-out indices."""
     if isinstance(result, Layout):
         n = int(result.size())
         if n > MAX_VALUES:
             raise LayoutError(f"size {n} is too large to enumerate on the device (limit {MAX_VALUES})")
-        return n, [_flat(result(i)) for i in range(n)]
+        if n <= PYTHON_VALUES or has_basis(result.stride):
+            rows = [_flat(result(i)) for i in range(n)]
+            return np.asarray(rows, dtype=np.int64).reshape(n, len(rows[0]) if rows else 1)
+        vals = np_eval(result, np.arange(n, dtype=np.int64))
+        for i in np.linspace(0, n - 1, 257).astype(np.int64):
+            if int(vals[i]) != int(result(int(i))):
+                raise AssertionError(f"numpy evaluation of {result} differs from the model at {i}")
+        return vals.reshape(n, 1)
     if isinstance(result, ComposedLayout):
         vals = result.values(MAX_VALUES)
-        return len(vals), [[int(v)] for v in vals]
+        return np.asarray(vals, dtype=np.int64).reshape(len(vals), 1)
     raise Unsupported(f"the result is {type(result).__name__}, not a layout")
 
 
@@ -141,8 +175,7 @@ def evaluate(cases: Sequence[Case], host: bool, run: Runner | None = None) -> Re
         try:
             first = _outcome(case, [_substituted(x, case.envs[0]) for x in case.operands])
             if first.result is not None:
-                _, vals = _host_values(first.result)
-                width = len(vals[0]) if vals else 1
+                width = _host_values(first.result).shape[1]
         except (Unsupported, LayoutError):
             pass
         cname = names.setdefault(f"{cpp.code}#{width}", f"cute_{len(names)}")
@@ -182,56 +215,55 @@ def _check(run: Runner, case: Case, cpp: CppCase, cname: str, mname: str | None,
         _launch_cute(run, cname, p, 0, 1, 1)
         return Check(label, env, "ub", f"the model says CuTe divides by zero ({outcome.undefined}); not compared")
     try:
-        n, values = _host_values(outcome.result)
+        values = _host_values(outcome.result)
     except Unsupported as exc:
         return Check(label, env, "unsupported", str(exc))
-    width = len(values[0]) if values else 1
-    flat_vals = [v[0] for v in values] if width == 1 else []
-    extent = (max(flat_vals) + 1) if flat_vals else 1
-    cap = extent + 2 * GUARD
+    n, width = values.shape
+    flat_vals = values[:, 0] if width == 1 else np.zeros(0, dtype=np.int64)
+    extent = int(flat_vals.max()) + 1 if flat_vals.size else 1
+    cap = max(extent, 1) + 2 * GUARD
     launch = _launch_cute(run, cname, p, n, width, cap)
     if launch.faults is not None and launch.faults.any():
         return Check(label, env, "mismatch", "the CuTe kernel faulted in host mode where the model computes a result")
     size, cosize = int(launch.aux[0]), int(launch.aux[1])
-    got = launch.out[: n * width].reshape(n, width).tolist() if n else []
+    got = launch.out[: n * width].reshape(n, width)
     problems = []
     if size != n:
         problems.append(f"size: CuTe {size}, model {n}")
-    bad = [i for i in range(min(n, size)) if got[i] != values[i]]
-    if bad:
-        i = bad[0]
-        problems.append(f"{len(bad)} indices differ, first at {i}: CuTe {got[i]}, model {values[i]}")
+    m = min(n, size)
+    bad = np.nonzero((got[:m] != values[:m]).any(axis=1))[0]
+    if bad.size:
+        i = int(bad[0])
+        problems.append(f"{bad.size} indices differ, first at {i}: CuTe {got[i].tolist()}, model {values[i].tolist()}")
     model_ran = False
-    if mname is not None and mname not in run.rejected:
-        m = run.launch(mname, p, 0, n, np.zeros(max(n, 1), dtype=np.int64), np.zeros(1, dtype=np.int64), 0, n)
+    if mname is not None and mname not in run.rejected and width == 1:
+        mv = run.launch(mname, p, 0, n, np.zeros(max(n, 1), dtype=np.int64), np.zeros(1, dtype=np.int64), 0, n).out
         model_ran = True
-        mv = m.out[:n].tolist()
-        mbad = [i for i in range(n) if width == 1 and mv[i] != values[i][0]]
-        if mbad:
-            i = mbad[0]
-            problems.append(f"model on the device differs at {len(mbad)} indices, first {i}: {mv[i]} vs {values[i]}")
+        mbad = np.nonzero(mv[:n] != flat_vals)[0]
+        if mbad.size:
+            i = int(mbad[0])
+            problems.append(f"the model on the device differs at {mbad.size} indices, first {i}: {int(mv[i])} vs "
+                            f"{int(flat_vals[i])}")
     inj = inb = bij = None
     if width == 1 and size == n:
         counts = launch.aux[2: 2 + cap + 1]
         dst = launch.aux[2 + cap + 1: 2 + 2 * cap + 1]
         gathered = launch.aux[2 + 3 * cap + 1: 2 + 3 * cap + 1 + n]
+        j = GUARD + flat_vals
+        inside = (j >= 0) & (j < cap)
         expect = np.zeros(cap + 1, dtype=np.int64)
-        for v in flat_vals:
-            j = GUARD + v
-            expect[j if 0 <= j < cap else cap] += 1
+        np.add.at(expect, np.where(inside, j, cap), 1)
         if not np.array_equal(counts, expect):
             problems.append("writes per element differ from the model's")
-        touched = np.nonzero(dst)[0]
-        if any(counts[j] == 0 for j in touched):
+        if (counts[:cap][dst != 0] == 0).any():
             problems.append("an element nobody should write was written (guard or hole)")
-        exp_g = np.array([3 * (GUARD + v) + 1 if 0 <= GUARD + v < cap else -1 for v in flat_vals], dtype=np.int64)
-        if not np.array_equal(gathered, exp_g):
+        if not np.array_equal(gathered, np.where(inside, 3 * j + 1, -1)):
             problems.append("gathered values differ from the model's")
         inj = bool(counts.max(initial=0) <= 1)
         inb = bool(counts[cap] == 0 and counts[:GUARD].sum() == 0 and counts[GUARD + max(cosize, 0): cap].sum() == 0)
         bij = bool(inj and inb and counts[GUARD: GUARD + n].sum() == n and cosize == n)
     status = "mismatch" if problems else "agree"
-    return Check(label, env, status, "; ".join(problems), indices=min(n, size), model_on_device=model_ran,
+    return Check(label, env, status, "; ".join(problems), indices=m, model_on_device=model_ran,
                  injective=inj, in_bounds=inb, bijective=bij)
 
 

@@ -9,8 +9,10 @@ blocks of 256 threads; in host mode the threads run in a loop and a thread that 
 from __future__ import annotations
 
 import ctypes
+import os
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,24 +33,28 @@ class Launch:
 
 
 class Runner:
-    def __init__(self, built: Built, host: bool) -> None:
-        self.built = built
+    """Kernels built in one or more units (``builts``), launched by name."""
+
+    def __init__(self, builts: Sequence[Built], names: Sequence[Sequence[str]], host: bool) -> None:
+        self.builts = list(builts)
         self.host = host
+        self._where = {n: b for b, ns in zip(self.builts, names) for n in ns}
+        self.rejected: dict[str, str] = {k: v for b in self.builts for k, v in b.rejected.items()}
 
     @property
     def method(self) -> str:
-        return self.built.method
+        return ", ".join(sorted({b.method for b in self.builts}))
 
     @property
-    def rejected(self) -> dict[str, str]:
-        return self.built.rejected
+    def tried(self) -> list[str]:
+        return sorted({t for b in self.builts for t in b.tried})
 
     def launch(self, name: str, p: np.ndarray, stride: int, n: int, out: np.ndarray, aux: np.ndarray | int,
                cap: int, nthreads: int) -> Launch:
         """Run ``nthreads`` threads of kernel ``name``. ``aux`` is an array (copied in and back) or, for scratch
         memory nobody reads back, a number of uninitialised elements (then ``Launch.aux`` is empty)."""
-        if name in self.built.rejected:
-            raise KeyError(f"kernel {name} was rejected by the compiler: {self.built.rejected[name]}")
+        if name in self.rejected:
+            raise KeyError(f"kernel {name} was rejected by the compiler: {self.rejected[name]}")
         p = np.ascontiguousarray(p, dtype=np.int64)
         if p.size == 0:
             p = np.zeros(1, dtype=np.int64)
@@ -57,7 +63,7 @@ class Runner:
         return self._gpu(name, p, stride, n, out, aux, cap, nthreads)
 
     def _host(self, name, p, stride, n, out, aux, cap, nthreads) -> Launch:
-        fn = getattr(self.built.handle, name)
+        fn = getattr(self._where[name].handle, name)
         fn.restype = ctypes.c_longlong
         out = np.ascontiguousarray(out, dtype=np.int64)
         scratch = isinstance(aux, int)
@@ -73,7 +79,7 @@ class Runner:
     def _gpu(self, name, p, stride, n, out, aux, cap, nthreads) -> Launch:
         import cupy
 
-        fn = self.built.handle.get_function(name)  # type: ignore[attr-defined]
+        fn = self._where[name].handle.get_function(name)  # type: ignore[attr-defined]
         dp, dout = cupy.asarray(p), cupy.asarray(out, dtype=cupy.int64)
         scratch = isinstance(aux, int)
         daux = cupy.empty(max(aux, 1), dtype=cupy.int64) if isinstance(aux, int) else cupy.asarray(aux, cupy.int64)
@@ -87,11 +93,16 @@ class Runner:
         return Launch(cupy.asnumpy(dout), np.zeros(0, np.int64) if scratch else cupy.asnumpy(daux), None, seconds)
 
 
-def runner(kernels: Sequence[Kernel], host: bool) -> Runner:
-    """Build ``kernels`` for the GPU (``host=False``; CuPy and a GPU are required) or the CPU."""
+def runner(kernels: Sequence[Kernel], host: bool, chunk: int = 48, jobs: int | None = None) -> Runner:
+    """Build ``kernels`` for the GPU (``host=False``; CuPy and a GPU are required) or the CPU, ``chunk`` kernels
+    per unit, the units in parallel."""
     if not host:
         why = gpu_available()
         if why is not None:
             raise RuntimeError(f"no GPU: {why}")
-        return Runner(gpu_module(kernels), host=False)
-    return Runner(host_library(kernels), host=True)
+    parts = [list(kernels[i:i + chunk]) for i in range(0, len(kernels), chunk)] or [[]]
+    build = host_library if host else gpu_module
+    jobs = jobs or max(1, min(len(parts), os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        builts = list(pool.map(build, parts))
+    return Runner(builts, [[k.name for k in part] for part in parts], host=host)

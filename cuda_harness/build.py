@@ -242,7 +242,10 @@ def gpu_module(kernels: Sequence[Kernel], methods: Sequence[str] = METHODS) -> B
 
         # Decide whether the method can take the CuTe headers at all on the first kernel alone, so that a
         # method that cannot is not blamed on every kernel in turn.
-        ok, _, log = once(unit(kernels[:1])[0])
+        try:
+            ok, _, log = once(unit(kernels[:1])[0])
+        except Exception as exc:  # noqa: BLE001 - a method missing from this CuPy/CUDA is a method that failed
+            ok, log = False, f"{type(exc).__name__}: {exc}"
         if not ok and not attribute(log, unit(kernels[:1])[1]):
             tried.append(f"{method}: {_first_error(log)}")
             continue

@@ -172,7 +172,8 @@ def throughput(entries: Sequence[dict], truth: Mapping[str, Mapping], host: bool
 # -- the run ------------------------------------------------------------------------------------------------------
 
 
-def run_all(host: bool, verdicts: Mapping[str, dict], limit: int | None, log) -> dict:
+def run_all(host: bool, verdicts: Mapping[str, dict], limit: int | None, log, save=lambda out: None) -> dict:
+    """Every part of the run (module docstring); ``save`` gets the result so far after each part."""
     _, parametric, parametric_assignments = _corpus_helpers()
     t_all = time.perf_counter()
     out: dict = {"environment": environment(), "mode": "host (g++)" if host else "GPU"}
@@ -183,6 +184,7 @@ def run_all(host: bool, verdicts: Mapping[str, dict], limit: int | None, log) ->
     out["compile_method"] = rep.method
     out["conformance"] = {"cases": len(cases) // 3, **_summary(rep)}
     log(f"conformance: {out['conformance']['counts']} in {rep.seconds:.1f}s ({rep.method})")
+    save(out)
 
     entries = parametric_corpus(limit)
     envs_of = {e["id"]: parametric_assignments(e) for e in entries}
@@ -194,6 +196,7 @@ def run_all(host: bool, verdicts: Mapping[str, dict], limit: int | None, log) ->
     rep = evaluate(pcases, host=host)
     out["parametric_points"] = {"cases": len(pcases), **_summary(rep)}
     log(f"parametric points: {out['parametric_points']['counts']} in {rep.seconds:.1f}s")
+    save(out)
 
     scases = [SweepCase(*parametric(e)) for e in entries]
     for e in entries:  # the engine's counterexample may lie outside the range: sweep it too
@@ -209,6 +212,7 @@ def run_all(host: bool, verdicts: Mapping[str, dict], limit: int | None, log) ->
     t_host = time.perf_counter() - t0
     log(f"host sweep (cute_sweep): {t_host:.1f}s")
     out["sweep"] = _sweep_summary(entries, dev, ref, verdicts, t_dev, t_host, method)
+    save(out)
     truth = {e["id"]: r.status for e, r in zip(entries, ref)}
     out["throughput"] = throughput(entries, truth, host)
     log(f"throughput: {out['throughput'].get('device_checks_per_s')} vs numpy "
@@ -291,13 +295,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         tmp = Path(os.environ.get("TMPDIR", "/tmp")) / "cute-verify-verdicts.json"
         verdicts = write_verdicts(tmp, args.limit)
-    result = run_all(args.host, verdicts, args.limit, lambda s: print(s, flush=True))
-    result["command"] = "python -m cuda_harness.gpu_run " + " ".join(argv if argv is not None else sys.argv[1:])
-    text = json.dumps(result, indent=1, default=str)
-    if args.out:
-        tmp = args.out.with_name(args.out.name + ".tmp")
-        tmp.write_text(text)
-        os.replace(tmp, args.out)
+    command = "python -m cuda_harness.gpu_run " + " ".join(argv if argv is not None else sys.argv[1:])
+
+    def save(out: dict) -> None:
+        if args.out:
+            tmp = args.out.with_name(args.out.name + ".tmp")
+            tmp.write_text(json.dumps({"command": command, **out}, indent=1, default=str))
+            os.replace(tmp, args.out)
+
+    result = run_all(args.host, verdicts, args.limit, lambda s: print(s, flush=True), save)
+    result["command"] = command
+    save(result)
     print(json.dumps({k: result[k] for k in ("conformance", "parametric_points")}, default=str)[:4000])
     s = result["sweep"]
     print({k: s[k] for k in s if k not in ("per_case",)})

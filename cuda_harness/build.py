@@ -84,10 +84,14 @@ def attribute(stderr: str, spans: dict[str, tuple[int, int]]) -> dict[str, str]:
     return found
 
 
-def _isolating(kernels: Sequence[Kernel], compile_once) -> tuple[object, dict[str, str]]:
-    """Compile, dropping the kernels the diagnostics blame, until the rest compiles."""
+def _isolating(kernels: Sequence[Kernel], compile_once,
+               max_rejected: int | None = None) -> tuple[object, dict[str, str]]:
+    """Compile, dropping the kernels the diagnostics blame, until the rest compiles (or more than ``max_rejected``
+    are blamed: then the compiler, not the kernels, is the problem)."""
     rejected: dict[str, str] = {}
     for _ in range(len(kernels) + 1):
+        if max_rejected is not None and len(rejected) > max_rejected:
+            raise BuildError(f"the compiler rejects {len(rejected)} kernels, e.g. {next(iter(rejected.values()))}")
         live = [k for k in kernels if k.name not in rejected]
         text, spans = unit(live)
         ok, handle, log = compile_once(text)
@@ -166,7 +170,8 @@ def _via_rawmodule(text: str, first: str) -> tuple[bool, object, str]:
     import cupy
 
     try:
-        mod = cupy.RawModule(code=text, options=("-std=c++17", *(f"-I{p}" for p in _includes())), backend="nvrtc")
+        mod = cupy.RawModule(code=text, options=("-std=c++17", "-default-device", *(f"-I{p}" for p in _includes())),
+                             backend="nvrtc")
         mod.get_function(first)
         return True, mod, ""
     except Exception as exc:  # noqa: BLE001 - CuPy reports compile errors as several exception types
@@ -179,7 +184,9 @@ def _via_nvrtc(text: str, arch: str, cubin: Path) -> tuple[bool, object, str]:
 
     prog = nvrtc.createProgram(text, "unit.cu", (), ())
     try:
-        opts = ("-std=c++17", f"--gpu-architecture=sm_{arch}", *(f"--include-path={p}" for p in _includes()))
+        # -default-device: CuTe's unannotated constexpr helpers (int_tuple.hpp, tuple.hpp) become device functions.
+        opts = ("-std=c++17", "-default-device", f"--gpu-architecture=sm_{arch}",
+                *(f"--include-path={p}" for p in _includes()))
         try:
             nvrtc.compileProgram(prog, opts)
         except Exception:  # noqa: BLE001 - the log says why
@@ -212,6 +219,10 @@ def _via_nvcc(text: str, arch: str, cubin: Path) -> tuple[bool, object, str]:
     return True, cupy.RawModule(path=str(cubin)), ""
 
 
+# A kernel every method that can compile CuTe at all compiles: a static 4x2 column-major layout.
+PROBE = Kernel("probe", "cute", "  auto r = make_layout(make_shape(Int<4>{}, Int<2>{}));\n"
+                                "  if (t < n) out[t] = r(int(t));")
+
 METHODS = ("nvrtc (cupy.RawModule)", "nvrtc (direct, cubin via cupy.RawModule(path=...))",
            "nvcc -cubin + cupy.RawModule(path=...)")
 
@@ -240,16 +251,21 @@ def gpu_module(kernels: Sequence[Kernel], methods: Sequence[str] = METHODS) -> B
                 return _via_nvrtc(text, arch, cubin)
             return _via_nvcc(text, arch, cubin)
 
-        # Decide whether the method can take the CuTe headers at all on the first kernel alone, so that a
+        # Decide whether the method can take the CuTe headers at all on a kernel CuTe certainly accepts, so that a
         # method that cannot is not blamed on every kernel in turn.
         try:
-            ok, _, log = once(unit(kernels[:1])[0])
+            ok, _, log = once(unit([PROBE])[0])
         except Exception as exc:  # noqa: BLE001 - a method missing from this CuPy/CUDA is a method that failed
             ok, log = False, f"{type(exc).__name__}: {exc}"
-        if not ok and not attribute(log, unit(kernels[:1])[1]):
+        if not ok:
             tried.append(f"{method}: {_first_error(log)}")
             continue
-        handle, rejected = _isolating(kernels, once)
+        try:
+            # The model already leaves out what CuTe rejects: a compiler that rejects more is not taking CuTe.
+            handle, rejected = _isolating(kernels, once, max_rejected=3)
+        except BuildError as exc:
+            tried.append(f"{method}: {_first_error(str(exc))}")
+            continue
         if method != METHODS[0]:
             _atomic_write(meta, json.dumps({"rejected": rejected}).encode())
         return Built(method, rejected, handle, tried)

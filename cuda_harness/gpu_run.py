@@ -33,8 +33,9 @@ from verifier.cute_sweep import SweepCase, key
 from verifier.cute_sweep import sweep as host_sweep
 from verifier.layouts import Layout
 
-from .harness import Case, evaluate, np_eval, sweep
+from .harness import Case, evaluate, np_eval, sweep, sweep_kernels
 from .probe import environment, gpu_available
+from .runner import runner
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -184,6 +185,7 @@ def run_all(host: bool, verdicts: Mapping[str, dict], limit: int | None, log, sa
     cases = conformance_cases(limit)
     rep = evaluate(cases, host=host)
     out["compile_method"] = rep.method
+    out["compile_attempts_failed"] = rep.tried
     out["conformance"] = {"cases": len(cases) // 3, **_summary(rep)}
     log(f"conformance: {out['conformance']['counts']} in {rep.seconds:.1f}s ({rep.method})")
     save(out)
@@ -206,8 +208,12 @@ def run_all(host: bool, verdicts: Mapping[str, dict], limit: int | None, log, sa
         if cx and dict(cx) not in envs_of[e["id"]]:
             envs_of[e["id"]] = [*envs_of[e["id"]], dict(cx)]
     t0 = time.perf_counter()
-    dev, method = sweep(scases, [envs_of[e["id"]] for e in entries], host=host)
+    run = runner(list(sweep_kernels(scases)[1].values()), host=host)
+    t_build = time.perf_counter() - t0
+    dev, method = sweep(scases, [envs_of[e["id"]] for e in entries], host=host, run=run)
     t_dev = time.perf_counter() - t0
+    out["sweep_compile_attempts_failed"] = run.tried
+    out["sweep_build_seconds"] = round(t_build, 1)
     log(f"device sweep: {sum(len(d.status) for d in dev)} assignments in {t_dev:.1f}s ({method})")
     t0 = time.perf_counter()
     ref = host_sweep(scases, [envs_of[e["id"]] for e in entries])

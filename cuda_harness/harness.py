@@ -75,6 +75,7 @@ class Report:
     method: str
     checks: list[Check] = field(default_factory=list)
     seconds: float = 0.0
+    tried: list[str] = field(default_factory=list)  # compile methods that failed first, with why
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -190,7 +191,7 @@ def evaluate(cases: Sequence[Case], host: bool, run: Runner | None = None) -> Re
                 mname = None
         plans.append((case, cpp, cname, mname, None))
     run = run or runner(list(kernels.values()), host=host)
-    report = Report(run.method)
+    report = Report(run.method, tried=run.tried)
     for case, cpp, cname, mname, why in plans:
         for env in case.envs:
             if cpp is None:

@@ -243,3 +243,53 @@ def test_symbol_names_never_reach_the_generated_cuda() -> None:
         assert name not in body.replace("asm volatile", "")
     rep = evaluate([Case("L", None, (lay,), envs=({"system": 3, "popen": 2, "asm": 2},))], host=True)
     assert rep.checks[0].status == "agree"
+
+
+# -- the command line ------------------------------------------------------------------------------------------------
+
+
+def _cli(capsys, *argv: str) -> tuple[int, str, str]:
+    from verifier.cli import main
+
+    code = main(["gpu", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cli_layout_agrees_in_host_mode(capsys) -> None:
+    code, out, _ = _cli(capsys, "(M,(N,_2)):(_1,(M,M*N))", "--sweep", "M=1..3", "--sweep", "N=2", "--host")
+    assert code == 0 and out.startswith("agree: (M,(N,_2)):(_1,(M,M*N)) on the CPU")
+    assert "injective at 3 of 3" in out and "bijective at 3 of 3" in out
+
+
+def test_cli_case_id_confirms_the_engine(capsys) -> None:
+    code, out, _ = _cli(capsys, "cmp-seed-colmajor-rowmajor", "--sweep", "M=1..6", "--sweep", "N=1..6", "--host",
+                        "--timeout", "60")
+    assert code == 1 and out.startswith("invalid: composition((M,N):(1,M), (M,N):(N,1))")
+    assert "engine: invalid, counterexample" in out and "(device: wrong)" in out and "DISAGREES" not in out
+    code, out, _ = _cli(capsys, "gemm-zdiv-MN-128x64", "--sweep", "M=128..256", "--sweep", "N=64", "--host",
+                        "--timeout", "60", "--json")
+    got = json.loads(out)
+    assert code == 0 and got["verdict"] == "valid" and got["engine"] == "valid" and got["assignments"] == 2
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["(M):(1)", "--host"], "symbol M needs values"),
+    (["(M):(1)", "--sweep", "M=5..1", "--host"], "empty range"),
+    (["(M):(1)", "--sweep", "M=1..2", "--sweep", "Q=1", "--host"], "no symbol Q"),
+    (["no-such-case", "--host"], "not a case of the parametric corpus"),
+    (["cases.json", "--host"], "spec files are not supported"),
+    *[([text, "--host"], "") for text in HOSTILE],
+])
+def test_cli_bad_input_is_one_line(capsys, argv: list[str], message: str) -> None:
+    code, out, err = _cli(capsys, *argv)
+    assert code == 2 and out == "" and err.count("\n") == 1 and message in err
+
+
+def test_cli_without_a_gpu_says_so(capsys) -> None:
+    from cuda_harness.probe import gpu_available
+
+    if gpu_available() is None:
+        pytest.skip("a GPU is present: the no-GPU message cannot be shown here")
+    code, _, err = _cli(capsys, "(4):(1)")
+    assert code == 2 and "no GPU" in err and "--host" in err

@@ -210,6 +210,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--bits", type=int, choices=(32, 64), default=32, help="no_overflow: the index width")
     _common(c)
     c.set_defaults(func=cmd_check)
+    from cuda_harness.cli import add_parser as add_gpu_parser
+    add_gpu_parser(sub)
     from .algebra import OPERATIONS
 
     for op in OPERATIONS:

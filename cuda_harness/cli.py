@@ -1,0 +1,218 @@
+"""``cute-verify gpu L|CASE [--sweep NAME=lo..hi]... [--host] [--json]``: run a layout, or a case of the parametric
+corpus, on the GPU.
+
+* a layout ``L`` (CuTe notation; every symbol needs ``--sweep``): CuTe builds and evaluates it on the device at every
+  coordinate for every assignment, and it is compared index by index with the model on the device and the host
+  model, with a guarded copy through it (injective, in bounds, bijective).  Verdict ``agree`` / ``mismatch``.
+* a case id of ``tests/data/parametric_cases.json``: the GPU sweep decides CuTe's result at every assignment of the
+  case's range (``--sweep`` overrides it) and the engine's verdict is checked against it.  Verdict ``valid`` (correct
+  everywhere swept) / ``invalid`` (wrong somewhere: the first assignments are listed); a disagreement with the
+  engine (a refutation the device does not confirm, or a device mismatch where the engine proved validity) is
+  reported and makes the exit status 3.
+* spec files are not taken yet: their format is being built; ``gpu`` says so.
+
+``--host`` runs the same generated code compiled with g++ on the CPU.  Exit status: 0 agree / valid, 1 mismatch /
+invalid, 3 the device and the engine disagree, 2 bad input or no GPU (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from verifier.errors import LayoutError
+
+SWEEP = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)=(-?\d+)(?:\.\.(-?\d+))?$")
+MAX_LAYOUT_ASSIGNMENTS = 4096
+MAX_SWEEP_ASSIGNMENTS = 1 << 22
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "parametric_cases.json"
+
+
+def add_parser(sub) -> None:
+    g = sub.add_parser("gpu", help="run a layout or a parametric case on the GPU and compare with the model")
+    g.add_argument("target", help="a layout in CuTe notation, or a case id of the parametric corpus")
+    g.add_argument("--sweep", action="append", default=[], metavar="NAME=LO..HI",
+                   help="the values of a symbol (inclusive range, or one value NAME=V)")
+    g.add_argument("--host", action="store_true", help="run the generated code on the CPU (g++), no GPU needed")
+    g.add_argument("--timeout", type=float, default=10.0, metavar="S", help="the engine's time budget (case ids)")
+    g.add_argument("--json", action="store_true", help="print one JSON object")
+    g.set_defaults(func=cmd_gpu)
+
+
+def _ranges(items: Sequence[str]) -> dict[str, tuple[int, int]]:
+    out: dict[str, tuple[int, int]] = {}
+    for item in items:
+        m = SWEEP.match(item.strip())
+        if not m:
+            raise LayoutError(f"--sweep {item!r}: expected NAME=LO..HI or NAME=VALUE, e.g. --sweep M=1..64")
+        name, lo = m.group(1), int(m.group(2))
+        hi = int(m.group(3)) if m.group(3) is not None else lo
+        if name in out:
+            raise LayoutError(f"--sweep {name} is given twice")
+        if lo > hi:
+            raise LayoutError(f"--sweep {item}: empty range")
+        if not (-(2**31) <= lo and hi <= 2**31 - 1):
+            raise LayoutError(f"--sweep {item}: a run-time int of CuTe is an int32")
+        out[name] = (lo, hi)
+    return out
+
+
+def _count(ranges: dict[str, tuple[int, int]]) -> int:
+    n = 1
+    for lo, hi in ranges.values():
+        n *= hi - lo + 1
+    return n
+
+
+def _device(host: bool) -> str:
+    from .probe import environment, gpu_available
+
+    if host:
+        return "the CPU"
+    why = gpu_available()
+    if why is not None:
+        raise LayoutError(f"no GPU: {why}; use --host to run the same code on the CPU")
+    return str(environment().get("gpu", "the GPU"))
+
+
+def cmd_gpu(args: argparse.Namespace) -> int:
+    target = args.target.strip()
+    ranges = _ranges(args.sweep)
+    if target.endswith((".json", ".toml", ".yaml", ".yml", ".spec")) or Path(target).is_file():
+        raise LayoutError(f"{target}: spec files are not supported by 'gpu' yet (their format is being built); "
+                          "give a layout or a parametric case id")
+    corpus = {e["id"]: e for e in json.loads(CORPUS.read_text())} if CORPUS.is_file() else {}
+    if target in corpus:
+        return _case(corpus[target], ranges, args)
+    if re.fullmatch(r"[A-Za-z][\w-]*-[\w-]*", target):
+        raise LayoutError(f"{target!r} is not a case of the parametric corpus ({len(corpus)} cases) "
+                          "and not a layout")
+    return _layout(target, ranges, args)
+
+
+def _layout(text: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespace) -> int:
+    from verifier.cute_sweep import grid
+    from verifier.notation import parse_layout
+    from verifier.symbols import Symbols
+
+    from .harness import Case, evaluate
+
+    symbols = Symbols()
+    layout = parse_layout(text, symbols)
+    missing = sorted(layout.symbols() - set(ranges))
+    if missing:
+        raise LayoutError(f"symbol {missing[0]} needs values: --sweep {missing[0]}=1..64")
+    extra = sorted(set(ranges) - layout.symbols())
+    if extra:
+        raise LayoutError(f"--sweep {extra[0]}: the layout has no symbol {extra[0]}")
+    if _count(ranges) > MAX_LAYOUT_ASSIGNMENTS:
+        raise LayoutError(f"{_count(ranges)} assignments: at most {MAX_LAYOUT_ASSIGNMENTS} for a layout")
+    envs = grid(ranges) if ranges else [{}]
+    for env in envs:
+        symbols.check_values(env)
+        concrete = layout.substitute(env)
+        n = int(concrete.size())
+        if n <= 0 or n > (1 << 24):
+            raise LayoutError(f"with {env or 'no symbols'}: size {n} is not in 1..{1 << 24}")
+    device = _device(args.host)
+    rep = evaluate([Case(text, None, (layout,), envs=tuple(envs))], host=args.host)
+    bad = [c for c in rep.checks if c.status != "agree"]
+    verdict = "mismatch" if bad else "agree"
+    if args.json:
+        print(json.dumps({"verdict": verdict, "layout": str(layout), "device": device, "method": rep.method,
+                          "assignments": [{"env": c.env, "status": c.status, "detail": c.detail, "indices": c.indices,
+                                           "injective": c.injective, "in_bounds": c.in_bounds,
+                                           "bijective": c.bijective} for c in rep.checks]}))
+        return 1 if bad else 0
+    indices = sum(c.indices for c in rep.checks)
+    k = len(rep.checks)
+    if bad:
+        print(f"mismatch: {layout} on {device} ({rep.method}): {len(bad)} of {k} assignments differ")
+        for c in bad[:10]:
+            print(f"  {_env(c.env)}: {c.detail}")
+    else:
+        print(f"agree: {layout} on {device} ({rep.method}): CuTe on the device, the model on the device and the "
+              f"host model agree at {indices} indices over {k} assignment(s)")
+
+    def yes(flag: str) -> str:
+        return f"{sum(getattr(c, flag) is True for c in rep.checks)} of {k}"
+
+    print(f"  injective at {yes('injective')}; in bounds at {yes('in_bounds')}; bijective at {yes('bijective')} "
+          "(guarded copy on device memory, writes counted with atomics)")
+    return 1 if bad else 0
+
+
+def _env(env: dict[str, int]) -> str:
+    return " ".join(f"{k}={v}" for k, v in env.items()) or "(no symbols)"
+
+
+def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namespace) -> int:
+    import sys
+
+    sys.path.insert(0, str(CORPUS.parent.parent.parent))
+    from bench.bench_engine import problem
+    from tests.case_args import parametric, parametric_assignments
+    from verifier.cute_sweep import SweepCase, grid, key
+    from verifier.engine import verify
+
+    from .harness import sweep
+
+    if ranges and set(ranges) != set(entry["range"]):
+        raise LayoutError(f"--sweep must give every symbol of {entry['id']}: {', '.join(sorted(entry['range']))}")
+    if ranges:  # the case's own assumptions still hold: the engine's verdict is under them
+        from verifier.notation import parse_relation
+
+        rels = [parse_relation(r) for r in entry.get("assume", [])]
+        envs = [env for env in grid(ranges) if all(r.evaluate(env) for r in rels)]
+        if not envs:
+            raise LayoutError(f"no assignment in the --sweep ranges satisfies {' and '.join(entry['assume'])}")
+    else:
+        envs = parametric_assignments(entry)
+    if len(envs) > MAX_SWEEP_ASSIGNMENTS:
+        raise LayoutError(f"{len(envs)} assignments: at most {MAX_SWEEP_ASSIGNMENTS}")
+    device = _device(args.host)
+    op, ops, tpl = parametric(entry)
+    v = verify(*problem(entry), timeout=args.timeout, derive=False)
+    cx = dict(v.counterexample.params) if v.counterexample is not None else None
+    if cx and cx not in envs:
+        envs = [*envs, cx]
+    (res,), method = sweep([SweepCase(op, ops, tpl)], [envs], host=args.host)
+    # A division by zero in CuTe's operation (seen in host mode; the GPU does not trap) is a failure too.
+    wrong = [dict(k) for k, s in res.status.items() if s in ("wrong", "ub")]
+    counts: dict[str, int] = {}
+    for s in res.status.values():
+        counts[s] = counts.get(s, 0) + 1
+    at_cx = res.status.get(key(cx)) if cx else None
+    disagree = None
+    if v.verdict == "valid" and (wrong or res.rejected):
+        disagree = f"the engine proved it valid, but CuTe is wrong on the device at {_env(wrong[0])}"
+    if v.verdict == "invalid" and cx and at_cx not in ("wrong", "ub"):
+        disagree = f"the engine's counterexample {_env(cx)} is '{at_cx}' on the device"
+    verdict = "invalid" if (wrong or res.rejected) else "valid"
+    code = 3 if disagree else (1 if verdict == "invalid" else 0)
+    if args.json:
+        print(json.dumps({"verdict": verdict, "id": entry["id"], "op": op, "device": device, "method": method,
+                          "assignments": len(envs), "counts": counts, "rejected": res.rejected,
+                          "wrong_first": wrong[:20], "engine": v.verdict, "counterexample": cx,
+                          "device_at_counterexample": at_cx, "disagreement": disagree}))
+        return code
+    args_text = ", ".join(entry["args"])
+    if res.rejected:
+        print(f"invalid: {op}({args_text}) does not compile on the device: {res.rejected}")
+    elif wrong:
+        print(f"invalid: {op}({args_text}) on {device} ({method}): CuTe's result is wrong at {len(wrong)} of "
+              f"{len(envs)} assignments")
+        print("wrong at (first 10):")
+        for w in wrong[:10]:
+            print(f"  {_env(w)}")
+    else:
+        print(f"valid: {op}({args_text}) on {device} ({method}): CuTe's result is correct at every one of "
+              f"{counts.get('correct', 0)} assignments decided" +
+              (f" ({counts.get('ub', 0)} divide by zero, {counts.get('too_large', 0)} too large)"
+               if counts.get("ub") or counts.get("too_large") else ""))
+    engine = f"engine: {v.verdict}" + (f", counterexample {_env(cx)} (device: {at_cx})" if cx else "")
+    print(engine + ("" if disagree is None else f"; DISAGREES: {disagree}"))
+    return code

@@ -11,7 +11,17 @@
 * ``gpu_run``: the full hardware run behind ``docs/hardware.md``; ``cli``: ``cute-verify gpu``.
 """
 
-from .harness import Case, Check, Report, evaluate, sweep
-from .probe import environment, gpu_available
+from importlib import import_module
+
+# Imported on first use, so that ``cute-verify`` (which registers the ``gpu`` command) loads neither numpy nor CuPy.
+_WHERE = {"Case": "harness", "Check": "harness", "Report": "harness", "evaluate": "harness", "sweep": "harness",
+          "environment": "probe", "gpu_available": "probe"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _WHERE:
+        return getattr(import_module(f".{_WHERE[name]}", __name__), name)
+    raise AttributeError(name)
+
 
 __all__ = ["Case", "Check", "Report", "environment", "evaluate", "gpu_available", "sweep"]

@@ -119,8 +119,7 @@ def throughput(entries: Sequence[dict], truth: Mapping[str, Mapping], host: bool
     """Coordinate checks per second: the device sweep vs numpy, on the composition cases' correct assignments."""
     from verifier.algebra import composition
 
-    from .harness import sweep_device, sweep_kernels
-    from .runner import runner
+    from .harness import sweep_device
 
     _, parametric, parametric_assignments = _corpus_helpers()
     picked = []

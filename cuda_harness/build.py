@@ -71,11 +71,19 @@ def attribute(stderr: str, spans: dict[str, tuple[int, int]]) -> dict[str, str]:
 
     found: dict[str, str] = {}
     message = ""
+    in_warning = False
     for raw in stderr.splitlines():
+        # A warning and the instantiation lines under it blame nothing (NVRTC prints them even when it fails).
+        if "warning" in raw and "error" not in raw:
+            in_warning = True
+            continue
         if "error" in raw and ("error:" in raw or "error " in raw):
+            in_warning = False
             msg = raw.split("error", 1)[1].lstrip(": ").strip()
             sa = re.search(r"static assert(?:ion)? failed(?: with)?:?\s*(.*)", msg)
             message = (sa.group(1).strip().strip('"') or "static assertion failed") if sa else f"compile error: {msg}"
+        if in_warning:
+            continue
         for m in _REF.finditer(raw):
             line = int(m.group("l1") or m.group("l2") or m.group("l3"))
             k = kernel_at(line)
@@ -170,8 +178,8 @@ def _via_rawmodule(text: str, first: str) -> tuple[bool, object, str]:
     import cupy
 
     try:
-        mod = cupy.RawModule(code=text, options=("-std=c++17", "-default-device", *(f"-I{p}" for p in _includes())),
-                             backend="nvrtc")
+        mod = cupy.RawModule(code=text, options=("-std=c++17", "-default-device", "-w",
+                                                 *(f"-I{p}" for p in _includes())), backend="nvrtc")
         mod.get_function(first)
         return True, mod, ""
     except Exception as exc:  # noqa: BLE001 - CuPy reports compile errors as several exception types
@@ -185,7 +193,7 @@ def _via_nvrtc(text: str, arch: str, cubin: Path) -> tuple[bool, object, str]:
     prog = nvrtc.createProgram(text, "unit.cu", (), ())
     try:
         # -default-device: CuTe's unannotated constexpr helpers (int_tuple.hpp, tuple.hpp) become device functions.
-        opts = ("-std=c++17", "-default-device", f"--gpu-architecture=sm_{arch}",
+        opts = ("-std=c++17", "-default-device", "-w", f"--gpu-architecture=sm_{arch}",
                 *(f"--include-path={p}" for p in _includes()))
         try:
             nvrtc.compileProgram(prog, opts)

@@ -222,6 +222,10 @@ def test_diagnostics_are_attributed_to_kernels() -> None:
     gxx = "/tmp/d/unit.cpp:15:3: required from here\n/x/layout.hpp:9:5: error: static assertion failed: boom\n"
     assert attribute(nvrtc, spans) == {"b": "Too many modes"}
     assert list(attribute(gxx, spans)) == ["a"]
+    # Warnings (and the instantiation lines under them) blame nothing.
+    warned = 'unit.cu(12): warning #177-D: variable "x" was declared but never referenced\n' \
+             '  detected during instantiation of "g" at line 14 of unit.cu\n' + nvrtc
+    assert attribute(warned, spans) == {"b": "Too many modes"}
 
 
 HOSTILE = ['(M);system("rm -rf /"):1', "(M):(1)}); int x = (1", "(M/*c*/):1", "(M\n#include <x>):1",

@@ -15,18 +15,18 @@ Kinds (``t`` is the thread index):
              ``verifier.cute_cpp.CppBuilder`` emits it), calls the operation on the device, and writes ``r(t)`` to
              ``out[t*w .. t*w+w)`` (``w`` leaves: a scaled-basis value is a coordinate) for ``t < min(n, size(r))``;
              thread 0 writes ``size(r)`` and ``cosize(r)`` to ``aux[0..1]``.
-* ``model``  plain CUDA, no CuTe: the model's result layout (``verifier.algebra``'s, symbolic leaves are expressions
-             over the symbols' slots of ``p``), evaluated at ``t`` by CuTe's 1-D rule (``stride.hpp:60-124``: each
-             mode but the last reduced modulo its size, the last gets the quotient), written to ``out[t]``.
-* ``sweep``  one thread per assignment: row ``p + t*stride`` holds the slots of assignment ``t``; the body built by
-             ``verifier.cute_sweep.case_code`` calls CuTe and decides its result (correct / wrong / too_large),
-             with device versions of that module's helpers over ``2*cap`` scratch integers of ``aux`` per thread.
              With integer values the same thread also copies through the layout on device memory with guard
              regions: ``aux[2..]`` is ``counts (cap+1) | dst (cap) | src (cap) | gathered (n)``, where ``dst`` and
              ``src`` hold the layout's range starting at ``GUARD`` (the elements before and after it are guards);
              thread ``t`` scatters ``dst[GUARD + r(t)] = t + 1``, gathers ``gathered[t] = src[GUARD + r(t)]``
              and counts the writes per element with atomics (``counts[cap]``: indices outside the whole buffer,
              never dereferenced).
+* ``model``  plain CUDA, no CuTe: the model's result layout (``verifier.algebra``'s, symbolic leaves are expressions
+             over the symbols' slots of ``p``), evaluated at ``t`` by CuTe's 1-D rule (``stride.hpp:60-124``: each
+             mode but the last reduced modulo its size, the last gets the quotient), written to ``out[t]``.
+* ``sweep``  one thread per assignment: row ``p + t*stride`` holds the slots of assignment ``t``; the body built by
+             ``verifier.cute_sweep.case_code`` calls CuTe and decides its result (correct / wrong / too_large),
+             with device versions of that module's helpers over ``2*cap`` scratch integers of ``aux`` per thread.
 
 Nothing a user typed reaches the text: operands are model objects turned into C++ by ``CppBuilder``, symbols are
 slot numbers, operation names come from ``cute_cpp``'s whitelist, and model expressions are emitted from the

@@ -178,8 +178,12 @@ def run_all(host: bool, verdicts: Mapping[str, dict], limit: int | None, log, sa
     """Every part of the run (module docstring); ``save`` gets the result so far after each part."""
     _, parametric, parametric_assignments = _corpus_helpers()
     t_all = time.perf_counter()
-    out: dict = {"environment": environment(), "mode": "host (g++)" if host else "GPU"}
-    log(f"environment: {out['environment']}")
+    env = environment()
+    out: dict = {"device": env.get("gpu", "CPU (host mode)") if not host else "CPU (host mode)",
+                 "date": time.strftime("%Y-%m-%d", time.gmtime()), "source": "cuda_harness/gpu_run.py",
+                 "cuda": f"runtime {env.get('cuda_runtime')}, driver {env.get('driver')}, NVRTC {env.get('nvrtc')}",
+                 "cupy": env.get("cupy"), "environment": env, "mode": "host (g++)" if host else "GPU"}
+    log(f"environment: {env}")
 
     cases = conformance_cases(limit)
     rep = evaluate(cases, host=host)
@@ -222,6 +226,10 @@ def run_all(host: bool, verdicts: Mapping[str, dict], limit: int | None, log, sa
     save(out)
     truth = {e["id"]: r.status for e, r in zip(entries, ref)}
     out["throughput"] = throughput(entries, truth, host)
+    # What bench/bench_gpu.py reads: the sweep's rate (coordinate checks, each at least one layout evaluation).
+    if "device_checks_per_s" in out["throughput"]:
+        out["sweep"]["evaluations_per_s"] = out["throughput"]["device_checks_per_s"]
+        out["sweep"]["evaluations_what"] = "= throughput.device_checks_per_s (coordinate checks per second)"
     log(f"throughput: {out['throughput'].get('device_checks_per_s')} vs numpy "
         f"{out['throughput'].get('numpy_checks_per_s')}")
     out["seconds"] = round(time.perf_counter() - t_all, 1)

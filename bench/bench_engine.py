@@ -14,7 +14,6 @@ Output: the share decided, median and 95th-percentile time per check, and the ra
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import statistics
 import sys
@@ -24,37 +23,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.case_args import operands, parametric  # noqa: E402
+from bench.common import admissible_points  # noqa: E402
+from tests.case_args import operands, problem  # noqa: E402
 from verifier.claims import TooLarge  # noqa: E402
 from verifier.engine import valid_at, verify  # noqa: E402
 from verifier.errors import LayoutError  # noqa: E402
-from verifier.int_tuple import symbols_of  # noqa: E402
-from verifier.integers import Int  # noqa: E402
-from verifier.layouts import Layout, Tile  # noqa: E402
-from verifier.notation import parse_relation  # noqa: E402
 from verifier.symbols import Symbols  # noqa: E402
-
-
-def problem(entry: dict) -> tuple[str, list[object], Symbols]:
-    """A parametric corpus entry as (operation, arguments, symbol table with its assumptions)."""
-    op, ops, template = parametric(entry)
-    sy = Symbols()
-    for o in ops:
-        for name in _names(o):
-            sy.declare(name)
-    for text in entry.get("assume", []):
-        sy.assume(parse_relation(text, sy))
-    return op, [*template, *ops], sy
-
-
-def _names(obj: object) -> set[str]:
-    if isinstance(obj, Layout):
-        return obj.symbols()
-    if isinstance(obj, Tile):
-        return set().union(*(_names(e) for e in obj.elements)) if obj.elements else set()
-    if isinstance(obj, Int) or type(obj) is tuple:
-        return symbols_of(obj)  # type: ignore[arg-type]
-    return set()
 
 
 def _parametric(path: Path) -> list[tuple[str, str, list[object], Symbols]]:
@@ -76,13 +50,9 @@ def _unit_cases(path: Path) -> list[tuple[str, str, list[object], Symbols]]:
 
 def _enumerate(op: str, args: list[object], sy: Symbols, top: int, budget: float) -> tuple[float, int, bool]:
     """Time to enumerate every value in 1..top (within the assumptions); (seconds, points, finished)."""
-    names = [s.name for s in sy]
     t0 = time.perf_counter()
     n = 0
-    for values in itertools.product(*(range(1, top + 1) for _ in names)):
-        env = dict(zip(names, values))
-        if not all(s.admits(env[s.name]) for s in sy) or not all(r.evaluate(env) for r in sy.relations):
-            continue
+    for env in admissible_points(sy, top):
         try:
             valid_at(op, args, env, limit=1 << 16)
         except TooLarge:

@@ -11,10 +11,11 @@ import re
 
 from verifier import Layout, Tile, make_layout, parse, parse_int_tuple, parse_layout, parse_tile
 from verifier.basis import ScaledBasis
-from verifier.int_tuple import transform_leaf
+from verifier.int_tuple import symbols_of, transform_leaf
 from verifier.integers import D, Int, S
 from verifier.layouts import Underscore
 from verifier.swizzle import ComposedLayout, Swizzle
+from verifier.symbols import Symbols
 
 
 def parse_arg(text: str) -> object:
@@ -61,7 +62,7 @@ def operands(args: list[str], variant: str) -> list[object]:
     return [variant_of(parse_arg(a), variant) for a in args]
 
 
-__all__ = ["operands", "parse_arg", "parse_layout", "variant_of"]
+__all__ = ["operands", "parametric", "parametric_assignments", "parse_arg", "parse_layout", "problem", "variant_of"]
 
 
 TEMPLATE_OPS = {"upcast": 1, "downcast": 1, "recast_layout": 2}
@@ -83,3 +84,27 @@ def parametric_assignments(entry: dict) -> list[dict[str, int]]:
     rels = [parse_relation(r) for r in entry.get("assume", [])]
     return [env for env in grid({k: tuple(v) for k, v in entry["range"].items()})
             if all(rel.evaluate(env) for rel in rels)]
+
+
+def problem(entry: dict) -> tuple[str, list[object], Symbols]:
+    """A parametric corpus entry as (operation, arguments, symbol table with its assumptions)."""
+    from verifier.notation import parse_relation
+
+    op, ops, template = parametric(entry)
+    sy = Symbols()
+    for o in ops:
+        for name in _names(o):
+            sy.declare(name)
+    for text in entry.get("assume", []):
+        sy.assume(parse_relation(text, sy))
+    return op, [*template, *ops], sy
+
+
+def _names(obj: object) -> set[str]:
+    if isinstance(obj, Layout):
+        return obj.symbols()
+    if isinstance(obj, Tile):
+        return set().union(*(_names(e) for e in obj.elements)) if obj.elements else set()
+    if isinstance(obj, Int) or type(obj) is tuple:
+        return symbols_of(obj)  # type: ignore[arg-type]
+    return set()

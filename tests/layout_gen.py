@@ -1,5 +1,9 @@
 """Seeded random CuTe layouts for differential tests: mixed static/dynamic leaves, nesting, zero and negative
-strides, and symbolic leaves (symbols and expressions over them) with the values to substitute."""
+strides, and symbolic leaves (symbols and expressions over them) with the values to substitute.
+
+Seeded ``random`` rather than ``verifier.strategies`` on purpose: the same seed gives the same layouts, so the
+compiled-CuTe translation units built from them stay cached (cute_cpp.py keys binaries by source hash).  The
+symbolic leaf forms are the strategies' ``SYMBOLIC_FORMS``."""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import random
 
 from verifier import Layout
 from verifier.integers import D, Int, S, symbol
+from verifier.strategies import SYMBOLIC_FORMS
 
 SYMBOLS = ("M", "N", "K")
 
@@ -19,15 +24,7 @@ def _leaf(rng: random.Random, lo: int, hi: int, p_static: float) -> Int:
 def _symbolic_leaf(rng: random.Random, env: dict[str, int], value_range: tuple[int, int]) -> Int:
     name = rng.choice(SYMBOLS)
     env.setdefault(name, rng.randint(*value_range))
-    m = symbol(name)
-    kind = rng.randrange(4)
-    if kind == 0:
-        return m
-    if kind == 1:
-        return S(2) * m
-    if kind == 2:
-        return (m + S(1)) / S(2)
-    return m + D(1)
+    return SYMBOLIC_FORMS[rng.randrange(len(SYMBOLIC_FORMS))](symbol(name))
 
 
 def random_tuple(rng: random.Random, depth: int, make_leaf) -> object:

@@ -109,3 +109,10 @@ def test_as_a_process() -> None:
     p = subprocess.run([sys.executable, "-m", "verifier.cli", "upcast", "2", "(16):(1)"], capture_output=True,
                        text=True, timeout=120)
     assert p.returncode == 1 and p.stdout.startswith("invalid: upcast(2, (16):(1))") and "(16):(0)" in p.stdout
+
+
+def test_guard_derivation_keeps_relations(capsys) -> None:
+    # The guard search copies the symbol table; with a relation in it the copy must not fail.
+    rc, out, err = run(capsys, "zipped_divide", "(M,K):(_1,ldA)", "<_128,_32>", "--assume", "ldA >= M")
+    assert rc == 1 and err == ""
+    assert "condition: M % 128 == 0 and K % 32 == 0  (sufficient: proved; necessary: proved)" in out.splitlines()

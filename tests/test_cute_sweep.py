@@ -278,7 +278,7 @@ def test_grid() -> None:
 
 
 @pytest.mark.parametrize("case, envs, message", [
-    (SweepCase("coalesce", (parse_layout("M:_1"),)), [{"M": 1}], "does not check 'coalesce'"),
+    (SweepCase("nullspace", (parse_layout("M:_1"),)), [{"M": 1}], "does not check 'nullspace'"),
     (SweepCase("composition", (parse_int_tuple("(M,N)"), parse_layout("M:_1"))), [{"M": 1, "N": 1}],
      "first operand must be a layout"),
     (SweepCase("upcast", (parse_layout("M:_1"),), (0,)), [{"M": 1}], "N must be one positive integer"),

@@ -253,3 +253,14 @@ def test_without_a_symbolic_postcondition_valid_is_never_claimed() -> None:
         args, sy = _problem([text])
         v = verify(op, args, sy)
         assert v.verdict == UNKNOWN and "no symbolic postcondition" in v.reason, (op, v.verdict)
+
+
+def test_local_tile_outside_the_grid_of_tiles_is_invalid() -> None:
+    # IX-2 is the error itself (the view lies outside the tensor): its failure needs no postcondition to confirm.
+    args, sy = _problem(["(M,K):(_1,M)", "<_128,_32>", "(1,2)"], ["M % 128 == 0", "K % 32 == 0"])
+    v = verify("local_tile", args, sy, timeout=10, derive=False)
+    assert v.verdict == INVALID and v.counterexample is not None
+    m, k = v.counterexample.params["M"], v.counterexample.params["K"]
+    assert m // 128 <= 1 or k // 32 <= 2
+    assert not valid_at("local_tile", args, v.counterexample.params)
+    assert valid_at("local_tile", args, {"M": 256, "K": 96})

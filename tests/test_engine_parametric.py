@@ -17,26 +17,17 @@ from verifier.cute_sweep import SweepCase, sweep
 from verifier.engine import verify
 from verifier.verdicts import INVALID, UNKNOWN, VALID
 
-from .case_args import parametric, parametric_assignments
+from .case_args import parametric, parametric_assignments, problem
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = json.loads((ROOT / "tests" / "data" / "parametric_cases.json").read_text())
-
-
-def _problem(entry: dict):
-    import sys
-
-    sys.path.insert(0, str(ROOT))
-    from bench.bench_engine import problem
-
-    return problem(entry)
 
 
 @pytest.fixture(scope="module")
 def verdicts() -> list:
     out = []
     for entry in CORPUS:
-        op, args, sy = _problem(entry)
+        op, args, sy = problem(entry)
         out.append(verify(op, args, sy, timeout=10, derive=False))
     return out
 

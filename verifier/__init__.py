@@ -11,6 +11,11 @@ The public API is what this module exports; the modules behind it are private an
 * int tuples: CuTe's ``int_tuple.hpp`` functions (``crd2idx``, ``idx2crd``, ``compatible``, ...);
 * algebra:    ``composition``, ``complement``, ``logical_divide``, ``upcast`` ... exactly as CuTe 4.2 computes them,
               and ``apply(op, *args)``, which returns the result with the obligations the call incurred;
+* interop:    ``from_pycute`` / ``to_pycute`` (pycute layouts are also accepted by ``apply``, ``parse_layout``, the
+              engine's ``verify`` and ``check``), ``parse_dsl`` / ``to_dsl`` for the CuTe DSL's printed form
+              ``(?,4):(1,?{div=8})``, ``to_cpp`` for C++ ``print``'s;
+* pictures:   ``to_svg``, ``to_tikz``, ``to_png`` draw a layout, a thread/value layout or a counterexample;
+* strategies: ``verifier.strategies`` (Hypothesis strategies; needs the ``hypothesis`` extra, not imported here);
 * partition:  ``slice_and_offset``, ``local_tile``, ``local_partition`` give the layout and pointer offset
               (``OffsetLayout``) of the tensor view CuTe builds.
 """
@@ -70,6 +75,7 @@ from .int_tuple import (
     weakly_congruent,
 )
 from .integers import Bool, D, Int, S, symbol
+from .interop import from_pycute, parse_dsl, parse_dsl_layout, to_cpp, to_dsl, to_pycute
 from .layouts import (
     UNDERSCORE,
     Layout,
@@ -92,6 +98,7 @@ from .layouts import (
 )
 from .notation import parse, parse_int_tuple, parse_layout, parse_relation, parse_shape, parse_tile
 from .obligations import Obligation
+from .pictures import to_png, to_svg, to_tikz
 from .swizzle import ComposedLayout, Swizzle, make_composed_layout
 from .symbols import Symbol, Symbols
 from .tables import print_1d, print_layout
@@ -113,4 +120,6 @@ __all__ = [
     "product", "rank", "replace", "select", "shape", "shape_div", "size", "stride", "sublayout", "symbol", "take",
     "weakly_congruent",
     "ComposedLayout", "E", "ScaledBasis", "Swizzle", "make_composed_layout",
+    "from_pycute", "parse_dsl", "parse_dsl_layout", "to_cpp", "to_dsl", "to_pycute",
+    "to_png", "to_svg", "to_tikz",
 ]

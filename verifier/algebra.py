@@ -56,8 +56,9 @@ from .integers import (
     safe_div,
     signum,
 )
+from .interop import coerce
 from .layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
-from .obligations import NEVER, SA, Obligation, Recorder, nonzero, record
+from .obligations import NEVER, SA, Obligation, Recorder, nonzero, record, recording
 
 Tiler = Layout | Tile | IntTuple | Underscore
 
@@ -318,7 +319,7 @@ def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
     """The contract of composition (layout.hpp:1022): ``size(R) == size(B)`` and ``R(i) == A(B(i))``."""
     record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
            eq(size(r), size(b)))
-    if a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
+    if recording() and a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
         n = int(size(b))
         ok = int(size(r)) == n and all(int(r(i)) == int(a(int(b(i)))) for i in range(n))
         record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
@@ -413,7 +414,7 @@ def complement(layout: Layout, cotarget: IntTuple | Layout | None = None) -> Lay
 
 def _complement_postcondition(layout: Layout, target: IntTuple, r: Layout) -> None:
     """CuTe's contract (layout.hpp:1166-1171, complement.cpp:46-66), decided on concrete values."""
-    if not (layout.concrete and r.concrete and all(x.concrete for x in leaves(target))):
+    if not recording() or not (layout.concrete and r.concrete and all(x.concrete for x in leaves(target))):
         return
     n_l, n_r = int(size(layout)), int(size(r))
     if n_l > POSTCONDITION_LIMIT or n_r > POSTCONDITION_LIMIT or n_r < 1:
@@ -477,7 +478,7 @@ def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
             rd.append(pre[i])
             curr = lshape[i] * lstride[i]
     result = coalesce(Layout(tuple(rs), tuple(rd)))
-    if layout.concrete and result.concrete and int(size(result)) <= POSTCONDITION_LIMIT:
+    if recording() and layout.concrete and result.concrete and int(size(result)) <= POSTCONDITION_LIMIT:
         ok = all(int(layout(int(result(i)))) == i for i in range(int(size(result))))
         record("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260", NEVER, Bool(Const(ok), False))
     return result
@@ -506,7 +507,7 @@ def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
         rs.append(d / sz)
         rd.append(pre[i])
     result = coalesce(Layout((*rs, lshape[order[-1]]), tuple(rd)))
-    if layout.concrete and result.concrete and int(size(layout)) <= POSTCONDITION_LIMIT:
+    if recording() and layout.concrete and result.concrete and int(size(layout)) <= POSTCONDITION_LIMIT:
         ok = all(int(result(int(layout(i)))) == i for i in range(int(size(layout))))
         record("LI-3", "R(L(i)) == i for every i < size(L) (needs sorted, non-overlapping modes)",
                "layout.hpp:1313-1316", NEVER, Bool(Const(ok), False))
@@ -833,7 +834,7 @@ def _as_static(layout: Layout) -> Layout:
 
 
 def _enumerable(*layouts: Layout) -> bool:
-    return all(x.concrete and int(size(x)) <= POSTCONDITION_LIMIT for x in layouts)
+    return recording() and all(x.concrete and int(size(x)) <= POSTCONDITION_LIMIT for x in layouts)
 
 
 def _reference_complement(layout: Layout, cotarget: int) -> Layout | None:
@@ -861,7 +862,7 @@ def _divide_postcondition(a: Layout, t: Layout, r: Layout) -> Layout:
     """DIV-EXACT and DIV-POST for ``logical_divide(A, T)`` by a layout T (per mode for a by-mode tiler)."""
     record("DIV-EXACT", "the tiles cover A exactly, size(R) == size(A) (else the last tiles pad past A's end)",
            "layout.hpp:1555-1563", NEVER, Bool(eq(size(r), size(a)).expr, False))
-    if not (a.concrete and t.concrete and r.concrete) or int(size(a)) > POSTCONDITION_LIMIT:
+    if not recording() or not (a.concrete and t.concrete and r.concrete) or int(size(a)) > POSTCONDITION_LIMIT:
         return r
     c = _reference_complement(t, int(size(a)))
     ok = False
@@ -899,7 +900,7 @@ def _recast_postcondition(id: str, n: int, wide: Layout, narrow: Layout) -> Layo
     """UP-POST (``wide`` is the result) and DN-POST (``narrow`` is): the same bytes addressed, each wide element
     covering N narrow ones: size(wide)*N == size(narrow), {N*wide(i)+k : k < N} == {narrow(j)} as multisets."""
     result = wide if id == "UP-POST" else narrow
-    if not (wide.concrete and narrow.concrete):
+    if not recording() or not (wide.concrete and narrow.concrete):
         return result
     ok = int(size(wide)) * n == int(size(narrow))
     if ok and _enumerable(narrow):
@@ -913,7 +914,7 @@ def _recast_postcondition(id: str, n: int, wide: Layout, narrow: Layout) -> Layo
 def _tile_to_shape_postcondition(block: Layout, target: IntTuple, r: Layout) -> Layout:
     """TTS-POST: R has the target's mode sizes (``compatible(trg_shape, result)``, layout.hpp:1773) and is the
     block repeated: R((x, y)) == block(x) + R((0, y)) for every block coordinate x and tile coordinate y."""
-    if not (block.concrete and r.concrete and all(x.concrete for x in leaves(target))):
+    if not recording() or not (block.concrete and r.concrete and all(x.concrete for x in leaves(target))):
         return r
     modes = _modes(r)
     ok = len(modes) == len(target) and all(  # type: ignore[arg-type]
@@ -1122,6 +1123,7 @@ def apply(op: str, *args: object) -> Outcome:
     fn = OPERATIONS.get(op)
     if fn is None:
         raise LayoutError(f"unknown operation {op!r}; known: {', '.join(sorted(OPERATIONS))}")
+    args = tuple(coerce(a) for a in args)  # pycute layouts are accepted (interop.py)
     _swizzle.check_operands(op, args)
     with Recorder() as rec:
         try:

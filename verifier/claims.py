@@ -29,8 +29,8 @@ from .integers import Bool, Const, D, Int, and_, eq, ge, le, lt, ne, substitute,
 from .layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
 from .obligations import Recorder
 
-WITNESSES = ("#i", "#j")
-_I, _J = (symbol(w) for w in WITNESSES)
+WITNESSES = ("#i", "#j", "#k")
+_I, _J = (symbol(w) for w in WITNESSES[:2])
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@
   ``bijective L``, ``equivalent L1 L2 [--extended]``, ``in_bounds L EXTENT``, ``no_overflow L [--bits 32|64]``.
 * ``cute-verify eval LAYOUT [--param NAME=VALUE]... [--json]``: the layout as CuTe prints it, its size, cosize and
   table.
+* ``cute-verify run FILE...``: the checks of spec files (``spec_cli.py``): text, JSON, SARIF or JUnit reports.
 
 Exit status: 0 valid / proved, 1 invalid / refuted, 3 unknown, 2 bad input with a one-line message on stderr
 (never a traceback).
@@ -98,55 +99,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-# Operations whose leading arguments are C++ template integers, not layouts.
-TEMPLATE_ARGS = {"upcast": 1, "downcast": 1, "recast_layout": 2}
-ORDER_TAGS = ("LayoutLeft", "LayoutRight")
+def _problem(args: argparse.Namespace, op: str, prop: bool = False) -> tuple[list[object], Symbols]:
+    from .problems import build
 
-
-def _operands(op: str, texts: Sequence[str], symbols: Symbols) -> list[object]:
-    from .notation import parse, parse_tile
-
-    n_template = TEMPLATE_ARGS.get(op, 0)
-    if len(texts) <= n_template:
-        raise UsageError(f"{op} needs {n_template} integer(s) and a layout")
-    out: list[object] = []
-    for k, text in enumerate(texts):
-        if k < n_template:
-            if not re.fullmatch(r"_?[0-9]+", text.strip()):
-                raise UsageError(f"{op}: argument {k + 1} must be a positive integer, got {text!r}")
-            out.append(int(text.strip().lstrip("_")))
-        elif text.strip() in ORDER_TAGS:
-            out.append(text.strip())
-        elif text.strip().startswith("<"):
-            out.append(parse_tile(text, symbols))
-        else:
-            try:
-                out.append(parse(text, symbols))
-            except LayoutError as exc:
-                raise LayoutError(f"argument {k + 1} ({text!r}): {exc}") from None
-    return out
-
-
-def _problem(args: argparse.Namespace, op: str) -> tuple[list[object], Symbols]:
-    from .claims import substitute_operand
-    from .notation import parse_relation
-
-    symbols = Symbols()
-    operands = _operands(op, args.args, symbols)
-    params = _params(args.param)
-    symbols.check_values(params)
-    for text in args.assume:
-        try:
-            symbols.assume(parse_relation(text, symbols))
-        except LayoutError as exc:
-            raise LayoutError(f"--assume {text!r}: {exc}") from None
-    if params:
-        try:
-            operands = [substitute_operand(o, params) for o in operands]
-        except UndefinedBehavior as exc:
-            raise LayoutError(f"with {_show(params)}: {exc} in the operands") from None
     if args.timeout <= 0:
         raise UsageError(f"--timeout must be positive, got {args.timeout}")
+    symbols = Symbols()
+    operands = build(op, args.args, symbols, args.assume, _params(args.param), prop=prop)
     return operands, symbols
 
 
@@ -166,16 +125,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     if args.property not in PROPERTIES:
         raise UsageError(f"unknown property {args.property!r}; known: {', '.join(PROPERTIES)}")
-    operands, symbols = _problem(args, args.property)
-    arity = {"compatible": 2, "injective": 1, "surjective": 2, "bijective": 1, "equivalent": 2, "in_bounds": 2,
-             "no_overflow": 1}[args.property]
-    if len(operands) != arity:
-        raise UsageError(f"check {args.property} takes {arity} argument(s), got {len(operands)}")
-    layouts = {"compatible": (), "injective": (0,), "surjective": (0,), "bijective": (0,), "equivalent": (0, 1),
-               "in_bounds": (0,), "no_overflow": (0,)}[args.property]
-    for k in layouts:
-        if not isinstance(operands[k], Layout):
-            raise UsageError(f"check {args.property}: argument {k + 1} must be a layout (Shape:Stride)")
+    operands, symbols = _problem(args, args.property, prop=True)
     options: dict[str, object] = {}
     if args.property == "equivalent" and args.extended:
         options["extended"] = True
@@ -210,10 +160,17 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--bits", type=int, choices=(32, 64), default=32, help="no_overflow: the index width")
     _common(c)
     c.set_defaults(func=cmd_check)
-    from cuda_harness.cli import add_parser as add_gpu_parser
-    add_gpu_parser(sub)
-    from .algebra import OPERATIONS
+    from cuda_harness.cli import add_parser as add_gpu
 
+    from . import spec_cli
+    from .algebra import OPERATIONS
+    from .draw_cli import add_parser as add_draw
+    from .prove_cli import add_parser as add_prove
+
+    spec_cli.add_parser(sub)
+    add_prove(sub)
+    add_draw(sub)
+    add_gpu(sub)
     for op in OPERATIONS:
         o = sub.add_parser(op, help=f"is CuTe's {op} valid for every allowed value?")
         o.add_argument("args", nargs="+", help="operands in CuTe notation (layouts, <...> tilers, shapes)")
@@ -232,6 +189,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RecursionError:
         print("cute-verify: error: input too deeply nested", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader (``| head``) closed the pipe: not an error of ours; keep Python from reporting it at exit.
+        sys.stdout = None  # type: ignore[assignment]
+        return 0
 
 
 if __name__ == "__main__":

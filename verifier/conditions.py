@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Sequence
-from copy import deepcopy
+from copy import copy
 
 import z3
 
@@ -63,7 +63,9 @@ def _atoms(name: str, moduli: list[int]) -> list[tuple[int, Bool, str]]:
 
 
 def _with(symbols: Symbols, extra: Sequence[Bool]) -> Symbols:
-    s = deepcopy(symbols)
+    # A shallow copy with its own table and relations: the expressions are immutable (and refuse deepcopy).
+    s = copy(symbols)
+    s.table, s.relations = dict(symbols.table), list(symbols.relations)
     for b in extra:
         s.assume(b)
     return s
@@ -112,7 +114,7 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
         s = z3.Solver()
         s.set("timeout", max(1, int(1000 * min(2.0, max(0.0, deadline - time.monotonic())))))
         s.add(*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts))
-        s.add(*(enc.term(d) != 0 for d, _ in enc.divisors))
+        s.add(*(enc.term(d) != 0 for d in list(enc.divisors)))
         if facts and s.check() == z3.unsat:
             return PROVED, None
     except Unencodable:

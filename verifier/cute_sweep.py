@@ -15,6 +15,7 @@ translation unit).  Many cases share one translation unit, compiled once and cac
 
 The postconditions (``docs/semantics.md``; ``size``, ``cosize`` and ``L(i)`` at 1-D indices as in CuTe):
 
+* ``coalesce(L)``: ``size(R) == size(L)`` and ``R(i) == L(i)`` for ``i < size(L)``.
 * ``composition(A, B)``: ``size(R) == size(B)`` and ``R(i) == A(B(i))`` for ``i < size(B)``; for a by-mode tiler
   ``<B0,B1,...>`` mode by mode (A's modes beyond the tiler are dropped, ``layout.hpp:1151``).
 * ``complement(L, n)`` (``n`` defaults to ``cosize(L)``): CUTLASS's ``test_complement``
@@ -61,6 +62,10 @@ from .errors import LayoutError
 from .int_tuple import substitute_tuple, symbols_of
 from .integers import Int
 from .layouts import Layout, Tile
+from .swizzle import ComposedLayout
+
+# Operations whose operands may be swizzled (ComposedLayout), as algebra.py models them.
+SWIZZLED = ("composition", "right_inverse", "left_inverse")
 
 STATUSES = ("correct", "wrong", "ub", "too_large")
 # Enumeration work per assignment is bounded by this many layout evaluations (and multiset elements).
@@ -74,7 +79,7 @@ RECAST_BITS = frozenset({1, 2, 4, 8, 16, 32, 64})
 DIVIDES = ("logical_divide", "zipped_divide", "tiled_divide", "flat_divide")
 PRODUCTS = ("logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product",
             "raked_product")
-SUPPORTED = ("composition", "complement", "right_inverse", "left_inverse", *DIVIDES, *PRODUCTS, "upcast",
+SUPPORTED = ("coalesce", "composition", "complement", "right_inverse", "left_inverse", *DIVIDES, *PRODUCTS, "upcast",
              "downcast", "recast_layout", "tile_to_shape")
 
 Key = tuple[tuple[str, int], ...]
@@ -175,7 +180,7 @@ def _check_case(case: SweepCase) -> None:
     op, xs, tpl = case.op, case.operands, case.template
     if op not in SUPPORTED:
         raise LayoutError(f"the sweep does not check {op!r}; it checks {', '.join(SUPPORTED)}")
-    if not xs or not isinstance(xs[0], Layout):
+    if not xs or not (isinstance(xs[0], Layout) or (op in SWIZZLED and isinstance(xs[0], ComposedLayout))):
         raise LayoutError(f"{op}: the first operand must be a layout")
 
     def need(n: int, what: str) -> None:
@@ -192,14 +197,14 @@ def _check_case(case: SweepCase) -> None:
             raise LayoutError(f"recast_layout: two element widths in bits from {sorted(RECAST_BITS)}, got {tpl}")
     elif tpl:
         raise LayoutError(f"{op} takes no template arguments")
-    if op in ("right_inverse", "left_inverse"):
+    if op in ("right_inverse", "left_inverse", "coalesce"):
         need(1, "one layout")
     elif op == "complement":
         if len(xs) not in (1, 2) or (len(xs) == 2 and not (_is_shape(xs[1]) or isinstance(xs[1], Layout))):
             raise LayoutError("complement: expected a layout and optionally a cotarget shape")
     elif op == "composition":
         need(2, "two operands")
-        if not isinstance(xs[1], (Layout, Int)) and not isinstance(xs[1], Tile):
+        if not isinstance(xs[1], (Layout, Int, ComposedLayout)) and not isinstance(xs[1], Tile):
             raise LayoutError("composition: the right operand must be a layout, an integer or a <...> tiler")
         if isinstance(xs[1], Tile):
             _tiler_elements(op, xs[1])
@@ -303,6 +308,8 @@ class _Gen:
         op = self.case.op
         if op == "composition":
             self._composition(names)
+        elif op == "coalesce":
+            self.step("check_coalesce(x0, r, cap)")
         elif op == "complement":
             cot = "xcosize(x0)" if len(names) == 1 else (
                 "xsize(x1)" if isinstance(self.case.operands[1], Layout) else "xprod(x1)")
@@ -347,8 +354,8 @@ class _Gen:
 
     def _composition(self, names: list[str]) -> None:
         a, b = self.case.operands[0], self.case.operands[1]
-        if isinstance(b, (Layout, Int)):
-            rhs = "x1" if isinstance(b, Layout) else "make_layout(x1)"
+        if isinstance(b, (Layout, Int, ComposedLayout)):
+            rhs = "make_layout(x1)" if isinstance(b, Int) else "x1"
             self.step(f"check_composition(x0, {rhs}, r, cap)")
             return
         assert isinstance(a, Layout)
@@ -573,6 +580,14 @@ template <class A, class B, class R> int check_composition(A const& a, B const& 
   if (xsize(r) != n) return ST_WRONG;
   ll ds[1] = {n};
   return same_function(r, n, ds, cap, [&](ll const* d) { return (ll)a(b(int(d[0]))); });
+}
+
+// coalesce keeps the function: size(R) == size(L) and R(i) == L(i) (layout.hpp:861-863).
+template <class L, class R> int check_coalesce(L const& l, R const& r, ll cap) {
+  ll n = xsize(l);
+  if (xsize(r) != n) return ST_WRONG;
+  ll ds[1] = {n};
+  return same_function(r, n, ds, cap, [&](ll const* d) { return (ll)l(int(d[0])); });
 }
 
 // CUTLASS test_complement (test/unit/cute/core/complement.cpp:46-66), with cot = size(cotarget).

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import z3
 
 from .integers import Bool, Const, Expr, Int, Op, Sym
+from .simplify import QUOTIENT, Simplifier, quotient_name
 from .symbols import Symbols
 
 Interval = tuple[int | None, int | None]
@@ -62,28 +63,45 @@ class Encoder:
 
     def __post_init__(self) -> None:
         self.vars: dict[str, z3.ArithRef] = {}
-        self.divisors: list[tuple[Expr, z3.ArithRef]] = []
+        self.divisors: list[Expr] = []
         self._cache: dict[Expr, z3.ExprRef] = {}
         self._intervals: dict[Expr, Interval] = {}
+        self._walked: set[Expr] = set()
         if self.witnesses is None:
             self.witnesses = {}
+        self.simplifier = Simplifier(self.interval, self._multiple)
 
     # -- variables and assumptions ----------------------------------------------------------------------------
 
     def var(self, name: str) -> z3.ArithRef:
+        """The Z3 term of a symbol: ``m * M÷m`` for a symbol assumed a multiple of ``m``, which states the
+        divisibility without a remainder constraint and matches the simplifier's quotient atom."""
         v = self.vars.get(name)
         if v is None:
-            v = self.vars[name] = z3.Int(name)
+            m = self._multiple(name)
+            v = self.vars[name] = m * z3.Int(quotient_name(name, m)) if m > 1 else z3.Int(name)
         return v
+
+    def _multiple(self, name: str) -> int:
+        assert self.witnesses is not None
+        if name in self.witnesses or QUOTIENT in name or name not in self.symbols:
+            return 1
+        return self.symbols.table[name].multiple_of
 
     def bounds(self, name: str) -> Interval:
         assert self.witnesses is not None
         if name in self.witnesses:
             return self.witnesses[name]
+        if QUOTIENT in name:
+            base, m = name.rsplit(QUOTIENT, 1)
+            lo, hi = self.bounds(base)
+            k = int(m)
+            return (None if lo is None else -(-lo // k), None if hi is None else hi // k)
         sym = self.symbols.lookup(name)
         if sym is None:
             return _TOP
-        return (sym.lo, sym.hi)
+        m = sym.multiple_of
+        return (-(-sym.lo // m) * m, None if sym.hi is None else (sym.hi // m) * m)
 
     def assumptions(self, names: set[str] | None = None) -> list[z3.BoolRef]:
         """The symbols' ranges, divisibilities and relations, for the symbols in ``names`` (default: all)."""
@@ -92,9 +110,9 @@ class Encoder:
             if names is not None and sym.name not in names:
                 continue
             v = self.var(sym.name)
-            out += [v >= sym.lo, v <= sym.hi]
-            if sym.multiple_of != 1:
-                out.append(v % sym.multiple_of == 0)
+            out.append(v >= sym.lo)
+            if sym.hi is not None:
+                out.append(v <= sym.hi)
         for rel in self.symbols.relations:
             if names is None or set(rel.expr.symbols()) & names:
                 out.append(self.boolean(rel))
@@ -169,18 +187,42 @@ class Encoder:
     # -- terms ------------------------------------------------------------------------------------------------
 
     def term(self, x: Expr | Int) -> z3.ArithRef:
+        """The Z3 term of an integer expression, simplified first (``simplify.py``); the divisors of the
+        expression as written are recorded before simplification can remove them."""
         e = x.expr if isinstance(x, Int) else x
+        self._collect_divisors(e)
+        return self._encode_int(self.simplifier.simplify(e))
+
+    def boolean(self, x: Expr | Bool) -> z3.BoolRef:
+        e = x.expr if isinstance(x, Bool) else x
+        self._collect_divisors(e)
+        return self._encode_bool(self.simplifier.simplify(e))
+
+    def _encode_int(self, e: Expr) -> z3.ArithRef:
         got = self._cache.get(e)
         if got is None:
             got = self._cache[e] = self._term(e)
         return got  # type: ignore[return-value]
 
-    def boolean(self, x: Expr | Bool) -> z3.BoolRef:
-        e = x.expr if isinstance(x, Bool) else x
+    def _encode_bool(self, e: Expr) -> z3.BoolRef:
         got = self._cache.get(e)
         if got is None:
             got = self._cache[e] = self._boolean(e)
         return got  # type: ignore[return-value]
+
+    def _collect_divisors(self, e: Expr) -> None:
+        stack = [e]
+        while stack:
+            x = stack.pop()
+            if x in self._walked or not isinstance(x, Op):
+                continue
+            self._walked.add(x)
+            if x.op in ("/", "%"):
+                d = x.args[1]
+                lo, hi = self.interval(d)
+                if not ((lo is not None and lo > 0) or (hi is not None and hi < 0)) and d not in self.divisors:
+                    self.divisors.append(d)
+            stack.extend(x.args)
 
     def _term(self, e: Expr) -> z3.ArithRef:
         if type(e) is Const:
@@ -190,8 +232,8 @@ class Encoder:
         assert isinstance(e, Op)
         op = e.op
         if op == "ite":
-            return z3.If(self.boolean(e.args[0]), self.term(e.args[1]), self.term(e.args[2]))
-        args = [self.term(a) for a in e.args]
+            return z3.If(self._encode_bool(e.args[0]), self._encode_int(e.args[1]), self._encode_int(e.args[2]))
+        args = [self._encode_int(a) for a in e.args]
         if op == "+":
             return args[0] + args[1]
         if op == "-":
@@ -222,24 +264,17 @@ class Encoder:
         assert isinstance(e, Op), f"not a boolean: {e!r}"
         op = e.op
         if op == "and":
-            return z3.And(*[self.boolean(a) for a in e.args])
+            return z3.And(*[self._encode_bool(a) for a in e.args])
         if op == "or":
-            return z3.Or(*[self.boolean(a) for a in e.args])
+            return z3.Or(*[self._encode_bool(a) for a in e.args])
         if op == "not":
-            return z3.Not(self.boolean(e.args[0]))
+            return z3.Not(self._encode_bool(e.args[0]))
         if op == "ite":
-            return z3.If(self.boolean(e.args[0]), self.boolean(e.args[1]), self.boolean(e.args[2]))
-        a, b = (self.term(x) for x in e.args)
+            return z3.If(self._encode_bool(e.args[0]), self._encode_bool(e.args[1]), self._encode_bool(e.args[2]))
+        a, b = (self._encode_int(x) for x in e.args)
         return {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
 
-    def _note_divisor(self, d: Expr, t: z3.ArithRef) -> None:
-        lo, hi = self.interval(d)
-        if (lo is not None and lo > 0) or (hi is not None and hi < 0):
-            return
-        self.divisors.append((d, t))
-
     def _tdiv(self, ea: Expr, eb: Expr, a: z3.ArithRef, b: z3.ArithRef) -> z3.ArithRef:
-        self._note_divisor(eb, b)
         if type(eb) is Const and int(eb.value) != 0:
             k = int(eb.value)
             if self._nonneg(ea):
@@ -254,7 +289,6 @@ class Encoder:
 
     def _tmod(self, ea: Expr, eb: Expr, a: z3.ArithRef, b: z3.ArithRef) -> z3.ArithRef:
         if self._nonneg(ea) and (self._positive(eb) or (type(eb) is Const and int(eb.value) > 0)):
-            self._note_divisor(eb, b)
             return a % b
         return a - b * self._tdiv(ea, eb, a, b)
 
@@ -269,7 +303,7 @@ class Encoder:
         c = abs(int(const.value))
         if c == 0 or not self._positive(other):
             raise Unencodable(f"{e.op} with a possibly non-positive operand")
-        t = self.term(other)
+        t = self._encode_int(other)
         # For positive operands CuTe's gcd is the mathematical one: gcd(t, c) is the largest divisor of c that
         # divides t.
         g: z3.ArithRef = z3.IntVal(1)

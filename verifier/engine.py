@@ -11,6 +11,10 @@ satisfiability question on its negation:
    64 smallest allowed values: a cheap, finite search that finds the usual small counterexamples.
 3. Otherwise ``unknown``, with the solver's reason.
 
+Once one deciding item is refuted the verdict is settled; the other items are still decided, for the report, but
+first with the symbols pinned to the values already found (where the problem is nearly linear and a failing
+coordinate is found at once) and then within a short budget.
+
 Soundness: a candidate counterexample is reported only after ``replay`` confirms it by concrete evaluation of the
 algebra (rerun on the substituted operands, so an encoding mistake can never produce a false refutation), and a
 proof is reported only on ``unsat`` of the full problem, whose assumptions include that no division can fault
@@ -31,6 +35,7 @@ from .conditions import derive_guard, show
 from .encoding import Encoder, Unencodable
 from .errors import UndefinedBehavior
 from .integers import Bool, D, Expr, Int, and_, format_expr, ne
+from .interop import coerce
 from .layouts import Tile
 from .obligations import NEVER, UB
 from .symbols import Symbols
@@ -38,6 +43,10 @@ from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, 
 
 DEFAULT_TIMEOUT = 10.0
 BOUNDED_SPAN = 64
+SETTLED_BUDGET = 0.25  # seconds an item gets once the verdict is settled by another item's counterexample
+# Preconditions whose failure is itself the error, with no postcondition to confirm it: a tile or thread
+# coordinate outside the grid gives a view outside the tensor (docs/semantics.md, partitions).
+SELF_EVIDENT = {"IX-2", "IX-3"}
 # The algebra's own concrete postconditions are superseded by the engine's claims of the same meaning.
 _SUPERSEDED = {"CMP-POST", "CMP-POST-SIZE", "CPL-POST", "RI-POST", "LI-3", "DIV-POST", "DIV-EXACT", "PRD-POST"}
 
@@ -68,11 +77,17 @@ class Item:
         return text
 
 
+# Which route decided an item: Z3 on the whole problem (a proof, or a model it found), or the finite search over
+# the symbols' smallest values (a counterexample).
+FULL, BOUNDED, PINNED = "z3", "bounded search", "z3 at another item's counterexample values"
+
+
 @dataclass(frozen=True)
 class Decision:
     status: str
     counterexample: Counterexample | None = None
     reason: str | None = None
+    route: str | None = None
 
 
 class Engine:
@@ -101,14 +116,17 @@ class Engine:
     def divisors(self) -> list[Expr]:
         """Every divisor met while encoding that is free of witnesses and not provably nonzero."""
         seen: dict[Expr, None] = {}
-        for e, _ in self.encoder.divisors:
+        for e in self.encoder.divisors:
             if not (set(e.symbols()) & set(claims.WITNESSES)):
                 seen.setdefault(e, None)
         return list(seen)
 
     # -- deciding ---------------------------------------------------------------------------------------------
 
-    def decide(self, item: Item, budget: float | None = None, assume_nonzero: bool = True) -> Decision:
+    def decide(self, item: Item, budget: float | None = None, assume_nonzero: bool = True,
+               hints: Sequence[Mapping[str, int]] = ()) -> Decision:
+        """Decide one item.  ``hints`` are symbol values at which another item already failed: tried first, with
+        the symbols pinned, and their presence means the verdict is settled, so the budget is capped."""
         try:
             negation = self._negation(item)
         except Unencodable as exc:
@@ -117,28 +135,44 @@ class Engine:
         if assume_nonzero:
             base += [self.encoder.term(d) != 0 for d in self.divisors()]
         budget = self.remaining() if budget is None else min(budget, self.remaining())
+        if hints:
+            budget = min(budget, SETTLED_BUDGET)
+        for hint in hints[:2]:
+            pinned = [self.encoder.var(n) == v for n, v in hint.items() if n in self.symbols]
+            status, model, _ = _solve(base + negation + pinned, budget / 4)
+            if status == "sat":
+                found = self._confirm(item, model)
+                if found is not None:
+                    return Decision(REFUTED, counterexample=found, route=PINNED)
         status, model, why = _solve(base + negation, budget)
         if status == "unsat":
-            return Decision(PROVED)
+            return Decision(PROVED, route=FULL)
         # A counterexample in small values reads better, and when Z3 gave up on the unbounded problem the finite
         # search over the small values is where counterexamples usually are.
-        bounded = [self.encoder.var(sym.name) <= sym.lo + BOUNDED_SPAN * sym.multiple_of for sym in self.symbols]
-        small, model2, _ = _solve(base + negation + bounded, min(budget, self.remaining()) / 2)
-        if small == "sat":
-            found = self._confirm(item, model2)
-            if found is not None:
-                return Decision(REFUTED, counterexample=found)
+        found = self._confirm(item, model) if status == "sat" else None
+        route = FULL
+        if found is None or not self._small(found.params):
+            bounded = [self.encoder.var(sym.name) <= sym.lo + BOUNDED_SPAN * sym.multiple_of for sym in self.symbols]
+            small, model2, _ = _solve(base + negation + bounded, min(budget, self.remaining()) / 2)
+            smaller = self._confirm(item, model2) if small == "sat" else None
+            if smaller is not None:
+                found, route = smaller, BOUNDED
+        if found is not None:
+            return Decision(REFUTED, counterexample=found, route=route)
         if status == "sat":
-            found = self._confirm(item, model)
-            if found is not None:
-                return Decision(REFUTED, counterexample=found)
             why = "the solver's candidate counterexample did not replay concretely"
         return Decision(UNKNOWN, reason=why)
+
+    def _small(self, params: Mapping[str, int]) -> bool:
+        return all(params.get(s.name, s.lo) <= s.lo + BOUNDED_SPAN * s.multiple_of for s in self.symbols)
 
     def _confirm(self, item: Item, model: z3.ModelRef) -> Counterexample | None:
         names = [s.name for s in self.symbols] + list(item.witnesses)
         values = self.encoder.model_values(model, names)
-        r = item.replay(values)
+        try:
+            r = item.replay(values)
+        except UndefinedBehavior as exc:  # evaluating the item itself divides by zero there: CuTe would too
+            r = Replay(True, undefined=str(exc))
         if not r.fails:
             return None
         params = {k: v for k, v in values.items() if k not in claims.WITNESSES}
@@ -238,6 +272,7 @@ def items_for(op: str, args: Sequence[object], outcome: algebra.Outcome) -> list
 def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
            derive: bool = True) -> Verdict:
     """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow?"""
+    args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
     assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
     outcome = algebra.apply(op, *args)
@@ -248,9 +283,14 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
         return Verdict(op, inputs, INVALID, reason=f"undefined behaviour in CuTe: {outcome.undefined}",
                        assumptions=assumptions)
     if any(_unmodelled(a) for a in args):
-        return Verdict(op, inputs, UNKNOWN, str(outcome.result), reason="the engine does not decide swizzled or "
-                       "scaled-basis (E<i>) operands yet; the algebra computes them exactly", assumptions=assumptions)
-    items = items_for(op, args, outcome)
+        if not all(_concrete(a) for a in args):
+            return Verdict(op, inputs, UNKNOWN, str(outcome.result), reason="the engine decides swizzled and "
+                           "scaled-basis (E<i>) operands only on concrete values; these have symbols",
+                           assumptions=assumptions)
+        # Concrete: the algebra's own postcondition, decided by enumeration, is the verdict.
+        items = _obligation_items(op, args, outcome, have_claims=False)
+    else:
+        items = items_for(op, args, outcome)
     engine = Engine(symbols, timeout)
     decisions = decide_all(engine, items)
     verdict, cex, reason = summarize(decisions)
@@ -286,6 +326,16 @@ def _unmodelled(arg: object) -> bool:
     return False
 
 
+def _concrete(arg: object) -> bool:
+    if isinstance(arg, Tile):
+        return all(_concrete(e) for e in arg.elements)
+    if type(arg) is tuple:
+        from .int_tuple import leaves
+
+        return all(x.concrete for x in leaves(arg))  # type: ignore[arg-type]
+    return bool(getattr(arg, "concrete", True))
+
+
 def decide_all(engine: Engine, items: list[Item]) -> list[ObligationVerdict]:
     """Decide every item (the division-by-zero item last, once every divisor has been met)."""
     # Encode everything first so that DIV0 collects every divisor.
@@ -296,13 +346,23 @@ def decide_all(engine: Engine, items: list[Item]) -> list[ObligationVerdict]:
             pass
     div0 = _div0_item(engine.divisors())
     everything = [*items, div0] if engine.divisors() else items
-    out = []
-    for n, item in enumerate(everything):
+    # Quantifier-free items first: they are cheap, and a counterexample from one settles the verdict and pins the
+    # symbols for the coordinate search of the others.
+    order = sorted(range(len(everything)), key=lambda k: bool(everything[k].ranges))
+    out: dict[int, ObligationVerdict] = {}
+    hints: list[Mapping[str, int]] = []
+    for n, k in enumerate(order):
+        item = everything[k]
         share = engine.remaining() / max(1, len(everything) - n)
-        d = engine.decide(item, budget=share, assume_nonzero=item is not div0)
-        out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
-                                     d.status, item.deciding, d.counterexample, d.reason))
-    return out
+        d = engine.decide(item, budget=share, assume_nonzero=item is not div0, hints=hints)
+        if d.status == REFUTED and item.deciding and d.counterexample is not None:
+            hints.append(d.counterexample.params)
+        reason = d.reason
+        if d.status == UNKNOWN and hints:
+            reason = f"{reason} (given less time: the verdict was already settled by a counterexample)"
+        out[k] = ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
+                                   d.status, item.deciding, d.counterexample, reason, d.route)
+    return [out[k] for k in range(len(everything))]
 
 
 def summarize(decisions: Sequence[ObligationVerdict]) -> tuple[str, Counterexample | None, str | None]:
@@ -327,10 +387,10 @@ def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: 
     outcome = algebra.apply(op, *concrete)
     if outcome.rejection is not None or outcome.undefined is not None:
         return False
-    if any(o.status == "fails" for o in outcome.obligations if o.cute_checks == UB):
+    if any(o.status == "fails" for o in outcome.obligations if o.cute_checks == UB or o.id in SELF_EVIDENT):
         return False
     try:
-        built = claims.build(op, concrete)
+        built = [] if any(_unmodelled(a) for a in concrete) else claims.build(op, concrete)
         if not built:
             posts = [o for o in outcome.obligations if o.id.endswith("POST")]
             if not posts:

@@ -373,6 +373,11 @@ _ZERO = S(0)
 
 def _apply(op: str, args: tuple[Int, ...]) -> Int:
     """Apply ``op``: static iff every operand is static; fold constants; keep symbolic expressions small."""
+    if len(args) == 2:  # the common case, spelled out: concrete algebra spends most of its time here
+        a, b = args
+        ea, eb = a.expr, b.expr
+        if type(ea) is Const and type(eb) is Const:
+            return Int(Const(OPS[op](ea.value, eb.value)), a.static and b.static)
     static = all(a.static for a in args)
     exprs = tuple(a.expr for a in args)
     if all(type(e) is Const for e in exprs):

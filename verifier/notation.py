@@ -493,8 +493,16 @@ def _check_size(p: _Parser, shape: IntTuple, pos: int) -> None:
 # -- public entry points ----------------------------------------------------------------------------------------
 
 
+def _from_pycute(obj: object) -> Layout:
+    from .interop import from_pycute
+
+    return from_pycute(obj)
+
+
 def parse_layout(text: str, symbols: Symbols | None = None) -> Layout:
-    """A layout ``Shape:Stride`` in CuTe notation."""
+    """A layout ``Shape:Stride`` in CuTe notation (a ``pycute.Layout`` is converted, see interop.py)."""
+    if not isinstance(text, str):
+        return _from_pycute(text)
     p = _Parser(text, symbols)
     if p.tok.kind == "end":
         raise p.error("empty input: expected a layout such as (_4,8):(_1,_4)")
@@ -535,7 +543,9 @@ def parse_tile(text: str, symbols: Symbols | None = None) -> Tile:
 
 def parse(text: str, symbols: Symbols | None = None) -> Layout | Tile | IntTuple | Fn:
     """A layout, a tiler, an IntTuple, a swizzle ``Sw<B,M,S>`` or a composed layout ``Sw<B,M,S> o L`` /
-    ``A o OFFSET o B``, whichever ``text`` is."""
+    ``A o OFFSET o B``, whichever ``text`` is (a ``pycute.Layout`` is converted, see interop.py)."""
+    if not isinstance(text, str):
+        return _from_pycute(text)
     p = _Parser(text, symbols)
     if p.tok.kind == "end":
         raise p.error("empty input")

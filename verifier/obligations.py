@@ -59,6 +59,11 @@ class Recorder:
         _active.reset(self._token)
 
 
+def recording() -> bool:
+    """Whether a ``Recorder`` is active: postconditions decided by enumeration are worth computing only then."""
+    return _active.get() is not None
+
+
 def record(id: str, description: str, source: str, cute_checks: str, condition: Bool) -> None:
     """Record an obligation unless it is statically true (nothing to prove)."""
     if condition.is_constant(True):

@@ -2,13 +2,20 @@
 
 Human output puts the verdict first, then the counterexample as a table, then the condition and its guards, then
 every obligation with its status and source.  JSON output is ``Verdict.to_json()``, one object per verdict.
+Results of spec-file runs (``cute-verify run``) render as text, JSON, SARIF 2.1.0 or JUnit XML, and the pytest
+helpers' failure messages are built here too.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from .verdicts import Counterexample, Verdict
+from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, Verdict
+
+if TYPE_CHECKING:
+    from .batch import CheckResult
 
 
 def to_json(v: Verdict) -> str:
@@ -58,3 +65,258 @@ def to_text(v: Verdict, details: bool = True) -> str:
             if o.reason:
                 lines.append(f"      {o.reason}")
     return "\n".join(lines)
+
+
+# -- spec-file runs: text, JSON, SARIF 2.1.0 and JUnit XML ------------------------------------------------------
+
+TOOL_NAME = "cute-layout-verifier"
+SARIF_SCHEMA = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json"
+
+
+def _counts(results: Sequence[CheckResult]) -> dict[str, int]:
+    return {"checks": len(results), "as_expected": sum(r.matched for r in results),
+            "not_as_expected": sum(not r.matched for r in results),
+            "unknown": sum(r.verdict.verdict == UNKNOWN for r in results),
+            "cached": sum(r.cached for r in results)}
+
+
+def summary_line(results: Sequence[CheckResult], seconds: float) -> str:
+    c = _counts(results)
+    return (f"{c['checks']} checks: {c['as_expected']} as expected, {c['not_as_expected']} not; "
+            f"{c['unknown']} unknown; {c['cached']} from the cache; {seconds:.1f} s")
+
+
+def _where(r: CheckResult) -> str:
+    return f"{r.check.file}:{r.check.line}"
+
+
+def _call(v: Verdict) -> str:
+    return f"{v.op}({', '.join(v.inputs)})"
+
+
+def results_text(results: Sequence[CheckResult], seconds: float) -> str:
+    """One line per check (``ok`` or ``FAIL``); a failed check gets its verdict in full, an invalid verdict that
+    was expected gets its counterexample (a known bug stays visible)."""
+    lines = []
+    for r in results:
+        v = r.verdict
+        mark = "ok  " if r.matched else "FAIL"
+        note = f"{v.verdict}" + ("" if r.matched else f", expected {r.check.expect}") + (" (cached)" if r.cached
+                                                                                         else "")
+        lines.append(f"{mark} {_where(r)} {r.check.name}: {note}")
+        if not r.matched:
+            lines += ["     " + x for x in to_text(v, details=False).splitlines()]
+        elif v.verdict in (INVALID, REFUTED):
+            lines.append(f"     {_call(v)}: {v.reason}")
+            if v.counterexample is not None:
+                lines += ["   " + x for x in counterexample_table(v.counterexample)]
+    lines.append(summary_line(results, seconds))
+    return "\n".join(lines)
+
+
+def result_json(r: CheckResult) -> dict[str, object]:
+    """The engine's JSON verdict with the check's name, place, expectation, whether it matched, and caching."""
+    return {**r.verdict.to_json(), "check": r.check.name, "file": r.check.file, "line": r.check.line,
+            "expect": r.check.expect, "matched": r.matched, "cached": r.cached, "seconds": round(r.seconds, 3)}
+
+
+def results_json(results: Sequence[CheckResult], seconds: float) -> str:
+    from .batch import tool_version
+
+    return json.dumps({"tool": {"name": TOOL_NAME, "version": tool_version()},
+                       "summary": {**_counts(results), "seconds": round(seconds, 3)},
+                       "results": [result_json(r) for r in results]}, indent=2)
+
+
+def _rule_id(v: Verdict) -> str:
+    """The obligation kind a verdict is about: the failed obligation, the undecided one, or what CuTe rejects."""
+    if v.counterexample is not None:
+        return v.counterexample.obligation
+    for status in (REFUTED, UNKNOWN):
+        for o in v.obligations:
+            if o.deciding and o.status == status:
+                return o.id
+    if v.verdict == INVALID:
+        return "CUTE-UB" if v.reason and v.reason.startswith("undefined behaviour") else "CUTE-REJECTS"
+    return "UNDECIDED" if v.verdict == UNKNOWN else "EXPECTATION"
+
+
+_RULE_TEXT = {
+    "CUTE-UB": ("CuTe performs a division by zero", "undefined behaviour in CuTe's arithmetic"),
+    "CUTE-REJECTS": ("CuTe rejects these operands at compile time", "a static_assert CuTe would hit"),
+    "UNDECIDED": ("the engine could not decide the check", "unknown, with the reason"),
+    "EXPECTATION": ("the verdict is not the one the spec expects", "a check expected to fail now holds"),
+}
+
+
+def _message(r: CheckResult) -> str:
+    v = r.verdict
+    head = f"{r.check.name}: {_call(v)} is {v.verdict}" + ("" if r.matched else f" (expected {r.check.expect})")
+    parts = [head + (f": {v.reason}" if v.reason else "")]
+    c = v.counterexample
+    if c is not None:
+        at = ", ".join(f"{k}={x}" for k, x in c.params.items()) or "any values"
+        text = f"Counterexample: {at}"
+        if c.coordinate is not None:
+            text += f", coordinate {c.coordinate}"
+        if c.expected is not None or c.actual is not None:
+            text += f": expected {c.expected}, CuTe gives {c.actual}"
+        parts.append(text + f" ({c.obligation}).")
+    if v.guard is not None:
+        parts.append(f"Valid when {v.guard.condition} (necessary: {v.guard.necessary}).")
+    return " ".join(parts)
+
+
+def results_sarif(results: Sequence[CheckResult]) -> str:
+    """SARIF 2.1.0: one rule per obligation kind (``CMP-POST``, ``DIV-EXACT``, ``UP-2``, ``DIV0``, ``INJECTIVE``
+    ...), one result per check whose verdict is not ``valid``/``proved`` or not the expected one, located at the
+    check's line in its spec file.  A verdict that is not the expected one is an ``error``; an expected-invalid
+    check (a known bug, kept visible) is a ``note``; an unknown one a ``warning``."""
+    from .batch import tool_version
+
+    rules: dict[str, dict[str, object]] = {}
+    for r in results:
+        for o in r.verdict.obligations:
+            rules.setdefault(o.id, {"id": o.id, "name": o.id, "shortDescription": {"text": o.description},
+                                    "properties": {"source": o.source, "cuteChecks": o.cute_checks}})
+    out = []
+    for r in results:
+        v = r.verdict
+        if r.matched and v.verdict in (VALID, PROVED):
+            continue
+        rule = _rule_id(v)
+        if rule not in rules:
+            short, full = _RULE_TEXT.get(rule, (rule, rule))
+            rules[rule] = {"id": rule, "name": rule, "shortDescription": {"text": short},
+                           "fullDescription": {"text": full}}
+        level = "warning" if v.verdict == UNKNOWN else ("note" if r.matched else "error")
+        result: dict[str, object] = {
+            "ruleId": rule, "level": level, "kind": "fail" if v.verdict in (INVALID, REFUTED) or not r.matched
+            else "review", "message": {"text": _message(r)},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": r.check.file},
+                                                "region": {"startLine": r.check.line}}}],
+            "partialFingerprints": {"checkName/v1": r.check.name},
+            "properties": {"check": r.check.name, "verdict": v.verdict, "expect": r.check.expect,
+                           "matched": r.matched, "counterexample": v.counterexample.to_json()
+                           if v.counterexample else None},
+        }
+        out.append(result)
+    ordered = sorted(rules)
+    for res in out:
+        res["ruleIndex"] = ordered.index(res["ruleId"])  # type: ignore[arg-type]
+    log = {"$schema": SARIF_SCHEMA, "version": "2.1.0",
+           "runs": [{"tool": {"driver": {"name": TOOL_NAME, "version": tool_version(),
+                                         "rules": [rules[k] for k in ordered]}},
+                     "results": out}]}
+    return json.dumps(log, indent=2)
+
+
+def results_junit(results: Sequence[CheckResult], seconds: float) -> str:
+    """JUnit XML: a ``testsuite`` per spec file, a ``testcase`` per check, a ``failure`` when the verdict is not
+    the expected one (its text is the verdict in full); expected-invalid checks pass with the counterexample in
+    ``system-out``."""
+    from xml.etree import ElementTree as ET
+
+    root = ET.Element("testsuites", name=TOOL_NAME, tests=str(len(results)),
+                      failures=str(sum(not r.matched for r in results)), errors="0", time=f"{seconds:.3f}")
+    files: dict[str, list[CheckResult]] = {}
+    for r in results:
+        files.setdefault(r.check.file, []).append(r)
+    for file, rs in files.items():
+        suite = ET.SubElement(root, "testsuite", name=file, tests=str(len(rs)),
+                              failures=str(sum(not r.matched for r in rs)), errors="0", skipped="0",
+                              time=f"{sum(r.seconds for r in rs):.3f}")
+        for r in rs:
+            case = ET.SubElement(suite, "testcase", name=r.check.name, classname=file.removesuffix(".toml")
+                                 .replace("/", "."), file=file, line=str(r.check.line), time=f"{r.seconds:.3f}")
+            if not r.matched:
+                f = ET.SubElement(case, "failure", type=r.verdict.verdict,
+                                  message=f"expected {r.check.expect}, got {r.verdict.verdict}")
+                f.text = to_text(r.verdict, details=True)
+            elif r.verdict.verdict in (INVALID, REFUTED):
+                ET.SubElement(case, "system-out").text = _message(r)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def render_results(results: Sequence[CheckResult], fmt: str, seconds: float) -> str:
+    if fmt == "json":
+        return results_json(results, seconds)
+    if fmt == "sarif":
+        return results_sarif(results)
+    if fmt == "junit":
+        return results_junit(results, seconds)
+    return results_text(results, seconds)
+
+
+# -- failure messages of the pytest helpers ---------------------------------------------------------------------
+
+
+def failure_message(v: Verdict, tables: Sequence[tuple[str, str]] = ()) -> str:
+    """A verdict that was not the one wanted: the verdict with its counterexample, then each named table (the
+    layouts at the counterexample's values, around the failing coordinate)."""
+    lines = [to_text(v, details=False)]
+    for title, table in tables:
+        lines.append(f"{title}:")
+        lines += ["  " + x for x in table.rstrip("\n").splitlines()]
+    return "\n".join(lines)
+# -- theorem libraries (verifier/theorems.py, cute-verify prove) -------------------------------------------------
+
+
+def _cex_text(c: Counterexample | None) -> str:
+    if c is None:
+        return ""
+    text = ", ".join(f"{k}={v}" for k, v in c.params.items())
+    if c.coordinate is not None:
+        text += f" at {c.coordinate}"
+    return text + f" ({c.obligation})"
+
+
+def proofs_table(results: list) -> str:
+    """One row per theorem (``theorems.TheoremResult``): name, domain, expected, verdict, time, strategy."""
+    rows = [["theorem", "domain", "expected", "verdict", "time", "strategy"]]
+    for r in results:
+        mark = "" if r.ok else "  <-- expected " + r.theorem.expect
+        rows.append([r.theorem.name, r.theorem.domain, r.theorem.expect, r.verdict + mark, f"{r.seconds:.2f}s",
+                     r.strategy])
+    lines = [line[2:] for line in _table(rows)]
+    bad = [r for r in results if not r.ok]
+    for r in bad:
+        lines.append(f"{r.theorem.name}: {r.verdict}, expected {r.theorem.expect}: {r.reason or ''}".rstrip(": "))
+    total = sum(r.seconds for r in results)
+    lines.append(f"{len(results)} theorems, {len(results) - len(bad)} as expected, {total:.1f} s")
+    return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def proofs_markdown(results: list) -> str:
+    """``docs/proofs.md``: every theorem with its statement, assumptions, domain, verdict and how it was decided."""
+    from .theorems import DOMAINS
+
+    out = ["# Theorems of the layout algebra over symbolic sizes", "",
+           "Generated by `cute-verify prove proofs/ --write-docs docs/proofs.md`; do not edit by hand. Each theorem "
+           "quantifies over the named run-time integers; *domain* says over which values it is decided: "
+           + "; ".join(f"`{k}`: {v}" for k, v in DOMAINS.items()) + " (1 is the least value unless stated). "
+           "A refuted theorem carries a counterexample that the engine replayed concretely and that "
+           "`tests/test_proofs.py` replays against compiled CuTe.", ""]
+    families: dict[str, list] = {}
+    for r in results:
+        families.setdefault(r.theorem.family, []).append(r)
+    for family, rs in families.items():
+        doc = " ".join(rs[0].theorem.family_doc.split())
+        out += [f"## {family}", ""] + ([doc, ""] if doc else []) + [
+                "| theorem | statement | assumptions | domain | expected | verdict | strategy | counterexample | "
+                "note | time |", "|---|---|---|---|---|---|---|---|---|---|"]
+        for r in rs:
+            t = r.theorem
+            cells = [t.name, f"`{t.statement}`", t.assumptions or "-", t.domain, t.expect, r.verdict, r.strategy,
+                     _cex_text(r.counterexample) or "-", t.note or "-", f"{r.seconds:.2f} s"]
+            out.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+        out.append("")
+    ok = sum(r.ok for r in results)
+    out.append(f"{len(results)} theorems, {ok} with the expected verdict, {sum(r.seconds for r in results):.1f} s in "
+               "all.")
+    return "\n".join(out) + "\n"

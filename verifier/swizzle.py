@@ -30,7 +30,7 @@ from .basis import add, has_basis
 from .errors import CuteRejection, LayoutError, UndefinedBehavior
 from .integers import Bool, Const, Int, S
 from .layouts import Layout, depth, rank
-from .obligations import NEVER, Recorder, record
+from .obligations import NEVER, Recorder, record, recording
 
 SW_SOURCE = "swizzle.hpp"
 _U32 = 1 << 32
@@ -379,7 +379,7 @@ def _composed_postcondition(a: Layout, b: ComposedLayout, r: object) -> None:
     except (LayoutError, UndefinedBehavior):
         pass
     try:
-        if not (a.concrete and b.concrete and getattr(r, "concrete", False)):
+        if not (recording() and a.concrete and b.concrete and getattr(r, "concrete", False)):
             return
         n = int(b.size())
         if n > POSTCONDITION_LIMIT:

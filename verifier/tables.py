@@ -6,6 +6,8 @@ rank-1 (or higher rank) layout shows.  Both need concrete values.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .errors import LayoutError
 from .layouts import Layout, cosize, rank, size
 
@@ -47,3 +49,40 @@ def print_1d(layout: Layout) -> str:
     coords = " ".join(f"{i:>{width}}" for i in range(n))
     idx = " ".join(f"{v:>{width}}" for v in values)
     return f"Coord : {coords}\nIndex : {idx}\n"
+
+
+def print_window(layout: Layout, marks: Sequence[int], radius: int = 3) -> str:
+    """The part of ``layout``'s table around the 1-D coordinates ``marks``, each marked ``*``: for a rank-2 layout
+    the rows and columns within ``radius`` of a mark (the 1-D coordinate ``i`` is row ``i % size<0>``, column
+    ``i / size<0>``), otherwise ``L(i)`` for the coordinates within ``radius``.  Needs concrete values."""
+    if not layout.concrete:
+        raise LayoutError(f"print_window needs concrete values; {layout} is symbolic")
+    n = int(size(layout))
+    inside = sorted({i for i in marks if 0 <= i < n})
+    if rank(layout) == 2:
+        m_size = int(size(layout, 0))
+        rows = _span([i % m_size for i in inside], radius, m_size)
+        cols = _span([i // m_size for i in inside], radius, n // m_size)
+        cells = {(m, c): int(layout(m, c)) for m in rows for c in cols}
+        width = max([len(str(v)) for v in cells.values()] + [len(str(c)) for c in cols] + [1]) + 1
+        mark = {(i % m_size, i // m_size) for i in inside}
+        show = lambda m, c: ("*" if (m, c) in mark else "") + str(cells[m, c])  # noqa: E731
+        rw = max(len(str(m)) for m in rows)
+        lines = [" " * (rw + 3) + " ".join(f"{c:>{width}}" for c in cols)]
+        lines += [f"{m:>{rw}} | " + " ".join(f"{show(m, c):>{width}}" for c in cols) for m in rows]
+        return "\n".join(lines) + "\n"
+    coords = _span(inside, radius, n)
+    texts = [("*" if i in inside else "") + str(int(layout(i))) for i in coords]
+    width = max([len(str(i)) for i in coords] + [len(t) for t in texts] + [1])
+    return (f"Coord : {' '.join(f'{i:>{width}}' for i in coords)}\n"
+            f"Index : {' '.join(f'{t:>{width}}' for t in texts)}\n")
+
+
+def _span(points: Sequence[int], radius: int, limit: int) -> range:
+    """The indices within ``radius`` of the points (around the first one only if they lie far apart)."""
+    if not points:
+        return range(0, min(limit, 2 * radius + 1))
+    lo, hi = min(points), max(points)
+    if hi - lo > 4 * radius:
+        lo = hi = points[0]
+    return range(max(0, lo - radius), min(limit, hi + radius + 1))

@@ -30,6 +30,13 @@ class Counterexample:
         return {"params": dict(self.params), "coordinate": self.coordinate, "expected": self.expected,
                 "actual": self.actual, "obligation": self.obligation, "note": self.note}
 
+    @staticmethod
+    def from_json(obj: Mapping[str, object]) -> Counterexample:
+        coord = obj.get("coordinate")
+        return Counterexample(dict(obj["params"]), obj["obligation"],  # type: ignore[arg-type]
+                              tuple(coord) if isinstance(coord, list) else coord,  # type: ignore[arg-type]
+                              obj.get("expected"), obj.get("actual"), obj.get("note"))  # type: ignore[arg-type]
+
 
 @dataclass(frozen=True)
 class ObligationVerdict:
@@ -44,6 +51,7 @@ class ObligationVerdict:
     deciding: bool
     counterexample: Counterexample | None = None
     reason: str | None = None
+    route: str | None = None  # the engine's route that decided it (engine.FULL / engine.BOUNDED), if one did
 
     def to_json(self) -> dict[str, object]:
         return {"id": self.id, "source": self.source, "description": self.description,
@@ -51,6 +59,13 @@ class ObligationVerdict:
                 "deciding": self.deciding,
                 "counterexample": self.counterexample.to_json() if self.counterexample else None,
                 "reason": self.reason}
+
+    @staticmethod
+    def from_json(obj: Mapping[str, object]) -> ObligationVerdict:
+        cex = obj.get("counterexample")
+        return ObligationVerdict(obj["id"], obj["description"], obj["source"], obj["cute_checks"],  # type: ignore
+                                 obj["condition"], obj["status"], obj["deciding"],  # type: ignore[arg-type]
+                                 Counterexample.from_json(cex) if cex else None, obj.get("reason"))  # type: ignore
 
 
 @dataclass(frozen=True)
@@ -92,4 +107,20 @@ class Verdict:
             "condition_is_necessary": self.guard.necessary if self.guard else None,
             "guard_cpp": self.guard.cpp if self.guard else None,
             "guard_python": self.guard.python if self.guard else None,
+            "necessity_witness": dict(self.guard.necessity_witness) if self.guard and self.guard.necessity_witness
+            else None,
         }
+
+    @staticmethod
+    def from_json(obj: Mapping[str, object]) -> Verdict:
+        """The inverse of ``to_json`` (the result cache stores verdicts as JSON)."""
+        cex = obj.get("counterexample")
+        guard = None
+        if obj.get("condition") is not None:
+            witness = obj.get("necessity_witness")
+            guard = Guard(obj["condition"], obj["condition_is_necessary"], obj["guard_cpp"],  # type: ignore
+                          obj["guard_python"], dict(witness) if witness else None)  # type: ignore[arg-type]
+        return Verdict(obj["op"], tuple(obj["inputs"]), obj["verdict"], obj.get("result"),  # type: ignore
+                       tuple(ObligationVerdict.from_json(o) for o in obj["obligations"]),  # type: ignore
+                       Counterexample.from_json(cex) if cex else None, obj.get("reason"), guard,  # type: ignore
+                       tuple(obj.get("assumptions", ())))  # type: ignore[arg-type]

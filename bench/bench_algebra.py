@@ -1,0 +1,196 @@
+"""Item 1: concrete algebra throughput, ours (``verifier.algebra``) vs pycute vs tensor-layouts, same inputs.
+
+Inputs: seeded static layouts whose extents and strides are powers of two (so that every CuTe precondition holds
+and all three libraries must agree), built once and converted to each library's objects before timing.  Each
+operation (composition, complement, logical_divide, coalesce) runs over all its inputs once per repeat; the three
+libraries are timed back to back in every repeat, so that load on the machine hits all three alike.  The results
+are compared as functions (same size, same value at every 1-D index); an input on which any library raises or
+disagrees is dropped and counted.  The baseline is pycute; a ratio above 1 means slower than pycute.
+
+Our algebra computes more than the others: each call also decides its postcondition by enumeration on static
+operands (``algebra.POSTCONDITION_LIMIT``) and records CuTe's obligations; the table measures that as it is.
+
+    python bench/bench_algebra.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import pycute  # noqa: E402
+import tensor_layouts as tl  # noqa: E402
+
+from bench.common import FULL, QUICK, SEED, Config, Stats, Table, fmt_ratio, fmt_stats, ratio  # noqa: E402
+from verifier import algebra  # noqa: E402
+from verifier.notation import parse_int_tuple, parse_layout  # noqa: E402
+
+OPS = ("composition", "complement", "logical_divide", "coalesce")
+POSTCONDITION_OPS = ("composition", "complement", "logical_divide")  # decided by enumeration in each call
+Spec = tuple[object, object]  # (shape, stride) as nested Python ints
+
+
+def _text(t: object, prefix: str = "_") -> str:
+    return "(" + ",".join(_text(x, prefix) for x in t) + ")" if isinstance(t, tuple) else f"{prefix}{t}"
+
+
+def _compact(shape: tuple[int, ...], order: list[int]) -> tuple[int, ...]:
+    """Strides of the compact layout of ``shape`` whose modes are laid out in ``order`` (a permutation)."""
+    stride = [0] * len(shape)
+    acc = 1
+    for k in order:
+        stride[k] = acc
+        acc *= shape[k]
+    return tuple(stride)
+
+
+def _pow2_shape(rng: random.Random, total_log2: int) -> tuple[int, ...]:
+    """Extents (powers of two) multiplying to ``2**total_log2``, 1 to 3 modes."""
+    parts = sorted(rng.sample(range(1, total_log2), k=min(rng.randint(0, 2), total_log2 - 1)))
+    cuts = [0, *parts, total_log2]
+    return tuple(2 ** (b - a) for a, b in zip(cuts, cuts[1:]))
+
+
+def _permuted(rng: random.Random, shape: tuple[int, ...]) -> Spec:
+    order = list(range(len(shape)))
+    rng.shuffle(order)
+    return shape, _compact(shape, order)
+
+
+def _nested(rng: random.Random, spec: Spec) -> Spec:
+    """Split one mode of a layout into two (same function): the hierarchical input coalesce has to flatten."""
+    shape, stride = list(spec[0]), list(spec[1])
+    k = rng.randrange(len(shape))
+    if shape[k] >= 4:
+        lo = 2 ** rng.randint(1, shape[k].bit_length() - 2)
+        shape[k], stride[k] = (lo, shape[k] // lo), (stride[k], stride[k] * lo)  # type: ignore[call-overload]
+    return tuple(shape), tuple(stride)
+
+
+def inputs(op: str, n: int, seed: int = SEED) -> list[tuple[object, ...]]:
+    """``n`` seeded argument tuples for ``op``, as (shape, stride) specs and integers."""
+    rng = random.Random(f"{seed}-{op}")
+    out: list[tuple[object, ...]] = []
+    for _ in range(n):
+        a_log2 = rng.randint(4, 9)
+        a = _permuted(rng, _pow2_shape(rng, a_log2))
+        b = _permuted(rng, _pow2_shape(rng, rng.randint(2, a_log2)))
+        if op == "composition" or op == "logical_divide":
+            out.append((a, b))
+        elif op == "complement":
+            shape = _pow2_shape(rng, rng.randint(2, 6))
+            order = list(range(len(shape)))
+            rng.shuffle(order)
+            stride, acc = [0] * len(shape), 1
+            for k in order:  # gaps between the modes: the complement fills them
+                acc *= 2 ** rng.randint(0, 2)
+                stride[k] = acc
+                acc *= shape[k]
+            out.append(((shape, tuple(stride)), acc * 2 ** rng.randint(0, 3)))
+        else:
+            out.append((_nested(rng, a),))
+    return out
+
+
+def _ours(args: tuple[object, ...]) -> tuple[object, ...]:
+    return tuple(parse_layout(_text(a[0]) + ":" + _text(a[1])) if isinstance(a, tuple) else parse_int_tuple(f"_{a}")
+                 for a in args)
+
+
+def _pycute(args: tuple[object, ...]) -> tuple[object, ...]:
+    return tuple(pycute.Layout(*a) if isinstance(a, tuple) else a for a in args)
+
+
+def _tl(args: tuple[object, ...]) -> tuple[object, ...]:
+    return tuple(tl.Layout(*a) if isinstance(a, tuple) else a for a in args)
+
+
+LIBS: dict[str, tuple[Callable[[tuple[object, ...]], tuple[object, ...]], dict[str, Callable[..., object]]]] = {
+    "ours": (_ours, {"composition": algebra.composition, "complement": algebra.complement,
+                     "logical_divide": algebra.logical_divide, "coalesce": algebra.coalesce}),
+    "pycute": (_pycute, {"composition": pycute.composition, "complement": pycute.complement,
+                         "logical_divide": pycute.logical_divide, "coalesce": pycute.coalesce}),
+    "tensor-layouts": (_tl, {"composition": tl.compose, "complement": tl.complement,
+                             "logical_divide": tl.logical_divide, "coalesce": tl.coalesce}),
+}
+
+
+def _values(lib: str, r: object) -> list[int]:
+    if lib == "ours":
+        return [int(r(i)) for i in range(int(r.size()))]  # type: ignore[attr-defined]
+    if lib == "pycute":
+        return [r(i) for i in range(pycute.size(r))]  # type: ignore[operator]
+    return [r(i) for i in range(tl.size(r))]  # type: ignore[operator]
+
+
+def agreed_inputs(op: str, n: int) -> tuple[dict[str, list[tuple[object, ...]]], int]:
+    """The inputs on which all three libraries run and agree, converted per library; and how many were dropped."""
+    kept: dict[str, list[tuple[object, ...]]] = {lib: [] for lib in LIBS}
+    dropped = 0
+    for spec in inputs(op, n):
+        converted = {lib: conv(spec) for lib, (conv, _) in LIBS.items()}
+        try:
+            values = {lib: _values(lib, fns[op](*converted[lib])) for lib, (_, fns) in LIBS.items()}
+        except Exception:  # noqa: BLE001 - any library refusing an input drops it for all
+            dropped += 1
+            continue
+        if len({tuple(v) for v in values.values()}) != 1:
+            dropped += 1
+            continue
+        for lib in LIBS:
+            kept[lib].append(converted[lib])
+    return kept, dropped
+
+
+def run(cfg: Config) -> Table:
+    t = Table("1. Concrete algebra throughput (static layouts)",
+              ["operation", "inputs", "ours per call", "pycute per call", "tensor-layouts per call",
+               "ours / pycute", "tensor-layouts / pycute"])
+    for op in OPS:
+        kept, dropped = agreed_inputs(op, cfg.algebra_inputs)
+        n = len(kept["ours"])
+        if n == 0:
+            t.add(op, f"0 ({dropped} dropped)", "-", "-", "-", "-", "-")
+            continue
+        times: dict[str, list[float]] = {lib: [] for lib in LIBS}
+        for _ in range(cfg.repeats):
+            for lib, (_, fns) in LIBS.items():
+                fn, args = fns[op], kept[lib]
+                t0 = time.perf_counter()
+                for a in args:
+                    fn(*a)
+                times[lib].append((time.perf_counter() - t0) / n)
+        st = {lib: Stats.of(v) for lib, v in times.items()}
+        r_ours, r_tl = ratio(st["ours"], st["pycute"]), ratio(st["tensor-layouts"], st["pycute"])
+        t.add(op, f"{n}" + (f" ({dropped} dropped)" if dropped else ""), fmt_stats(st["ours"]),
+              fmt_stats(st["pycute"]), fmt_stats(st["tensor-layouts"]), fmt_ratio(r_ours), fmt_ratio(r_tl))
+        t.data[op] = {"ours_over_pycute": r_ours.median, "tl_over_pycute": r_tl.median}
+        if r_ours.median > 1:
+            why = ("each of our calls also decides its postcondition by enumerating the result and records CuTe's "
+                   "obligations; pycute only computes the result" if op in POSTCONDITION_OPS else
+                   "our integers carry static/dynamic flags and build expression objects; pycute uses plain ints")
+            t.losses.append(f"{op}: ours is {r_ours.median:.3g}× slower than pycute per call (median; target: at "
+                            f"least as fast): {why}.")
+    t.notes.append("Per call: the median over repeats of (time for all inputs) / inputs; in parentheses min–max over "
+                   f"the repeats. Inputs: seeded (seed {SEED}) power-of-two static layouts; every library's result "
+                   "was checked equal to the others' as a function before timing.")
+    t.notes.append("Ratio: median / median, range min/max .. max/min over the repeats; above 1 = slower than pycute.")
+    return t
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    print(run(QUICK if a.quick else FULL).text())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,177 @@
+"""``cute-verify draw``: pictures of layouts, thread/value layouts and counterexamples (pictures.py).
+
+* ``cute-verify draw LAYOUT -o OUT [--param NAME=VALUE]... [--format svg|png|latex] [--tv [--tile SHAPE]]
+  [--dsl]``: the layout's index grid; ``--tv`` draws a ``(thr,val) -> idx`` layout over the tile, coloured by
+  thread; ``--dsl`` reads LAYOUT in the CuTe DSL's notation (``(?,4):(1,?{div=8})``).
+* ``cute-verify draw --counterexample OP|PROPERTY ARGS... -o OUT [--assume EXPR]... [--timeout S]``: decides the
+  operation or check as ``cute-verify OP`` / ``cute-verify check`` do and draws the counterexample: the result
+  (or the checked layout) at the counterexample's values, the failing coordinate, colliding and out-of-bounds
+  cells.  Prints the verdict line and exits with its status (1: refuted / invalid); 2 if there is none to draw.
+
+The format comes from ``--format`` or OUT's extension (``.svg``, ``.png``, ``.tex``); ``-o -`` writes SVG or TikZ
+to standard output.  Files are written atomically.  Bad input exits 2 with one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+from .errors import LayoutError
+from .layouts import Layout
+from .symbols import Symbols
+
+FORMATS = {".svg": "svg", ".png": "png", ".tex": "latex"}
+
+
+_PARAM = re.compile(r"^([A-Za-z][A-Za-z0-9_]*|\?[0-9]+)=(-?\d+)$")
+
+
+def _params(items: list[str], anonymous: bool) -> dict[str, int]:
+    """``--param NAME=VALUE``; with ``--dsl`` also ``?K=VALUE`` for the K-th ``?`` of the layout (from 1)."""
+    from .cli import UsageError
+    from .cli import _params as plain
+
+    if not anonymous:
+        return plain(items)
+    out: dict[str, int] = {}
+    for item in items:
+        m = _PARAM.match(item.strip())
+        if not m:
+            raise UsageError(f"--param {item!r}: expected NAME=INTEGER or ?K=INTEGER (the K-th '?'), e.g. ?1=128")
+        if m.group(1) in out:
+            raise UsageError(f"--param {m.group(1)} is given twice")
+        out[m.group(1)] = int(m.group(2))
+    return out
+
+
+def _format(args: argparse.Namespace) -> str:
+    if args.format:
+        return args.format
+    if args.output == "-":
+        return "svg"
+    fmt = FORMATS.get(Path(args.output).suffix.lower())
+    if fmt is None:
+        raise LayoutError(f"-o {args.output}: cannot tell the format from the extension; use .svg, .png or .tex, "
+                          "or --format svg|png|latex")
+    return fmt
+
+
+def _write(path: str, data: str | bytes) -> None:
+    if path == "-":
+        if isinstance(data, bytes):
+            raise LayoutError("PNG output needs a file: -o FILE.png")
+        sys.stdout.write(data)
+        return
+    target = Path(path)
+    if not target.parent.is_dir():
+        raise LayoutError(f"-o {path}: the directory {target.parent} does not exist")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode() if isinstance(data, str) else data)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _render(picture: object, fmt: str) -> str | bytes:
+    from . import pictures
+
+    return {"svg": pictures.svg, "latex": pictures.tikz, "png": pictures.png}[fmt](picture)  # type: ignore[operator]
+
+
+def cmd_draw(args: argparse.Namespace) -> int:
+    from . import pictures
+    from .cli import UsageError
+
+    fmt = _format(args)
+    if args.counterexample:
+        return _draw_counterexample(args, fmt)
+    if len(args.args) != 1:
+        raise UsageError("draw takes one layout (or --counterexample OP ARGS...)")
+    if args.assume:
+        raise UsageError("--assume is for --counterexample; give values with --param NAME=VALUE")
+    symbols = Symbols()
+    if args.dsl:
+        from .interop import parse_dsl_layout
+
+        layout: object = parse_dsl_layout(args.args[0], symbols)
+    else:
+        from .notation import parse
+
+        layout = parse(args.args[0], symbols)
+    if not isinstance(layout, Layout):
+        raise UsageError(f"draw: {args.args[0]!r} is not a layout Shape:Stride")
+    params = _params(args.param, anonymous=args.dsl)
+    symbols.check_values(params)
+    tile = None
+    if args.tile is not None:
+        if not args.tv:
+            raise UsageError("--tile goes with --tv")
+        from .notation import parse_shape
+
+        try:
+            tile = parse_shape(args.tile)
+        except LayoutError as exc:
+            raise LayoutError(f"--tile {args.tile!r}: {exc}") from None
+    picture = pictures.tv_picture(layout, tile, params) if args.tv else pictures.layout_picture(layout, params)
+    _write(args.output, _render(picture, fmt))
+    if args.output != "-":
+        print(f"wrote {args.output}: {picture.title}, {picture.rows}x{picture.cols} cells ({fmt})")
+    return 0
+
+
+def _draw_counterexample(args: argparse.Namespace, fmt: str) -> int:
+    from . import pictures
+    from .algebra import OPERATIONS
+    from .checks import PROPERTIES, check
+    from .cli import UsageError, _problem
+    from .engine import verify
+    from .report import to_text
+
+    if args.tv or args.tile or args.dsl:
+        raise UsageError("--tv, --tile and --dsl do not go with --counterexample")
+    words = args.args[1:] if args.args[0] == "check" else args.args  # `draw --counterexample check injective L`
+    if not words:
+        raise UsageError("--counterexample needs an operation or property and its operands")
+    op, rest = words[0], words[1:]
+    if op not in OPERATIONS and op not in PROPERTIES:
+        raise UsageError(f"--counterexample: unknown operation or property {op!r}")
+    ns = argparse.Namespace(args=rest, param=args.param, assume=args.assume, timeout=args.timeout)
+    operands, symbols = _problem(ns, op, prop=op in PROPERTIES)
+    if op in PROPERTIES:
+        verdict = check(op, operands, symbols, timeout=args.timeout)
+    else:
+        verdict = verify(op, operands, symbols, timeout=args.timeout, derive=False)
+    if verdict.counterexample is None:
+        raise LayoutError(f"no counterexample to draw: {to_text(verdict, details=False).splitlines()[0]}")
+    layout, bound = pictures.counterexample_layout(op, operands, verdict)
+    picture = pictures.counterexample_picture(layout, verdict, bound)
+    _write(args.output, _render(picture, fmt))
+    print(to_text(verdict, details=False).splitlines()[0])
+    if args.output != "-":
+        print(f"wrote {args.output}: {picture.title}, {picture.rows}x{picture.cols} cells, counterexample marked "
+              f"({fmt})")
+    return verdict.exit_code
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    d = sub.add_parser("draw", help="draw a layout, a thread/value layout or a counterexample (SVG, PNG, TikZ)")
+    d.add_argument("args", nargs="+", help="a layout, or with --counterexample: OP|PROPERTY and its operands")
+    d.add_argument("-o", "--output", required=True, metavar="OUT", help="output file (.svg, .png, .tex) or -")
+    d.add_argument("--format", choices=("svg", "png", "latex"), help="output format (default: from OUT)")
+    d.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a value for a symbol")
+    d.add_argument("--tv", action="store_true", help="LAYOUT is (thr,val) -> idx: colour by thread")
+    d.add_argument("--tile", metavar="SHAPE", help="--tv: the (M,N) index grid (default: one row)")
+    d.add_argument("--dsl", action="store_true", help="LAYOUT is in the CuTe DSL's notation, e.g. (?,4):(1,?)")
+    d.add_argument("--counterexample", action="store_true",
+                   help="decide OP ARGS (or check PROPERTY ARGS) and draw its counterexample")
+    d.add_argument("--assume", action="append", default=[], metavar="EXPR", help="--counterexample: assumption")
+    d.add_argument("--timeout", type=float, default=10.0, metavar="S", help="--counterexample: time budget")
+    d.set_defaults(func=cmd_draw)

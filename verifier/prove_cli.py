@@ -1,0 +1,60 @@
+"""``cute-verify prove [PATH...] [--timeout S] [--json] [--write-docs FILE]``: run a library of theorems.
+
+Each PATH is a Python file defining ``THEOREMS`` (a list of ``verifier.theorems.Theorem``) or a folder of them;
+the default is the repository's ``proofs/``.  Prints one row per theorem (theorem, domain, expected, verdict, time,
+strategy), or a JSON list with ``--json``; ``--write-docs`` also writes the Markdown report atomically.
+Exit status: 0 when every theorem gets its expected verdict, 1 otherwise, 2 on bad input (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from .errors import LayoutError
+
+DEFAULT_PATH = Path(__file__).resolve().parent.parent / "proofs"
+
+
+def write_atomically(path: Path, text: str) -> None:
+    path = path.resolve()
+    if not path.parent.is_dir():
+        raise LayoutError(f"--write-docs {path}: no folder {path.parent}")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def cmd_prove(args: argparse.Namespace) -> int:
+    from .report import proofs_markdown, proofs_table
+    from .theorems import load, prove
+
+    if args.timeout <= 0:
+        raise LayoutError(f"--timeout must be positive, got {args.timeout}")
+    paths = args.paths or [DEFAULT_PATH]
+    theorems = load(paths)
+    if not theorems:
+        raise LayoutError(f"no theorems in {', '.join(map(str, paths))}")
+    results = prove(theorems, timeout=args.timeout)
+    if args.write_docs:
+        write_atomically(Path(args.write_docs), proofs_markdown(results))
+    print(json.dumps([r.to_json() for r in results]) if args.json else proofs_table(results))
+    return 0 if all(r.ok for r in results) else 1
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("prove", help="run a library of theorems (default: proofs/) and check their verdicts")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="theorem files (.py) or folders of them")
+    p.add_argument("--timeout", type=float, default=20.0, metavar="S",
+                   help="time budget per theorem in seconds (default 20)")
+    p.add_argument("--json", action="store_true", help="print a JSON list, one object per theorem")
+    p.add_argument("--write-docs", metavar="FILE", help="also write the Markdown report, e.g. docs/proofs.md")
+    p.set_defaults(func=cmd_prove)

@@ -1,0 +1,539 @@
+"""Spec files: the layouts of a kernel, the ranges its symbols take and the verdicts expected, in TOML.
+
+```toml
+include = ["common.cute.toml"]          # paths relative to this file; their symbols, relations and checks join
+timeout = 10                            # default time budget of each check, in seconds
+
+[symbols]
+M   = { min = 1, max = 65536, multiple_of = 8 }
+lda = { min = 1, max = 65536 }
+N   = {}                                # int32, 1 <= N <= 2**31-1
+big = { bits = 64 }                     # int64, 1 <= big <= 2**63-1
+
+assume = ["lda >= M"]                   # relations between the symbols (top level, before any table)
+
+[[check]]
+name = "A tiles"                        # unique within the suite
+op = "zipped_divide"                    # any algebra operation (or: property = "bijective" ...)
+args = ["(M,K):(_1,lda)", "<_128,_32>"] # CuTe notation, as on the command line
+assume = ["M % 128 == 0"]               # this check's own extra assumptions
+expect = "valid"                        # valid / invalid / unknown (properties: proved / refuted / unknown)
+timeout = 5
+```
+
+Optional keys of a check: ``params`` (``{M = 128}``, as ``--param``), ``extended`` (``equivalent``), ``bits``
+(``no_overflow``), ``description``.  Symbols are strict: a name no file of the suite declares is an error.
+
+Loading validates everything before any check runs, and every problem is a ``SpecError``: one line naming the
+file, the line and the key (``gemm.cute.toml:12: check[3].args[1]: ...``).  Assumptions that no value satisfies
+(an empty range, no multiple in range, relations that contradict each other, decided by the engine) are errors
+too: a check over an empty set of values would be vacuously valid.
+
+A loaded ``Check`` is plain, picklable data (texts, not parsed objects), so that worker processes and the result
+cache (``batch.py``) can rebuild the exact problem from it.  Each check is decided over only the symbols its
+operands use, plus the relations connected to them, so an unrelated symbol does not change its verdict or its
+cache key.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import problems
+from .errors import LayoutError
+from .notation import parse_relation
+from .symbols import INT32_MAX, INT64_MAX, Symbol, Symbols
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10: the same parser, published as tomli
+    import tomli as tomllib  # type: ignore[no-redef]
+
+DEFAULT_TIMEOUT = 10.0
+OP_VERDICTS = ("valid", "invalid", "unknown")
+PROPERTY_VERDICTS = ("proved", "refuted", "unknown")
+_TOP_KEYS = ("include", "timeout", "symbols", "assume", "check")
+_SYMBOL_KEYS = ("min", "max", "multiple_of", "bits")
+_CHECK_KEYS = ("name", "op", "property", "args", "expect", "timeout", "assume", "params", "extended", "bits",
+               "description")
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+class SpecError(LayoutError):
+    """A problem in a spec file: ``FILE:LINE: KEY: message`` on one line."""
+
+    def __init__(self, file: str, line: int, key: str, message: str) -> None:
+        self.file, self.line, self.key = file, line, key
+        super().__init__(f"{file}:{line}: {key}: {message}" if key else f"{file}:{line}: {message}")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One named check of a spec file, with everything needed to rebuild its problem."""
+
+    name: str
+    op: str
+    is_property: bool
+    args: tuple[str, ...]
+    expect: str
+    timeout: float
+    file: str
+    line: int
+    assume: tuple[str, ...] = ()
+    params: tuple[tuple[str, int], ...] = ()
+    options: tuple[tuple[str, object], ...] = ()
+    description: str | None = None
+    symbols: tuple[Symbol, ...] = ()
+    relations: tuple[str, ...] = field(default=())
+
+    @property
+    def id(self) -> str:
+        return f"{self.file}::{self.name}"
+
+    def problem(self) -> tuple[list[object], Symbols]:
+        """The parsed operands over a table of the symbols they use, with the relations that concern them."""
+        table = _Scoped(strict=True, declared={s.name: s for s in self.symbols})
+        args = problems.operands(self.op, self.args, table)
+        used = set(table.table) | {n for text in self.assume for n in _relation_names(text, self.symbols)}
+        chosen = relevant_relations(self.symbols, self.relations, frozenset(used))
+        for text in chosen:
+            used |= _relation_names(text, self.symbols)
+        for name in sorted(used):
+            table.lookup(name)
+        problems.assume(table, chosen, "assume")
+        problems.assume(table, self.assume, "assume")
+        args = problems.substitute(args, table, dict(self.params))
+        if self.is_property:
+            problems.check_property_operands(self.op, args)
+        return args, table
+
+
+@dataclass
+class _Scoped(Symbols):
+    """A strict table that takes a declared symbol in when the input first names it."""
+
+    declared: dict[str, Symbol] = field(default_factory=dict)
+
+    def lookup(self, name: str) -> Symbol | None:
+        if name not in self.table and name in self.declared:
+            self.table[name] = self.declared[name]
+        return super().lookup(name)
+
+
+def _relation_names(text: str, symbols: Sequence[Symbol]) -> set[str]:
+    table = _Scoped(strict=True, declared={s.name: s for s in symbols})
+    return set(parse_relation(text, table).expr.symbols())
+
+
+@functools.lru_cache(maxsize=4096)
+def relevant_relations(symbols: tuple[Symbol, ...], relations: tuple[str, ...], used: frozenset[str]
+                       ) -> tuple[str, ...]:
+    """The relations a problem over the symbols ``used`` must assume: those over ``used`` alone, and each group of
+    relations linking ``used`` to other symbols unless the engine proves the group does not narrow ``used``.
+
+    ``ldA >= M`` with ``1 <= ldA <= 65536`` allows every ``M`` in ``1..65536``, so a check of ``M`` alone drops it
+    (and ``ldA``); with ``ldA <= 1024`` it does narrow ``M`` and is kept.  Dropping only what provably leaves the
+    allowed values of ``used`` unchanged keeps every verdict the same.
+    """
+    names = {t: _relation_names(t, symbols) for t in relations}
+    inside = set(used)
+    while True:
+        chosen = [t for t in relations if names[t] <= inside]
+        for group in _groups([t for t in relations if t not in chosen], names, inside):
+            if any(names[t] & inside for t in group) and not _harmless(symbols, chosen, group, inside, names):
+                inside |= set().union(*(names[t] for t in group))
+                break
+        else:
+            return tuple(chosen)
+
+
+def _groups(rest: list[str], names: Mapping[str, set[str]], inside: set[str]) -> list[list[str]]:
+    """The relations in ``rest`` grouped by the symbols outside ``inside`` that they share."""
+    groups: list[tuple[set[str], list[str]]] = []
+    for t in rest:
+        outside, members = names[t] - inside, [t]
+        for g in [g for g in groups if g[0] & outside]:
+            groups.remove(g)
+            outside |= g[0]
+            members = g[1] + members
+        groups.append((outside, members))
+    return [sorted(g[1], key=rest.index) for g in groups]
+
+
+def _harmless(symbols: tuple[Symbol, ...], chosen: list[str], group: list[str], inside: set[str],
+              names: Mapping[str, set[str]]) -> bool:
+    """The engine proves: every value of ``inside`` that its own assumptions allow extends to values of the group's
+    other symbols that satisfy the group (undecided within a second: not harmless)."""
+    import z3
+
+    from .encoding import Encoder, Unencodable
+
+    outside = set().union(*(names[t] for t in group)) - inside
+    table = _Scoped(strict=True, declared={s.name: s for s in symbols})
+    for n in sorted(inside | outside):
+        table.lookup(n)
+    enc = Encoder(table, {})
+    try:
+        mine = [enc.boolean(parse_relation(t, table)) for t in chosen]
+        theirs = [enc.boolean(parse_relation(t, table)) for t in group]
+    except Unencodable:
+        return False
+    s = z3.Solver()
+    s.set("timeout", 1000)
+    s.add(*enc.assumptions(inside), *mine,
+          z3.ForAll([enc.var(n) for n in sorted(outside)], z3.Not(z3.And(*enc.assumptions(outside), *theirs))))
+    return s.check() == z3.unsat
+
+
+# -- where keys are -------------------------------------------------------------------------------------------
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?$")
+_KEY = re.compile(r"""^\s*((?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*'))*)\s*=""")
+
+
+def _split_key(text: str) -> tuple[str, ...]:
+    parts = re.findall(r"""[A-Za-z0-9_-]+|"[^"]*"|'[^']*'""", text)
+    return tuple(p[1:-1] if p[0] in "\"'" else p for p in parts)
+
+
+def key_lines(text: str) -> dict[tuple[object, ...], int]:
+    """The line of every key and table header: ``("check", 2, "args") -> 17`` (tomllib does not say where)."""
+    lines: dict[tuple[object, ...], int] = {}
+    table: tuple[object, ...] = ()
+    counts: dict[tuple[object, ...], int] = {}
+    depth, multiline = 0, None
+    for n, raw in enumerate(text.splitlines(), start=1):
+        if multiline is not None:
+            if raw.count(multiline) % 2 == 1:
+                multiline = None
+            continue
+        if depth == 0:
+            m = _HEADER.match(raw)
+            if m:
+                path = _split_key(m.group(2))
+                if m.group(1) == "[[":
+                    counts[path] = counts.get(path, -1) + 1
+                    table = (*path, counts[path])
+                else:
+                    table = path
+                lines.setdefault(table, n)
+                continue
+            m = _KEY.match(raw)
+            if m:
+                lines.setdefault((*table, *_split_key(m.group(1))), n)
+        depth, multiline = _scan(raw, depth)
+    return lines
+
+
+def _scan(raw: str, depth: int) -> tuple[int, str | None]:
+    """Bracket depth after ``raw`` (outside strings and comments), and an open multi-line string's quote."""
+    k = 0
+    while k < len(raw):
+        c = raw[k]
+        if c == "#":
+            break
+        if raw.startswith('"""', k) or raw.startswith("'''", k):
+            q = raw[k:k + 3]
+            end = raw.find(q, k + 3)
+            if end < 0:
+                return depth, q
+            k = end + 3
+            continue
+        if c in "\"'":
+            end = k + 1
+            while end < len(raw) and raw[end] != c:
+                end += 2 if c == '"' and raw[end] == "\\" else 1
+            k = end + 1
+            continue
+        if c in "[{":
+            depth += 1
+        elif c in "]}":
+            depth = max(0, depth - 1)
+        k += 1
+    return depth, None
+
+
+def _show_key(path: Sequence[object]) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
+
+
+# -- loading --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _File:
+    path: Path
+    shown: str
+    lines: dict[tuple[object, ...], int]
+
+    def line(self, path: Sequence[object]) -> int:
+        p = tuple(path)
+        while p:
+            if p in self.lines:
+                return self.lines[p]
+            p = p[:-1]
+        return 1
+
+    def error(self, path: Sequence[object], message: str) -> SpecError:
+        return SpecError(self.shown, self.line(path), _show_key(path), message)
+
+
+@dataclass
+class _Suite:
+    symbols: dict[str, tuple[Symbol, _File, tuple[object, ...]]] = field(default_factory=dict)
+    relations: list[tuple[str, _File, tuple[object, ...]]] = field(default_factory=list)
+    checks: list[tuple[dict, _File, tuple[object, ...], float]] = field(default_factory=list)
+    loaded: set[Path] = field(default_factory=set)
+
+
+def shown_path(path: Path) -> str:
+    """A path as reports show it: relative to the working directory when it is below it."""
+    try:
+        return Path(os.path.relpath(path)).as_posix() if not os.path.relpath(path).startswith("..") else str(path)
+    except ValueError:
+        return str(path)
+
+
+def load(paths: Sequence[str | os.PathLike[str]]) -> list[Check]:
+    """Every check of the given spec files, in order; each file (with its includes) is its own suite."""
+    out: list[Check] = []
+    for p in paths:
+        out += load_suite(p)
+    return out
+
+
+def load_suite(path: str | os.PathLike[str]) -> list[Check]:
+    suite = _Suite()
+    _load_file(Path(path), suite, (), None)
+    symbols = tuple(s for s, _, _ in suite.symbols.values())
+    relations = _check_relations(suite, symbols)
+    seen: dict[str, tuple[_File, tuple[object, ...]]] = {}
+    out = []
+    for raw, f, key, timeout in suite.checks:
+        check = _check(raw, f, key, timeout, symbols, relations)
+        if check.name in seen:
+            f0, k0 = seen[check.name]
+            raise f.error((*key, "name"), f"check name {check.name!r} is already used at {f0.shown}:{f0.line(k0)}")
+        seen[check.name] = (f, key)
+        out.append(check)
+    return out
+
+
+def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple[_File, tuple[object, ...]] | None
+               ) -> None:
+    resolved = path.resolve()
+    if resolved in stack:
+        assert origin is not None
+        raise origin[0].error(origin[1], f"include cycle: {' -> '.join(shown_path(p) for p in (*stack, resolved))}")
+    if resolved in suite.loaded:
+        return
+    suite.loaded.add(resolved)
+    shown = shown_path(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        if origin is not None:
+            raise origin[0].error(origin[1], f"no such file: {shown}") from None
+        raise SpecError(shown, 1, "", "no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(shown, 1, "", f"cannot read: {exc}") from None
+    f = _File(path, shown, key_lines(text))
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise _syntax_error(f, text, exc) from None
+    for key in data:
+        if key not in _TOP_KEYS:
+            raise f.error((key,), f"unknown key {key!r}; a spec file has {', '.join(_TOP_KEYS)}")
+    timeout = DEFAULT_TIMEOUT
+    if "timeout" in data:
+        timeout = _timeout(f, ("timeout",), data["timeout"])
+    for k, inc in enumerate(_strings(f, ("include",), data.get("include", []))):
+        _load_file(path.parent / inc, suite, (*stack, resolved), (f, ("include", k)))
+    symbols = data.get("symbols", {})
+    if not isinstance(symbols, dict):
+        raise f.error(("symbols",), "must be a table of symbol declarations, e.g. M = { min = 1, max = 65536 }")
+    for name, decl in symbols.items():
+        _declare(f, suite, name, decl)
+    for k, text in enumerate(_strings(f, ("assume",), data.get("assume", []))):
+        suite.relations.append((text, f, ("assume", k)))
+    checks = data.get("check", [])
+    if not isinstance(checks, list) or not all(isinstance(c, dict) for c in checks):
+        raise f.error(("check",), "must be an array of tables: [[check]]")
+    for k, raw in enumerate(checks):
+        suite.checks.append((raw, f, ("check", k), timeout))
+
+
+def _syntax_error(f: _File, text: str, exc: Exception) -> SpecError:
+    msg = str(exc)
+    m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+    if not m:  # "(at end of document)"
+        problem = re.sub(r"\s*[(]at end of document[)]", "", msg)
+        return SpecError(f.shown, max(1, len(text.splitlines())), "", f"TOML syntax at the end: {problem}")
+    line, col = int(m.group(1)), int(m.group(2))
+    problem = msg[: m.start()].strip()
+    source = text.splitlines()[line - 1] if line <= len(text.splitlines()) else ""
+    km = _KEY.match(source)
+    key = ".".join(_split_key(km.group(1))) if km else ""
+    return SpecError(f.shown, line, key, f"TOML syntax, column {col}: {problem[:1].lower()}{problem[1:]}")
+
+
+def _strings(f: _File, key: tuple[object, ...], value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise f.error(key, "must be a string or an array of strings")
+    return value
+
+
+def _timeout(f: _File, key: tuple[object, ...], value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise f.error(key, f"must be a positive number of seconds, got {value!r}")
+    return float(value)
+
+
+def _integer(f: _File, key: tuple[object, ...], value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise f.error(key, f"must be an integer, got {value!r}")
+    return value
+
+
+def _declare(f: _File, suite: _Suite, name: str, decl: object) -> None:
+    key = ("symbols", name)
+    if not _NAME.fullmatch(name):
+        raise f.error(key, f"{name!r} is not a symbol name (a letter, then letters, digits or _)")
+    if not isinstance(decl, dict):
+        hint = (f" (a key after [symbols] belongs to that table: put {name} = ... before [symbols])"
+                if name in _TOP_KEYS else "")
+        raise f.error(key, f"must be a table of assumptions, e.g. {{ min = 1, max = 65536, multiple_of = 8 }}{hint}")
+    for k in decl:
+        if k not in _SYMBOL_KEYS:
+            raise f.error((*key, k), f"unknown assumption {k!r}; a symbol has {', '.join(_SYMBOL_KEYS)}")
+    bits = _integer(f, (*key, "bits"), decl.get("bits", 32))
+    if bits not in (32, 64):
+        raise f.error((*key, "bits"), f"must be 32 or 64, got {bits}")
+    top = INT32_MAX if bits == 32 else INT64_MAX
+    lo = _integer(f, (*key, "min"), decl.get("min", 1))
+    hi = _integer(f, (*key, "max"), decl.get("max", top))
+    mult = _integer(f, (*key, "multiple_of"), decl.get("multiple_of", 1))
+    for k, v in (("min", lo), ("max", hi)):
+        if not -top - 1 <= v <= top:
+            raise f.error((*key, k), f"{v} does not fit in int{bits}")
+    if mult < 1:
+        raise f.error((*key, "multiple_of"), f"must be positive, got {mult}")
+    if lo > hi:
+        raise f.error((*key, "max" if "max" in decl else "min"), f"empty range: min {lo} > max {hi}")
+    if -(-lo // mult) * mult > hi:
+        raise f.error((*key, "multiple_of"), f"no multiple of {mult} lies in {lo}..{hi}")
+    sym = Symbols().declare(name, lo=lo, hi=hi, multiple_of=mult, bits=bits)
+    if name in suite.symbols:
+        old, f0, k0 = suite.symbols[name]
+        if old != sym:
+            raise f.error(key, f"symbol {name} is already declared at {f0.shown}:{f0.line(k0)} with other "
+                               f"assumptions ({old.describe()})")
+        return
+    suite.symbols[name] = (sym, f, key)
+
+
+def _satisfiable(symbols: Symbols) -> bool:
+    """False when the engine proves that no value satisfies the assumptions (undecided counts as satisfiable)."""
+    from .claims import Replay
+    from .engine import Engine, Item
+    from .integers import FALSE
+
+    item = Item("ASSUMPTIONS", "", "", "", False, (), FALSE, lambda values: Replay(False))
+    return Engine(symbols, timeout=2.0).decide(item).status != "proved"
+
+
+def _check_relations(suite: _Suite, symbols: tuple[Symbol, ...]) -> tuple[str, ...]:
+    table = _Scoped(strict=True, declared={s.name: s for s in symbols})
+    for s in symbols:
+        table.lookup(s.name)
+    for text, f, key in suite.relations:
+        try:
+            table.assume(parse_relation(text, table))
+        except LayoutError as exc:
+            raise f.error(key, f"{text!r}: {exc}") from None
+        if not _satisfiable(table):
+            raise f.error(key, f"{text!r} contradicts the assumptions before it: no value satisfies them all")
+    return tuple(text for text, _, _ in suite.relations)
+
+
+def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default_timeout: float,
+           symbols: tuple[Symbol, ...], relations: tuple[str, ...]) -> Check:
+    from .algebra import OPERATIONS
+    from .checks import PROPERTIES
+
+    for k in raw:
+        if k not in _CHECK_KEYS:
+            raise f.error((*key, k), f"unknown key {k!r}; a check has {', '.join(_CHECK_KEYS)}")
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise f.error((*key, "name") if "name" in raw else key, "every check needs a name (a non-empty string)")
+    if ("op" in raw) == ("property" in raw):
+        raise f.error(key, f"check {name!r} needs exactly one of op (an operation) or property")
+    is_property = "property" in raw
+    kind = "property" if is_property else "op"
+    op = raw[kind]
+    known = PROPERTIES if is_property else tuple(sorted(OPERATIONS))
+    if not isinstance(op, str) or op not in known:
+        raise f.error((*key, kind), f"unknown {'property' if is_property else 'operation'} {op!r}; known: "
+                                    f"{', '.join(known)}")
+    args = raw.get("args")
+    if not isinstance(args, list) or not args or not all(isinstance(a, str | int) and not isinstance(a, bool)
+                                                         for a in args):
+        raise f.error((*key, "args") if "args" in raw else key,
+                      f"check {name!r} needs args: an array of operands in CuTe notation")
+    verdicts = PROPERTY_VERDICTS if is_property else OP_VERDICTS
+    expect = raw.get("expect", verdicts[0])
+    if expect not in verdicts:
+        raise f.error((*key, "expect"), f"must be one of {', '.join(verdicts)}, got {expect!r}")
+    timeout = _timeout(f, (*key, "timeout"), raw["timeout"]) if "timeout" in raw else default_timeout
+    assume = _strings(f, (*key, "assume"), raw.get("assume", []))
+    params = raw.get("params", {})
+    if not isinstance(params, dict):
+        raise f.error((*key, "params"), "must be a table of symbol values, e.g. { M = 128 }")
+    for p, v in params.items():
+        _integer(f, (*key, "params", p), v)
+    options: list[tuple[str, object]] = []
+    if "extended" in raw:
+        if op != "equivalent" or not isinstance(raw["extended"], bool):
+            raise f.error((*key, "extended"), "extended = true|false belongs to property = \"equivalent\" only")
+        options.append(("extended", raw["extended"]))
+    if "bits" in raw:
+        if op != "no_overflow" or raw["bits"] not in (32, 64):
+            raise f.error((*key, "bits"), "bits = 32|64 belongs to property = \"no_overflow\" only")
+        options.append(("bits", raw["bits"]))
+    description = raw.get("description")
+    if description is not None and not isinstance(description, str):
+        raise f.error((*key, "description"), "must be a string")
+    check = Check(name, op, is_property, tuple(str(a) for a in args), expect, timeout, f.shown, f.line(key),
+                  tuple(assume), tuple(params.items()), tuple(options), description, symbols, relations)
+    try:
+        _, table = check.problem()
+    except LayoutError as exc:
+        raise f.error(_blame(key, raw, str(exc)), str(exc)) from None
+    if assume and not _satisfiable(table):
+        raise f.error((*key, "assume"), "the check's assumptions contradict the symbols' assumptions: no value "
+                                        "satisfies them all")
+    return check
+
+
+def _blame(key: tuple[object, ...], raw: Mapping[str, object], message: str) -> tuple[object, ...]:
+    """The key an error of ``Check.problem`` comes from, read off its message."""
+    m = re.match(r"argument (\d+) ", message)
+    if m:
+        return (*key, "args", int(m.group(1)) - 1)
+    if message.startswith("assume ") and "assume" in raw:
+        return (*key, "assume")
+    if message.startswith(("--param", "values ", "with ")) and "params" in raw:
+        return (*key, "params")
+    return (*key, "args")

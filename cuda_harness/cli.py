@@ -9,7 +9,11 @@ corpus, on the GPU.
   everywhere swept) / ``invalid`` (wrong somewhere: the first assignments are listed); a disagreement with the
   engine (a refutation the device does not confirm, or a device mismatch where the engine proved validity) is
   reported and makes the exit status 3.
-* spec files are not taken yet: their format is being built; ``gpu`` says so.
+* a spec file (``*.cute.toml``, ``verifier/spec.py``): every check of an operation the sweep decides is swept on
+  the device over its symbols' values (``--sweep``, else the first ``SPEC_SPAN`` admitted values of each symbol and
+  the ``TILE_MULTIPLES`` it admits, within the file's assumptions) and cross-checked with the engine's verdict;
+  other checks (properties, operations the sweep does not decide) are listed as not run.  Verdict ``agree`` /
+  ``disagree`` (exit 3).
 
 ``--host`` runs the same generated code compiled with g++ on the CPU.  Exit status: 0 agree / valid, 1 mismatch /
 invalid, 3 the device and the engine disagree, 2 bad input or no GPU (one line on stderr).
@@ -28,6 +32,10 @@ from verifier.errors import LayoutError
 SWEEP = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)=(-?\d+)(?:\.\.(-?\d+))?$")
 MAX_LAYOUT_ASSIGNMENTS = 4096
 MAX_SWEEP_ASSIGNMENTS = 1 << 22
+# Default values per symbol for a spec check, and the most assignments of one check.
+SPEC_SPAN = 32
+SPEC_ASSIGNMENTS = 1 << 16
+TILE_MULTIPLES = (8, 16, 32, 64, 128, 192, 256, 384, 512)
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "parametric_cases.json"
 
 
@@ -81,9 +89,8 @@ def _device(host: bool) -> str:
 def cmd_gpu(args: argparse.Namespace) -> int:
     target = args.target.strip()
     ranges = _ranges(args.sweep)
-    if target.endswith((".json", ".toml", ".yaml", ".yml", ".spec")) or Path(target).is_file():
-        raise LayoutError(f"{target}: spec files are not supported by 'gpu' yet (their format is being built); "
-                          "give a layout or a parametric case id")
+    if target.endswith(".toml") or Path(target).is_file():
+        return _spec(target, ranges, args)
     corpus = {e["id"]: e for e in json.loads(CORPUS.read_text())} if CORPUS.is_file() else {}
     if target in corpus:
         return _case(corpus[target], ranges, args)
@@ -216,3 +223,97 @@ def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
     engine = f"engine: {v.verdict}" + (f", counterexample {_env(cx)} (device: {at_cx})" if cx else "")
     print(engine + ("" if disagree is None else f"; DISAGREES: {disagree}"))
     return code
+
+
+def _spec_envs(table, ranges: dict[str, tuple[int, int]]) -> list[dict[str, int]]:
+    """The assignments of a spec check's symbols: ``--sweep`` ranges, else admitted values from each symbol's
+    minimum (as many as keep the grid within ``SPEC_ASSIGNMENTS``), filtered by the assumptions."""
+    import itertools
+
+    names = sorted(table.table)
+    spans: list[list[int]] = []
+    span = SPEC_SPAN
+    while True:
+        spans = []
+        for n in names:
+            sym = table.table[n]
+            if n in ranges:
+                lo, hi = ranges[n]
+                spans.append([v for v in range(lo, hi + 1) if sym.admits(v)])
+            else:  # the smallest admitted values, and tile-sized multiples (where divisibility is assumed)
+                vals, v = [], sym.lo
+                while len(vals) < span and (sym.hi is None or v <= sym.hi):
+                    if sym.admits(v):
+                        vals.append(v)
+                    v += 1 if sym.multiple_of == 1 or vals == [] else sym.multiple_of
+                spans.append(sorted(set(vals) | {m for m in TILE_MULTIPLES if sym.admits(m)}))
+        total = 1
+        for sp in spans:
+            total *= len(sp)
+        if total <= SPEC_ASSIGNMENTS or span <= 2:
+            break
+        span //= 2
+    if total > MAX_SWEEP_ASSIGNMENTS:
+        raise LayoutError(f"{total} assignments: at most {MAX_SWEEP_ASSIGNMENTS} per check")
+    envs = [dict(zip(names, vs)) for vs in itertools.product(*spans)]
+    return [e for e in envs if all(r.evaluate(e) for r in table.relations)]
+
+
+def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespace) -> int:
+    from verifier import spec
+    from verifier.cute_sweep import SUPPORTED, SweepCase, key
+    from verifier.engine import verify
+
+    from .harness import sweep
+
+    checks = spec.load([path])
+    runs, skipped = [], []
+    for c in checks:
+        if c.is_property or c.op not in SUPPORTED:
+            skipped.append((c, "a property" if c.is_property else f"{c.op} is not decided by the sweep"))
+            continue
+        ops, table = c.problem()
+        n_tpl = {"upcast": 1, "downcast": 1, "recast_layout": 2}.get(c.op, 0)
+        case = SweepCase(c.op, tuple(ops[n_tpl:]), tuple(int(x) for x in ops[:n_tpl]))  # type: ignore[call-overload]
+        unknown = sorted(set(ranges) - set(table.table))
+        envs = _spec_envs(table, {k: v for k, v in ranges.items() if k in table.table})
+        v = verify(c.op, ops, table, timeout=min(c.timeout, args.timeout), derive=False)
+        cx = dict(v.counterexample.params) if v.counterexample is not None else None
+        if cx is not None and cx not in envs:
+            envs.append(cx)
+        if not envs:
+            skipped.append((c, "no assignment satisfies its assumptions in the swept values"))
+            continue
+        runs.append((c, case, envs, v, cx, unknown))
+    device = _device(args.host)
+    results, method = sweep([r[1] for r in runs], [r[2] for r in runs], host=args.host) if runs else ([], "-")
+    rows, disagreements = [], 0
+    for (c, _case, envs, v, cx, _), res in zip(runs, results):
+        wrong = [dict(k) for k, st in res.status.items() if st in ("wrong", "ub")]
+        dev = "invalid" if (wrong or res.rejected) else "valid"
+        at_cx = res.status.get(key(cx)) if cx is not None else None
+        bad = (v.verdict == "valid" and dev == "invalid") or (v.verdict == "invalid" and cx is not None
+                                                                 and at_cx not in ("wrong", "ub"))
+        disagreements += bad
+        rows.append({"name": c.name, "line": c.line, "op": c.op, "assignments": len(envs), "device": dev,
+                     "wrong": len(wrong), "wrong_first": wrong[:5], "rejected": res.rejected, "engine": v.verdict,
+                     "expect": c.expect, "counterexample": cx, "device_at_counterexample": at_cx,
+                     "disagrees": bad})
+    verdict = "disagree" if disagreements else "agree"
+    if args.json:
+        print(json.dumps({"verdict": verdict, "spec": path, "device": device, "method": method, "checks": rows,
+                          "not_run": [{"name": c.name, "line": c.line, "why": why} for c, why in skipped]}))
+        return 3 if disagreements else 0
+    print(f"{verdict}: {path} on {device} ({method}): {len(rows)} check(s) swept on the device, "
+          f"{disagreements} disagree with the engine; {len(skipped)} not run")
+    for r in rows:
+        mark = "DISAGREES" if r["disagrees"] else "ok"
+        found = (f"wrong at {r['wrong']} of {r['assignments']}, first {_env(r['wrong_first'][0])}" if r["wrong"]
+                 else f"rejected: {r['rejected']}" if r["rejected"] else f"correct at all {r['assignments']}")
+        cxs = f", counterexample {_env(r['counterexample'])} ({r['device_at_counterexample']})" \
+            if r["counterexample"] is not None else ""
+        print(f"  [{mark}] {r['name']} (line {r['line']}): device {r['device']} ({found}); engine {r['engine']}"
+              f"{cxs}; expected {r['expect']}")
+    for c, why in skipped:
+        print(f"  [not run] {c.name} (line {c.line}): {why}")
+    return 3 if disagreements else 0

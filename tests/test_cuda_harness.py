@@ -282,7 +282,7 @@ def test_cli_case_id_confirms_the_engine(capsys) -> None:
     (["(M):(1)", "--sweep", "M=5..1", "--host"], "empty range"),
     (["(M):(1)", "--sweep", "M=1..2", "--sweep", "Q=1", "--host"], "no symbol Q"),
     (["no-such-case", "--host"], "not a case of the parametric corpus"),
-    (["cases.json", "--host"], "spec files are not supported"),
+    (["missing.cute.toml", "--host"], "missing.cute.toml"),
     *[([text, "--host"], "") for text in HOSTILE],
 ])
 def test_cli_bad_input_is_one_line(capsys, argv: list[str], message: str) -> None:
@@ -297,3 +297,65 @@ def test_cli_without_a_gpu_says_so(capsys) -> None:
         pytest.skip("a GPU is present: the no-GPU message cannot be shown here")
     code, _, err = _cli(capsys, "(4):(1)")
     assert code == 2 and "no GPU" in err and "--host" in err
+
+
+SPEC = """
+[symbols]
+M = { min = 1, max = 4096 }
+N = { min = 1, max = 4096 }
+
+[[check]]
+name = "tiles"
+op = "zipped_divide"
+args = ["(M,N):(_1,M)", "<_64,_32>"]
+assume = ["M % 64 == 0", "N % 32 == 0"]
+expect = "valid"
+
+[[check]]
+name = "seed 003"
+op = "composition"
+args = ["(2,3):(1,2)", "(2,3):(3,1)"]
+expect = "invalid"
+
+[[check]]
+name = "a bijection"
+property = "bijective"
+args = ["(M,N):(_1,M)"]
+expect = "proved"
+"""
+
+
+def test_cli_spec_file_is_swept_and_checked_against_the_engine(capsys, tmp_path) -> None:
+    f = tmp_path / "k.cute.toml"
+    f.write_text(SPEC)
+    code, out, _ = _cli(capsys, str(f), "--host", "--timeout", "60")
+    assert code == 0 and out.startswith(f"agree: {f} on the CPU"), out
+    assert "[ok] tiles (line 6): device valid" in out
+    assert "[ok] seed 003 (line 13): device invalid (wrong at 1 of 1" in out
+    assert "[not run] a bijection (line 19): a property" in out
+
+
+def test_injection_through_spec_files(capsys, tmp_path, monkeypatch) -> None:
+    bad = tmp_path / "bad.cute.toml"
+    bad.write_text(SPEC.replace('"(2,3):(1,2)"', '"(2,3):(1,2)); system(\\"id\\"); (1"'))
+    code, out, err = _cli(capsys, str(bad), "--host")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "bad.cute.toml:" in err
+    # Hostile names and symbol names parse, but neither reaches the generated code.
+    hostile = SPEC.replace("M", "popen").replace('name = "tiles"', 'name = "x\\"); system(\\"id\\"); //"')
+    f = tmp_path / "names.cute.toml"
+    f.write_text(hostile)
+    import cuda_harness.build as build
+
+    texts = []
+    real = build.unit
+
+    def spy(kernels):
+        text, spans = real(kernels)
+        texts.append(text)
+        return text, spans
+
+    monkeypatch.setattr(build, "unit", spy)
+    code, out, _ = _cli(capsys, str(f), "--host", "--timeout", "60")
+    assert code == 0, out
+    generated = "".join(t.split("using namespace cute;", 1)[1] for t in texts)
+    assert texts and "popen" not in generated and "system" not in generated

@@ -160,6 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--bits", type=int, choices=(32, 64), default=32, help="no_overflow: the index width")
     _common(c)
     c.set_defaults(func=cmd_check)
+    from cuda_harness.cli import add_parser as add_gpu
+
     from . import spec_cli
     from .algebra import OPERATIONS
     from .draw_cli import add_parser as add_draw
@@ -168,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     spec_cli.add_parser(sub)
     add_prove(sub)
     add_draw(sub)
+    add_gpu(sub)
     for op in OPERATIONS:
         o = sub.add_parser(op, help=f"is CuTe's {op} valid for every allowed value?")
         o.add_argument("args", nargs="+", help="operands in CuTe notation (layouts, <...> tilers, shapes)")

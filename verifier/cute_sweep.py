@@ -257,7 +257,8 @@ def _elem_layout(tiler: str, elem: object, j: int) -> str:
     return f"get<{j}>({tiler})" if isinstance(elem, Layout) else f"make_layout(get<{j}>({tiler}))"
 
 
-_SEP = "\n//@@check\n"
+# Separates the two bodies of a generated case: building the operands and calling CuTe, then checking the result.
+SEP = "\n//@@check\n"
 
 
 class _Gen:
@@ -292,7 +293,7 @@ class _Gen:
         self.emit(f"auto const& r = get<{len(names)}>(res);")
         self._check(names)
         self.emit("return st;")
-        return self.b.case("\n".join(self.op_lines) + _SEP + "\n".join(self.lines), c.op)
+        return self.b.case("\n".join(self.op_lines) + SEP + "\n".join(self.lines), c.op)
 
     def _call(self, names: list[str]) -> str:
         c = self.case
@@ -667,7 +668,7 @@ def _unit(cases: Sequence[CppCase], rejected: set[int]) -> tuple[str, dict[int, 
     lines = _PRELUDE.strip("\n").split("\n")
     spans: dict[int, tuple[int, int]] = {}
     for k, case in enumerate(cases):
-        op_body, check_body = case.code.split(_SEP)
+        op_body, check_body = case.code.split(SEP)
         start = len(lines) + 1
         if k in rejected:
             lines.append(f"static int check_{k}(const ll*, ll) {{ return -1; }}")
@@ -693,7 +694,7 @@ def _unit(cases: Sequence[CppCase], rejected: set[int]) -> tuple[str, dict[int, 
 
 # A trivial case that keeps a lone case company: cute_cpp.build blames a single case for any error it cannot
 # attribute, and an error in the checking code must not pass for CuTe's rejection.
-_SENTINEL = CppCase("  auto r = 0;\n  return cute::make_tuple(r);" + _SEP + "  return st;", ())
+_SENTINEL = CppCase("  auto r = 0;\n  return cute::make_tuple(r);" + SEP + "  return st;", ())
 
 _CODES = {0: "correct", 1: "wrong", 2: "ub", 3: "too_large", 4: "wrong"}
 
@@ -729,6 +730,14 @@ def _check_env(case: SweepCase, env: Mapping[str, int], needed: set[str]) -> Non
             raise LayoutError(f"{name}={v!r}: a run-time int of CuTe must be an int32")
 
 
+def case_code(case: SweepCase) -> CppCase:
+    """The validated case as C++: ``code`` is the body that builds the operands from the parameter slots and calls
+    CuTe (returning a tuple of the operands and the result), ``SEP``, then the body that decides the result in
+    terms of the helpers of this module's program (also used by ``cuda_harness`` on the GPU)."""
+    _check_case(case)
+    return _Gen(case).generate()
+
+
 def sweep(cases: Sequence[SweepCase], assignments: Sequence[Sequence[Mapping[str, int]]], *,
           cap: int = DEFAULT_CAP, chunk: int = 48, jobs: int | None = None,
           timeout: float = 3600.0) -> list[SweepResult]:
@@ -739,11 +748,10 @@ def sweep(cases: Sequence[SweepCase], assignments: Sequence[Sequence[Mapping[str
         raise LayoutError(f"sweep: {len(cases)} cases but {len(assignments)} lists of assignments")
     gens: list[CppCase] = []
     for case, envs in zip(cases, assignments):
-        _check_case(case)
+        gens.append(case_code(case))
         needed = case.symbols()
         for env in envs:
             _check_env(case, env, needed)
-        gens.append(_Gen(case).generate())
     unique: dict[str, int] = {}
     for g in gens:
         unique.setdefault(g.code, len(unique))
@@ -773,4 +781,5 @@ def sweep(cases: Sequence[SweepCase], assignments: Sequence[Sequence[Mapping[str
     return results
 
 
-__all__ = ["DEFAULT_CAP", "STATUSES", "SweepCase", "SweepResult", "grid", "key", "substitute", "sweep"]
+__all__ = ["DEFAULT_CAP", "SEP", "STATUSES", "SweepCase", "SweepResult", "case_code", "grid", "key", "substitute",
+           "sweep"]

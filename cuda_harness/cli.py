@@ -1,0 +1,319 @@
+"""``cute-verify gpu L|CASE [--sweep NAME=lo..hi]... [--host] [--json]``: run a layout, or a case of the parametric
+corpus, on the GPU.
+
+* a layout ``L`` (CuTe notation; every symbol needs ``--sweep``): CuTe builds and evaluates it on the device at every
+  coordinate for every assignment, and it is compared index by index with the model on the device and the host
+  model, with a guarded copy through it (injective, in bounds, bijective).  Verdict ``agree`` / ``mismatch``.
+* a case id of ``tests/data/parametric_cases.json``: the GPU sweep decides CuTe's result at every assignment of the
+  case's range (``--sweep`` overrides it) and the engine's verdict is checked against it.  Verdict ``valid`` (correct
+  everywhere swept) / ``invalid`` (wrong somewhere: the first assignments are listed); a disagreement with the
+  engine (a refutation the device does not confirm, or a device mismatch where the engine proved validity) is
+  reported and makes the exit status 3.
+* a spec file (``*.cute.toml``, ``verifier/spec.py``): every check of an operation the sweep decides is swept on
+  the device over its symbols' values (``--sweep``, else the first ``SPEC_SPAN`` admitted values of each symbol and
+  the ``TILE_MULTIPLES`` it admits, within the file's assumptions) and cross-checked with the engine's verdict;
+  other checks (properties, operations the sweep does not decide) are listed as not run.  Verdict ``agree`` /
+  ``disagree`` (exit 3).
+
+``--host`` runs the same generated code compiled with g++ on the CPU.  Exit status: 0 agree / valid, 1 mismatch /
+invalid, 3 the device and the engine disagree, 2 bad input or no GPU (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from verifier.errors import LayoutError
+
+SWEEP = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)=(-?\d+)(?:\.\.(-?\d+))?$")
+MAX_LAYOUT_ASSIGNMENTS = 4096
+MAX_SWEEP_ASSIGNMENTS = 1 << 22
+# Default values per symbol for a spec check, and the most assignments of one check.
+SPEC_SPAN = 32
+SPEC_ASSIGNMENTS = 1 << 16
+TILE_MULTIPLES = (8, 16, 32, 64, 128, 192, 256, 384, 512)
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "parametric_cases.json"
+
+
+def add_parser(sub) -> None:
+    g = sub.add_parser("gpu", help="run a layout or a parametric case on the GPU and compare with the model")
+    g.add_argument("target", help="a layout in CuTe notation, or a case id of the parametric corpus")
+    g.add_argument("--sweep", action="append", default=[], metavar="NAME=LO..HI",
+                   help="the values of a symbol (inclusive range, or one value NAME=V)")
+    g.add_argument("--host", action="store_true", help="run the generated code on the CPU (g++), no GPU needed")
+    g.add_argument("--timeout", type=float, default=10.0, metavar="S", help="the engine's time budget (case ids)")
+    g.add_argument("--json", action="store_true", help="print one JSON object")
+    g.set_defaults(func=cmd_gpu)
+
+
+def _ranges(items: Sequence[str]) -> dict[str, tuple[int, int]]:
+    out: dict[str, tuple[int, int]] = {}
+    for item in items:
+        m = SWEEP.match(item.strip())
+        if not m:
+            raise LayoutError(f"--sweep {item!r}: expected NAME=LO..HI or NAME=VALUE, e.g. --sweep M=1..64")
+        name, lo = m.group(1), int(m.group(2))
+        hi = int(m.group(3)) if m.group(3) is not None else lo
+        if name in out:
+            raise LayoutError(f"--sweep {name} is given twice")
+        if lo > hi:
+            raise LayoutError(f"--sweep {item}: empty range")
+        if not (-(2**31) <= lo and hi <= 2**31 - 1):
+            raise LayoutError(f"--sweep {item}: a run-time int of CuTe is an int32")
+        out[name] = (lo, hi)
+    return out
+
+
+def _count(ranges: dict[str, tuple[int, int]]) -> int:
+    n = 1
+    for lo, hi in ranges.values():
+        n *= hi - lo + 1
+    return n
+
+
+def _device(host: bool) -> str:
+    from .probe import environment, gpu_available
+
+    if host:
+        return "the CPU"
+    why = gpu_available()
+    if why is not None:
+        raise LayoutError(f"no GPU: {why}; use --host to run the same code on the CPU")
+    return str(environment().get("gpu", "the GPU"))
+
+
+def cmd_gpu(args: argparse.Namespace) -> int:
+    target = args.target.strip()
+    ranges = _ranges(args.sweep)
+    if target.endswith(".toml") or Path(target).is_file():
+        return _spec(target, ranges, args)
+    corpus = {e["id"]: e for e in json.loads(CORPUS.read_text())} if CORPUS.is_file() else {}
+    if target in corpus:
+        return _case(corpus[target], ranges, args)
+    if re.fullmatch(r"[A-Za-z][\w-]*-[\w-]*", target):
+        raise LayoutError(f"{target!r} is not a case of the parametric corpus ({len(corpus)} cases) "
+                          "and not a layout")
+    return _layout(target, ranges, args)
+
+
+def _layout(text: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespace) -> int:
+    from verifier.cute_sweep import grid
+    from verifier.notation import parse_layout
+    from verifier.symbols import Symbols
+
+    from .harness import Case, evaluate
+
+    symbols = Symbols()
+    layout = parse_layout(text, symbols)
+    missing = sorted(layout.symbols() - set(ranges))
+    if missing:
+        raise LayoutError(f"symbol {missing[0]} needs values: --sweep {missing[0]}=1..64")
+    extra = sorted(set(ranges) - layout.symbols())
+    if extra:
+        raise LayoutError(f"--sweep {extra[0]}: the layout has no symbol {extra[0]}")
+    if _count(ranges) > MAX_LAYOUT_ASSIGNMENTS:
+        raise LayoutError(f"{_count(ranges)} assignments: at most {MAX_LAYOUT_ASSIGNMENTS} for a layout")
+    envs = grid(ranges) if ranges else [{}]
+    for env in envs:
+        symbols.check_values(env)
+        concrete = layout.substitute(env)
+        n = int(concrete.size())
+        if n <= 0 or n > (1 << 24):
+            raise LayoutError(f"with {env or 'no symbols'}: size {n} is not in 1..{1 << 24}")
+    device = _device(args.host)
+    rep = evaluate([Case(text, None, (layout,), envs=tuple(envs))], host=args.host)
+    bad = [c for c in rep.checks if c.status != "agree"]
+    verdict = "mismatch" if bad else "agree"
+    if args.json:
+        print(json.dumps({"verdict": verdict, "layout": str(layout), "device": device, "method": rep.method,
+                          "assignments": [{"env": c.env, "status": c.status, "detail": c.detail, "indices": c.indices,
+                                           "injective": c.injective, "in_bounds": c.in_bounds,
+                                           "bijective": c.bijective} for c in rep.checks]}))
+        return 1 if bad else 0
+    indices = sum(c.indices for c in rep.checks)
+    k = len(rep.checks)
+    if bad:
+        print(f"mismatch: {layout} on {device} ({rep.method}): {len(bad)} of {k} assignments differ")
+        for c in bad[:10]:
+            print(f"  {_env(c.env)}: {c.detail}")
+    else:
+        print(f"agree: {layout} on {device} ({rep.method}): CuTe on the device, the model on the device and the "
+              f"host model agree at {indices} indices over {k} assignment(s)")
+
+    def yes(flag: str) -> str:
+        return f"{sum(getattr(c, flag) is True for c in rep.checks)} of {k}"
+
+    print(f"  injective at {yes('injective')}; in bounds at {yes('in_bounds')}; bijective at {yes('bijective')} "
+          "(guarded copy on device memory, writes counted with atomics)")
+    return 1 if bad else 0
+
+
+def _env(env: dict[str, int]) -> str:
+    return " ".join(f"{k}={v}" for k, v in env.items()) or "(no symbols)"
+
+
+def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namespace) -> int:
+    import sys
+
+    sys.path.insert(0, str(CORPUS.parent.parent.parent))
+    from bench.bench_engine import problem
+    from tests.case_args import parametric, parametric_assignments
+    from verifier.cute_sweep import SweepCase, grid, key
+    from verifier.engine import verify
+
+    from .harness import sweep
+
+    if ranges and set(ranges) != set(entry["range"]):
+        raise LayoutError(f"--sweep must give every symbol of {entry['id']}: {', '.join(sorted(entry['range']))}")
+    if ranges:  # the case's own assumptions still hold: the engine's verdict is under them
+        from verifier.notation import parse_relation
+
+        rels = [parse_relation(r) for r in entry.get("assume", [])]
+        envs = [env for env in grid(ranges) if all(r.evaluate(env) for r in rels)]
+        if not envs:
+            raise LayoutError(f"no assignment in the --sweep ranges satisfies {' and '.join(entry['assume'])}")
+    else:
+        envs = parametric_assignments(entry)
+    if len(envs) > MAX_SWEEP_ASSIGNMENTS:
+        raise LayoutError(f"{len(envs)} assignments: at most {MAX_SWEEP_ASSIGNMENTS}")
+    device = _device(args.host)
+    op, ops, tpl = parametric(entry)
+    v = verify(*problem(entry), timeout=args.timeout, derive=False)
+    cx = dict(v.counterexample.params) if v.counterexample is not None else None
+    if cx and cx not in envs:
+        envs = [*envs, cx]
+    (res,), method = sweep([SweepCase(op, ops, tpl)], [envs], host=args.host)
+    # A division by zero in CuTe's operation (seen in host mode; the GPU does not trap) is a failure too.
+    wrong = [dict(k) for k, s in res.status.items() if s in ("wrong", "ub")]
+    counts: dict[str, int] = {}
+    for s in res.status.values():
+        counts[s] = counts.get(s, 0) + 1
+    at_cx = res.status.get(key(cx)) if cx else None
+    disagree = None
+    if v.verdict == "valid" and (wrong or res.rejected):
+        disagree = f"the engine proved it valid, but CuTe is wrong on the device at {_env(wrong[0])}"
+    if v.verdict == "invalid" and cx and at_cx not in ("wrong", "ub"):
+        disagree = f"the engine's counterexample {_env(cx)} is '{at_cx}' on the device"
+    verdict = "invalid" if (wrong or res.rejected) else "valid"
+    code = 3 if disagree else (1 if verdict == "invalid" else 0)
+    if args.json:
+        print(json.dumps({"verdict": verdict, "id": entry["id"], "op": op, "device": device, "method": method,
+                          "assignments": len(envs), "counts": counts, "rejected": res.rejected,
+                          "wrong_first": wrong[:20], "engine": v.verdict, "counterexample": cx,
+                          "device_at_counterexample": at_cx, "disagreement": disagree}))
+        return code
+    args_text = ", ".join(entry["args"])
+    if res.rejected:
+        print(f"invalid: {op}({args_text}) does not compile on the device: {res.rejected}")
+    elif wrong:
+        print(f"invalid: {op}({args_text}) on {device} ({method}): CuTe's result is wrong at {len(wrong)} of "
+              f"{len(envs)} assignments")
+        print("wrong at (first 10):")
+        for w in wrong[:10]:
+            print(f"  {_env(w)}")
+    else:
+        print(f"valid: {op}({args_text}) on {device} ({method}): CuTe's result is correct at every one of "
+              f"{counts.get('correct', 0)} assignments decided" +
+              (f" ({counts.get('ub', 0)} divide by zero, {counts.get('too_large', 0)} too large)"
+               if counts.get("ub") or counts.get("too_large") else ""))
+    engine = f"engine: {v.verdict}" + (f", counterexample {_env(cx)} (device: {at_cx})" if cx else "")
+    print(engine + ("" if disagree is None else f"; DISAGREES: {disagree}"))
+    return code
+
+
+def _spec_envs(table, ranges: dict[str, tuple[int, int]]) -> list[dict[str, int]]:
+    """The assignments of a spec check's symbols: ``--sweep`` ranges, else admitted values from each symbol's
+    minimum (as many as keep the grid within ``SPEC_ASSIGNMENTS``), filtered by the assumptions."""
+    import itertools
+
+    names = sorted(table.table)
+    spans: list[list[int]] = []
+    span = SPEC_SPAN
+    while True:
+        spans = []
+        for n in names:
+            sym = table.table[n]
+            if n in ranges:
+                lo, hi = ranges[n]
+                spans.append([v for v in range(lo, hi + 1) if sym.admits(v)])
+            else:  # the smallest admitted values, and tile-sized multiples (where divisibility is assumed)
+                vals, v = [], sym.lo
+                while len(vals) < span and (sym.hi is None or v <= sym.hi):
+                    if sym.admits(v):
+                        vals.append(v)
+                    v += 1 if sym.multiple_of == 1 or vals == [] else sym.multiple_of
+                spans.append(sorted(set(vals) | {m for m in TILE_MULTIPLES if sym.admits(m)}))
+        total = 1
+        for sp in spans:
+            total *= len(sp)
+        if total <= SPEC_ASSIGNMENTS or span <= 2:
+            break
+        span //= 2
+    if total > MAX_SWEEP_ASSIGNMENTS:
+        raise LayoutError(f"{total} assignments: at most {MAX_SWEEP_ASSIGNMENTS} per check")
+    envs = [dict(zip(names, vs)) for vs in itertools.product(*spans)]
+    return [e for e in envs if all(r.evaluate(e) for r in table.relations)]
+
+
+def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespace) -> int:
+    from verifier import spec
+    from verifier.cute_sweep import SUPPORTED, SweepCase, key
+    from verifier.engine import verify
+
+    from .harness import sweep
+
+    checks = spec.load([path])
+    runs, skipped = [], []
+    for c in checks:
+        if c.is_property or c.op not in SUPPORTED:
+            skipped.append((c, "a property" if c.is_property else f"{c.op} is not decided by the sweep"))
+            continue
+        ops, table = c.problem()
+        n_tpl = {"upcast": 1, "downcast": 1, "recast_layout": 2}.get(c.op, 0)
+        case = SweepCase(c.op, tuple(ops[n_tpl:]), tuple(int(x) for x in ops[:n_tpl]))  # type: ignore[call-overload]
+        unknown = sorted(set(ranges) - set(table.table))
+        envs = _spec_envs(table, {k: v for k, v in ranges.items() if k in table.table})
+        v = verify(c.op, ops, table, timeout=min(c.timeout, args.timeout), derive=False)
+        cx = dict(v.counterexample.params) if v.counterexample is not None else None
+        if cx is not None and cx not in envs:
+            envs.append(cx)
+        if not envs:
+            skipped.append((c, "no assignment satisfies its assumptions in the swept values"))
+            continue
+        runs.append((c, case, envs, v, cx, unknown))
+    device = _device(args.host)
+    results, method = sweep([r[1] for r in runs], [r[2] for r in runs], host=args.host) if runs else ([], "-")
+    rows, disagreements = [], 0
+    for (c, _case, envs, v, cx, _), res in zip(runs, results):
+        wrong = [dict(k) for k, st in res.status.items() if st in ("wrong", "ub")]
+        dev = "invalid" if (wrong or res.rejected) else "valid"
+        at_cx = res.status.get(key(cx)) if cx is not None else None
+        bad = (v.verdict == "valid" and dev == "invalid") or (v.verdict == "invalid" and cx is not None
+                                                                 and at_cx not in ("wrong", "ub"))
+        disagreements += bad
+        rows.append({"name": c.name, "line": c.line, "op": c.op, "assignments": len(envs), "device": dev,
+                     "wrong": len(wrong), "wrong_first": wrong[:5], "rejected": res.rejected, "engine": v.verdict,
+                     "expect": c.expect, "counterexample": cx, "device_at_counterexample": at_cx,
+                     "disagrees": bad})
+    verdict = "disagree" if disagreements else "agree"
+    if args.json:
+        print(json.dumps({"verdict": verdict, "spec": path, "device": device, "method": method, "checks": rows,
+                          "not_run": [{"name": c.name, "line": c.line, "why": why} for c, why in skipped]}))
+        return 3 if disagreements else 0
+    print(f"{verdict}: {path} on {device} ({method}): {len(rows)} check(s) swept on the device, "
+          f"{disagreements} disagree with the engine; {len(skipped)} not run")
+    for r in rows:
+        mark = "DISAGREES" if r["disagrees"] else "ok"
+        found = (f"wrong at {r['wrong']} of {r['assignments']}, first {_env(r['wrong_first'][0])}" if r["wrong"]
+                 else f"rejected: {r['rejected']}" if r["rejected"] else f"correct at all {r['assignments']}")
+        cxs = f", counterexample {_env(r['counterexample'])} ({r['device_at_counterexample']})" \
+            if r["counterexample"] is not None else ""
+        print(f"  [{mark}] {r['name']} (line {r['line']}): device {r['device']} ({found}); engine {r['engine']}"
+              f"{cxs}; expected {r['expect']}")
+    for c, why in skipped:
+        print(f"  [not run] {c.name} (line {c.line}): {why}")
+    return 3 if disagreements else 0

@@ -7,8 +7,8 @@ libraries are timed back to back in every repeat, so that load on the machine hi
 are compared as functions (same size, same value at every 1-D index); an input on which any library raises or
 disagrees is dropped and counted.  The baseline is pycute; a ratio above 1 means slower than pycute.
 
-Our algebra computes more than the others: each call also decides its postcondition by enumeration on static
-operands (``algebra.POSTCONDITION_LIMIT``) and records CuTe's obligations; the table measures that as it is.
+Our algebra computes what CuTe computes, static/dynamic flag on every integer, as expression objects; plain calls
+(as timed here) skip the postconditions that ``algebra.apply`` decides by enumeration under a ``Recorder``.
 
     python bench/bench_algebra.py [--quick]
 """
@@ -32,7 +32,6 @@ from verifier import algebra  # noqa: E402
 from verifier.notation import parse_int_tuple, parse_layout  # noqa: E402
 
 OPS = ("composition", "complement", "logical_divide", "coalesce")
-POSTCONDITION_OPS = ("composition", "complement", "logical_divide")  # decided by enumeration in each call
 Spec = tuple[object, object]  # (shape, stride) as nested Python ints
 
 
@@ -172,9 +171,8 @@ def run(cfg: Config) -> Table:
               fmt_stats(st["pycute"]), fmt_stats(st["tensor-layouts"]), fmt_ratio(r_ours), fmt_ratio(r_tl))
         t.data[op] = {"ours_over_pycute": r_ours.median, "tl_over_pycute": r_tl.median}
         if r_ours.median > 1:
-            why = ("each of our calls also decides its postcondition by enumerating the result and records CuTe's "
-                   "obligations; pycute only computes the result" if op in POSTCONDITION_OPS else
-                   "our integers carry static/dynamic flags and build expression objects; pycute uses plain ints")
+            why = ("our integers carry static/dynamic flags and are expression objects, and each operation follows "
+                   "CuTe's branches on those flags; pycute computes with plain ints")
             t.losses.append(f"{op}: ours is {r_ours.median:.3g}× slower than pycute per call (median; target: at "
                             f"least as fast): {why}.")
     t.notes.append("Per call: the median over repeats of (time for all inputs) / inputs; in parentheses min–max over "

@@ -15,7 +15,6 @@ Our algebra computes what CuTe computes, static/dynamic flag on every integer, a
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
@@ -27,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import pycute  # noqa: E402
 import tensor_layouts as tl  # noqa: E402
 
-from bench.common import FULL, QUICK, SEED, Config, Stats, Table, fmt_ratio, fmt_stats, ratio  # noqa: E402
+from bench.common import SEED, Config, Stats, Table, fmt_ratio, fmt_stats, ratio, section_main  # noqa: E402
 from verifier import algebra  # noqa: E402
 from verifier.notation import parse_int_tuple, parse_layout  # noqa: E402
 
@@ -182,13 +181,5 @@ def run(cfg: Config) -> Table:
     return t
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true")
-    a = ap.parse_args()
-    print(run(QUICK if a.quick else FULL).text())
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(section_main(run, __doc__))

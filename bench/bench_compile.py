@@ -15,7 +15,6 @@ bijective ...``), which pays Python's and Z3's start-up as g++ pays its own.
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
 import tempfile
@@ -24,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_checks import _ours, family  # noqa: E402
-from bench.common import FULL, QUICK, ROOT, Config, Table, fmt_ratio, fmt_stats, measure, ratio  # noqa: E402
+from bench.common import ROOT, Config, Table, fmt_ratio, fmt_stats, measure, ratio, section_main  # noqa: E402
 from verifier import cute_cpp  # noqa: E402
 from verifier.checks import check  # noqa: E402
 from verifier.symbols import Symbols  # noqa: E402
@@ -124,13 +123,5 @@ def run(cfg: Config) -> Table:
     return t
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true")
-    a = ap.parse_args()
-    print(run(QUICK if a.quick else FULL).text())
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(section_main(run, __doc__))

@@ -19,7 +19,6 @@ recast, tile_to_shape, flat_divide or blocked/raked products: those cases show `
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -33,8 +32,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import pycute  # noqa: E402
 
 from bench.common import (  # noqa: E402
-    FULL,
-    QUICK,
     ROOT,
     Config,
     Stats,
@@ -42,6 +39,7 @@ from bench.common import (  # noqa: E402
     fmt_stats,
     fmt_time,
     measure,
+    section_main,
     shuffled_points,
 )
 from tests.case_args import problem  # noqa: E402
@@ -255,13 +253,5 @@ def run(cfg: Config) -> Table:
     return t
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true")
-    a = ap.parse_args()
-    print(run(QUICK if a.quick else FULL).text())
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(section_main(run, __doc__))

@@ -208,3 +208,14 @@ def machine() -> list[tuple[str, str]]:
         ("matplotlib", _version("matplotlib")),
         ("g++", gxx or "not found"),
     ]
+
+
+def section_main(run: Callable[[Config], Table], doc: str) -> int:
+    """The command line of one section: ``python bench/bench_X.py [--quick]`` prints its table."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    print(run(QUICK if a.quick else FULL).text())
+    return 0

@@ -252,7 +252,7 @@ def test_without_a_symbolic_postcondition_valid_is_never_claimed() -> None:
     for op, text in [("filter", "(M,_2):(_1,_0)"), ("nullspace", "(M,_2):(_1,_0)")]:
         args, sy = _problem([text])
         v = verify(op, args, sy)
-        assert v.verdict == UNKNOWN and "no symbolic postcondition" in v.reason, (op, v.verdict)
+        assert v.verdict == UNKNOWN and "no postcondition was decided" in v.reason, (op, v.verdict)
 
 
 def test_local_tile_outside_the_grid_of_tiles_is_invalid() -> None:
@@ -264,3 +264,16 @@ def test_local_tile_outside_the_grid_of_tiles_is_invalid() -> None:
     assert m // 128 <= 1 or k // 32 <= 2
     assert not valid_at("local_tile", args, v.counterexample.params)
     assert valid_at("local_tile", args, {"M": 256, "K": 96})
+
+
+def test_concrete_swizzled_operands_are_decided_by_the_enumerated_postcondition_only() -> None:
+    # Small enough to enumerate: the algebra's CMP-POST decides it.
+    args, sy = _problem(["(_8,_8):(_8,_1)", "Sw<2,0,-3> o (_8,_8):(_8,_1)"])
+    assert verify("composition", args, sy, derive=False).verdict == VALID
+    # Past the enumeration limit nothing decides the result, so it must not be called valid.
+    args, sy = _problem(["Sw<3,4,3> o (_256,_256):(_256,_1)", "(_256,_256):(_1,_256)"])
+    v = verify("composition", args, sy, derive=False)
+    assert v.verdict == UNKNOWN and "no postcondition was decided" in (v.reason or "")
+    # With symbols the engine does not decide swizzles at all.
+    args, sy = _problem(["(_8,_8):(_8,_1)", "Sw<2,0,-3> o (_8,M):(_8,_1)"])
+    assert verify("composition", args, sy, derive=False).verdict == UNKNOWN

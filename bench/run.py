@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import bench_algebra, bench_checks, bench_compile, bench_gpu, bench_parametric  # noqa: E402
 from bench.common import FULL, QUICK, ROOT, Config, Table, machine  # noqa: E402
+from verifier.files import write_atomic  # noqa: E402
 
 OUT = ROOT / "docs" / "benchmarks.md"
 
@@ -105,14 +106,6 @@ def render(tables: dict[str, Table], cfg: Config, started: str, elapsed: float,
     return "\n".join(lines)
 
 
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small inputs, a few seconds per section")
@@ -143,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"({name}: {time.perf_counter() - ts:.0f} s)\n", flush=True)
     elapsed = time.perf_counter() - t0
     if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(out, render(tables, cfg, started, elapsed, before, png, load_start, a.note))
         print(f"wrote {out}")
     print(f"total {elapsed / 60:.1f} min")

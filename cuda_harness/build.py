@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from verifier.cute_cpp import cache_dir, compiler, cuda_includes, cute_include
+from verifier.files import write_atomic
 
 from .kernels import Kernel, unit
 
@@ -122,12 +123,6 @@ def _out_dir() -> Path:
     return d
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
 # -- host mode ---------------------------------------------------------------------------------------------------
 
 
@@ -148,11 +143,11 @@ def host_library(kernels: Sequence[Kernel]) -> Built:
                 cmd = [cxx, *HOST_FLAGS, *(f"-I{p}" for p in _includes()), str(src), "-o", str(out)]
                 proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
                 if proc.returncode == 0:
-                    _atomic_write(lib, out.read_bytes())
+                    write_atomic(lib, out.read_bytes())
                 return proc.returncode == 0, None, proc.stderr
 
         _, rejected = _isolating(kernels, once)
-        _atomic_write(meta, json.dumps({"rejected": rejected}).encode())
+        write_atomic(meta, json.dumps({"rejected": rejected}).encode())
     rejected = json.loads(meta.read_text())["rejected"]
     return Built("g++ (host mode)", rejected, ctypes.CDLL(str(lib)))
 
@@ -199,7 +194,7 @@ def _via_nvrtc(text: str, arch: str, cubin: Path) -> tuple[bool, object, str]:
             nvrtc.compileProgram(prog, opts)
         except Exception:  # noqa: BLE001 - the log says why
             return False, None, nvrtc.getProgramLog(prog)
-        _atomic_write(cubin, nvrtc.getCUBIN(prog))
+        write_atomic(cubin, nvrtc.getCUBIN(prog))
     finally:
         nvrtc.destroyProgram(prog)
     return True, cupy.RawModule(path=str(cubin)), ""
@@ -223,7 +218,7 @@ def _via_nvcc(text: str, arch: str, cubin: Path) -> tuple[bool, object, str]:
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             return False, None, proc.stderr
-        _atomic_write(cubin, out.read_bytes())
+        write_atomic(cubin, out.read_bytes())
     return True, cupy.RawModule(path=str(cubin)), ""
 
 
@@ -275,6 +270,6 @@ def gpu_module(kernels: Sequence[Kernel], methods: Sequence[str] = METHODS) -> B
             tried.append(f"{method}: {_first_error(str(exc))}")
             continue
         if method != METHODS[0]:
-            _atomic_write(meta, json.dumps({"rejected": rejected}).encode())
+            write_atomic(meta, json.dumps({"rejected": rejected}).encode())
         return Built(method, rejected, handle, tried)
     raise BuildError("no GPU compiler could build the CuTe kernels: " + "; ".join(tried))

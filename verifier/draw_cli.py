@@ -15,13 +15,12 @@ to standard output.  Files are written atomically.  Bad input exits 2 with one l
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 
 from .errors import LayoutError
+from .files import write_atomic
 from .layouts import Layout
 from .symbols import Symbols
 
@@ -70,14 +69,7 @@ def _write(path: str, data: str | bytes) -> None:
     target = Path(path)
     if not target.parent.is_dir():
         raise LayoutError(f"-o {path}: the directory {target.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data.encode() if isinstance(data, str) else data)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(target, data)
 
 
 def _render(picture: object, fmt: str) -> str | bytes:

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from .errors import LayoutError
+from .files import write_atomic
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "proofs"
 
@@ -23,14 +22,7 @@ def write_atomically(path: Path, text: str) -> None:
     path = path.resolve()
     if not path.parent.is_dir():
         raise LayoutError(f"--write-docs {path}: no folder {path.parent}")
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, text)
 
 
 def cmd_prove(args: argparse.Namespace) -> int:

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Sequence
 
+from .cli_args import UsageError, params, timeout_arg
 from .errors import LayoutError, UndefinedBehavior
 from .int_tuple import format_tuple, leaves
 from .layouts import Layout, cosize, rank, size
@@ -31,11 +31,9 @@ from .tables import print_1d, print_layout
 
 TABLE_LIMIT = 4096
 VALUES_LIMIT = 1 << 20
-_PARAM = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)=(-?\d+)$")
+EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 2, 4, 130
 
-
-class UsageError(LayoutError):
-    pass
+__all__ = ["UsageError", "build_parser", "main"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,15 +42,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _params(items: Sequence[str]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for item in items:
-        m = _PARAM.match(item.strip())
-        if not m:
-            raise UsageError(f"--param {item!r}: expected NAME=INTEGER, e.g. --param M=128")
-        if m.group(1) in out:
-            raise UsageError(f"--param {m.group(1)} is given twice")
-        out[m.group(1)] = int(m.group(2))
-    return out
+    return params(items)
 
 
 def _evaluate(text: str, params: dict[str, int]) -> tuple[Layout, Layout]:
@@ -102,8 +92,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def _problem(args: argparse.Namespace, op: str, prop: bool = False) -> tuple[list[object], Symbols]:
     from .problems import build
 
-    if args.timeout <= 0:
-        raise UsageError(f"--timeout must be positive, got {args.timeout}")
     symbols = Symbols()
     operands = build(op, args.args, symbols, args.assume, _params(args.param), prop=prop)
     return operands, symbols
@@ -138,14 +126,16 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--assume", action="append", default=[], metavar="EXPR",
-                   help="an assumption on the symbols, e.g. 'M % 8 == 0' or 'lda >= M'")
+                   help="an assumption on the symbols, e.g. 'M %% 8 == 0' or 'lda >= M'")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a value for a symbol")
-    p.add_argument("--timeout", type=float, default=10.0, metavar="S", help="time budget in seconds (default 10)")
+    p.add_argument("--timeout", type=timeout_arg, default=10.0, metavar="S",
+                   help="time budget in seconds (default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="cute-verify", description="Verify CuTe layouts whose integers are known only at run time.")
+    p.add_argument("--debug", action="store_true", help="show the traceback of an internal error (exit status 4)")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     e = sub.add_parser("eval", help="print a layout as CuTe would, with its size, cosize and table")
     e.add_argument("layout", help="a layout in CuTe notation, e.g. '(M,_8):(_1,M)'")
@@ -179,20 +169,45 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _error(message: str) -> None:
+    print(f"cute-verify: error: {message}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; every failure is one line on stderr and an exit status (module docstring), never a
+    traceback: bad input 2, an error of ours 4 ("please report"; ``--debug`` shows the traceback), Ctrl-C 130."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    if debug:
+        argv = [a for a in argv if a != "--debug"]
     try:
         args = build_parser().parse_args(argv)
         return int(args.func(args))
     except LayoutError as exc:
-        print(f"cute-verify: error: {exc}", file=sys.stderr)
-        return 2
+        _error(str(exc))
+        return EXIT_USAGE
     except RecursionError:
-        print("cute-verify: error: input too deeply nested", file=sys.stderr)
-        return 2
+        _error("input too deeply nested")
+        return EXIT_USAGE
     except BrokenPipeError:
         # The reader (``| head``) closed the pipe: not an error of ours; keep Python from reporting it at exit.
         sys.stdout = None  # type: ignore[assignment]
         return 0
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return EXIT_INTERRUPTED
+    except MemoryError:
+        _error("out of memory; please report the input that caused it")
+        return EXIT_INTERNAL
+    except Exception as exc:
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        where = "" if debug else " (rerun with --debug for the traceback)"
+        _error(f"internal error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}; "
+               f"please report{where}")
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

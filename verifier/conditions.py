@@ -144,7 +144,9 @@ def _small_points(symbols: Symbols, names: list[str]) -> list[dict[str, int]]:
 
 
 def _admitted(symbols: Symbols, values: dict[str, int]) -> bool:
-    return all(r.evaluate(values) for r in symbols.relations)
+    from .symbols import _holds
+
+    return all(_holds(r, values) for r in symbols.relations)
 
 
 def show(arg: object) -> str:

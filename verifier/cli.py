@@ -180,9 +180,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = "--debug" in argv
     if debug:
         argv = [a for a in argv if a != "--debug"]
+    from .interrupt import handling, interrupted
+
     try:
-        args = build_parser().parse_args(argv)
-        return int(args.func(args))
+        with handling():
+            args = build_parser().parse_args(argv)
+            code = int(args.func(args))
+        if interrupted():  # a KeyboardInterrupt that Python dropped (raised in a __del__)
+            raise KeyboardInterrupt
+        return code
     except LayoutError as exc:
         _error(str(exc))
         return EXIT_USAGE

@@ -36,6 +36,7 @@ from .encoding import Encoder, Unencodable
 from .errors import UndefinedBehavior
 from .integers import Bool, D, Expr, Int, and_, format_expr, ne
 from .interop import coerce
+from .interrupt import interrupted
 from .layouts import Tile
 from .obligations import NEVER, UB
 from .symbols import Symbols
@@ -184,6 +185,23 @@ class Engine:
                               note=f"undefined behaviour: {r.undefined}" if r.undefined else None)
 
 
+_CTRL_C_OFF = False
+
+
+def check_sat(s: z3.Solver, seconds: float) -> z3.CheckSatResult:
+    """``s.check()`` within ``seconds``.  Z3 would catch Ctrl-C itself and answer unknown, which turned an
+    interrupt into an ``unknown`` verdict and let the run go on; an interrupted call raises ``KeyboardInterrupt``."""
+    global _CTRL_C_OFF
+    if not _CTRL_C_OFF:
+        z3.set_param("ctrl_c", False)  # SIGINT is ours (interrupt.py): it interrupts Z3 and stops the command
+        _CTRL_C_OFF = True
+    s.set("timeout", max(1, int(seconds * 1000)))
+    r = s.check()
+    if r == z3.unknown and (interrupted() or s.reason_unknown() == "interrupted from keyboard"):
+        raise KeyboardInterrupt
+    return r
+
+
 def _solve(constraints: Sequence[z3.BoolRef], budget: float) -> tuple[str, z3.ModelRef | None, str]:
     """Z3 on ``constraints`` within ``budget`` seconds.  On nonlinear problems Z3's time varies by orders of
     magnitude with its random seed (0.04 s to 6 s on one of proofs/' theorems), so a budget of a second or more is
@@ -196,8 +214,7 @@ def _solve(constraints: Sequence[z3.BoolRef], budget: float) -> tuple[str, z3.Mo
     why = ""
     for seed, share in slices:
         s.set("random_seed", seed)
-        s.set("timeout", max(1, int(share * 1000)))
-        r = s.check()
+        r = check_sat(s, share)
         if r == z3.sat:
             return "sat", s.model(), ""
         if r == z3.unsat:

@@ -174,6 +174,7 @@ def _harmless(symbols: tuple[Symbol, ...], chosen: list[str], group: list[str], 
     from z3.z3util import get_vars
 
     from .encoding import Encoder, Unencodable
+    from .engine import check_sat
 
     outside = set().union(*(names[t] for t in group)) - inside
     table = _Scoped(strict=True, declared={s.name: s for s in symbols})
@@ -186,12 +187,11 @@ def _harmless(symbols: tuple[Symbol, ...], chosen: list[str], group: list[str], 
     except Unencodable:
         return False
     s = z3.Solver()
-    s.set("timeout", 1000)
     s.add(*enc.assumptions(inside), *mine,
           # A symbol assumed a multiple of m is encoded as m * q (Encoder.var): quantify over q.
           z3.ForAll([c for n in sorted(outside) for c in get_vars(enc.var(n))],
                     z3.Not(z3.And(*enc.assumptions(outside), *theirs))))
-    return s.check() == z3.unsat
+    return check_sat(s, 1.0) == z3.unsat
 
 
 # -- where keys are -------------------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from verifier.cli_args import int64, timeout_arg
+from verifier.cli_args import int64, shorten, timeout_arg
 from verifier.errors import LayoutError
 
 SWEEP = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)=(-?\d+)(?:\.\.(-?\d+))?$")
@@ -119,7 +119,8 @@ def _layout(text: str, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
     layout = parse_layout(text, symbols)
     missing = sorted(layout.symbols() - set(ranges))
     if missing:
-        raise LayoutError(f"symbol {missing[0]} needs values: --sweep {missing[0]}=1..64")
+        name = shorten(missing[0], 20)
+        raise LayoutError(f"symbol {name} needs values: --sweep {name}=1..64")
     extra = sorted(set(ranges) - layout.symbols())
     if extra:
         raise LayoutError(f"--sweep {extra[0]}: the layout has no symbol {extra[0]}")

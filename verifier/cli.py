@@ -200,6 +200,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout = None  # type: ignore[assignment]
         return 0
     except KeyboardInterrupt:
+        # Objects the interrupt left half-built complain when they are freed at exit: nothing to report.
+        sys.unraisablehook = lambda _: None
         _error("interrupted")
         return EXIT_INTERRUPTED
     except MemoryError:

@@ -752,6 +752,9 @@ def compact_order(shape: IntTuple, order: IntTuple) -> IntTuple:
     """``compact_order`` (stride.hpp:402-465): dynamic order values are replaced by large static ones."""
     def product_like(t: IntTuple, guide: IntTuple) -> IntTuple:
         if type(guide) is tuple:
+            if type(t) is not tuple or len(t) < len(guide):  # get<I>(shape) of a mode the shape lacks
+                raise CuteRejection("compile error: the shape has fewer modes than the order (product_like)",
+                                    "int_tuple.hpp:258-261")
             return tuple(product_like(x, g) for x, g in zip(t, guide))  # type: ignore[arg-type]
         return product(t)
 

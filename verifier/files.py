@@ -82,9 +82,12 @@ def write_output(target: str, data: str | bytes, flag: str = "--output") -> None
     is a one-line ``LayoutError`` naming the flag."""
     if target == "-":
         if isinstance(data, bytes):
+            buffer = getattr(sys.stdout, "buffer", None)
+            if buffer is None:
+                raise LayoutError(f"{flag} -: standard output takes no binary data here; name a file")
             sys.stdout.flush()
-            sys.stdout.buffer.write(data)
-            sys.stdout.buffer.flush()
+            buffer.write(data)
+            buffer.flush()
         else:
             sys.stdout.write(data)
         return

@@ -217,7 +217,8 @@ def spec_text(draw: st.DrawFn) -> str:
         args = ([draw(typed_operand(k)) for k in kinds if not k.endswith("?")] if draw(st.integers(0, 3)) else
                 draw(st.lists(st.one_of(st.sampled_from(LAYOUTS + OTHERS), mutated(LAYOUTS)), max_size=3)))
         lines.append("args = [" + ", ".join(_toml_string(a) for a in args) + "]")
-        lines += draw(st.lists(st.sampled_from(['expect = "invalid"', 'expect = "unknown"', 'expect = "refuted"', 'expect = "bogus"',
+        lines += draw(st.lists(st.sampled_from(['expect = "invalid"', 'expect = "unknown"', 'expect = "refuted"',
+                                                'expect = "bogus"',
                                                 "timeout = 0.3", "timeout = 1e309", 'assume = ["M <= 16"]',
                                                 "params = { M = 8 }", f"params = {{ M = {'9' * 30} }}",
                                                 "extended = true", "bits = 64", "description = 3"]),

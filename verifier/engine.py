@@ -48,6 +48,8 @@ SETTLED_BUDGET = 0.25  # seconds an item gets once the verdict is settled by ano
 # Preconditions whose failure is itself the error, with no postcondition to confirm it: a tile or thread
 # coordinate outside the grid gives a view outside the tensor (docs/semantics.md, partitions).
 SELF_EVIDENT = {"IX-2", "IX-3"}
+# Unchecked preconditions that decide the verdict even where the operation has claims (docs/semantics.md).
+_KEPT = SELF_EVIDENT | {"MCV-1"}
 # The algebra's own concrete postconditions are superseded by the engine's claims of the same meaning.
 _SUPERSEDED = {"CMP-POST", "CMP-POST-SIZE", "CPL-POST", "RI-POST", "LI-3", "DIV-POST", "DIV-EXACT", "PRD-POST"}
 
@@ -254,7 +256,9 @@ def _obligation_items(op: str, args: Sequence[object], outcome: algebra.Outcome,
     for ob in outcome.obligations:
         if have_claims and ob.id in _SUPERSEDED:
             continue
-        deciding = ob.cute_checks == UB or (not have_claims and ob.cute_checks == NEVER)
+        # With claims, CuTe's unchecked preconditions are shown but the claims decide, except the ones whose
+        # failure is the error itself and those the semantics list among the operation's checks.
+        deciding = ob.cute_checks == UB or (ob.cute_checks == NEVER and (not have_claims or ob.id in _KEPT))
         cond = ob.condition
 
         def replay(values: Mapping[str, int], cond: Bool = cond, ub: bool = ob.cute_checks == UB) -> Replay:

@@ -21,13 +21,13 @@ import json
 import sys
 from collections.abc import Sequence
 
+from .basis import has_basis
 from .cli_args import UsageError, params, timeout_arg
 from .errors import LayoutError, UndefinedBehavior
-from .int_tuple import format_tuple, leaves
+from .int_tuple import format_tuple, leaves, product
 from .layouts import Layout, cosize, rank, size
-from .notation import parse_layout
 from .symbols import Symbols
-from .tables import print_1d, print_layout
+from .tables import print_1d, print_1d_cells, print_cells, print_layout
 
 TABLE_LIMIT = 4096
 VALUES_LIMIT = 1 << 20
@@ -41,21 +41,24 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _params(items: Sequence[str]) -> dict[str, int]:
-    return params(items)
+def _evaluate(text: str, values: dict[str, int], dsl: bool = False) -> tuple[object, object]:
+    from .problems import parse_operand
+    from .swizzle import ComposedLayout
 
-
-def _evaluate(text: str, params: dict[str, int]) -> tuple[Layout, Layout]:
     symbols = Symbols()
-    layout = parse_layout(text, symbols)
-    symbols.check_values(params)
+    layout = parse_operand(text, symbols, dsl)
+    if not isinstance(layout, Layout | ComposedLayout):
+        what = "a swizzle alone has no shape: compose it, Sw<B,M,S> o L" if type(layout).__name__ == "Swizzle" \
+            else "expected a layout Shape:Stride"
+        raise LayoutError(f"{text!r}: {what}")
+    symbols.check_values(values)
     try:
-        concrete = layout.substitute(params)
+        concrete = layout.substitute(values)
     except UndefinedBehavior as exc:
-        raise LayoutError(f"with {_show(params)}: {exc} in the layout's integers") from None
+        raise LayoutError(f"with {_show(values)}: {exc} in the layout's integers") from None
     for leaf in leaves(concrete.shape):
         if leaf.value is not None and leaf.value <= 0:
-            raise LayoutError(f"with {_show(params)}: the shape {format_tuple(concrete.shape)} has the "
+            raise LayoutError(f"with {_show(values)}: the shape {format_tuple(concrete.shape)} has the "
                               f"non-positive extent {leaf}")
     return layout, concrete
 
@@ -65,8 +68,9 @@ def _show(params: dict[str, int]) -> str:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    params = _params(args.param)
-    original, layout = _evaluate(args.layout, params)
+    original, layout = _evaluate(args.layout, params(args.param, anonymous=True), args.dsl)
+    if not isinstance(layout, Layout) or has_basis(layout.stride):
+        return _eval_function(layout, args.json)
     n, co = size(layout), cosize(layout)
     concrete = layout.concrete
     count = int(n) if concrete else None
@@ -89,11 +93,42 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval_function(layout: object, as_json: bool) -> int:
+    """``eval`` of an identity / scaled-basis layout (its values are coordinates) or of a swizzled or composed
+    layout (its values are indices, through the swizzle): the same report, the values computed concretely."""
+    n = layout.size()  # type: ignore[attr-defined]
+    concrete = layout.concrete  # type: ignore[attr-defined]
+    count = int(n) if concrete and n.concrete else None
+    co = "-" if isinstance(layout, Layout) else str(layout.cosize())  # type: ignore[attr-defined]
+    cells: list[str] | None = None
+    if count is not None and count <= (VALUES_LIMIT if as_json else TABLE_LIMIT):
+        cells = [str(layout(i)) for i in range(count)]  # type: ignore[operator]
+    if as_json:
+        values = None if cells is None else [v if isinstance(layout, Layout) else int(v) for v in cells]
+        print(json.dumps({"result": str(layout), "size": str(n), "cosize": co, "values": values}))
+        return 0
+    print(layout)
+    print(f"size   : {n}")
+    print(f"cosize : {co}")
+    if not concrete:
+        names = ", ".join(sorted(layout.symbols()))  # type: ignore[attr-defined]
+        print(f"values depend on {names}; give --param NAME=VALUE for each to see the table")
+    elif cells is None:
+        print(f"(table omitted: {count} entries, more than {TABLE_LIMIT})")
+    elif layout.rank() == 2:  # type: ignore[attr-defined]
+        rows = int(product(layout.shape[0]))  # type: ignore[attr-defined]
+        sys.stdout.write(print_cells(str(layout), cells, rows))
+    else:
+        sys.stdout.write(print_1d_cells(cells))
+    return 0
+
+
 def _problem(args: argparse.Namespace, op: str, prop: bool = False) -> tuple[list[object], Symbols]:
     from .problems import build
 
     symbols = Symbols()
-    operands = build(op, args.args, symbols, args.assume, _params(args.param), prop=prop)
+    operands = build(op, args.args, symbols, args.assume, params(args.param, anonymous=True), prop=prop,
+                     dsl=getattr(args, "dsl", False))
     return operands, symbols
 
 
@@ -131,6 +166,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=timeout_arg, default=10.0, metavar="S",
                    help="time budget in seconds (default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--dsl", action="store_true", help="operands in the CuTe DSL's notation, e.g. (?,4):(1,?{div=8}) "
+                   "(detected from '?' otherwise)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -141,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("layout", help="a layout in CuTe notation, e.g. '(M,_8):(_1,M)'")
     e.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a value for a symbol")
     e.add_argument("--json", action="store_true", help="print one JSON object")
+    e.add_argument("--dsl", action="store_true", help="LAYOUT is in the CuTe DSL's notation (detected from '?')")
     e.set_defaults(func=cmd_eval)
     c = sub.add_parser("check", help="prove or refute a property of layouts")
     c.add_argument("property", help="compatible, injective, surjective, bijective, equivalent, in_bounds, "

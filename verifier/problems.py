@@ -88,7 +88,22 @@ def check_signature(op: str, args: Sequence[object]) -> None:
             raise LayoutError(f"{op}: operand {k + 1} must be {' or '.join(_KIND_NAMES[o] for o in options)}")
 
 
-def operands(op: str, texts: Sequence[str], symbols: Symbols) -> list[object]:
+def is_dsl(text: str) -> bool:
+    """Text in the CuTe DSL's notation: a ``?{...}`` attribute, or a ``?`` with neither a static ``_N`` nor a
+    name (the C++ form writes statics as ``_N``; the DSL writes them bare and run-time values as ``?``)."""
+    return "?{" in text or ("?" in text and not re.search(r"[A-Za-z_]", text))
+
+
+def parse_operand(text: str, symbols: Symbols, dsl: bool = False) -> object:
+    """One operand in CuTe notation, or in the DSL's when ``dsl`` or when it is recognisably the DSL's."""
+    if dsl or is_dsl(text):
+        from .interop import parse_dsl
+
+        return parse_dsl(text, symbols)
+    return parse_tile(text, symbols) if text.strip().startswith("<") else parse(text, symbols)
+
+
+def operands(op: str, texts: Sequence[str], symbols: Symbols, dsl: bool = False) -> list[object]:
     """Parse the operands of ``op``: template integers first (``upcast 2 L``), then layouts, ``<...>`` tilers,
     shapes, integers and ``LayoutLeft``/``LayoutRight`` tags."""
     from .cli_args import shorten
@@ -107,7 +122,7 @@ def operands(op: str, texts: Sequence[str], symbols: Symbols) -> list[object]:
             out.append(text.strip())
         else:
             try:
-                out.append(parse_tile(text, symbols) if text.strip().startswith("<") else parse(text, symbols))
+                out.append(parse_operand(text, symbols, dsl))
             except LayoutError as exc:
                 raise LayoutError(f"argument {k + 1} ({shorten(text)!r}): {exc}") from None
     if op in SIGNATURES:
@@ -178,13 +193,13 @@ def check_property_operands(prop: str, args: Sequence[object]) -> None:
 
 
 def build(op: str, texts: Sequence[str], symbols: Symbols, relations: Sequence[str] = (),
-          params: Mapping[str, int] | None = None, prop: bool = False) -> list[object]:
+          params: Mapping[str, int] | None = None, prop: bool = False, dsl: bool = False) -> list[object]:
     """Parse ``op``'s operands over ``symbols``, add the relations and substitute the parameter values."""
     from .algebra import OPERATIONS
 
     if not prop and op not in OPERATIONS:
         raise LayoutError(f"unknown operation {op!r}; known: {', '.join(sorted(OPERATIONS))}")
-    args = operands(op, texts, symbols)
+    args = operands(op, texts, symbols, dsl)
     assume(symbols, relations)
     args = substitute(args, symbols, params or {})
     if prop:

@@ -26,7 +26,21 @@ def interrupted() -> bool:
 
 def _on_sigint(signum: int, frame: FrameType | None) -> None:
     _interrupted.set()
+    f = frame
+    while f is not None:
+        if f.f_code.co_name == "__del__":  # Python would print and drop it: raise it again a moment later
+            _retry()
+            return
+        f = f.f_back
     raise KeyboardInterrupt
+
+
+def _retry() -> None:
+    import _thread
+
+    timer = threading.Timer(0.02, _thread.interrupt_main, args=(signal.SIGINT,))
+    timer.daemon = True
+    timer.start()
 
 
 def _watch(sock: socket.socket) -> None:
@@ -53,11 +67,10 @@ def _stop_z3() -> None:
 def _unraisable(hook_args: object) -> None:
     """A ``KeyboardInterrupt`` raised in a ``__del__`` cannot propagate: raise it again in the main flow instead
     of printing it (anything else goes to Python's own hook)."""
-    import _thread
     import sys
 
     if isinstance(getattr(hook_args, "exc_value", None), KeyboardInterrupt):
-        _thread.interrupt_main(signal.SIGINT)
+        _retry()
         return
     sys.__unraisablehook__(hook_args)  # type: ignore[arg-type]
 

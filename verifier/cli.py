@@ -192,6 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from . import spec_cli
     from .algebra import OPERATIONS
+    from .crd2idx_cli import add_parser as add_crd2idx
     from .draw_cli import add_parser as add_draw
     from .prove_cli import add_parser as add_prove
 
@@ -199,12 +200,61 @@ def build_parser() -> argparse.ArgumentParser:
     add_prove(sub)
     add_draw(sub)
     add_gpu(sub)
+    add_crd2idx(sub)
     for op in OPERATIONS:
-        o = sub.add_parser(op, help=f"is CuTe's {op} valid for every allowed value?")
+        example = f"example: {_example(OPERATION_EXAMPLES[op])}\n\n" if op in OPERATION_EXAMPLES else ""
+        o = sub.add_parser(op, help=f"is CuTe's {op} valid for every allowed value?",
+                           description=f"Is CuTe's {op}, as CuTe 4.2 computes it, correct for every value the "
+                                       "assumptions allow? Prints the verdict, a counterexample and the guard "
+                                       "under which it is valid.",
+                           epilog=example + OP_EXIT, formatter_class=argparse.RawDescriptionHelpFormatter)
         o.add_argument("args", nargs="+", help="operands in CuTe notation (layouts, <...> tilers, shapes)")
         _common(o)
         o.set_defaults(func=cmd_op)
     return p
+
+
+# A representative dynamic case of every operation: shown in its --help, and run by tests/test_cli_operations.py
+# (each is decided: exit status 0 or 1, never unknown).
+OPERATION_EXAMPLES: dict[str, list[str]] = {
+    "coalesce": ["coalesce", "((M,N),K):((_1,M),M*N)"],
+    "filter": ["filter", "(M,_2,N):(_1,_0,M)"],
+    "composition": ["composition", "(M,N):(_1,M)", "(_4,_2):(_2,_1)"],
+    "complement": ["complement", "(_4,M):(_1,_4)"],
+    "right_inverse": ["right_inverse", "(_4,M):(_1,_4)"],
+    "left_inverse": ["left_inverse", "(_4,M):(_1,_4)"],
+    "logical_divide": ["logical_divide", "(M,N):(_1,M)", "<_128,_64>"],
+    "zipped_divide": ["zipped_divide", "(M,N):(_1,M)", "<_128,_64>", "--assume", "M % 128 == 0",
+                      "--assume", "N % 64 == 0"],
+    "tiled_divide": ["tiled_divide", "(M,N):(_1,M)", "<_128,_64>"],
+    "flat_divide": ["flat_divide", "(M,N):(_1,M)", "<_128,_64>"],
+    "logical_product": ["logical_product", "(_2,_2):(_1,_2)", "(M,_2):(_1,M)"],
+    "zipped_product": ["zipped_product", "(_2,_2):(_1,_2)", "(M,_2):(_1,M)"],
+    "tiled_product": ["tiled_product", "(_2,_2):(_1,_2)", "(M,_2):(_1,M)"],
+    "flat_product": ["flat_product", "(_2,_2):(_1,_2)", "(M,_2):(_1,M)"],
+    "blocked_product": ["blocked_product", "(_2,_2):(_1,_2)", "(M,_2):(_1,M)"],
+    "raked_product": ["raked_product", "(_2,_2):(_1,_2)", "(M,_2):(_1,M)"],
+    "upcast": ["upcast", "2", "(M,K):(K,_1)"],
+    "downcast": ["downcast", "2", "(M,K):(K,_1)"],
+    "recast_layout": ["recast_layout", "16", "32", "(M,K):(K,_1)"],
+    "max_common_vector": ["max_common_vector", "(M,N):(_1,M)", "(M,N):(_1,M)"],
+    "max_common_layout": ["max_common_layout", "(M,N):(_1,M)", "(M,N):(_1,M)"],
+    "nullspace": ["nullspace", "(M,_2,N):(_1,_0,M)"],
+    "make_ordered_layout": ["make_ordered_layout", "(M,N,_4)", "(_1,_0,_2)"],
+    "make_layout_like": ["make_layout_like", "(M,N):(N,_1)"],
+    "tile_to_shape": ["tile_to_shape", "(_4,_8):(_8,_1)", "(M,N)"],
+    "slice": ["slice", "(_,2)", "(M,N):(_1,M)"],
+    "slice_and_offset": ["slice_and_offset", "(_,2)", "(M,N):(_1,M)"],
+    "local_tile": ["local_tile", "(M,N):(_1,M)", "<_128,_64>", "(1,1)"],
+    "local_partition": ["local_partition", "(M,N):(_1,M)", "(_2,_2):(_1,_2)", "1"],
+}
+OP_EXIT = "exit status: 0 valid, 1 invalid, 2 bad input, 3 unknown, 4 internal error (please report)"
+
+
+def _example(argv: Sequence[str]) -> str:
+    import shlex
+
+    return "cute-verify " + " ".join(shlex.quote(a) for a in argv)
 
 
 def _error(message: str) -> None:

@@ -156,3 +156,11 @@ def test_dsl_notation_is_accepted_wherever_a_layout_is(capsys) -> None:
     assert rc in (0, 1)
     rc, out, _ = run(capsys, "eval", "(?,4):(1,?)", "--param", "?1=2", "--param", "?2=2", "--json")
     assert rc == 0 and json.loads(out)["values"] == [0, 1, 2, 3, 4, 5, 6, 7]
+
+
+def test_draw_swizzled_and_identity_layouts(capsys) -> None:
+    rc, out, _ = run(capsys, "draw", "Sw<1,1,1> o (_4,_4):(_4,_1)", "-o", "-")
+    assert rc == 0 and out.count('class="cell"') == 16
+    assert ">6<" in out  # row 1 starts at index 6: the swizzle moved it (eval shows the same table)
+    rc, out, _ = run(capsys, "draw", "(_4,_2):(_1@0,_1@1)", "-o", "-")
+    assert rc == 0 and out.count('class="cell"') == 8 and "(3,1)" in out

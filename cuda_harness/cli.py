@@ -150,7 +150,7 @@ def _layout(text: str, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
         for c in bad[:10]:
             print(f"  {_env(c.env)}: {c.detail}")
     else:
-        print(f"agree: {layout} on {device} ({rep.method}): CuTe on the device, the model on the device and the "
+        print(f"agree: {layout} on {device} ({rep.method}): CuTe {_on(args)}, the model {_on(args)} and the "
               f"host model agree at {indices} indices over {k} assignment(s)")
 
     def yes(flag: str) -> str:
@@ -159,6 +159,15 @@ def _layout(text: str, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
     print(f"  injective at {yes('injective')}; in bounds at {yes('in_bounds')}; bijective at {yes('bijective')} "
           "(guarded copy on device memory, writes counted with atomics)")
     return 1 if bad else 0
+
+
+def _on(args: argparse.Namespace) -> str:
+    """Where the generated code ran, in words: host mode is not a device."""
+    return "in host mode (g++ on the CPU)" if args.host else "on the device"
+
+
+def _side(args: argparse.Namespace) -> str:
+    return "host" if args.host else "device"
 
 
 def _env(env: dict[str, int]) -> str:
@@ -204,9 +213,9 @@ def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
     at_cx = res.status.get(key(cx)) if cx else None
     disagree = None
     if v.verdict == "valid" and (wrong or res.rejected):
-        disagree = f"the engine proved it valid, but CuTe is wrong on the device at {_env(wrong[0])}"
+        disagree = f"the engine proved it valid, but CuTe is wrong {_on(args)} at {_env(wrong[0])}"
     if v.verdict == "invalid" and cx and at_cx not in ("wrong", "ub"):
-        disagree = f"the engine's counterexample {_env(cx)} is '{at_cx}' on the device"
+        disagree = f"the engine's counterexample {_env(cx)} is '{at_cx}' {_on(args)}"
     verdict = "invalid" if (wrong or res.rejected) else "valid"
     code = 3 if disagree else (1 if verdict == "invalid" else 0)
     if args.json:
@@ -217,7 +226,7 @@ def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
         return code
     args_text = ", ".join(entry["args"])
     if res.rejected:
-        print(f"invalid: {op}({args_text}) does not compile on the device: {res.rejected}")
+        print(f"invalid: {op}({args_text}) does not compile {_on(args)}: {res.rejected}")
     elif wrong:
         print(f"invalid: {op}({args_text}) on {device} ({method}): CuTe's result is wrong at {len(wrong)} of "
               f"{len(envs)} assignments")
@@ -229,7 +238,7 @@ def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
               f"{counts.get('correct', 0)} assignments decided" +
               (f" ({counts.get('ub', 0)} divide by zero, {counts.get('too_large', 0)} too large)"
                if counts.get("ub") or counts.get("too_large") else ""))
-    engine = f"engine: {v.verdict}" + (f", counterexample {_env(cx)} (device: {at_cx})" if cx else "")
+    engine = f"engine: {v.verdict}" + (f", counterexample {_env(cx)} ({_side(args)}: {at_cx})" if cx else "")
     print(engine + ("" if disagree is None else f"; DISAGREES: {disagree}"))
     return code
 
@@ -313,7 +322,7 @@ def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespac
         print(json.dumps({"verdict": verdict, "spec": path, "device": device, "method": method, "checks": rows,
                           "not_run": [{"name": c.name, "line": c.line, "why": why} for c, why in skipped]}))
         return 3 if disagreements else 0
-    print(f"{verdict}: {path} on {device} ({method}): {len(rows)} check(s) swept on the device, "
+    print(f"{verdict}: {path} on {device} ({method}): {len(rows)} check(s) swept {_on(args)}, "
           f"{disagreements} disagree with the engine; {len(skipped)} not run")
     for r in rows:
         mark = "DISAGREES" if r["disagrees"] else "ok"
@@ -321,7 +330,7 @@ def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespac
                  else f"rejected: {r['rejected']}" if r["rejected"] else f"correct at all {r['assignments']}")
         cxs = f", counterexample {_env(r['counterexample'])} ({r['device_at_counterexample']})" \
             if r["counterexample"] is not None else ""
-        print(f"  [{mark}] {r['name']} (line {r['line']}): device {r['device']} ({found}); engine {r['engine']}"
+        print(f"  [{mark}] {r['name']} (line {r['line']}): {_side(args)} {r['device']} ({found}); engine {r['engine']}"
               f"{cxs}; expected {r['expect']}")
     for c, why in skipped:
         print(f"  [not run] {c.name} (line {c.line}): {why}")

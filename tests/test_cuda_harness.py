@@ -322,6 +322,11 @@ name = "a bijection"
 property = "bijective"
 args = ["(M,N):(_1,M)"]
 expect = "proved"
+
+[[check]]
+name = "coalesce"
+op = "coalesce"
+args = ["(M,_2):(_1,M)"]
 """
 
 
@@ -330,9 +335,12 @@ def test_cli_spec_file_is_swept_and_checked_against_the_engine(capsys, tmp_path)
     f.write_text(SPEC)
     code, out, _ = _cli(capsys, str(f), "--host", "--timeout", "60")
     assert code == 0 and out.startswith(f"agree: {f} on the CPU"), out
-    assert "[ok] tiles (line 6): device valid" in out
-    assert "[ok] seed 003 (line 13): device invalid (wrong at 1 of 1" in out
+    assert "swept in host mode (g++ on the CPU)" in out and "on the device" not in out  # host mode is no device
+    assert "[ok] tiles (line 6): host valid" in out
+    assert "[ok] seed 003 (line 13): host invalid (wrong at 1 of 1" in out
     assert "[not run] a bijection (line 19): a property" in out
+    # The generated code of a coalesce check used to call an undeclared check_coalesce: a false DISAGREE.
+    assert "[ok] coalesce (line 25): host valid (correct at all" in out
 
 
 def test_injection_through_spec_files(capsys, tmp_path, monkeypatch) -> None:

@@ -130,7 +130,7 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
     """Decide ``prop(*args)`` for every value the assumptions allow: proved, refuted or unknown."""
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
-    assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
+    assumptions = symbols.described()
     engine = Engine(symbols, timeout)
     if prop == "surjective":
         decisions = _surjective(engine, args[0], args[1])  # type: ignore[arg-type]

@@ -302,7 +302,7 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
     """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow?"""
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
-    assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
+    assumptions = symbols.described()
     outcome = algebra.apply(op, *args)
     if outcome.rejection is not None:
         return Verdict(op, inputs, INVALID, reason=str(outcome.rejection),

@@ -138,7 +138,7 @@ def cmd_op(args: argparse.Namespace) -> int:
 
     operands, symbols = _problem(args, args.command)
     v = verify(args.command, operands, symbols, timeout=args.timeout)
-    print(to_json(v) if args.json else to_text(v))
+    emit(args, to_json(v) if args.json else to_text(v))
     return v.exit_code
 
 
@@ -155,8 +155,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.property == "no_overflow":
         options["bits"] = args.bits
     v = check(args.property, operands, symbols, timeout=args.timeout, **options)
-    print(to_json(v) if args.json else to_text(v))
+    emit(args, to_json(v) if args.json else to_text(v))
     return v.exit_code
+
+
+def emit(args: argparse.Namespace, text: str, json_output: bool | None = None, first_line: bool = True) -> None:
+    """Print a command's report: ``-q`` keeps the verdict line, colour where ``--color`` says (never in JSON)."""
+    from .conventions import paint, use_color
+
+    if json_output is None:
+        json_output = bool(getattr(args, "json", False))
+    if first_line and getattr(args, "quiet", False) and not json_output:
+        text = text.splitlines()[0] if text else text
+    print(text if json_output else paint(text, use_color(getattr(args, "color", "never"))))
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -170,10 +181,30 @@ def _common(p: argparse.ArgumentParser) -> None:
                    "(detected from '?' otherwise)")
 
 
+TOP_EPILOG = """examples:
+  cute-verify zipped_divide '(M,N):(_1,M)' '<_128,_64>' --assume 'M % 128 == 0'
+  cute-verify check bijective '(_128,_32):(_1,_128)'
+  cute-verify eval '(M,_8):(_1,M)' --param M=4
+  cute-verify run examples/gemm.cute.toml --format sarif -o layouts.sarif
+  cute-verify crd2idx '(M,N):(_1,M)' '(65535,65535)' --param M=65536 --param N=65536
+
+Every algebra operation is a command (cute-verify OP --help shows its operands and an example).
+Defaults may be set in [tool.cute-verify] of pyproject.toml (timeout, jobs, format, color, ...).
+
+exit status: 0 valid / proved / as expected, 1 invalid / refuted / not as expected, 2 bad input,
+3 unknown, 4 internal error (please report; --debug shows the traceback), 130 interrupted"""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="cute-verify", description="Verify CuTe layouts whose integers are known only at run time.")
+    from . import __version__
+
+    p = _Parser(prog="cute-verify", description="Prove or refute properties of CuTe layouts whose integers are "
+                "known only at run time: CuTe's layout algebra as CuTe 4.2 computes it, decided for every value.",
+                epilog=TOP_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"cute-verify {__version__}")
     p.add_argument("--debug", action="store_true", help="show the traceback of an internal error (exit status 4)")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="command",
+                           title="commands")
     e = sub.add_parser("eval", help="print a layout as CuTe would, with its size, cosize and table")
     e.add_argument("layout", help="a layout in CuTe notation, e.g. '(M,_8):(_1,M)'")
     e.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a value for a symbol")
@@ -211,6 +242,11 @@ def build_parser() -> argparse.ArgumentParser:
         o.add_argument("args", nargs="+", help="operands in CuTe notation (layouts, <...> tilers, shapes)")
         _common(o)
         o.set_defaults(func=cmd_op)
+    from .conventions import add_common
+
+    for command in sub.choices.values():
+        add_common(command)
+    p.commands = sub.choices  # type: ignore[attr-defined]
     return p
 
 
@@ -272,7 +308,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         with handling():
-            args = build_parser().parse_args(argv)
+            from .conventions import apply_defaults, find_pyproject, load_defaults
+
+            parser = build_parser()
+            where = find_pyproject()
+            apply_defaults(parser.commands, load_defaults(where), where)  # type: ignore[attr-defined]
+            args = parser.parse_args(argv)
             code = int(args.func(args))
         if interrupted():  # a KeyboardInterrupt that Python dropped (raised in a __del__)
             raise KeyboardInterrupt

@@ -48,6 +48,10 @@ def add_parser(sub) -> None:
     g.add_argument("--host", action="store_true", help="run the generated code on the CPU (g++), no GPU needed")
     g.add_argument("--timeout", type=timeout_arg, default=10.0, metavar="S", help="the engine's time budget (case ids)")
     g.add_argument("--json", action="store_true", help="print one JSON object")
+    g.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="one value for a symbol (the same as --sweep NAME=VALUE)")
+    g.add_argument("--assume", action="append", default=[], metavar="EXPR",
+                   help="sweep only the assignments that satisfy EXPR, e.g. 'M % 8 == 0'")
     g.set_defaults(func=cmd_gpu)
 
 
@@ -88,8 +92,16 @@ def _device(host: bool) -> str:
 
 
 def cmd_gpu(args: argparse.Namespace) -> int:
+    from verifier.cli_args import params
+
     target = args.target.strip()
     ranges = _ranges(args.sweep)
+    for name, value in params(args.param).items():
+        if name in ranges:
+            raise LayoutError(f"--param {name} and --sweep {name} are both given")
+        if not -(2**31) <= value <= 2**31 - 1:
+            raise LayoutError(f"--param {name}={value}: a run-time int of CuTe is an int32")
+        ranges[name] = (value, value)
     if target.endswith(".toml") or _is_file(target):
         return _spec(target, ranges, args)
     corpus = {e["id"]: e for e in json.loads(CORPUS.read_text())} if CORPUS.is_file() else {}
@@ -126,7 +138,7 @@ def _layout(text: str, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
         raise LayoutError(f"--sweep {extra[0]}: the layout has no symbol {extra[0]}")
     if _count(ranges) > MAX_LAYOUT_ASSIGNMENTS:
         raise LayoutError(f"{_count(ranges)} assignments: at most {MAX_LAYOUT_ASSIGNMENTS} for a layout")
-    envs = grid(ranges) if ranges else [{}]
+    envs = _assumed(grid(ranges) if ranges else [{}], args.assume, symbols)
     for env in envs:
         symbols.check_values(env)
         concrete = layout.substitute(env)
@@ -157,7 +169,7 @@ def _layout(text: str, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
         return f"{sum(getattr(c, flag) is True for c in rep.checks)} of {k}"
 
     print(f"  injective at {yes('injective')}; in bounds at {yes('in_bounds')}; bijective at {yes('bijective')} "
-          "(guarded copy on device memory, writes counted with atomics)")
+          f"(guarded copy on {'host' if args.host else 'device'} memory, writes counted with atomics)")
     return 1 if bad else 0
 
 
@@ -168,6 +180,22 @@ def _on(args: argparse.Namespace) -> str:
 
 def _side(args: argparse.Namespace) -> str:
     return "host" if args.host else "device"
+
+
+def _assumed(envs: list[dict[str, int]], relations: Sequence[str], symbols) -> list[dict[str, int]]:
+    """The assignments that satisfy every ``--assume`` (over the given table's symbols)."""
+    if not relations:
+        return envs
+    from verifier.problems import assume
+    from verifier.symbols import _holds
+
+    before = len(symbols.relations)
+    assume(symbols, relations)
+    rels = symbols.relations[before:]
+    out = [e for e in envs if all(_holds(r, e) for r in rels)]
+    if not out:
+        raise LayoutError("no assignment of the sweep satisfies the --assume relations")
+    return out
 
 
 def _env(env: dict[str, int]) -> str:
@@ -196,6 +224,13 @@ def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
             raise LayoutError(f"no assignment in the --sweep ranges satisfies {' and '.join(entry['assume'])}")
     else:
         envs = parametric_assignments(entry)
+    if args.assume:
+        from verifier.symbols import Symbols
+
+        table = Symbols()
+        for name in entry["range"]:
+            table.lookup(name)
+        envs = _assumed(envs, args.assume, table)
     if len(envs) > MAX_SWEEP_ASSIGNMENTS:
         raise LayoutError(f"{len(envs)} assignments: at most {MAX_SWEEP_ASSIGNMENTS}")
     device = _device(args.host)
@@ -277,10 +312,15 @@ def _spec_envs(table, ranges: dict[str, tuple[int, int]]) -> list[dict[str, int]
     return [e for e in envs if all(r.evaluate(e) for r in table.relations)]
 
 
+def _names(text: str) -> list[str]:
+    return re.findall(r"[A-Za-z][A-Za-z0-9_]*", text)
+
+
 def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespace) -> int:
     from verifier import spec
     from verifier.cute_sweep import SUPPORTED, SweepCase, key
     from verifier.engine import verify
+    from verifier.notation import parse_relation
 
     from .harness import sweep
 
@@ -295,6 +335,11 @@ def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespac
         case = SweepCase(c.op, tuple(ops[n_tpl:]), tuple(int(x) for x in ops[:n_tpl]))  # type: ignore[call-overload]
         unknown = sorted(set(ranges) - set(table.table))
         envs = _spec_envs(table, {k: v for k, v in ranges.items() if k in table.table})
+        if args.assume:
+            from verifier.symbols import _holds
+
+            rels = [parse_relation(t, table) for t in args.assume if set(_names(t)) <= set(table.table)]
+            envs = [e for e in envs if all(_holds(r, e) for r in rels)]
         v = verify(c.op, ops, table, timeout=min(c.timeout, args.timeout), derive=False)
         cx = dict(v.counterexample.params) if v.counterexample is not None else None
         if cx is not None and cx not in envs:

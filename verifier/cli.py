@@ -41,12 +41,14 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _evaluate(text: str, values: dict[str, int], dsl: bool = False) -> tuple[object, object]:
-    from .problems import parse_operand
+def _evaluate(text: str, values: dict[str, int], dsl: bool = False, relations: Sequence[str] = ()
+              ) -> tuple[object, object]:
+    from .problems import assume, parse_operand
     from .swizzle import ComposedLayout
 
     symbols = Symbols()
     layout = parse_operand(text, symbols, dsl)
+    assume(symbols, relations)
     if not isinstance(layout, Layout | ComposedLayout):
         what = "a swizzle alone has no shape: compose it, Sw<B,M,S> o L" if type(layout).__name__ == "Swizzle" \
             else "expected a layout Shape:Stride"
@@ -68,7 +70,8 @@ def _show(params: dict[str, int]) -> str:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    original, layout = _evaluate(args.layout, params(args.param, anonymous=True), args.dsl)
+    args.json = args.json or args.format == "json"
+    original, layout = _evaluate(args.layout, params(args.param, anonymous=True), args.dsl, args.assume)
     if not isinstance(layout, Layout) or has_basis(layout.stride):
         return _eval_function(layout, args.json)
     n, co = size(layout), cosize(layout)
@@ -126,6 +129,8 @@ def _eval_function(layout: object, as_json: bool) -> int:
 def _problem(args: argparse.Namespace, op: str, prop: bool = False) -> tuple[list[object], Symbols]:
     from .problems import build
 
+    if getattr(args, "format", None) == "json":
+        args.json = True
     symbols = Symbols()
     operands = build(op, args.args, symbols, args.assume, params(args.param, anonymous=True), prop=prop,
                      dsl=getattr(args, "dsl", False))
@@ -177,6 +182,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=timeout_arg, default=10.0, metavar="S",
                    help="time budget in seconds (default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--format", choices=("text", "json"), help="text (default) or json (the same as --json)")
     p.add_argument("--dsl", action="store_true", help="operands in the CuTe DSL's notation, e.g. (?,4):(1,?{div=8}) "
                    "(detected from '?' otherwise)")
 
@@ -210,6 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a value for a symbol")
     e.add_argument("--json", action="store_true", help="print one JSON object")
     e.add_argument("--dsl", action="store_true", help="LAYOUT is in the CuTe DSL's notation (detected from '?')")
+    e.add_argument("--assume", action="append", default=[], metavar="EXPR",
+                   help="an assumption the --param values must satisfy, e.g. 'M % 8 == 0'")
+    e.add_argument("--format", choices=("text", "json"), help="text (default) or json (the same as --json)")
     e.set_defaults(func=cmd_eval)
     c = sub.add_parser("check", help="prove or refute a property of layouts")
     c.add_argument("property", help="compatible, injective, surjective, bijective, equivalent, in_bounds, "

@@ -270,7 +270,7 @@ def test_cli_case_id_confirms_the_engine(capsys) -> None:
     code, out, _ = _cli(capsys, "cmp-seed-colmajor-rowmajor", "--sweep", "M=1..6", "--sweep", "N=1..6", "--host",
                         "--timeout", "60")
     assert code == 1 and out.startswith("invalid: composition((M,N):(1,M), (M,N):(N,1))")
-    assert "engine: invalid, counterexample" in out and "(device: wrong)" in out and "DISAGREES" not in out
+    assert "engine: invalid, counterexample" in out and "(host: wrong)" in out and "DISAGREES" not in out
     code, out, _ = _cli(capsys, "gemm-zdiv-MN-128x64", "--sweep", "M=128..256", "--sweep", "N=64", "--host",
                         "--timeout", "60", "--json")
     got = json.loads(out)

@@ -22,6 +22,7 @@ import z3
 from . import algebra
 from .claims import Claim, Replay, substitute_operand
 from .conditions import show
+from .domain import check_domain
 from .engine import Engine, Item, decide_all, summarize
 from .int_tuple import IntTuple, compatible, leaves
 from .integers import Bool, D, Int, and_, eq, ge, le, lt, max_, min_, ne, symbol
@@ -127,10 +128,14 @@ def _items(prop: str, args: Sequence[object], options: Mapping[str, object]) -> 
 
 def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 10.0,
           **options: object) -> Verdict:
-    """Decide ``prop(*args)`` for every value the assumptions allow: proved, refuted or unknown."""
+    """Decide ``prop(*args)`` for every value the assumptions allow: proved, refuted or unknown.  Raises
+    ``LayoutError`` when the assumptions admit no value or an extent can be negative (``domain.py``)."""
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
     assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
+    undecided = check_domain(prop, args, symbols)
+    if undecided is not None:
+        return Verdict(prop, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
     engine = Engine(symbols, timeout)
     if prop == "surjective":
         decisions = _surjective(engine, args[0], args[1])  # type: ignore[arg-type]

@@ -26,6 +26,7 @@ import z3
 
 from . import algebra, claims
 from .encoding import Encoder, Unencodable
+from .errors import LayoutError
 from .int_tuple import format_tuple, leaves
 from .integers import TRUE, Bool, Int, and_, eq, ge, mod, not_, symbol
 from .layouts import Layout, Tile
@@ -87,7 +88,10 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, timeout: flo
         if left <= 0:
             return None
         atoms = [a for _, a, text in combo if text]
-        v = verify(op, args, _with(symbols, atoms), timeout=min(left, max(0.5, timeout / 8)), derive=False)
+        try:
+            v = verify(op, args, _with(symbols, atoms), timeout=min(left, max(0.5, timeout / 8)), derive=False)
+        except LayoutError:
+            continue  # the candidate excludes every admitted value: a guard that holds vacuously is none
         if v.verdict == VALID:
             texts = [text for _, _, text in combo if text]
             necessary, witness = _necessity(op, args, symbols, and_(*atoms), deadline)

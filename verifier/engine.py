@@ -32,6 +32,7 @@ import z3
 from . import algebra, claims
 from .claims import Claim, Replay
 from .conditions import derive_guard, show
+from .domain import check_domain
 from .encoding import Encoder, Unencodable
 from .errors import UndefinedBehavior
 from .integers import Bool, D, Expr, Int, and_, format_expr, ne
@@ -278,10 +279,16 @@ def items_for(op: str, args: Sequence[object], outcome: algebra.Outcome) -> list
 
 def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
            derive: bool = True) -> Verdict:
-    """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow?"""
+    """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow?
+
+    Raises ``LayoutError`` (``domain.VacuousAssumptions``) when the assumptions admit no value or an operand's
+    extent can be negative: bad input, never a vacuous ``valid``."""
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
     assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
+    undecided = check_domain(op, args, symbols)
+    if undecided is not None:
+        return Verdict(op, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
     outcome = algebra.apply(op, *args)
     if outcome.rejection is not None:
         return Verdict(op, inputs, INVALID, reason=str(outcome.rejection),

@@ -51,7 +51,7 @@ def add_parser(sub) -> None:
     g.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="one value for a symbol (the same as --sweep NAME=VALUE)")
     g.add_argument("--assume", action="append", default=[], metavar="EXPR",
-                   help="sweep only the assignments that satisfy EXPR, e.g. 'M % 8 == 0'")
+                   help="sweep only the assignments that satisfy EXPR, e.g. 'M %% 8 == 0'")
     g.set_defaults(func=cmd_gpu)
 
 

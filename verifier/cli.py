@@ -10,8 +10,11 @@
   table.
 * ``cute-verify run FILE...``: the checks of spec files (``spec_cli.py``): text, JSON, SARIF or JUnit reports.
 
-Exit status: 0 valid / proved, 1 invalid / refuted, 3 unknown, 2 bad input with a one-line message on stderr
-(never a traceback).
+``--strict`` makes warnings errors; ``--select RULE,...`` / ``--ignore RULE,...`` pick the obligations that count,
+by ID or prefix, as ruff does (docs/semantics.md, Severities).
+
+Exit status: 0 valid / proved (warnings allowed unless ``--strict``), 1 invalid / refuted, 3 unknown, 2 bad input
+with a one-line message on stderr (never a traceback).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from .int_tuple import format_tuple, leaves, product
 from .layouts import Layout, cosize, rank, size
 from .symbols import Symbols
 from .tables import print_1d, print_1d_cells, print_cells, print_layout
+from .verdicts import Policy
 
 TABLE_LIMIT = 4096
 VALUES_LIMIT = 1 << 20
@@ -142,7 +146,7 @@ def cmd_op(args: argparse.Namespace) -> int:
     from .report import to_json, to_text
 
     operands, symbols = _problem(args, args.command)
-    v = verify(args.command, operands, symbols, timeout=args.timeout)
+    v = verify(args.command, operands, symbols, timeout=args.timeout, policy=_policy(args))
     emit(args, to_json(v) if args.json else to_text(v))
     return v.exit_code
 
@@ -159,7 +163,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         options["extended"] = True
     if args.property == "no_overflow":
         options["bits"] = args.bits
-    v = check(args.property, operands, symbols, timeout=args.timeout, **options)
+    v = check(args.property, operands, symbols, timeout=args.timeout, policy=_policy(args), **options)
     emit(args, to_json(v) if args.json else to_text(v))
     return v.exit_code
 
@@ -185,6 +189,15 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("text", "json"), help="text (default) or json (the same as --json)")
     p.add_argument("--dsl", action="store_true", help="operands in the CuTe DSL's notation, e.g. (?,4):(1,?{div=8}) "
                    "(detected from '?' otherwise)")
+    p.add_argument("--strict", action="store_true", help="make warnings errors (invalid, exit status 1)")
+    p.add_argument("--select", action="append", default=[], metavar="RULE,...",
+                   help="decide only these obligations (IDs or prefixes, e.g. CMP-POST,DIV)")
+    p.add_argument("--ignore", action="append", default=[], metavar="RULE,...",
+                   help="leave these obligations out of the verdict (IDs or prefixes, e.g. DIV-EXACT)")
+
+
+def _policy(args: argparse.Namespace) -> Policy:
+    return Policy.parse(args.strict, args.select, args.ignore)
 
 
 TOP_EPILOG = """examples:
@@ -217,7 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--json", action="store_true", help="print one JSON object")
     e.add_argument("--dsl", action="store_true", help="LAYOUT is in the CuTe DSL's notation (detected from '?')")
     e.add_argument("--assume", action="append", default=[], metavar="EXPR",
-                   help="an assumption the --param values must satisfy, e.g. 'M % 8 == 0'")
+                   help="an assumption the --param values must satisfy, e.g. 'M %% 8 == 0'")
     e.add_argument("--format", choices=("text", "json"), help="text (default) or json (the same as --json)")
     e.set_defaults(func=cmd_eval)
     c = sub.add_parser("check", help="prove or refute a property of layouts")

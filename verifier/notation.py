@@ -328,6 +328,9 @@ class _Parser:
             self._count_operator(self.tok.pos)
             op_tok = self.advance()
             right = self.unary()
+            if op_tok.text in "/%" and right.value == 0:
+                # Even with a symbolic dividend: CuTe would divide by zero for every value.
+                raise self.error("division by zero in the notation", op_tok.pos)
             try:
                 if op_tok.text == "*":
                     left = left * right

@@ -173,7 +173,7 @@ def _product(a: Layout, tiler: object) -> list[Claim]:
     return out
 
 
-def _recast(n: int, narrow: Layout, wide: Layout, ks: list[int], what: str) -> list[Claim]:
+def _recast(n: int, narrow: Layout, wide: Layout, ks: list[int], what: str, prefix: str = "RC") -> list[Claim]:
     """Upcast / downcast address the same bytes (``docs/semantics.md``).  Leaf by leaf, narrow coordinate ``c``
     lies in wide element ``c' = c / k`` at byte offset ``r = sum (c % k) * d``; if ``narrow(c) == N*wide(c') + r``
     for every ``c``, the leaves divide and the offsets ``r`` enumerate ``[0, N)``, the two layouts address the
@@ -186,10 +186,10 @@ def _recast(n: int, narrow: Layout, wide: Layout, ks: list[int], what: str) -> l
     for k, d in zip(ks, strides):
         if k > 1:
             offsets = [o + j * int(d) for o in offsets for j in range(k)]
-    out = [_same_size("RC-SIZE", f"{what}: N * size(wide) == size(narrow)", src, size(narrow), size(wide) * n),
-           _fact("RC-REM", f"{what}: the byte offsets inside one wide element are 0..N-1", src,
+    out = [_same_size(f"{prefix}-SIZE", f"{what}: N * size(wide) == size(narrow)", src, size(narrow), size(wide) * n),
+           _fact(f"{prefix}-REM", f"{what}: the byte offsets inside one wide element are 0..N-1", src,
                  Bool(Const(sorted(offsets) == list(range(n))), False))]
-    out += [_fact("RC-DIV", f"{what}: extent {k} divides narrow mode {m}", src, eq(shapes[m] % D(k), D(0)))
+    out += [_fact(f"{prefix}-DIV", f"{what}: extent {k} divides narrow mode {m}", src, eq(shapes[m] % D(k), D(0)))
             for m, k in enumerate(ks) if k > 1]
     coord, left = [], _I
     for m, s in enumerate(shapes):
@@ -200,8 +200,8 @@ def _recast(n: int, narrow: Layout, wide: Layout, ks: list[int], what: str) -> l
     for c, k, d, wd in zip(coord, ks, strides, wstrides):
         w = w + (c / D(k)) * wd if k > 1 else w + c * wd
         r = r + (c % D(k)) * d if k > 1 else r
-    out.append(_claim("RC-POST", f"{what}: narrow(c) == N*wide(c / k) + offset, for every narrow coordinate", src,
-                      size(narrow), narrow(_I), w * n + r))
+    out.append(_claim(f"{prefix}-POST", f"{what}: narrow(c) == N*wide(c / k) + offset, for every narrow coordinate",
+                      src, size(narrow), narrow(_I), w * n + r))
     return out
 
 
@@ -214,7 +214,9 @@ def _upcast(n: int, layout: Layout) -> list[Claim]:
 def _downcast(n: int, layout: Layout) -> list[Claim]:
     r = algebra.downcast(n, layout)
     ks = [n if d.is_constant(1) or d.is_constant(-1) else 1 for d in leaves(layout.stride)]
-    return _recast(n, r, layout, ks, f"downcast<{n}>")
+    # For downcast the same bytes is CuTe's contract (its per-mode rule assumes one unit-stride mode): errors,
+    # named apart from upcast's RC-* warnings.
+    return _recast(n, r, layout, ks, f"downcast<{n}>", "DN-RC")
 
 
 def _recast_layout(old: int, new: int, layout: Layout) -> list[Claim]:
@@ -248,7 +250,7 @@ def _tile_to_shape(block: Layout, target: object, order: object = "LayoutLeft") 
 
 
 #: Claims that are sufficient but not necessary: a refutation is confirmed by the algebra's concrete verdict.
-CONFIRM_BY_ORACLE = {"RC-SIZE", "RC-REM", "RC-DIV", "RC-POST"}
+CONFIRM_BY_ORACLE = {"RC-SIZE", "RC-REM", "RC-DIV", "RC-POST", "DN-RC-SIZE", "DN-RC-REM", "DN-RC-DIV", "DN-RC-POST"}
 
 
 def _rename(c: Claim, where: str) -> Claim:
@@ -333,7 +335,7 @@ class Replay:
     undefined: str | None = None
 
 
-def replay(op: str, args: Sequence[object], index: int, values: Mapping[str, int]) -> Replay:
+def replay(op: str, args: Sequence[object], index: int, values: Mapping[str, int], id: str = "") -> Replay:
     """Rebuild the claims of ``op`` on concrete operands and evaluate claim ``index`` at the witnesses."""
     concrete = [substitute_operand(a, values) for a in args]
     try:

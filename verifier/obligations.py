@@ -104,7 +104,6 @@ WARNINGS: dict[str, str] = {
     "RC-DIV": "as RC-SIZE: a stride-1 extent that N does not divide is rounded up by ceil_div (layout.hpp:1817)",
     "RC-POST": "as RC-SIZE (layout.hpp:1801-1803)",
     "UP-POST": "as RC-SIZE (layout.hpp:1801-1803)",
-    "DN-POST": "as RC-SIZE, downcast's per-mode contract (layout.hpp:1836-1838)",
     "UP-3": "a stride-1 extent that N does not divide is rounded up by ceil_div (layout.hpp:1817): a partial wide "
             "element, as documented",
     "IX-2": "a tile or thread coordinate outside the grid: CuTe's local_tile / local_partition are defined there "
@@ -142,9 +141,15 @@ ERRORS: dict[str, str] = {
     "DIV-POST-SIZE": "as DIV-POST (layout.hpp:1572)",
     "PRD-POST": "logical_product is (A, complement(A) o B) (layout.hpp:1666; 02_layout_algebra.md)",
     "PRD-POST-SIZE": "as PRD-POST (layout.hpp:1666)",
+    "DN-POST": "downcast addresses the same bytes (layout.hpp:1836-1838; the algebra's enumerated DN-RC-*)",
     "UP-2": "upcast assumes a dynamic stride is a multiple of N, at least N (layout.hpp:1820-1822); else the "
             "stride truncates (a run-time (16):(1) gives (16):(0))",
-    "DN-2": "downcast treats only a static +-1 stride as the unit mode (layout.hpp:1848); a dynamic 1 is scaled",
+    "DN-2": "downcast treats only a static +-1 stride as the unit mode (layout.hpp:1848); a dynamic 1 is scaled "
+            "(informative: the same bytes, DN-RC-*, decides)",
+    "DN-RC-SIZE": "downcast addresses the same bytes, N narrow elements per wide one (layout.hpp:1836-1838)",
+    "DN-RC-REM": "as DN-RC-SIZE (layout.hpp:1836-1838)",
+    "DN-RC-DIV": "as DN-RC-SIZE (layout.hpp:1836-1838)",
+    "DN-RC-POST": "as DN-RC-SIZE (layout.hpp:1836-1838)",
     "TTS-2": "tile_to_shape: the block divides a dynamic target (layout.hpp:1785)",
     "TTS-POST": "tile_to_shape's @post: the block repeated to the target (layout.hpp:1773)",
     "TTS-SIZE": "tile_to_shape's @post: compatible(trg, R) at mode level (layout.hpp:1773)",

@@ -334,7 +334,7 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
     out = Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, assumptions=assumptions)
     failing = tuple(dict.fromkeys(d.id for d in decisions if d.deciding and d.status == REFUTED
                                   and policy.counts(d.id)))
-    if derive and (verdict == INVALID or out.warnings) and any(True for _ in symbols):
+    if derive and (verdict == INVALID or (verdict == VALID and out.warnings)) and any(True for _ in symbols):
         # The guard covers warnings too: a partial tile's guard is what can_implement needs without predication.
         guard, note = derive_guard(op, args, symbols, timeout=max(1.0, engine.remaining()),
                                    policy=replace(policy, strict=True), covers=failing)

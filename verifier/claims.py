@@ -88,6 +88,8 @@ def _complement(layout: Layout, cotarget: IntTuple) -> list[Claim]:
     n_r = size(r)
     src = "layout.hpp:1166-1171"
     return [
+        _fact("CPL-POST-NONEMPTY", "the complement is not empty: size(R) >= 1 (a 0-extent mode, CPL-2, completes "
+              "nothing)", src, ge(n_r, D(1))),
         _fact("CPL-POST-COVER", "(L, complement) covers the cotarget: cosize((L,R)) >= size(cotarget)", src,
               ge(cosize(make_layout(layout, r)), cot)),
         _fact("CPL-POST-BOUND", "cosize(R) <= round_up(size(cotarget), cosize(L))", src,

@@ -37,6 +37,7 @@ from .encoding import Encoder, Unencodable
 from .errors import UndefinedBehavior
 from .integers import Bool, D, Expr, Int, and_, format_expr, ne
 from .interop import coerce
+from .interrupt import interrupted
 from .layouts import Tile
 from .obligations import NEVER, UB, WARNING, severity
 from .symbols import Symbols
@@ -62,6 +63,8 @@ SELF_EVIDENT = {"IX-2", "IX-3"}
 # The assumption CuTe documents for upcast's per-mode recast (layout.hpp:1820-1822): its failure is the error,
 # while the claims' "same bytes" reading (RC-*) is stricter than CuTe's contract (a warning).
 CONTRACT = {"UP-2"}
+# Unchecked preconditions that decide the verdict even where the operation has claims (docs/semantics.md).
+_KEPT = SELF_EVIDENT | {"MCV-1"}
 # The algebra's own concrete postconditions are superseded by the engine's claims of the same meaning.
 _SUPERSEDED = {"CMP-POST", "CMP-POST-SIZE", "CPL-POST", "RI-POST", "LI-3", "DIV-POST", "DIV-EXACT", "PRD-POST"}
 
@@ -199,6 +202,23 @@ class Engine:
                               note=f"undefined behaviour: {r.undefined}" if r.undefined else None)
 
 
+_CTRL_C_OFF = False
+
+
+def check_sat(s: z3.Solver, seconds: float) -> z3.CheckSatResult:
+    """``s.check()`` within ``seconds``.  Z3 would catch Ctrl-C itself and answer unknown, which turned an
+    interrupt into an ``unknown`` verdict and let the run go on; an interrupted call raises ``KeyboardInterrupt``."""
+    global _CTRL_C_OFF
+    if not _CTRL_C_OFF:
+        z3.set_param("ctrl_c", False)  # SIGINT is ours (interrupt.py): it interrupts Z3 and stops the command
+        _CTRL_C_OFF = True
+    s.set("timeout", max(1, int(seconds * 1000)))
+    r = s.check()
+    if r == z3.unknown and (interrupted() or s.reason_unknown() == "interrupted from keyboard"):
+        raise KeyboardInterrupt
+    return r
+
+
 def _solve(constraints: Sequence[z3.BoolRef], budget: float) -> tuple[str, z3.ModelRef | None, str]:
     """Z3 on ``constraints`` within ``budget`` seconds.  On nonlinear problems Z3's time varies by orders of
     magnitude with its random seed (0.04 s to 6 s on one of proofs/' theorems), so a budget of a second or more is
@@ -211,8 +231,7 @@ def _solve(constraints: Sequence[z3.BoolRef], budget: float) -> tuple[str, z3.Mo
     why = ""
     for seed, share in slices:
         s.set("random_seed", seed)
-        s.set("timeout", max(1, int(share * 1000)))
-        r = s.check()
+        r = check_sat(s, share)
         if r == z3.sat:
             return "sat", s.model(), ""
         if r == z3.unsat:
@@ -253,7 +272,10 @@ def _obligation_items(op: str, args: Sequence[object], outcome: algebra.Outcome,
     for ob in outcome.obligations:
         if have_claims and ob.id in _SUPERSEDED:
             continue
-        deciding = ob.cute_checks == UB or ob.id in CONTRACT or (not have_claims and ob.cute_checks == NEVER)
+        # With claims, CuTe's unchecked preconditions are shown but the claims decide, except the ones whose
+        # failure is the error itself and those the semantics list among the operation's checks.
+        deciding = (ob.cute_checks == UB or ob.id in CONTRACT
+                    or (ob.cute_checks == NEVER and (not have_claims or ob.id in _KEPT)))
         cond = ob.condition
 
         def replay(values: Mapping[str, int], cond: Bool = cond, ub: bool = ob.cute_checks == UB,

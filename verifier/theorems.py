@@ -322,6 +322,14 @@ class Theorem:
             raise TheoremError(f"{self.name}: expect must be one of {EXPECTATIONS}, got {self.expect!r}")
         if self.domain not in DOMAINS:
             raise TheoremError(f"{self.name}: domain must be one of {tuple(DOMAINS)}, got {self.domain!r}")
+        if not isinstance(self.name, str) or not self.name:
+            raise TheoremError(f"a theorem's name must be a non-empty string, got {self.name!r}")
+        if not isinstance(self.symbols, str | Mapping) or (isinstance(self.symbols, Mapping) and not all(
+                isinstance(n, str) and isinstance(a, Mapping) for n, a in self.symbols.items())):
+            raise TheoremError(f"{self.name}: symbols must be names (\"M N\") or a dict of name -> assumptions "
+                               f"({{\"M\": {{\"multiple_of\": 8}}}}), got {self.symbols!r:.60}")
+        if isinstance(self.assume, str) or not all(isinstance(a, str) for a in self.assume):
+            raise TheoremError(f"{self.name}: assume must be a list of relations, e.g. [\"M <= N\"]")
 
     def declared(self) -> dict[str, dict[str, int | None]]:
         if isinstance(self.symbols, str):

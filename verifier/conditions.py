@@ -140,7 +140,7 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
         if cond.evaluate(values) or not _admitted(symbols, values):
             continue
         try:
-            if valid_at(op, args, values, limit=1 << 12):
+            if valid_at(op, args, values, limit=1 << 12, strict=True):
                 return REFUTED, values
         except claims.TooLarge:
             continue

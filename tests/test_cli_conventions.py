@@ -68,11 +68,11 @@ def test_output_flag_is_dash_o_wherever_a_file_is_written() -> None:
 
 
 def test_quiet_and_color(capsys, monkeypatch) -> None:
-    argv = ["zipped_divide", "(M,N):(_1,M)", "<_128,_64>"]
+    argv = ["composition", "(M,N):(_1,M)", "(M,N):(N,_1)"]
     rc, out, _ = run(capsys, *argv, "-q")
-    assert rc == 1 and out.count("\n") == 1 and out.startswith("invalid: zipped_divide(")
+    assert rc == 1 and out.count("\n") == 1 and out.startswith("invalid: composition(")
     rc, out, _ = run(capsys, *argv, "-q", "--color", "always")
-    assert out.startswith("\x1b[31minvalid\x1b[0m: zipped_divide(")
+    assert out.startswith("\x1b[31minvalid\x1b[0m: composition(")
     monkeypatch.setenv("NO_COLOR", "1")
     rc, out, _ = run(capsys, *argv, "-q", "--color", "auto")
     assert out.startswith("invalid: ")
@@ -83,9 +83,9 @@ def test_quiet_and_color(capsys, monkeypatch) -> None:
 def test_pyproject_defaults(capsys, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text('[tool.cute-verify]\ncolor = "always"\ntimeout = 3\nquiet = true\n')
-    rc, out, _ = run(capsys, "zipped_divide", "(M,N):(_1,M)", "<_128,_64>")
+    rc, out, _ = run(capsys, "composition", "(M,N):(_1,M)", "(M,N):(N,_1)")
     assert out.startswith("\x1b[31minvalid") and out.count("\n") == 1
-    rc, out, _ = run(capsys, "zipped_divide", "(M,N):(_1,M)", "<_128,_64>", "--color", "never")
+    rc, out, _ = run(capsys, "composition", "(M,N):(_1,M)", "(M,N):(N,_1)", "--color", "never")
     assert out.startswith("invalid")  # the command line wins
     (tmp_path / "pyproject.toml").write_text("[tool.cute-verify]\ntimeout = inf\n")
     rc, out, err = run(capsys, "eval", "_8:_1")

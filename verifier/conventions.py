@@ -19,8 +19,8 @@ from pathlib import Path
 from .errors import LayoutError
 
 COLORS = {"valid": "32", "proved": "32", "ok": "32", "agree": "32", "invalid": "31", "refuted": "31",
-          "FAIL": "1;31", "mismatch": "31", "disagree": "1;31", "unknown": "33", "error": "1;31"}
-_LEADING = re.compile(r"^(\s*)(valid|proved|ok|agree|invalid|refuted|FAIL|mismatch|disagree|unknown)\b", re.M)
+          "FAIL": "1;31", "mismatch": "31", "disagree": "1;31", "unknown": "33", "warning": "33", "error": "1;31"}
+_LEADING = re.compile(r"^(\s*)(valid|proved|ok|agree|invalid|refuted|FAIL|mismatch|disagree|unknown|warning)\b", re.M)
 
 
 def add_common(p: argparse.ArgumentParser) -> None:

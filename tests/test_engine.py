@@ -275,7 +275,8 @@ def test_local_tile_outside_the_grid_of_tiles_is_a_warning() -> None:
     # postcondition to confirm.
     args, sy = _problem(["(M,K):(_1,M)", "<_128,_32>", "(1,2)"], ["M % 128 == 0", "K % 32 == 0"])
     v = verify("local_tile", args, sy, timeout=10, derive=False)
-    assert v.verdict == UNKNOWN and [o.id for o in v.obligations if o.status == REFUTED] == ["IX-2"]
+    # valid where the tile's claims (the divide's and SLC-POST) are proved in time, else unknown: never invalid.
+    assert v.verdict in (VALID, UNKNOWN) and [o.id for o in v.obligations if o.status == REFUTED] == ["IX-2"]
     v = verify("local_tile", args, sy, timeout=10, derive=False, policy=Policy(strict=True))
     assert v.verdict == INVALID and v.counterexample is not None
     m, k = v.counterexample.params["M"], v.counterexample.params["K"]

@@ -57,6 +57,7 @@ from .verdicts import (
 DEFAULT_TIMEOUT = 10.0
 BOUNDED_SPAN = 64
 SETTLED_BUDGET = 0.25  # seconds an item gets once the verdict is settled by another item's counterexample
+MINIMISE_BUDGET = 1.0  # seconds at most spent lowering a counterexample's values
 # Preconditions whose failure is itself the error, with no postcondition to confirm it: a tile or thread
 # coordinate outside the grid gives a view outside the tensor (docs/semantics.md, partitions).
 SELF_EVIDENT = {"IX-2", "IX-3"}
@@ -176,10 +177,44 @@ class Engine:
             if smaller is not None:
                 found, route = smaller, BOUNDED
         if found is not None:
-            return Decision(REFUTED, counterexample=found, route=route)
+            return Decision(REFUTED, counterexample=self._minimise(item, base + negation, found), route=route)
         if status == "sat":
             why = "the solver's candidate counterexample did not replay concretely"
         return Decision(UNKNOWN, reason=why)
+
+    def _minimise(self, item: Item, constraints: list[z3.BoolRef], found: Counterexample) -> Counterexample:
+        """The counterexample with each symbol, in table order, lowered towards the smallest admitted value at
+        which the item still fails (the others kept), by bisection.  Each candidate has every symbol pinned, so Z3
+        only looks for the witness coordinate (quick), and it is replayed concretely.  Best effort within
+        ``MINIMISE_BUDGET``: the verdict never depends on it, only how readable the values are."""
+        deadline = time.monotonic() + min(MINIMISE_BUDGET, self.remaining() / 4)
+        for sym in self.symbols:
+            name = sym.name
+            if name not in found.params:
+                continue
+            lo, hi = sym.lo, found.params[name]
+            while lo < hi and time.monotonic() < deadline:
+                mid = lo + (hi - lo) // 2
+                mid += -mid % sym.multiple_of  # an admitted value: the next multiple
+                smaller = self._fails_at(item, constraints, {**found.params, name: mid}) if mid < hi else None
+                if smaller is not None:
+                    found, hi = smaller, mid
+                else:
+                    lo = mid + 1
+        return found
+
+    def _fails_at(self, item: Item, constraints: list[z3.BoolRef], params: Mapping[str, int]
+                  ) -> Counterexample | None:
+        """The item's counterexample at exactly these symbol values (a witness found by Z3), or None."""
+        from .symbols import _holds
+
+        if not all(s.admits(params[s.name]) for s in self.symbols if s.name in params):
+            return None
+        if not all(_holds(r, params) for r in self.symbols.relations):
+            return None
+        pinned = [self.encoder.var(n) == v for n, v in params.items()]
+        status, model, _ = _solve([*constraints, *pinned], 0.1)
+        return self._confirm(item, model) if status == "sat" else None
 
     def _small(self, params: Mapping[str, int]) -> bool:
         return all(params.get(s.name, s.lo) <= s.lo + BOUNDED_SPAN * s.multiple_of for s in self.symbols)

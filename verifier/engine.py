@@ -35,11 +35,12 @@ from .conditions import derive_guard, show
 from .domain import check_domain
 from .encoding import Encoder, Unencodable
 from .errors import UndefinedBehavior
-from .integers import Bool, D, Expr, Int, and_, format_expr, ne
+from .integers import Bool, Const, D, Expr, Int, Op, Sym, and_, format_expr, ne
 from .interop import coerce
 from .interrupt import interrupted
-from .layouts import Tile
+from .layouts import Layout, Tile
 from .obligations import NEVER, UB, WARNING, severity
+from .simplify import QUOTIENT
 from .symbols import Symbols
 from .verdicts import (
     DEFAULT_POLICY,
@@ -387,7 +388,7 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
         # Proving the obligations is not a proof of the result: the postcondition is decided here only by the
         # algebra's enumeration on concrete values, which did not run (too large) or recorded nothing.
         verdict, reason = UNKNOWN, f"{op}: no postcondition was decided for these operands; its obligations hold"
-    result = str(outcome.result)
+    result = shown_result(outcome.result, symbols)
     out = Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, assumptions=assumptions)
     failing = tuple(dict.fromkeys(d.id for d in decisions if d.deciding and d.status == REFUTED
                                   and policy.counts(d.id)))
@@ -397,6 +398,46 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
                                    policy=replace(policy, strict=True), covers=failing)
         out = replace(out, guard=guard, guard_note=note)
     return out
+
+
+def shown_result(result: object, symbols: Symbols) -> str:
+    """The result as printed: each symbolic leaf simplified under the assumptions (``M+1-1`` is ``M``, and
+    ``min(M,128)`` is 128 when ``M >= 128`` is assumed) where that is shorter; static/dynamic flags are kept."""
+    if result is None:
+        return str(result)
+    from .int_tuple import transform_leaf
+
+    enc = Encoder(symbols, {})
+
+    def back(e: Expr) -> Expr:  # the quotient atom M÷m is M/m (m divides M)
+        if isinstance(e, Sym) and QUOTIENT in e.name:
+            name, m = e.name.split(QUOTIENT)
+            return Op("/", (Sym(name), Const(int(m))))
+        if isinstance(e, Op):
+            return Op(e.op, tuple(back(a) for a in e.args))
+        return e
+
+    def leaf(x: Int) -> Int:
+        if type(x) is not Int or x.concrete:
+            return x
+        try:
+            simpler = Int(back(enc.simplifier.simplify(x.expr)), x.static)
+        except (ArithmeticError, Unencodable, RecursionError):
+            return x
+        return simpler if len(str(simpler)) < len(str(x)) else x
+
+    try:
+        if isinstance(result, Layout):
+            return str(Layout(transform_leaf(result.shape, leaf), transform_leaf(result.stride, leaf)))
+        if isinstance(result, algebra.OffsetLayout):
+            inner = result.layout
+            return str(algebra.OffsetLayout(Layout(transform_leaf(inner.shape, leaf),
+                                                   transform_leaf(inner.stride, leaf)), leaf(result.offset)))
+        if isinstance(result, Int):
+            return str(leaf(result))
+    except (ArithmeticError, TypeError):  # a leaf the simplifier does not take (a scaled basis): as computed
+        pass
+    return str(result)
 
 
 def _is_post(id: str) -> bool:

@@ -342,3 +342,17 @@ def test_dash_is_standard_output_everywhere(capsys, tmp_path: Path, monkeypatch)
     rc, out, _ = run(capsys, "draw", "(_2,_3):(_3,_1)", "-o", "-")
     assert rc == 0 and out.startswith("<svg")
     assert list(tmp_path.iterdir()) == []  # no file named '-'
+
+
+def test_theorem_file_reproducers(capsys, tmp_path: Path) -> None:
+    bad = tmp_path / "t.py"
+    bad.write_text("from verifier.theorems import Theorem, bijective\n"
+                   'THEOREMS = [Theorem("t", bijective("(_2):(_1)"), 42)]\n')
+    rc, out, err = run(capsys, "prove", str(bad))
+    assert rc == 2 and out == ""
+    one_line_error(err, "t: symbols must be names")
+    folder = tmp_path / "existing"
+    folder.mkdir()
+    rc, out, err = run(capsys, "prove", str(ROOT / "proofs" / "coordinates.py"), "--write-docs", str(folder))
+    assert rc == 2 and folder.is_dir() and list(folder.iterdir()) == []
+    one_line_error(err, "is a folder")

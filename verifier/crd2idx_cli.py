@@ -96,26 +96,30 @@ def _product(shape: IntTuple, widths: dict[str, int], env: dict[str, int]) -> Ty
 def cute_crd2idx(coord: IntTuple | Typed, shape: IntTuple, stride: IntTuple, widths: dict[str, int],
                  env: dict[str, int]) -> Typed:
     """``crd2idx(coord, shape, stride)`` in CuTe's integer types (stride.hpp:60-124)."""
-    if type(coord) is tuple:
-        if type(shape) is not tuple or type(stride) is not tuple:
+    if isinstance(coord, tuple):
+        if not isinstance(shape, tuple) or not isinstance(stride, tuple):
             raise CuteRejection("Invalid parameters", "stride.hpp:116")
         if not len(coord) == len(shape) == len(stride):
             raise CuteRejection("Mismatched Ranks", "stride.hpp:71")
         out = Typed(0, 32)
-        for c, s, d in zip(coord, shape, stride):
-            out = out + cute_crd2idx(c, s, d, widths, env)
+        for ci, si, di in zip(coord, shape, stride):
+            out = out + cute_crd2idx(ci, si, di, widths, env)
         return out
-    c = coord if isinstance(coord, Typed) else _typed(coord, widths, env)  # type: ignore[arg-type]
-    if type(shape) is tuple:  # crd2idx_itt: split an integer colexicographically
+    c: Typed = coord if isinstance(coord, Typed) else _typed(coord, widths, env)
+    if isinstance(shape, tuple):  # crd2idx_itt: split an integer colexicographically
+        if not isinstance(stride, tuple) or len(stride) != len(shape):
+            raise CuteRejection("Mismatched Ranks", "stride.hpp:71")
         out = Typed(0, 32)
-        for k, (s, d) in enumerate(zip(shape, stride)):  # type: ignore[arg-type]
+        for k, (s, d) in enumerate(zip(shape, stride)):
             if k == len(shape) - 1:
-                return out + cute_crd2idx(c, s, d, widths, env)  # type: ignore[arg-type]
+                return out + cute_crd2idx(c, s, d, widths, env)
             n = _product(s, widths, env)
-            out = out + cute_crd2idx(c.tmod(n), s, d, widths, env)  # type: ignore[arg-type]
+            out = out + cute_crd2idx(c.tmod(n), s, d, widths, env)
             c = c.tdiv(n)
         return out
-    return c * _typed(stride, widths, env)  # type: ignore[arg-type]
+    if isinstance(stride, tuple):
+        raise CuteRejection("Invalid parameters", "stride.hpp:116")
+    return c * _typed(stride, widths, env)
 
 
 def cmd_crd2idx(args: argparse.Namespace) -> int:
@@ -172,7 +176,7 @@ def _subst(t: IntTuple, env: dict[str, int]) -> IntTuple:
     return substitute_tuple(t, env)
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     c = sub.add_parser("crd2idx", help="the index CuTe computes at a coordinate, in its own integer types",
                        description="The index CuTe's crd2idx computes at COORD, in CuTe's integer types (a dynamic "
                                    "int leaf is 32 bits and wraps), compared with the exact index.",

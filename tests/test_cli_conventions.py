@@ -43,8 +43,8 @@ def test_top_level_help_has_description_examples_and_exit_statuses(capsys) -> No
 
 
 COMMANDS_WITH = {
-    "--param": ["eval", "check", "composition", "run", "draw", "crd2idx", "gpu"],
-    "--assume": ["eval", "check", "composition", "run", "draw", "gpu"],
+    "--param": ["eval", "check", "composition", "run", "draw", "crd2idx", "gpu", "prove"],
+    "--assume": ["eval", "check", "composition", "run", "draw", "gpu", "prove"],
     "--timeout": ["check", "composition", "run", "draw", "prove", "gpu"],
     "--json": ["eval", "check", "composition", "run", "prove", "gpu", "crd2idx"],
     "-q": ["eval", "check", "composition", "run", "draw", "prove", "gpu", "crd2idx"],
@@ -204,3 +204,28 @@ def test_version_in_a_subprocess() -> None:
     p = subprocess.run([sys.executable, "-m", "verifier.cli", "--version"], capture_output=True, text=True,
                        cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert p.returncode == 0 and p.stdout == f"cute-verify {__version__}\n"
+
+
+def test_anonymous_symbols_print_and_parse_back(capsys) -> None:
+    from verifier import Symbols, parse_relation
+    from verifier.interop import parse_dsl
+
+    rc, out, _ = run(capsys, "composition", "(?,?{div=64}):(1,?)", "<_64>", "--assume", "1 <= ?2 <= 128")
+    line = next(x for x in out.splitlines() if x.startswith("assuming: "))
+    assert "1 <= ?2 <= 128, ?2 % 64 == 0" in line
+    table = Symbols()
+    parse_dsl("(?,?{div=64}):(1,?)", table)
+    for part in re.split(r"; |, ", line.removeprefix("assuming: ")):
+        parse_relation(part, table)
+    rc, _, err = run(capsys, "composition", "(?,4):(1,?)", "<_2>", "--assume", "?7 <= 4")
+    assert rc == 2 and "unknown symbol '?7'" in err
+
+
+def test_prove_param_narrows_the_theorems_that_declare_it(capsys) -> None:
+    path = str(ROOT / "proofs" / "divide_product.py")
+    rc, out, _ = run(capsys, "prove", path, "--json")
+    before = {r["theorem"]: r["verdict"] for r in json.loads(out)}
+    rc, out, _ = run(capsys, "prove", path, "--json", "--param", "M=128")
+    after = {r["theorem"]: r["verdict"] for r in json.loads(out)}
+    assert before["logical-divide-strided-needs-16"] == "refuted"
+    assert after["logical-divide-strided-needs-16"] == "proved" and rc == 1  # M=128 is a multiple of 16

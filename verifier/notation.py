@@ -361,6 +361,13 @@ class _Parser:
             return D(self._literal(t.text, t.pos))
         if t.kind == "punct" and t.text == "?":
             self.advance()
+            nxt = self.tok
+            if nxt.kind == "int" and nxt.pos == t.pos + 1:  # '?2': the second '?' already seen, as printed
+                self.advance()
+                name = f"?{nxt.text}"
+                if name not in self.symbols.table:
+                    raise self.error(f"unknown symbol {name!r} (the input has no {nxt.text}th '?')", t.pos)
+                return symbol(name)
             return symbol(self.symbols.fresh_anonymous().name)
         if t.kind == "name":
             self.advance()

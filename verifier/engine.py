@@ -35,11 +35,12 @@ from .conditions import derive_guard, show
 from .domain import check_domain
 from .encoding import Encoder, Unencodable
 from .errors import UndefinedBehavior
-from .integers import Bool, D, Expr, Int, and_, format_expr, le, ne, or_
+from .integers import Bool, Const, D, Expr, Int, Op, Sym, and_, format_expr, le, ne, or_
 from .interop import coerce
 from .interrupt import interrupted
-from .layouts import Tile
+from .layouts import Layout, Tile
 from .obligations import NEVER, UB, WARNING, severity
+from .simplify import QUOTIENT
 from .symbols import Symbols
 from .verdicts import (
     DEFAULT_POLICY,
@@ -57,6 +58,7 @@ from .verdicts import (
 DEFAULT_TIMEOUT = 10.0
 BOUNDED_SPAN = 64
 SETTLED_BUDGET = 0.25  # seconds an item gets once the verdict is settled by another item's counterexample
+MINIMISE_BUDGET = 1.0  # seconds at most spent lowering a counterexample's values
 # Preconditions whose failure is itself the error, with no postcondition to confirm it: a tile or thread
 # coordinate outside the grid gives a view outside the tensor (docs/semantics.md, partitions).
 SELF_EVIDENT = {"IX-2", "IX-3"}
@@ -180,10 +182,44 @@ class Engine:
             if smaller is not None:
                 found, route = smaller, BOUNDED
         if found is not None:
-            return Decision(REFUTED, counterexample=found, route=route)
+            return Decision(REFUTED, counterexample=self._minimise(item, base + negation, found), route=route)
         if status == "sat":
             why = "the solver's candidate counterexample did not replay concretely"
         return Decision(UNKNOWN, reason=why)
+
+    def _minimise(self, item: Item, constraints: list[z3.BoolRef], found: Counterexample) -> Counterexample:
+        """The counterexample with each symbol, in table order, lowered towards the smallest admitted value at
+        which the item still fails (the others kept), by bisection.  Each candidate has every symbol pinned, so Z3
+        only looks for the witness coordinate (quick), and it is replayed concretely.  Best effort within
+        ``MINIMISE_BUDGET``: the verdict never depends on it, only how readable the values are."""
+        deadline = time.monotonic() + min(MINIMISE_BUDGET, self.remaining() / 4)
+        for sym in self.symbols:
+            name = sym.name
+            if name not in found.params:
+                continue
+            lo, hi = sym.lo, found.params[name]
+            while lo < hi and time.monotonic() < deadline:
+                mid = lo + (hi - lo) // 2
+                mid += -mid % sym.multiple_of  # an admitted value: the next multiple
+                smaller = self._fails_at(item, constraints, {**found.params, name: mid}) if mid < hi else None
+                if smaller is not None:
+                    found, hi = smaller, mid
+                else:
+                    lo = mid + 1
+        return found
+
+    def _fails_at(self, item: Item, constraints: list[z3.BoolRef], params: Mapping[str, int]
+                  ) -> Counterexample | None:
+        """The item's counterexample at exactly these symbol values (a witness found by Z3), or None."""
+        from .symbols import _holds
+
+        if not all(s.admits(params[s.name]) for s in self.symbols if s.name in params):
+            return None
+        if not all(_holds(r, params) for r in self.symbols.relations):
+            return None
+        pinned = [self.encoder.var(n) == v for n, v in params.items()]
+        status, model, _ = _solve([*constraints, *pinned], 0.1)
+        return self._confirm(item, model) if status == "sat" else None
 
     def _small(self, params: Mapping[str, int]) -> bool:
         return all(params.get(s.name, s.lo) <= s.lo + BOUNDED_SPAN * s.multiple_of for s in self.symbols)
@@ -341,7 +377,7 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
     extent can be negative: bad input, never a vacuous ``valid``."""
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
-    assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
+    assumptions = symbols.described()
     undecided = check_domain(op, args, symbols)
     if undecided is not None:
         return Verdict(op, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
@@ -370,7 +406,7 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
         # Proving the obligations is not a proof of the result: the postcondition is decided here only by the
         # algebra's enumeration on concrete values, which did not run (too large) or recorded nothing.
         verdict, reason = UNKNOWN, f"{op}: no postcondition was decided for these operands; its obligations hold"
-    result = str(outcome.result)
+    result = shown_result(outcome.result, symbols)
     out = Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, assumptions=assumptions)
     failing = tuple(dict.fromkeys(d.id for d in decisions if d.deciding and d.status == REFUTED
                                   and policy.counts(d.id)))
@@ -380,6 +416,46 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
                                    policy=replace(policy, strict=True), covers=failing)
         out = replace(out, guard=guard, guard_note=note)
     return out
+
+
+def shown_result(result: object, symbols: Symbols) -> str:
+    """The result as printed: each symbolic leaf simplified under the assumptions (``M+1-1`` is ``M``, and
+    ``min(M,128)`` is 128 when ``M >= 128`` is assumed) where that is shorter; static/dynamic flags are kept."""
+    if result is None:
+        return str(result)
+    from .int_tuple import transform_leaf
+
+    enc = Encoder(symbols, {})
+
+    def back(e: Expr) -> Expr:  # the quotient atom M÷m is M/m (m divides M)
+        if isinstance(e, Sym) and QUOTIENT in e.name:
+            name, m = e.name.split(QUOTIENT)
+            return Op("/", (Sym(name), Const(int(m))))
+        if isinstance(e, Op):
+            return Op(e.op, tuple(back(a) for a in e.args))
+        return e
+
+    def leaf(x: Int) -> Int:
+        if type(x) is not Int or x.concrete:
+            return x
+        try:
+            simpler = Int(back(enc.simplifier.simplify(x.expr)), x.static)
+        except (ArithmeticError, Unencodable, RecursionError):
+            return x
+        return simpler if len(str(simpler)) < len(str(x)) else x
+
+    try:
+        if isinstance(result, Layout):
+            return str(Layout(transform_leaf(result.shape, leaf), transform_leaf(result.stride, leaf)))
+        if isinstance(result, algebra.OffsetLayout):
+            inner = result.layout
+            return str(algebra.OffsetLayout(Layout(transform_leaf(inner.shape, leaf),
+                                                   transform_leaf(inner.stride, leaf)), leaf(result.offset)))
+        if isinstance(result, Int):
+            return str(leaf(result))
+    except (ArithmeticError, TypeError):  # a leaf the simplifier does not take (a scaled basis): as computed
+        pass
+    return str(result)
 
 
 def _is_post(id: str) -> bool:

@@ -270,13 +270,12 @@ def test_without_a_symbolic_postcondition_valid_is_never_claimed() -> None:
 
 
 def test_local_tile_outside_the_grid_of_tiles_is_a_warning() -> None:
-    # IX-2 (the view lies outside the tensor) is a warning where local_tile itself is defined (issue 13): not
-    # invalid (unknown: local_tile has no symbolic postcondition), invalid under --strict; its failure needs no
-    # postcondition to confirm.
+    # IX-2 (the view lies outside the tensor) is a warning where local_tile itself is defined (issue 13): valid
+    # with the warning (local_tile is decided by the claims of the zipped_divide it slices), invalid under
+    # --strict; its failure needs no postcondition to confirm.
     args, sy = _problem(["(M,K):(_1,M)", "<_128,_32>", "(1,2)"], ["M % 128 == 0", "K % 32 == 0"])
     v = verify("local_tile", args, sy, timeout=10, derive=False)
-    # valid where the tile's claims (the divide's and SLC-POST) are proved in time, else unknown: never invalid.
-    assert v.verdict in (VALID, UNKNOWN) and [o.id for o in v.obligations if o.status == REFUTED] == ["IX-2"]
+    assert v.verdict == VALID and [o.id for o in v.obligations if o.status == REFUTED] == ["IX-2"]
     v = verify("local_tile", args, sy, timeout=10, derive=False, policy=Policy(strict=True))
     assert v.verdict == INVALID and v.counterexample is not None
     m, k = v.counterexample.params["M"], v.counterexample.params["K"]

@@ -35,7 +35,7 @@ from .conditions import derive_guard, show
 from .domain import check_domain
 from .encoding import Encoder, Unencodable
 from .errors import UndefinedBehavior
-from .integers import Bool, Const, D, Expr, Int, Op, Sym, and_, format_expr, ne
+from .integers import Bool, Const, D, Expr, Int, Op, Sym, and_, format_expr, le, ne, or_
 from .interop import coerce
 from .interrupt import interrupted
 from .layouts import Layout, Tile
@@ -126,7 +126,11 @@ class Engine:
 
     def _negation(self, item: Item) -> list[z3.BoolRef]:
         enc = self.encoder
-        out = [enc.boolean(item.holds.expr)]
+        enc.context_empty = _empty(item.ranges)
+        try:
+            out = [enc.boolean(item.holds.expr)]
+        finally:
+            enc.context_empty = None
         for w, lo, hi in item.ranges:
             v = enc.var(w)
             out += [v >= enc.term(lo), v < enc.term(hi)]
@@ -153,7 +157,7 @@ class Engine:
             return Decision(UNKNOWN, reason=f"cannot encode: {exc}")
         base = self.encoder.assumptions()
         if assume_nonzero:
-            base += [self.encoder.term(d) != 0 for d in self.divisors()]
+            base += [self.encoder.nonzero(d) for d in self.divisors()]
         budget = self.remaining() if budget is None else min(budget, self.remaining())
         if hints:
             budget = min(budget, SETTLED_BUDGET)
@@ -332,12 +336,26 @@ def _obligation_items(op: str, args: Sequence[object], outcome: algebra.Outcome,
     return items
 
 
-def _div0_item(divisors: list[Expr]) -> Item:
-    cond = and_(*(ne(Int(d, False), D(0)) for d in divisors))
+def _empty(ranges: Sequence[tuple[str, Int, Int]]) -> Bool | None:
+    """When the witnesses' domain is empty (some witness-free range ``lo <= w < hi`` with ``hi <= lo``), or None
+    when no range says so: a division by an extent that runs per coordinate runs for none of an empty layout."""
+    empties = [le(hi, lo) for _, lo, hi in ranges
+               if not (set(lo.symbols()) | set(hi.symbols())) & set(claims.WITNESSES)]
+    return or_(*empties) if empties else None
+
+
+def _div0_item(divisors: list[Expr], empty_when: Mapping[Expr, list[Bool] | None]) -> Item:
+    def defined(d: Expr) -> Bool:
+        empties = empty_when.get(d)
+        ok = ne(Int(d, False), D(0))
+        return or_(ok, and_(*empties)) if empties else ok
+
+    cond = and_(*(defined(d) for d in divisors))
 
     def replay(values: Mapping[str, int]) -> Replay:
         for d in divisors:
-            if d.evaluate(values) == 0:
+            empties = empty_when.get(d)
+            if d.evaluate(values) == 0 and not (empties and all(e.evaluate(values) for e in empties)):
                 return Replay(True, undefined=f"{format_expr(d)} == 0 is a divisor")
         return Replay(False)
 
@@ -483,7 +501,7 @@ def decide_all(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLIC
             engine._negation(item)
         except Unencodable:
             pass
-    div0 = _div0_item(engine.divisors())
+    div0 = _div0_item(engine.divisors(), engine.encoder.empty_when)
     everything = [*items, div0] if engine.divisors() else items
     # Quantifier-free items first: they are cheap, and a counterexample from one settles the verdict and pins the
     # symbols for the coordinate search of the others.

@@ -3,6 +3,7 @@
 ```toml
 include = ["common.cute.toml"]          # paths relative to this file; their symbols, relations and checks join
 timeout = 10                            # default time budget of each check, in seconds
+strict = true                           # warnings are errors for this file's checks (as --strict)
 
 [symbols]
 M   = { min = 1, max = 65536, multiple_of = 8 }
@@ -22,7 +23,8 @@ timeout = 5
 ```
 
 Optional keys of a check: ``params`` (``{M = 128}``, as ``--param``), ``extended`` (``equivalent``), ``bits``
-(``no_overflow``), ``description``.  Symbols are strict: a name no file of the suite declares is an error.
+(``no_overflow``), ``ignore`` (obligation IDs or prefixes left out of its verdict, as ``--ignore``),
+``description``.  Symbols are strict: a name no file of the suite declares is an error.
 
 Loading validates everything before any check runs, and every problem is a ``SpecError``: one line naming the
 file, the line and the key (``gemm.cute.toml:12: check[3].args[1]: ...``).  Assumptions that no value satisfies

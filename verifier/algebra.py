@@ -59,6 +59,7 @@ from .integers import (
 from .interop import coerce
 from .layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
 from .obligations import NEVER, SA, Obligation, Recorder, nonzero, record, recording
+from .semantics import DslInvalidLayout, DslRefusal, dsl
 
 Tiler = Layout | Tile | IntTuple | Underscore
 
@@ -465,6 +466,7 @@ def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
         return layout
     if _swizzle.is_swizzled(layout):
         return _swizzle.right_inverse(layout)  # type: ignore[return-value]
+    _dsl_static_shape(layout, "right_inverse")
     lshape, lstride = _wrapped(coalesce(layout))
     pre = _preprod(lshape)
     idx = [i for i, d in enumerate(lstride) if d.static]
@@ -484,12 +486,20 @@ def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
     return result
 
 
+def _dsl_static_shape(layout: Layout, op: str) -> None:
+    """DSL branch of the inverses (DSL 4.8.1 ``cute.right_inverse``/``cute.left_inverse``, observed on CUTLASS's
+    inverse_right.cpp cases with run-time shapes): the DSL refuses any run-time shape leaf, where C++ computes."""
+    if dsl() and not all(x.static for x in leaves(layout.shape)):
+        raise DslRefusal("expects an input with static shape", f"cute.{op}, DSL 4.8.1 (observed)")
+
+
 def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
     """``left_inverse(L)`` (layout.hpp:1321-1361): needs static strides; shapes are only read at the end."""
     if isinstance(layout, Underscore):
         return layout
     if _swizzle.is_swizzled(layout):
         return _swizzle.left_inverse(layout)  # type: ignore[return-value]
+    _dsl_static_shape(layout, "left_inverse")
     lshape, lstride = _wrapped(coalesce(layout))
     pre = _preprod(lshape)
     if not all(d.static for d in lstride):
@@ -657,7 +667,22 @@ def _upcast(n: int, shape: IntTuple, stride: IntTuple) -> Layout:
         return Layout(ceil_div_int(shape, k), signum(stride) * ceil_div_int(abs_(stride), big_n))
     record("UP-2", f"a dynamic stride is a multiple of {n} and at least {n} in magnitude",
            "layout.hpp:1820-1822", NEVER, and_(eq(stride % big_n, S(0)), ge(abs_(stride), big_n)))
+    if dsl():
+        return Layout(shape, _dsl_shape_div(stride, big_n))
     return Layout(shape, safe_div(stride, big_n))
+
+
+def _dsl_shape_div(a: Int, b: Int) -> Int:
+    """DSL branch of upcast's dynamic stride (DSL 4.8.1, observed: ``recast_layout(16, 8, 16:s)`` gives the
+    strides 1,1,1,2,3,4 for s = 1,2,3,4,6,8; tests/test_dsl_semantics.py): the pre-3.x ``shape_div``,
+    ``a / b != 0 ? a / b : signum(a) * signum(b)``, where C++ 4.2 divides (truncating to 0)."""
+    from .integers import Op
+
+    q = a / b
+    if q.concrete:
+        return q if q.value != 0 else signum(a) * signum(b)
+    alt = signum(a) * signum(b)
+    return Int(Op("ite", (ne(q, S(0)).expr, q.expr, alt.expr)), False)
 
 
 def upcast(n: int, layout: Layout) -> Layout:
@@ -681,7 +706,9 @@ def _downcast(n: int, shape: IntTuple, stride: IntTuple) -> Layout:
 def downcast(n: int, layout: Layout) -> Layout:
     """``downcast<N>(L)``: the same memory in N-times narrower elements; needs a static ``_1`` stride."""
     _check_ratio(n, "downcast")
-    if not any(d.is_constant(1) for d in leaves(layout.stride)):
+    # DSL branch (DSL 4.8.1, observed: recast_layout(8, 16, 16:1) with a run-time stride gives 16:2): the DSL has
+    # no static_assert here; every stride that is not a static +-1 is multiplied by N.
+    if not dsl() and not any(d.is_constant(1) for d in leaves(layout.stride)):
         raise CuteRejection("Downcast requires adjacent elements", "layout.hpp:1862")
     return _recast_postcondition("DN-POST", n, layout, _downcast(n, layout.shape, layout.stride))
 

@@ -114,7 +114,7 @@ def cmd_op(args: argparse.Namespace) -> int:
     from .report import to_json, to_text
 
     operands, symbols = _problem(args, args.command)
-    v = verify(args.command, operands, symbols, timeout=args.timeout)
+    v = verify(args.command, operands, symbols, timeout=args.timeout, semantics=args.semantics)
     print(to_json(v) if args.json else to_text(v))
     return v.exit_code
 
@@ -175,6 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
         o = sub.add_parser(op, help=f"is CuTe's {op} valid for every allowed value?")
         o.add_argument("args", nargs="+", help="operands in CuTe notation (layouts, <...> tilers, shapes)")
         _common(o)
+        o.add_argument("--semantics", choices=("cpp", "dsl"), default="cpp",
+                       help="which CuTe computes it: the C++ headers (default) or the CuTe Python DSL")
         o.set_defaults(func=cmd_op)
     return p
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import z3
 
@@ -36,8 +36,9 @@ from .encoding import Encoder, Unencodable
 from .errors import UndefinedBehavior
 from .integers import Bool, D, Expr, Int, and_, format_expr, ne
 from .interop import coerce
-from .layouts import Tile
+from .layouts import Layout, Tile
 from .obligations import NEVER, UB
+from .semantics import using
 from .symbols import Symbols
 from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, ObligationVerdict, Verdict
 
@@ -277,8 +278,26 @@ def items_for(op: str, args: Sequence[object], outcome: algebra.Outcome) -> list
 
 
 def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
-           derive: bool = True) -> Verdict:
-    """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow?"""
+           derive: bool = True, semantics: str = "cpp") -> Verdict:
+    """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow? ``semantics``:
+    which CuTe computes it, ``cpp`` (the C++ headers) or ``dsl`` (the CuTe DSL; its result in its trace form)."""
+    with using(semantics):
+        verdict = _verify(op, args, symbols, timeout, derive)
+    if semantics == "dsl" and verdict.result is not None and verdict.result != "None":
+        verdict = replace(verdict, result=_dsl_form(op, args, symbols))
+    return verdict
+
+
+def _dsl_form(op: str, args: Sequence[object], symbols: Symbols) -> str:
+    """The result as the CuTe DSL prints it at trace time (``?{div=4}``), computed with dsl semantics."""
+    from .dsl.trace import anonymize, trace_form
+
+    with using("dsl"):  # run-time values become parameters, as the DSL sees them (it knows none of their values)
+        r = algebra.apply(op, *(anonymize(coerce(a), {}) for a in args)).result
+    return trace_form(r, symbols) if isinstance(r, (Layout, Int)) else str(r)
+
+
+def _verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float, derive: bool) -> Verdict:
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
     assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)

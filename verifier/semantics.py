@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from .errors import LayoutError
+from .errors import CuteRejection, LayoutError
 
 SEMANTICS = ("cpp", "dsl")
 _current: ContextVar[str] = ContextVar("cute_semantics", default="cpp")
@@ -38,3 +38,23 @@ def using(name: str) -> Iterator[None]:
         yield
     finally:
         _current.reset(token)
+
+
+class DslRefusal(CuteRejection):
+    """The CuTe DSL refuses the operands while tracing (an ``MLIRError`` from its ``cute`` dialect) where the C++
+    headers compute something; ``source`` names the DSL function and the observation that shows it."""
+
+    def __init__(self, message: str, source: str) -> None:
+        self.assertion = message
+        self.source = source
+        LayoutError.__init__(self, f"the CuTe DSL refuses this while tracing: \"{message}\" ({source})")
+
+
+class DslInvalidLayout(DslRefusal):
+    """The CuTe DSL returns a layout it cannot use: printed ``x:x`` at trace time, an ``MLIRError`` when used."""
+
+    def __init__(self, source: str) -> None:
+        self.assertion = "an invalid layout, printed x:x"
+        self.source = source
+        LayoutError.__init__(self, "the CuTe DSL returns an invalid layout (printed \"x:x\"); any use of it raises "
+                                   f"MLIRError ({source})")

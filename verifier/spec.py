@@ -41,12 +41,13 @@ import functools
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import problems
 from .errors import LayoutError
 from .notation import parse_relation
+from .semantics import SEMANTICS
 from .symbols import INT32_MAX, INT64_MAX, Symbol, Symbols
 
 try:
@@ -57,10 +58,10 @@ except ImportError:  # Python 3.10: the same parser, published as tomli
 DEFAULT_TIMEOUT = 10.0
 OP_VERDICTS = ("valid", "invalid", "unknown")
 PROPERTY_VERDICTS = ("proved", "refuted", "unknown")
-_TOP_KEYS = ("include", "timeout", "symbols", "assume", "check")
+_TOP_KEYS = ("include", "timeout", "semantics", "symbols", "assume", "check")
 _SYMBOL_KEYS = ("min", "max", "multiple_of", "bits")
 _CHECK_KEYS = ("name", "op", "property", "args", "expect", "timeout", "assume", "params", "extended", "bits",
-               "description")
+               "description", "semantics")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
@@ -90,6 +91,7 @@ class Check:
     description: str | None = None
     symbols: tuple[Symbol, ...] = ()
     relations: tuple[str, ...] = field(default=())
+    semantics: str = "cpp"  # which CuTe computes the operation: the C++ headers or the CuTe DSL (semantics.py)
 
     @property
     def id(self) -> str:
@@ -273,6 +275,7 @@ class _File:
     path: Path
     shown: str
     lines: dict[tuple[object, ...], int]
+    semantics: str = "cpp"
 
     def line(self, path: Sequence[object]) -> int:
         p = tuple(path)
@@ -319,6 +322,7 @@ def load_suite(path: str | os.PathLike[str]) -> list[Check]:
     out = []
     for raw, f, key, timeout in suite.checks:
         check = _check(raw, f, key, timeout, symbols, relations)
+        check = replace(check, semantics=_semantics(f, key, raw, f.semantics))
         if check.name in seen:
             f0, k0 = seen[check.name]
             raise f.error((*key, "name"), f"check name {check.name!r} is already used at {f0.shown}:{f0.line(k0)}")
@@ -368,8 +372,21 @@ def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple
     checks = data.get("check", [])
     if not isinstance(checks, list) or not all(isinstance(c, dict) for c in checks):
         raise f.error(("check",), "must be an array of tables: [[check]]")
+    if "semantics" in data:
+        f.semantics = _semantics(f, (), data, "cpp")
     for k, raw in enumerate(checks):
         suite.checks.append((raw, f, ("check", k), timeout))
+
+
+def _semantics(f: _File, key: tuple[object, ...], raw: Mapping[str, object], default: str) -> str:
+    """``semantics = "cpp" | "dsl"`` of a check (or of the file, the default of its checks)."""
+    if "semantics" not in raw:
+        return default
+    value = raw["semantics"]
+    if value not in SEMANTICS:
+        raise f.error((*key, "semantics"), f"must be one of {', '.join(SEMANTICS)} (the C++ headers or the CuTe "
+                                           f"DSL), got {value!r}")
+    return str(value)
 
 
 def _syntax_error(f: _File, text: str, exc: Exception) -> SpecError:

@@ -34,7 +34,7 @@ from pathlib import Path
 from ..basis import ScaledBasis
 from ..errors import LayoutError
 from ..files import write_atomic
-from ..integers import Int, Sym
+from ..integers import Const, Expr, Int, Op, Sym
 from ..layouts import Layout, Tile, Underscore
 
 DSL_VERSION = "4.8.1"
@@ -104,8 +104,23 @@ class _Code:
             self.params.append(("", x.value))
             return f"a{len(self.params) - 1}"
         if type(x.expr) is not Sym:
-            raise Unsupported(f"the run-time expression {x} is not a parameter")
-        name = x.expr.name
+            return self.expr(x.expr)
+        return self.symbol(x.expr.name)
+
+    def expr(self, e: Expr) -> str:
+        """A run-time expression of sums, differences and products, computed in the DSL's Int32 arithmetic."""
+        if type(e) is Const:
+            return str(e.value)
+        if type(e) is Sym:
+            return self.symbol(e.name)
+        assert isinstance(e, Op)
+        if e.op in ("+", "-", "*"):
+            return f"({self.expr(e.args[0])} {e.op} {self.expr(e.args[1])})"
+        if e.op == "neg":
+            return f"(-{self.expr(e.args[0])})"
+        raise Unsupported(f"the run-time expression operator {e.op!r} is not written for the DSL")
+
+    def symbol(self, name: str) -> str:
         if name not in self.names:
             self.params.append((name, None))
             local = f"a{len(self.params) - 1}"
@@ -146,6 +161,8 @@ def _call(case: DslCase, code: _Code) -> str:
         raise Unsupported(f"{op} is not run through the DSL harness")
     if op == "complement" and len(args) == 1:
         raise Unsupported("the DSL's complement needs a cotarget")
+    if op in ("coalesce", "filter") and len(args) == 2:
+        return f"cute.{op}({code.operand(args[0])}, target_profile={code.operand(args[1])})"
     return f"cute.{op}({', '.join(code.operand(a) for a in args)})"
 
 
@@ -172,7 +189,7 @@ def _indent(text: str, n: int) -> str:
     return "\n".join(" " * n + line for line in text.splitlines())
 
 
-def _batch_source(items: Sequence[tuple[int, str, int, int]], nparams: int) -> str:
+def batch_source(items: Sequence[tuple[int, str, int, int]], nparams: int) -> str:
     """One jit function for a batch: case k's body runs on parameters p[first .. first+count)."""
     sig = ", ".join(f"p{i}: cutlass.Int32" for i in range(nparams))
     blocks = []
@@ -203,98 +220,35 @@ class _Prepared:
 
 
 def _harness_hash() -> str:
-    h = hashlib.sha256()
-    for name in ("harness.py", "_worker.py"):
-        h.update((Path(__file__).parent / name).read_bytes())
-    return h.hexdigest()[:16]
+    """The worker's source and ``FORMAT`` (the batch wrapper's version); a case's own code is in its key."""
+    return hashlib.sha256((Path(__file__).parent / "_worker.py").read_bytes() + str(FORMAT).encode()).hexdigest()[:16]
 
 
 def cache_dir() -> Path:
-    from ..cute_cpp import cache_dir as base
+    """``dsl/`` beside the compiled-CuTe cache (``CUTE_VERIFY_CACHE`` or ``XDG_CACHE_HOME`` move both)."""
+    root = os.environ.get("CUTE_VERIFY_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "cute-layout-verifier")
+    return Path(root) / "dsl"
 
-    return base() / "dsl"
 
-
-def _invoke(batch: list[_Prepared]) -> tuple[dict[str, dict] | None, str, str]:
-    """One worker process on the batch: (its trace or None when it died before compiling, stdout, why it died)."""
-    items, nparams = [], 0
-    for k, p in enumerate(batch):
-        items.append((k, p.body, nparams, len(p.params)))
-        nparams += len(p.params)
-    calls = []
-    for j in range(max(len(p.calls) for p in batch)):
-        row: list[int] = []
-        for p in batch:
-            row += p.calls[min(j, len(p.calls) - 1)]
-        calls.append(row)
+def _run_batch(batch: list[_Prepared]) -> dict[int, DslResult]:
+    """Run the batch in one worker process (``_worker.py``: crashes are isolated there)."""
     with tempfile.TemporaryDirectory(prefix="cute-dsl-") as tmp:
         job, out = Path(tmp) / "job.json", Path(tmp) / "out.json"
-        job.write_text(json.dumps({"source": _batch_source(items, nparams), "calls": calls}))
+        job.write_text(json.dumps({"cases": [{"body": p.body, "nparams": len(p.params), "calls": p.calls}
+                                             for p in batch]}))
         try:
             proc = subprocess.run([sys.executable, "-m", "verifier.dsl._worker", str(job), str(out)],
                                   capture_output=True, text=True, timeout=TIMEOUT_S,
                                   cwd=str(Path(__file__).resolve().parents[2]))
-            stdout, rc, err = proc.stdout, proc.returncode, proc.stderr
-        except subprocess.TimeoutExpired as exc:
-            stdout, rc, err = str(exc.stdout or ""), None, f"timed out after {TIMEOUT_S} s"
-        trace = json.loads(out.read_text())["trace"] if out.exists() else None
-    if rc == 0:
-        return trace, stdout, ""
-    if rc is not None and rc < 0:
-        why = f"killed by signal {-rc} ({_SIGNALS.get(-rc, 'signal')})"
-    else:
-        why = (err.strip().splitlines() or [f"exit status {rc}"])[-1]
-    return trace, stdout, why[:400]
-
-
-_SIGNALS = {6: "SIGABRT", 8: "SIGFPE", 11: "SIGSEGV"}
-
-
-def _printed(stdout: str, n: int) -> tuple[dict[int, list[str]], int | None]:
-    """The run-time lines of each case, and the case that printed last in the last call (None: no call began)."""
-    printed: dict[int, list[str]] = {k: [] for k in range(n)}
-    last: int | None = None
-    began = False
-    for line in stdout.splitlines():
-        if line.startswith("@@call"):
-            began, last = True, -1
-        elif line.startswith("@"):
-            k, _, value = line[1:].partition(" ")
-            printed[int(k)].append(value.strip())
-            last = int(k)
-    return printed, (last if began else None)
-
-
-def _run_batch(batch: list[_Prepared]) -> dict[int, DslResult]:
-    """Run the batch in a worker process. A crash before the calls (while tracing) splits the batch until the
-    crashing case is alone; a crash in a call is the case after the last one that printed: it is recorded as
-    crashed and the others run again without it."""
-    trace, stdout, why = _invoke(batch)
-    if trace is None:
-        if len(batch) == 1:
-            return {batch[0].index: DslResult(None, None, (), crashed=why or "no result")}
-        half = len(batch) // 2
-        return {**_run_batch(batch[:half]), **_run_batch(batch[half:])}
-    printing = [k for k in range(len(batch)) if trace.get(str(k), {}).get("error", "x") is None]
-    printed, last = _printed(stdout, len(batch))
-    if why:
-        after = printing[printing.index(last) + 1:] if last is not None and last >= 0 else printing
-        culprit = after[0] if after and last is not None else None
-        if culprit is None:  # no call ran: nothing names the culprit, so bisect
-            if len(batch) == 1:
-                return {batch[0].index: DslResult(None, None, (), crashed=why)}
-            half = len(batch) // 2
-            return {**_run_batch(batch[:half]), **_run_batch(batch[half:])}
-        t = trace[str(culprit)]
-        crashed = {batch[culprit].index: DslResult(t["trace"], None, (), crashed=f"at run time: {why}")}
-        rest = [p for k, p in enumerate(batch) if k != culprit]
-        return {**crashed, **(_run_batch(rest) if rest else {})}
-    results = {}
-    for k, p in enumerate(batch):
-        t = trace.get(str(k), {"trace": None, "error": "the case did not run"})
-        vals = printed[k][:len(p.calls)] if t["error"] is None else []
-        results[p.index] = DslResult(t["trace"], t["error"], tuple(vals))
-    return results
+            why = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+        except subprocess.TimeoutExpired:
+            why = f"timed out after {TIMEOUT_S} s"
+        if not out.exists():
+            raise LayoutError(f"the DSL harness's worker failed: {why}")
+        results = json.loads(out.read_text())["results"]
+    return {p.index: DslResult(r["trace"], r["error"], tuple(r["values"]), r["crashed"])
+            for p, r in zip(batch, results)}
 
 
 def run(cases: Sequence[DslCase], *, use_cache: bool = True) -> list[DslResult]:
@@ -324,12 +278,12 @@ def run(cases: Sequence[DslCase], *, use_cache: bool = True) -> list[DslResult]:
         else:
             todo.append(p)
     batches = [todo[i:i + BATCH] for i in range(0, len(todo), BATCH)]
+    keys = {p.index: p.key for p in todo}
+    cdir.mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         for part in pool.map(_run_batch, batches):
             results.update(part)
-    cdir.mkdir(parents=True, exist_ok=True)
-    for p in todo:
-        r = results[p.index]
-        write_atomic(cdir / f"{p.key}.json", json.dumps(
-            {"trace": r.trace, "error": r.error, "values": list(r.values), "crashed": r.crashed}))
+            for index, r in part.items():  # cached batch by batch: an interrupted run keeps what it did
+                write_atomic(cdir / f"{keys[index]}.json", json.dumps(
+                    {"trace": r.trace, "error": r.error, "values": list(r.values), "crashed": r.crashed}))
     return [results[i] for i in range(len(cases))]

@@ -7,15 +7,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..algebra import apply
-from ..basis import ScaledBasis
 from ..errors import LayoutError, UndefinedBehavior
 from ..int_tuple import transform_leaf
-from ..integers import Int, substitute, symbol
-from ..layouts import Layout, Tile
-from ..semantics import using
+from ..integers import Int, substitute
+from ..layouts import Layout
+from ..semantics import DslInvalidLayout, using
 from ..symbols import Symbols
 from .harness import DslCase, DslResult
-from .trace import trace_form
+from .trace import anonymize, trace_form
 
 
 @dataclass(frozen=True)
@@ -23,28 +22,6 @@ class Prediction:
     trace: str | None
     error: str | None
     values: tuple[str, ...]
-
-
-def _symbolize(obj: object, env: dict[str, int]) -> object:
-    """Every concrete run-time leaf a fresh anonymous symbol (``?dN``), its value recorded in ``env``: the DSL
-    sees each such leaf as a parameter of the jit function."""
-
-    def leaf(x: Int) -> Int:
-        if isinstance(x, ScaledBasis):
-            return ScaledBasis(leaf(x.value), x.modes)  # type: ignore[return-value]
-        if x.static or not x.concrete:
-            return x
-        name = f"?d{len(env)}"
-        env[name] = int(x.value)  # type: ignore[arg-type]
-        return symbol(name)
-
-    if isinstance(obj, Layout):
-        return Layout(transform_leaf(obj.shape, leaf), transform_leaf(obj.stride, leaf))
-    if isinstance(obj, Tile):
-        return Tile([_symbolize(e, env) for e in obj.elements])
-    if isinstance(obj, Int) or type(obj) is tuple:
-        return transform_leaf(obj, leaf)  # type: ignore[arg-type]
-    return obj
 
 
 def _show(x: object, symbols: Symbols | None, values: bool) -> str:
@@ -56,12 +33,14 @@ def _show(x: object, symbols: Symbols | None, values: bool) -> str:
 def predict(case: DslCase) -> Prediction:
     """What our ``dsl`` semantics says the DSL prints for ``case``."""
     fixed: dict[str, int] = {}
-    args = [_symbolize(a, fixed) for a in case.args]
+    args = [anonymize(a, fixed) for a in case.args]
     symbols = Symbols()
     for name, n in case.divisible.items():
         symbols.declare(name, multiple_of=n)
     with using("dsl"):
         out = apply(case.op, *args)
+    if isinstance(out.rejection, DslInvalidLayout):  # printed, and printed again at run time, as x:x
+        return Prediction("x:x", None, ("x:x",) * len(case.assignments or ({},)))
     if out.rejection is not None:
         return Prediction(None, str(out.rejection), ())
     if out.result is None:
@@ -73,7 +52,7 @@ def predict(case: DslCase) -> Prediction:
         try:
             r = out.result
             concrete = r.substitute(full) if isinstance(r, Layout) else transform_leaf(
-                r, lambda x: substitute(x, full))  # type: ignore[arg-type]
+                r, lambda x, env=full: substitute(x, env))  # type: ignore[arg-type, misc]
             values.append(_show(concrete, None, True))
         except UndefinedBehavior as exc:
             values.append(f"undefined behaviour: {exc}")
@@ -81,7 +60,13 @@ def predict(case: DslCase) -> Prediction:
 
 
 def compare(p: Prediction, r: DslResult) -> str | None:
-    """None when the prediction is what the DSL did, else the difference in one line."""
+    """None when the prediction is what the DSL did, else the difference in one line. A DSL process killed by
+    SIGFPE in a call is the run-time division by zero our values predict; a crash while tracing and an
+    ``MLIRError`` are refusals, which our ``dsl`` semantics must predict as refusals."""
+    if r.crashed is not None and "SIGFPE" in r.crashed and r.crashed.startswith("at run time"):
+        if any(v.startswith("undefined behaviour") for v in p.values) and p.trace == r.trace:
+            return None
+        return f"the DSL divides by zero at run time ({r.crashed}); we predicted {p.trace} = {list(p.values)}"
     if r.crashed is not None or r.error is not None:
         if p.error is not None:
             return None

@@ -11,9 +11,9 @@ from __future__ import annotations
 from math import gcd
 
 from ..basis import ScaledBasis
-from ..int_tuple import IntTuple
-from ..integers import Const, Expr, Int, Op, Sym
-from ..layouts import Layout
+from ..int_tuple import IntTuple, transform_leaf
+from ..integers import Const, Expr, Int, Op, Sym, symbol
+from ..layouts import Layout, Tile
 from ..symbols import Symbols
 
 
@@ -35,6 +35,28 @@ def divisibility(e: Expr, symbols: Symbols | None = None) -> int:
         d, c = divisibility(e.args[0], symbols), abs(int(e.args[1].value))
         return d // c if d % c == 0 else 1
     return 1
+
+
+def anonymize(obj: object, env: dict[str, int]) -> object:
+    """Every concrete run-time leaf a fresh anonymous symbol (``?dN``), its value recorded in ``env``: the DSL
+    sees each such leaf as a parameter of the jit function."""
+
+    def leaf(x: Int) -> Int:
+        if isinstance(x, ScaledBasis):
+            return ScaledBasis(leaf(x.value), x.modes)  # type: ignore[return-value]
+        if x.static or not x.concrete:
+            return x
+        name = f"?d{len(env)}"
+        env[name] = int(x.value)  # type: ignore[arg-type]
+        return symbol(name)
+
+    if isinstance(obj, Layout):
+        return Layout(transform_leaf(obj.shape, leaf), transform_leaf(obj.stride, leaf))
+    if isinstance(obj, Tile):
+        return Tile([anonymize(e, env) for e in obj.elements])
+    if isinstance(obj, Int) or type(obj) is tuple:
+        return transform_leaf(obj, leaf)  # type: ignore[arg-type]
+    return obj
 
 
 def _leaf(x: Int | ScaledBasis, symbols: Symbols | None, values: bool) -> str:

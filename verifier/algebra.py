@@ -59,7 +59,7 @@ from .integers import (
 from .interop import coerce
 from .layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
 from .obligations import NEVER, SA, Obligation, Recorder, nonzero, record, recording
-from .semantics import DslInvalidLayout, DslRefusal, dsl
+from .semantics import DslRefusal, dsl
 
 Tiler = Layout | Tile | IntTuple | Underscore
 

@@ -165,9 +165,11 @@ def build_parser() -> argparse.ArgumentParser:
     from . import spec_cli
     from .algebra import OPERATIONS
     from .draw_cli import add_parser as add_draw
+    from .dsl.cli import add_parser as add_dsl
     from .prove_cli import add_parser as add_prove
 
     spec_cli.add_parser(sub)
+    add_dsl(sub)
     add_prove(sub)
     add_draw(sub)
     add_gpu(sub)

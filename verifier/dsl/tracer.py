@@ -65,6 +65,7 @@ class Trace:
     ops: list[Recorded] = field(default_factory=list)
     facts: list[tuple[str, int, str]] = field(default_factory=list)  # (fact, line, source)
     untied: list[tuple[str, int, str]] = field(default_factory=list)  # (symbol, line, what)
+    assumed: tuple[str, ...] = ()  # the --assume relations
 
 
 # -- the stand-in for cutlass / cutlass.cute ------------------------------------------------------------------------
@@ -262,7 +263,7 @@ class _Cute(types.SimpleNamespace):
 
     # -- the algebra -----------------------------------------------------------------------------------------
     def _apply(self, op: str, *args: object) -> object:
-        call = f"cute.{op}(" + ", ".join(str(a) for a in args) + ")"
+        call = f"cute.{op}(" + ", ".join(_shown(a) for a in args) + ")"
         ours = [_operand(a, self._t) for a in args]
         r = self._t.run(op, call, *ours)
         return r
@@ -275,7 +276,7 @@ class _Cute(types.SimpleNamespace):
 
     def recast_layout(self, new_type_bits: int, old_type_bits: int, src_layout: object, **_: object) -> object:
         layout = _operand(src_layout, self._t)
-        call = f"cute.recast_layout({new_type_bits}, {old_type_bits}, {layout})"
+        call = f"cute.recast_layout({new_type_bits}, {old_type_bits}, {_shown(layout)})"
         return self._t.run("recast_layout", call, old_type_bits, new_type_bits, layout)
 
     def local_tile(self, input: object, tiler: object, coord: object, proj: object = None, **_: object) -> object:
@@ -283,15 +284,30 @@ class _Cute(types.SimpleNamespace):
             raise TraceError(f"line {self._t.line()}: local_tile with a projection is not modelled")
         c = _coord(coord, self._t)
         layout, t = _operand(input, self._t), _operand(tiler, self._t)
-        r = self._t.run("local_tile", f"cute.local_tile({layout}, {t}, {c})", layout, t, c)
+        r = self._t.run("local_tile", f"cute.local_tile({_shown(layout)}, {_shown(t)}, {_shown(c)})", layout, t, c)
         return _Tensor(r.layout) if isinstance(input, _Tensor) else r.layout  # type: ignore[attr-defined]
 
     def local_partition(self, target: object, tiler: object, index: object, proj: object = 1, **_: object
                         ) -> object:
         layout, thr = _operand(target, self._t), _operand(tiler, self._t)
         i = _int_tuple(index, self._t)
-        r = self._t.run("local_partition", f"cute.local_partition({layout}, {thr}, {i})", layout, thr, i)
+        r = self._t.run("local_partition", f"cute.local_partition({_shown(layout)}, {_shown(thr)}, {_shown(i)})",
+                        layout, thr, i)
         return _Tensor(r.layout) if isinstance(target, _Tensor) else r.layout  # type: ignore[attr-defined]
+
+
+def _shown(x: object) -> str:
+    from ..conditions import show
+
+    if isinstance(x, _Tensor):
+        return show(x.layout)
+    if type(x) is tuple:
+        return "(" + ",".join(_shown(e) for e in x) + ")"
+    if isinstance(x, Underscore):
+        return "_"
+    if isinstance(x, (Layout, Tile, Int)):
+        return show(x)
+    return str(x)
 
 
 def _coord(c: object, tracer: _Tracer) -> object:
@@ -447,7 +463,7 @@ def trace(target: str, ranges: Mapping[str, tuple[int, int]] | None = None,
     from ..problems import assume as add_relations
 
     add_relations(symbols, assume)
-    result = Trace(str(path), name, tuple(params), symbols)
+    result = Trace(str(path), name, tuple(params), symbols, assumed=tuple(assume))
     tracer = _Tracer(result, path)
     cute = _Cute(tracer)
     cutlass = _Cutlass(cute, tracer)
@@ -483,8 +499,36 @@ def verify_trace(t: Trace, timeout: float = 10.0) -> list[Finding]:
     out = []
     for r in t.ops:
         v = verify(r.op, list(r.args), t.symbols, timeout=timeout, semantics="dsl")
+        if r.op in PARTITIONS and v.verdict == "unknown":
+            v = _partition_verdict(r, v, t.symbols, timeout)
         out.append(Finding(r, v))
     return out
+
+
+PARTITIONS = {"local_tile": 0, "local_partition": 0}
+
+
+def _partition_verdict(r: Recorded, v: Verdict, symbols: Symbols, timeout: float) -> Verdict:
+    """local_tile / local_partition have no symbolic postcondition of their own: they are the zipped_divide they
+    slice (``algebra.local_tile``) plus the bounds of the slice (IX-2, IX-3). Valid when the divide is valid and
+    those obligations are proved; otherwise the divide's verdict (its counterexample) or the unknown."""
+    from dataclasses import replace
+
+    from ..engine import verify
+    from ..int_tuple import product_each
+    from ..verdicts import PROVED, VALID
+
+    layout, tiler = r.args[0], r.args[1]
+    if r.op == "local_partition":
+        tiler = product_each(tiler.shape)  # type: ignore[attr-defined]
+    d = verify("zipped_divide", [layout, tiler], symbols, timeout=timeout, semantics="dsl")
+    bounds = [o for o in v.obligations if o.deciding and o.id.startswith("IX")]
+    if d.verdict != VALID:
+        return replace(d, op=v.op, inputs=v.inputs, result=v.result,
+                       reason=f"its zipped_divide is {d.verdict}: {d.reason}")
+    if all(o.status == PROVED for o in v.obligations if o.deciding):
+        return replace(v, verdict=VALID, reason=None, obligations=(*v.obligations, *d.obligations))
+    return replace(v, reason=f"{v.reason}; bounds: " + ", ".join(f"{o.id} {o.status}" for o in bounds))
 
 
 __all__ = ["Finding", "Recorded", "Trace", "TraceError", "parse_args", "trace", "verify_trace", "leaves"]

@@ -8,12 +8,13 @@ Exit status: 0 when every operation is valid, 1 when one is invalid, 3 when none
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 from pathlib import Path
 
 from ..verdicts import INVALID, UNKNOWN, VALID
-from .tracer import Finding, Trace, parse_args, trace, verify_trace
+from .tracer import Finding, Trace, crosscheck, parse_args, trace, verify_trace
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -26,6 +27,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--timeout", type=float, default=10.0, metavar="S", help="time budget per operation")
     d.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="report format")
     d.add_argument("--output", metavar="F", help="write the report to F (atomically) instead of stdout")
+    d.add_argument("--no-crosscheck", action="store_true",
+                   help="do not trace the function with the real CuTe DSL to confirm the tracer's forms")
     d.set_defaults(func=cmd_dsl)
 
 
@@ -100,6 +103,13 @@ def cmd_dsl(args: argparse.Namespace) -> int:
     t = trace(args.target, parse_args(args.arg), args.assume)
     findings = verify_trace(t, timeout=args.timeout)
     text = {"text": render_text, "json": render_json, "sarif": render_sarif}[args.format](t, findings)
+    if not args.no_crosscheck and importlib.util.find_spec("cutlass") is not None:
+        diffs = crosscheck(t)
+        for d in diffs:
+            print(f"cute-verify: warning: {t.path}: the CuTe DSL's own trace differs from the tracer's: {d}",
+                  file=sys.stderr)
+        if not diffs and args.format == "text":
+            text += "\nthe CuTe DSL's own trace of the function agrees with the tracer at every operation"
     if args.output:
         try:
             write_atomic(Path(args.output), text + "\n")

@@ -8,6 +8,7 @@ division by a constant that divides the divisor divides it, and ``cute.assume(x,
 
 from __future__ import annotations
 
+from fractions import Fraction
 from math import gcd
 
 from ..basis import ScaledBasis
@@ -16,24 +17,86 @@ from ..integers import Const, Expr, Int, Op, Sym, symbol
 from ..layouts import Layout, Tile
 from ..symbols import Symbols
 
+Poly = dict[tuple[str, ...], Fraction]
+
 
 def divisibility(e: Expr, symbols: Symbols | None = None) -> int:
-    """The largest N the DSL knows divides ``e`` (0 for a constant 0, which every N divides)."""
+    """The largest N the DSL knows divides ``e`` (0 for a constant 0, which every N divides).
+
+    ``e`` is read as a polynomial over atoms (symbols, and sub-expressions that are not sums or products) with
+    rational coefficients: a division by a constant stays exact where the divisor divides what the rest is known
+    to be divisible by (``ceil_div(M, 2)`` of an ``M`` with ``div=4`` is ``M/2``, ``div=2``). Its divisibility is
+    the gcd over its monomials of coefficient times the atoms' divisibilities."""
+    atoms: dict[str, int] = {}
+    poly = _poly(e, symbols, atoms)
+    return _div_poly(poly, atoms)
+
+
+def _div_poly(poly: Poly, atoms: dict[str, int]) -> int:
+    g = Fraction(0)
+    for mono, c in poly.items():
+        d = abs(c)
+        for a in mono:
+            d *= atoms[a]
+        g = _fgcd(g, d)
+    return g.numerator if g.denominator == 1 else 1
+
+
+def _fgcd(a: Fraction, b: Fraction) -> Fraction:
+    if a == 0:
+        return b
+    if b == 0:
+        return a
+    return Fraction(gcd(a.numerator * b.denominator, b.numerator * a.denominator), a.denominator * b.denominator)
+
+
+def _add(p: Poly, q: Poly, sign: int = 1) -> Poly:
+    out = dict(p)
+    for m, c in q.items():
+        out[m] = out.get(m, Fraction(0)) + sign * c
+        if out[m] == 0:
+            del out[m]
+    return out
+
+
+def _poly(e: Expr, symbols: Symbols | None, atoms: dict[str, int]) -> Poly:
     if type(e) is Const:
-        return abs(int(e.value))
+        return {(): Fraction(int(e.value))} if e.value else {}
     if type(e) is Sym:
         sym = symbols.table.get(e.name) if symbols is not None else None
-        return sym.multiple_of if sym is not None else 1
+        atoms[e.name] = sym.multiple_of if sym is not None else 1
+        return {(e.name,): Fraction(1)}
     assert isinstance(e, Op)
-    if e.op == "*":
-        return divisibility(e.args[0], symbols) * divisibility(e.args[1], symbols)
     if e.op in ("+", "-"):
-        return gcd(divisibility(e.args[0], symbols), divisibility(e.args[1], symbols))
-    if e.op in ("neg", "abs"):
+        return _add(_poly(e.args[0], symbols, atoms), _poly(e.args[1], symbols, atoms), 1 if e.op == "+" else -1)
+    if e.op == "neg":
+        return {m: -c for m, c in _poly(e.args[0], symbols, atoms).items()}
+    if e.op == "*":
+        p, q = _poly(e.args[0], symbols, atoms), _poly(e.args[1], symbols, atoms)
+        if len(p) * len(q) <= 64:
+            out: Poly = {}
+            for m1, c1 in p.items():
+                for m2, c2 in q.items():
+                    out = _add(out, {tuple(sorted(m1 + m2)): c1 * c2})
+            return out
+    if e.op == "/" and type(e.args[1]) is Const and e.args[1].value:
+        d = abs(int(e.args[1].value))
+        p = _poly(e.args[0], symbols, atoms)
+        c0 = p.get((), Fraction(0))
+        rest = {m: c for m, c in p.items() if m}
+        if 0 <= c0 < d and c0.denominator == 1 and _div_poly(rest, atoms) % d == 0:
+            sign = 1 if int(e.args[1].value) > 0 else -1
+            return {m: sign * c / d for m, c in rest.items()}
+    # an atom: its divisibility by the DSL's rules for the operations it knows
+    key = repr(e)
+    if key not in atoms:
+        atoms[key] = _atom_div(e, symbols)
+    return {(key,): Fraction(1)}
+
+
+def _atom_div(e: Op, symbols: Symbols | None) -> int:
+    if e.op in ("abs",):
         return divisibility(e.args[0], symbols)
-    if e.op == "/" and type(e.args[1]) is Const and e.args[1].value != 0:
-        d, c = divisibility(e.args[0], symbols), abs(int(e.args[1].value))
-        return d // c if d % c == 0 else 1
     return 1
 
 

@@ -531,4 +531,47 @@ def _partition_verdict(r: Recorded, v: Verdict, symbols: Symbols, timeout: float
     return replace(v, reason=f"{v.reason}; bounds: " + ", ".join(f"{o.id} {o.status}" for o in bounds))
 
 
+def sample_values(t: Trace) -> list[int]:
+    """The smallest admitted value of each parameter's own range (trace-time forms do not depend on the values;
+    the relations between parameters are not consulted), for running the function with the real DSL."""
+    out = []
+    for n in t.params:
+        s = t.symbols.table[n]
+        v = max(s.lo, 1)
+        while v % s.multiple_of:
+            v += 1
+        out.append(v)
+    return out
+
+
+def crosscheck(t: Trace, values: Sequence[int] | None = None) -> list[str]:
+    """Trace the same function with the real CuTe DSL (in a subprocess) and compare the trace-time form of each
+    recorded result with ours, in order. Returns the differences (empty: the DSL agrees at every operation)."""
+    import json
+    import subprocess
+    import tempfile
+
+    vals = list(values) if values is not None else sample_values(t)
+    with tempfile.TemporaryDirectory(prefix="cute-dsl-") as tmp:
+        out = Path(tmp) / "out.json"
+        proc = subprocess.run([sys.executable, "-m", "verifier.dsl._crosscheck", t.path, t.function,
+                               json.dumps(vals), str(out)], capture_output=True, text=True, timeout=600,
+                              cwd=str(Path(__file__).resolve().parents[2]))
+        if not out.exists():
+            last = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+            return [f"the DSL could not trace {t.function}: {last}"]
+        real = json.loads(out.read_text())
+    diffs = []
+    ours = [(r.op, r.line, r.result) for r in t.ops]
+    theirs = [(d["op"], d["line"], d["trace"]) for d in real["ops"]]
+    for k in range(max(len(ours), len(theirs))):
+        a = ours[k] if k < len(ours) else None
+        b = theirs[k] if k < len(theirs) else None
+        if a != b:
+            diffs.append(f"operation {k + 1}: ours {a}, the DSL's {b}")
+    if real["error"] and not (t.ops and t.ops[-1].result.startswith(("refused", "x:x", "undefined"))):
+        diffs.append(f"the DSL raised {real['error']}")
+    return diffs
+
+
 __all__ = ["Finding", "Recorded", "Trace", "TraceError", "parse_args", "trace", "verify_trace", "leaves"]

@@ -290,7 +290,7 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
 
 def _dsl_form(op: str, args: Sequence[object], symbols: Symbols) -> str:
     """The result as the CuTe DSL prints it at trace time (``?{div=4}``), computed with dsl semantics."""
-    from .dsl.trace import anonymize, trace_form
+    from .dsl.forms import anonymize, trace_form
 
     with using("dsl"):  # run-time values become parameters, as the DSL sees them (it knows none of their values)
         r = algebra.apply(op, *(anonymize(coerce(a), {}) for a in args)).result

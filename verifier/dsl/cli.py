@@ -46,7 +46,8 @@ def render_text(t: Trace, findings: list[Finding]) -> str:
         lines.append(f"  result (DSL trace form): {r.result}")
         c = v.counterexample
         if c is not None:
-            at = ", ".join(f"{k}={x}" for k, x in c.params.items() if k in t.params or k.startswith("u"))
+            used = set(t.params) | set(r.untied)
+            at = ", ".join(f"{k}={x}" for k, x in c.params.items() if k in used)
             text = f"  counterexample: {at or 'any values'}"
             if c.coordinate is not None:
                 text += f"; at coordinate {c.coordinate} expected {c.expected}, the DSL gives {c.actual}"

@@ -14,7 +14,7 @@ from ..layouts import Layout
 from ..semantics import DslInvalidLayout, using
 from ..symbols import Symbols
 from .harness import DslCase, DslResult
-from .trace import anonymize, trace_form
+from .forms import anonymize, trace_form
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from ..integers import Int, substitute
 from ..layouts import Layout
 from ..semantics import DslInvalidLayout, using
 from ..symbols import Symbols
-from .harness import DslCase, DslResult
 from .forms import anonymize, trace_form
+from .harness import DslCase, DslResult
 
 
 @dataclass(frozen=True)

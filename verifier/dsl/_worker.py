@@ -20,6 +20,7 @@ import os
 import signal
 import sys
 import tempfile
+from typing import Any
 
 _SIGNALS = {signal.SIGABRT: "SIGABRT", signal.SIGFPE: "SIGFPE", signal.SIGSEGV: "SIGSEGV",
             signal.SIGBUS: "SIGBUS", signal.SIGILL: "SIGILL"}
@@ -32,7 +33,8 @@ def _unbuffer_c_stdout() -> None:
     libc.setvbuf(ctypes.c_void_p.in_dll(libc, "stdout"), None, 2, 0)  # _IONBF
 
 
-def _attempt(tmp: str, n: int, cases: list[dict], pending: list[int]) -> tuple[dict | None, str, str]:
+def _attempt(tmp: str, n: int, cases: list[dict[str, Any]], pending: list[int]
+             ) -> tuple[dict[str, Any] | None, str, str]:
     """Compile and call the pending cases in a forked child: (trace or None, stdout, why it died or "")."""
     from verifier.dsl.harness import batch_source
 
@@ -96,7 +98,8 @@ def _attempt(tmp: str, n: int, cases: list[dict], pending: list[int]) -> tuple[d
     return trace, stdout, why
 
 
-def _run(tmp: str, cases: list[dict], pending: list[int], out: dict[int, dict], counter: list[int]) -> None:
+def _run(tmp: str, cases: list[dict[str, Any]], pending: list[int], out: dict[int, dict[str, Any]],
+         counter: list[int]) -> None:
     while pending:
         counter[0] += 1
         trace, stdout, why = _attempt(tmp, counter[0], cases, pending)
@@ -115,10 +118,10 @@ def _run(tmp: str, cases: list[dict], pending: list[int], out: dict[int, dict], 
             if line.startswith("@@call"):
                 last = None
             elif line.startswith("@"):
-                k, _, value = line[1:].partition(" ")
-                if k.isdigit() and int(k) in printed:
-                    printed[int(k)].append(value.strip())
-                    last = int(k)
+                key, _, value = line[1:].partition(" ")
+                if key.isdigit() and int(key) in printed:
+                    printed[int(key)].append(value.strip())
+                    last = int(key)
         printing = [k for k in pending if trace.get(str(k), {}).get("error", "x") is None]
         if why:
             after = printing[printing.index(last) + 1:] if last is not None else printing
@@ -148,7 +151,7 @@ def main(argv: list[str]) -> int:
         cases = json.load(f)["cases"]
     import cutlass.cute  # noqa: F401 - imported once; every forked child inherits it
 
-    out: dict[int, dict] = {}
+    out: dict[int, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="cute-dsl-") as tmp:
         _run(tmp, cases, list(range(len(cases))), out, [0])
     with open(argv[2] + ".tmp", "w") as f:

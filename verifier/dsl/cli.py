@@ -17,7 +17,7 @@ from ..verdicts import INVALID, UNKNOWN, VALID
 from .tracer import Finding, Trace, crosscheck, parse_args, trace, verify_trace
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     d = sub.add_parser("dsl", help="verify the layouts of a host-side CuTe DSL @cute.jit function")
     d.add_argument("target", metavar="FILE.py::FUNCTION", help="the @cute.jit function to trace")
     d.add_argument("--arg", action="append", default=[], metavar="NAME=LO..HI",

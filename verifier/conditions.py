@@ -26,11 +26,14 @@ import z3
 
 from . import algebra, claims
 from .encoding import Encoder, Unencodable
+from .errors import LayoutError
 from .int_tuple import format_tuple, leaves
 from .integers import TRUE, Bool, Int, and_, eq, ge, mod, not_, symbol
 from .layouts import Layout, Tile
 from .symbols import Symbols
-from .verdicts import PROVED, REFUTED, UNKNOWN, VALID, Guard
+from .verdicts import PROVED, REFUTED, UNKNOWN, VALID, Guard, Policy
+
+STRICT = Policy(strict=True)
 
 MAX_CANDIDATES = 64
 NECESSITY_SAMPLES = 2000
@@ -71,29 +74,41 @@ def _with(symbols: Symbols, extra: Sequence[Bool]) -> Symbols:
     return s
 
 
-def derive_guard(op: str, args: Sequence[object], symbols: Symbols, timeout: float = 10.0) -> Guard | None:
-    """The weakest candidate condition that makes ``op(*args)`` provably valid, or None if none does."""
+NO_GUARD_IN_TIME = "no guard found within the budget"
+NO_GUARD = "no guard of the form 'X % t == 0 and X >= 2 ...' makes it valid"
+
+
+def derive_guard(op: str, args: Sequence[object], symbols: Symbols, timeout: float = 10.0,
+                 policy: Policy = STRICT, covers: tuple[str, ...] = ()) -> tuple[Guard | None, str | None]:
+    """The weakest candidate condition under which ``op(*args)`` is proved valid with ``policy`` (strict by
+    default: warnings must hold too), or None and why: the search ran out of time or of candidates."""
     from .engine import verify
 
     deadline = time.monotonic() + timeout
     names = [s.name for s in symbols if not s.name.startswith("?")]
     if not names or len(names) < sum(1 for _ in symbols):
-        return None
+        return None, "no guard is searched over anonymous (?) symbols"
     moduli = sorted(t for t in set().union(*(_statics(a) for a in args)) if t > 1)
     per_symbol = [_atoms(n, moduli) for n in names]
     combos = sorted(itertools.product(*per_symbol), key=lambda c: (_weight(c), [a[2] for a in c]))
+    undecided = False
     for combo in combos[1:MAX_CANDIDATES + 1]:
         left = deadline - time.monotonic()
         if left <= 0:
-            return None
+            return None, NO_GUARD_IN_TIME
         atoms = [a for _, a, text in combo if text]
-        v = verify(op, args, _with(symbols, atoms), timeout=min(left, max(0.5, timeout / 8)), derive=False)
+        try:
+            v = verify(op, args, _with(symbols, atoms), timeout=min(left, max(0.5, timeout / 8)), derive=False,
+                       policy=policy)
+        except LayoutError:
+            continue  # the candidate excludes every admitted value: a guard that holds vacuously is none
         if v.verdict == VALID:
             texts = [text for _, _, text in combo if text]
             necessary, witness = _necessity(op, args, symbols, and_(*atoms), deadline)
             return Guard(" and ".join(texts), necessary, _cpp(names, texts), _python(op, args, texts),
-                         witness)
-    return None
+                         witness, covers), None
+        undecided = undecided or v.verdict == UNKNOWN
+    return None, NO_GUARD_IN_TIME if undecided else NO_GUARD
 
 
 def _weight(combo: Sequence[tuple[int, Bool, str]]) -> int:

@@ -49,6 +49,7 @@ from .errors import LayoutError
 from .notation import parse_relation
 from .semantics import SEMANTICS
 from .symbols import INT32_MAX, INT64_MAX, Symbol, Symbols
+from .verdicts import Policy
 
 try:
     import tomllib
@@ -58,10 +59,10 @@ except ImportError:  # Python 3.10: the same parser, published as tomli
 DEFAULT_TIMEOUT = 10.0
 OP_VERDICTS = ("valid", "invalid", "unknown")
 PROPERTY_VERDICTS = ("proved", "refuted", "unknown")
-_TOP_KEYS = ("include", "timeout", "semantics", "symbols", "assume", "check")
+_TOP_KEYS = ("include", "timeout", "strict", "semantics", "symbols", "assume", "check")
 _SYMBOL_KEYS = ("min", "max", "multiple_of", "bits")
 _CHECK_KEYS = ("name", "op", "property", "args", "expect", "timeout", "assume", "params", "extended", "bits",
-               "description", "semantics")
+               "ignore", "description", "semantics")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
@@ -92,6 +93,12 @@ class Check:
     symbols: tuple[Symbol, ...] = ()
     relations: tuple[str, ...] = field(default=())
     semantics: str = "cpp"  # which CuTe computes the operation: the C++ headers or the CuTe DSL (semantics.py)
+    strict: bool = False  # the file's ``strict = true``: warnings are errors
+    ignore: tuple[str, ...] = ()  # obligations left out of the verdict (``ignore = ["DIV-EXACT"]``)
+
+    @property
+    def policy(self) -> Policy:
+        return Policy(self.strict, (), self.ignore)
 
     @property
     def id(self) -> str:
@@ -293,7 +300,7 @@ class _File:
 class _Suite:
     symbols: dict[str, tuple[Symbol, _File, tuple[object, ...]]] = field(default_factory=dict)
     relations: list[tuple[str, _File, tuple[object, ...]]] = field(default_factory=list)
-    checks: list[tuple[dict, _File, tuple[object, ...], float]] = field(default_factory=list)
+    checks: list[tuple[dict, _File, tuple[object, ...], float, bool]] = field(default_factory=list)
     loaded: set[Path] = field(default_factory=set)
 
 
@@ -320,8 +327,8 @@ def load_suite(path: str | os.PathLike[str]) -> list[Check]:
     relations = _check_relations(suite, symbols)
     seen: dict[str, tuple[_File, tuple[object, ...]]] = {}
     out = []
-    for raw, f, key, timeout in suite.checks:
-        check = _check(raw, f, key, timeout, symbols, relations)
+    for raw, f, key, timeout, strict in suite.checks:
+        check = replace(_check(raw, f, key, timeout, symbols, relations), strict=strict)
         check = replace(check, semantics=_semantics(f, key, raw, f.semantics))
         if check.name in seen:
             f0, k0 = seen[check.name]
@@ -360,6 +367,9 @@ def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple
     timeout = DEFAULT_TIMEOUT
     if "timeout" in data:
         timeout = _timeout(f, ("timeout",), data["timeout"])
+    strict = data.get("strict", False)
+    if not isinstance(strict, bool):
+        raise f.error(("strict",), "must be true or false")
     for k, inc in enumerate(_strings(f, ("include",), data.get("include", []))):
         _load_file(path.parent / inc, suite, (*stack, resolved), (f, ("include", k)))
     symbols = data.get("symbols", {})
@@ -375,7 +385,7 @@ def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple
     if "semantics" in data:
         f.semantics = _semantics(f, (), data, "cpp")
     for k, raw in enumerate(checks):
-        suite.checks.append((raw, f, ("check", k), timeout))
+        suite.checks.append((raw, f, ("check", k), timeout, strict))
 
 
 def _semantics(f: _File, key: tuple[object, ...], raw: Mapping[str, object], default: str) -> str:
@@ -461,13 +471,15 @@ def _declare(f: _File, suite: _Suite, name: str, decl: object) -> None:
 
 
 def _satisfiable(symbols: Symbols) -> bool:
-    """False when the engine proves that no value satisfies the assumptions (undecided counts as satisfiable)."""
-    from .claims import Replay
-    from .engine import Engine, Item
-    from .integers import FALSE
+    """False when the solver proves that no value satisfies the assumptions (undecided counts as satisfiable
+    here: the check is then ``unknown`` when it runs, ``domain.check_domain``)."""
+    from .domain import VacuousAssumptions, admitted_value
 
-    item = Item("ASSUMPTIONS", "", "", "", False, (), FALSE, lambda values: Replay(False))
-    return Engine(symbols, timeout=2.0).decide(item).status != "proved"
+    try:
+        admitted_value(symbols)
+    except VacuousAssumptions:
+        return False
+    return True
 
 
 def _check_relations(suite: _Suite, symbols: tuple[Symbol, ...]) -> tuple[str, ...]:
@@ -532,8 +544,14 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
     description = raw.get("description")
     if description is not None and not isinstance(description, str):
         raise f.error((*key, "description"), "must be a string")
+    ignore = tuple(_strings(f, (*key, "ignore"), raw.get("ignore", [])))
+    try:
+        Policy(False, (), ignore)
+    except LayoutError as exc:
+        raise f.error((*key, "ignore"), str(exc)) from None
     check = Check(name, op, is_property, tuple(str(a) for a in args), expect, timeout, f.shown, f.line(key),
-                  tuple(assume), tuple(params.items()), tuple(options), description, symbols, relations)
+                  tuple(assume), tuple(params.items()), tuple(options), description, symbols, relations,
+                  ignore=ignore)
     try:
         _, table = check.problem()
     except LayoutError as exc:

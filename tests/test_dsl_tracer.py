@@ -113,10 +113,13 @@ def test_untied_values_refusals_and_divides(tmp_path, capsys) -> None:
     rc = main(["dsl", f"{src}::f", "--no-crosscheck"])
     out = capsys.readouterr().out
     assert rc == 1
-    assert f"{src}:10: invalid: cute.zipped_divide((M,N):(_1,M), (_32,_4))" in out  # DIV-EXACT: M=1
+    assert f"{src}:10: valid: cute.zipped_divide((M,N):(_1,M), (_32,_4))" in out  # a partial last tile: a warning
+    assert "  warning: DIV-EXACT fails" in out
     assert "untied: u1_L9 = cute.arch.thread_idx() at line 9" in out and "unconstrained" in out
     assert "untied run-time values (unconstrained): u1_L9" in out
     assert f"{src}:13: invalid: cute.right_inverse((M,N):(_1,M)): the CuTe DSL refuses this while tracing" in out
+    assert main(["dsl", f"{src}::f", "--no-crosscheck", "--strict"]) == 1
+    assert f"{src}:10: invalid: cute.zipped_divide" in capsys.readouterr().out
     t = trace(f"{src}::f")
     assert [r.op for r in t.ops] == ["zipped_divide", "composition", "right_inverse"]
     assert isinstance(t.ops[1].args[0], Layout)

@@ -27,6 +27,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     d.add_argument("--timeout", type=float, default=10.0, metavar="S", help="time budget per operation")
     d.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="report format")
     d.add_argument("--output", metavar="F", help="write the report to F (atomically) instead of stdout")
+    d.add_argument("--strict", action="store_true", help="warnings (a partial last tile ...) are errors")
     d.add_argument("--no-crosscheck", action="store_true",
                    help="do not trace the function with the real CuTe DSL to confirm the tracer's forms")
     d.set_defaults(func=cmd_dsl)
@@ -53,7 +54,13 @@ def render_text(t: Trace, findings: list[Finding]) -> str:
                 text += f"; at coordinate {c.coordinate} expected {c.expected}, the DSL gives {c.actual}"
             lines.append(text + f" ({c.obligation})")
         if v.guard is not None:
-            lines.append(f"  valid when: {v.guard.condition}  (python guard: {v.guard.python})")
+            lines.append(f"  condition: {v.guard.condition}  (python guard: {v.guard.python})")
+        for w in (v.warnings if v.verdict == VALID else ()):
+            at = ""
+            if w.counterexample is not None:
+                at = "; e.g. " + ", ".join(f"{k}={x}" for k, x in w.counterexample.params.items()
+                                           if k in t.params or k in r.untied)
+            lines.append(f"  warning: {w.id} fails: {w.description} ({w.source}){at} (--strict: an error)")
         if r.untied:
             lines.append(f"  untied run-time values (unconstrained): {', '.join(r.untied)}")
     facts = [f"{fact} (line {line})" for fact, line, _ in t.facts]
@@ -62,7 +69,7 @@ def render_text(t: Trace, findings: list[Finding]) -> str:
         lines.append("assumed: " + "; ".join(facts + [f"{a} (--assume)" for a in t.assumed]))
     for name, line, what in t.untied:
         lines.append(f"untied: {name} = {what} at line {line}: no parameter determines it; treated as "
-                     "unconstrained")
+                     "unconstrained (any int32 >= 0)")
     n = {k: sum(1 for f in findings if f.verdict.verdict == k) for k in (VALID, INVALID, UNKNOWN)}
     lines.append(f"{len(findings)} layout operations in {t.function}: {n[VALID]} valid, {n[INVALID]} invalid, "
                  f"{n[UNKNOWN]} unknown")
@@ -102,7 +109,7 @@ def cmd_dsl(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         raise LayoutError(f"--timeout must be positive, got {args.timeout}")
     t = trace(args.target, parse_args(args.arg), args.assume)
-    findings = verify_trace(t, timeout=args.timeout)
+    findings = verify_trace(t, timeout=args.timeout, strict=args.strict)
     text = {"text": render_text, "json": render_json, "sarif": render_sarif}[args.format](t, findings)
     if not args.no_crosscheck and importlib.util.find_spec("cutlass") is not None:
         diffs = crosscheck(t)

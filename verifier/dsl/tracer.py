@@ -31,7 +31,7 @@ from ..integers import Int, S, eq, mod, symbol
 from ..layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
 from ..semantics import using
 from ..symbols import INT32_MAX, INT64_MAX, Symbols
-from ..verdicts import Verdict
+from ..verdicts import Policy, Verdict
 
 INT_TYPES = {"Int32": 32, "Int64": 64, "Uint32": 32, "Int16": 16, "Int8": 8, "int": 32}
 _RANGE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(-?\d+)(?:\.\.(-?\d+))?$")
@@ -147,7 +147,8 @@ class _Tracer:
         line = self.line()
         self.untied += 1
         name = f"u{self.untied}_L{line}"
-        self.trace.symbols.declare(name, lo=-(2**31), hi=INT32_MAX)
+        # Any int32 a size can be (a negative extent is no layout; tool-wide, extents are >= 0).
+        self.trace.symbols.declare(name, lo=0, hi=INT32_MAX)
         self.trace.untied.append((name, line, what))
         return symbol(name)
 
@@ -492,15 +493,17 @@ class Finding:
     verdict: Verdict
 
 
-def verify_trace(t: Trace, timeout: float = 10.0) -> list[Finding]:
-    """Each recorded operation verified for every admitted value of the parameters, with dsl semantics."""
+def verify_trace(t: Trace, timeout: float = 10.0, strict: bool = False) -> list[Finding]:
+    """Each recorded operation verified for every admitted value of the parameters, with dsl semantics
+    (``strict``: warnings, such as a partial last tile, are errors)."""
     from ..engine import verify
+    from ..verdicts import Policy
 
     out = []
     for r in t.ops:
-        v = verify(r.op, list(r.args), t.symbols, timeout=timeout, semantics="dsl")
+        v = verify(r.op, list(r.args), t.symbols, timeout=timeout, semantics="dsl", policy=Policy(strict=strict))
         if r.op in PARTITIONS and v.verdict == "unknown":
-            v = _partition_verdict(r, v, t.symbols, timeout)
+            v = _partition_verdict(r, v, t.symbols, timeout, Policy(strict=strict))
         out.append(Finding(r, v))
     return out
 
@@ -508,7 +511,7 @@ def verify_trace(t: Trace, timeout: float = 10.0) -> list[Finding]:
 PARTITIONS = {"local_tile": 0, "local_partition": 0}
 
 
-def _partition_verdict(r: Recorded, v: Verdict, symbols: Symbols, timeout: float) -> Verdict:
+def _partition_verdict(r: Recorded, v: Verdict, symbols: Symbols, timeout: float, policy: Policy) -> Verdict:
     """local_tile / local_partition have no symbolic postcondition of their own: they are the zipped_divide they
     slice (``algebra.local_tile``) plus the bounds of the slice (IX-2, IX-3). Valid when the divide is valid and
     those obligations are proved; otherwise the divide's verdict (its counterexample) or the unknown."""
@@ -521,7 +524,7 @@ def _partition_verdict(r: Recorded, v: Verdict, symbols: Symbols, timeout: float
     layout, tiler = r.args[0], r.args[1]
     if r.op == "local_partition":
         tiler = product_each(tiler.shape)  # type: ignore[attr-defined]
-    d = verify("zipped_divide", [layout, tiler], symbols, timeout=timeout, semantics="dsl")
+    d = verify("zipped_divide", [layout, tiler], symbols, timeout=timeout, semantics="dsl", policy=policy)
     bounds = [o for o in v.obligations if o.deciding and o.id.startswith("IX")]
     if d.verdict != VALID:
         return replace(d, op=v.op, inputs=v.inputs, result=v.result,

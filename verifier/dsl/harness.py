@@ -160,7 +160,9 @@ def _call(case: DslCase, code: _Code) -> str:
     if op not in SUPPORTED:
         raise Unsupported(f"{op} is not run through the DSL harness")
     if op == "complement" and len(args) == 1:
-        raise Unsupported("the DSL's complement needs a cotarget")
+        # The DSL has no complement(L); its idiom for C++'s default cotarget, cosize(filter(L)), computed by the DSL.
+        code.prelude.append(f"x = {code.operand(args[0])}")
+        return "cute.complement(x, cute.cosize(cute.filter(x)))"
     if op in ("coalesce", "filter") and len(args) == 2:
         return f"cute.{op}({code.operand(args[0])}, target_profile={code.operand(args[1])})"
     return f"cute.{op}({', '.join(code.operand(a) for a in args)})"

@@ -332,6 +332,11 @@ def composition(a: Layout, b: Tiler) -> Layout:
     """``composition(A, B)``: B a layout, a by-mode tiler ``<B0,B1,...>`` (extra A modes are dropped), a shape,
     an integer ``n`` (meaning ``n:_1``) or ``_`` (layout.hpp:1132-1161). Swizzle and composed-layout operands
     take CuTe's overloads for them (swizzle.py); a scaled-basis B coalesces A by B's coprofile (basis.py)."""
+    if dsl() and _swizzle.is_swizzled(b):
+        # DSL branch (DSL 4.8.1 cute.composition, observed: composition((4,4):(1,4), S<1,0,2> o 0 o (4,4):(1,4))):
+        # a swizzled right operand is no Value of its API.
+        raise DslRefusal("Operand 1 of operation \"cute.composition\" must be a Value",
+                         "cute.composition, DSL 4.8.1 (observed)")
     if _swizzle.is_swizzled(a) or _swizzle.is_swizzled(b):
         return _swizzle.composition(a, b)  # type: ignore[return-value]
     _swizzle.check_plain_composition(a, b)
@@ -523,6 +528,7 @@ def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
     """``right_inverse(L)`` (layout.hpp:1262-1303): only static strides take part; a mismatch is skipped."""
     if isinstance(layout, Underscore):
         return layout
+    _dsl_plain_layout(layout, "right_inverse")
     if _swizzle.is_swizzled(layout):
         return _swizzle.right_inverse(layout)  # type: ignore[return-value]
     _dsl_static_shape(layout, "right_inverse")
@@ -545,6 +551,14 @@ def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
     return result
 
 
+def _dsl_plain_layout(layout: object, op: str) -> None:
+    """DSL branch of the inverses (DSL 4.8.1, observed on CUTLASS's inverse_right.cpp swizzled cases): they take a
+    Layout only; a swizzled (composed) layout raises TypeError where C++ inverts it (swizzle_layout.hpp:348-405)."""
+    if dsl() and _swizzle.is_swizzled(layout):
+        raise DslRefusal(f"Expected input of type Layout, but got a composed layout {layout}",
+                         f"cute.{op}, DSL 4.8.1 core.py (observed)")
+
+
 def _dsl_static_shape(layout: Layout, op: str) -> None:
     """DSL branch of the inverses (DSL 4.8.1 ``cute.right_inverse``/``cute.left_inverse``, observed on CUTLASS's
     inverse_right.cpp cases with run-time shapes): the DSL refuses any run-time shape leaf, where C++ computes."""
@@ -556,6 +570,7 @@ def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
     """``left_inverse(L)`` (layout.hpp:1321-1361): needs static strides; shapes are only read at the end."""
     if isinstance(layout, Underscore):
         return layout
+    _dsl_plain_layout(layout, "left_inverse")
     if _swizzle.is_swizzled(layout):
         return _swizzle.left_inverse(layout)  # type: ignore[return-value]
     _dsl_static_shape(layout, "left_inverse")

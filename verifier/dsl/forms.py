@@ -142,6 +142,12 @@ def _tuple(t: IntTuple, symbols: Symbols | None, values: bool) -> str:
 
 def trace_form(x: Layout | IntTuple, symbols: Symbols | None = None, values: bool = False) -> str:
     """``x`` as the DSL's ``print`` shows it at trace time (``values``: as ``cute.printf`` shows it at run time)."""
+    from ..swizzle import ComposedLayout, Swizzle
+
+    if isinstance(x, ComposedLayout) and isinstance(x.outer, Swizzle):  # S<1,0,2> o 0 o (4,4):(1,4)
+        sw = x.outer
+        return (f"S<{sw.bits},{sw.base},{sw.shift}> o {_leaf(x.offset, symbols, values)} o "
+                f"{trace_form(x.inner, symbols, values)}")  # type: ignore[arg-type]
     if isinstance(x, Layout):
         return f"{_tuple(x.shape, symbols, values)}:{_tuple(x.stride, symbols, values)}"
     return _tuple(x, symbols, values)

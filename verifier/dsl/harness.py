@@ -36,6 +36,7 @@ from ..errors import LayoutError
 from ..files import write_atomic
 from ..integers import Const, Expr, Int, Op, Sym
 from ..layouts import Layout, Tile, Underscore
+from ..swizzle import ComposedLayout, Swizzle
 
 DSL_VERSION = "4.8.1"
 BATCH = 120
@@ -135,6 +136,13 @@ class _Code:
             return f"({inner},)" if len(t) == 1 else f"({inner})"
         return self.leaf(t)
 
+    def coord(self, c: object) -> str:
+        if isinstance(c, Underscore):
+            return "None"
+        if type(c) is tuple:
+            return "(" + "".join(self.coord(e) + ", " for e in c) + ")"
+        return self.leaf(c)
+
     def operand(self, x: object) -> str:
         if isinstance(x, Layout):
             return f"cute.make_layout({self.tuple_(x.shape)}, stride={self.tuple_(x.stride)})"
@@ -142,6 +150,10 @@ class _Code:
             return "(" + "".join(self.operand(e) + ", " for e in x.elements) + ")"
         if isinstance(x, Underscore):
             return "None"
+        if isinstance(x, ComposedLayout) and isinstance(x.outer, Swizzle):
+            sw = x.outer
+            return (f"cute.make_composed_layout(cute.make_swizzle({sw.bits}, {sw.base}, {sw.shift}), "
+                    f"{self.leaf(x.offset)}, {self.operand(x.inner)})")
         if isinstance(x, Int) or type(x) is tuple:
             return self.tuple_(x)
         raise Unsupported(f"cannot write the operand {x} in the DSL's Python API")
@@ -157,6 +169,11 @@ def _call(case: DslCase, code: _Code) -> str:
         else:
             old, new, rest = int(args[0]), int(args[1]), args[2:]  # type: ignore[call-overload]
         return f"cute.recast_layout({new}, {old}, {code.operand(rest[0])})"
+    if op in ("local_tile", "local_partition"):
+        # The DSL partitions tensors: a tensor over a (never dereferenced) global pointer, and its result's layout.
+        tensor = (f"cute.make_tensor(cute.make_ptr(cutlass.Float32, 0, cute.AddressSpace.gmem), "
+                  f"{code.operand(args[0])})")
+        return f"cute.{op}({tensor}, {code.operand(args[1])}, {code.coord(args[2])}).layout"
     if op not in SUPPORTED:
         raise Unsupported(f"{op} is not run through the DSL harness")
     if op == "complement" and len(args) == 1:

@@ -4,9 +4,9 @@ the run-time print for each assignment.  ``compare`` says where the two differ."
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..algebra import apply
+from ..algebra import OffsetLayout, apply
 from ..errors import LayoutError, UndefinedBehavior
 from ..int_tuple import transform_leaf
 from ..integers import Int, substitute
@@ -25,7 +25,9 @@ class Prediction:
 
 
 def _show(x: object, symbols: Symbols | None, values: bool) -> str:
-    if isinstance(x, (Layout, Int)) or type(x) is tuple:
+    from ..swizzle import ComposedLayout
+
+    if isinstance(x, (Layout, Int, ComposedLayout)) or type(x) is tuple:
         return trace_form(x, symbols, values)  # type: ignore[arg-type]
     return str(x)
 
@@ -50,13 +52,15 @@ def predict(case: DslCase) -> Prediction:
         return Prediction(None, str(out.rejection), ())
     if out.result is None:
         return Prediction(None, f"undefined behaviour: {out.undefined}", ())
+    if isinstance(out.result, OffsetLayout):  # local_tile / local_partition: the tensor's layout
+        out = replace(out, result=out.result.layout)
     trace = _show(out.result, symbols, False)
     values = []
     for env in case.assignments or ({},):
         full: Mapping[str, int] = {**fixed, **env}
         try:
             r = out.result
-            concrete = r.substitute(full) if isinstance(r, Layout) else transform_leaf(
+            concrete = r.substitute(full) if hasattr(r, "substitute") else transform_leaf(
                 r, lambda x, env=full: substitute(x, env))  # type: ignore[arg-type, misc]
             values.append(_show(concrete, None, True))
         except UndefinedBehavior as exc:

@@ -67,6 +67,8 @@ def render_text(t: Trace, findings: list[Finding]) -> str:
     lines.append("parameters: " + (", ".join(s.describe() for s in t.symbols if s.name in t.params) or "none"))
     if facts or t.assumed:
         lines.append("assumed: " + "; ".join(facts + [f"{a} (--assume)" for a in t.assumed]))
+    for what, line, _ in t.unmodelled:
+        lines.append(f"not modelled: {what}(...) at line {line}: the tracer does not verify it")
     for name, line, what in t.untied:
         lines.append(f"untied: {name} = {what} at line {line}: no parameter determines it; treated as "
                      "unconstrained (any int32 >= 0)")
@@ -84,6 +86,7 @@ def render_json(t: Trace, findings: list[Finding]) -> str:
         "facts": [{"fact": f, "line": line, "source": src} for f, line, src in t.facts],
         "assumed": list(t.assumed),
         "untied": [{"name": n, "line": line, "value": w} for n, line, w in t.untied],
+        "unmodelled": [{"call": w, "line": line, "source": src} for w, line, src in t.unmodelled],
         "operations": [{"line": f.op.line, "source": f.op.source, "call": f.op.call, "dsl_result": f.op.result,
                         "untied": list(f.op.untied), **f.verdict.to_json()} for f in findings],
         "exit_code": exit_code(findings),

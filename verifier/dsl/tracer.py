@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .. import algebra
 from ..errors import CuteRejection, LayoutError, UndefinedBehavior
-from ..int_tuple import IntTuple, leaves, product
+from ..int_tuple import IntTuple, product
 from ..integers import Int, S, eq, mod, symbol
 from ..layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
 from ..semantics import using
@@ -66,6 +66,7 @@ class Trace:
     facts: list[tuple[str, int, str]] = field(default_factory=list)  # (fact, line, source)
     untied: list[tuple[str, int, str]] = field(default_factory=list)  # (symbol, line, what)
     assumed: tuple[str, ...] = ()  # the --assume relations
+    unmodelled: list[tuple[str, int, str]] = field(default_factory=list)  # calls not verified: (what, line, source)
 
 
 # -- the stand-in for cutlass / cutlass.cute ------------------------------------------------------------------------
@@ -90,16 +91,23 @@ class _Tensor:
 
 
 class _Opaque:
-    """A value the tracer does not model (a pointer, a numeric type): carried along, never a layout operand."""
+    """A value the tracer does not model (a pointer, a numeric type, an atom): carried along, never a layout
+    operand. Calling one is recorded as an operation the tracer did not verify."""
 
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: str, tracer: _Tracer | None = None) -> None:
         self.what = what
+        self._t = tracer
 
     def __getattr__(self, name: str) -> _Opaque:
-        return _Opaque(f"{self.what}.{name}")
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Opaque(f"{self.what}.{name}", self._t)
 
     def __call__(self, *args: object, **kwargs: object) -> _Opaque:
-        return _Opaque(f"{self.what}(...)")
+        if self._t is not None:
+            line = self._t.line()
+            self._t.trace.unmodelled.append((self.what, line, self._t.source(line)))
+        return _Opaque(f"{self.what}(...)", self._t)
 
 
 def _int_tuple(x: object, tracer: _Tracer) -> IntTuple:
@@ -208,7 +216,9 @@ class _Cute(types.SimpleNamespace):
     def __getattr__(self, name: str) -> object:
         if name in ("arch",):
             return _Arch(self._t)
-        return _Opaque(f"cute.{name}")
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Opaque(f"cute.{name}", self._t)
 
     # -- construction ----------------------------------------------------------------------------------------
     def make_layout(self, shape: object, *, stride: object = None, **_: object) -> Layout:
@@ -221,7 +231,7 @@ class _Cute(types.SimpleNamespace):
         return algebra.make_ordered_layout(_int_tuple(shape, self._t), _int_tuple(order, self._t))
 
     def make_ptr(self, *args: object, **kwargs: object) -> _Opaque:
-        return _Opaque("pointer")
+        return _Opaque("pointer")  # its address never enters a layout: nothing to verify
 
     def make_tensor(self, ptr: object, layout: object, **_: object) -> _Tensor:
         if not isinstance(layout, Layout):
@@ -362,7 +372,9 @@ class _Cutlass(types.SimpleNamespace):
     def __getattr__(self, name: str) -> object:
         if name in INT_TYPES:
             return _IntType(name, self._t)
-        return _Opaque(f"cutlass.{name}")
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Opaque(f"cutlass.{name}", self._t)
 
 
 class _IntType:
@@ -579,4 +591,4 @@ def crosscheck(t: Trace, values: Sequence[int] | None = None) -> list[str]:
     return diffs
 
 
-__all__ = ["Finding", "Recorded", "Trace", "TraceError", "parse_args", "trace", "verify_trace", "leaves"]
+__all__ = ["Finding", "Recorded", "Trace", "TraceError", "crosscheck", "parse_args", "trace", "verify_trace"]

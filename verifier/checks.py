@@ -24,7 +24,7 @@ from . import algebra
 from .claims import Claim, Replay, substitute_operand
 from .conditions import show
 from .domain import check_domain
-from .engine import Engine, Item, decide_all, summarize
+from .engine import Engine, Item, check_sat, decide_all, summarize
 from .int_tuple import IntTuple, compatible, leaves
 from .integers import Bool, D, Int, and_, eq, ge, le, lt, max_, min_, ne, symbol
 from .interop import coerce
@@ -143,7 +143,7 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
     ``LayoutError`` when the assumptions admit no value or an extent can be negative (``domain.py``)."""
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
-    assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
+    assumptions = symbols.described()
     undecided = check_domain(prop, args, symbols)
     if undecided is not None:
         return Verdict(prop, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
@@ -216,9 +216,8 @@ def _surjective_quantified(engine: Engine, layout: Layout, target: Int, desc: st
     li = enc.term(layout(_I))
     missed = z3.ForAll([i], z3.Implies(z3.And(i >= 0, i < enc.term(size(layout))), li != k))
     s = z3.Solver()
-    s.set("timeout", max(1, int(engine.remaining() * 1000)))
     s.add(*enc.assumptions(), k >= 0, k < enc.term(target), missed)
-    r = s.check()
+    r = check_sat(s, engine.remaining())
     cond = f"for all k < {target}: exists i < size(L): L(i) == k"
     if r == z3.unsat:
         return ObligationVerdict("SURJ", desc, "layout.hpp", "property", cond, PROVED, True)

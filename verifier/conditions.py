@@ -52,7 +52,7 @@ def _statics(obj: object) -> set[int]:
         out.add(abs(obj))
     elif isinstance(obj, Int) or type(obj) is tuple:
         for x in leaves(obj):  # type: ignore[arg-type]
-            if x.static and x.value is not None:
+            if isinstance(x, Int) and x.static and x.value is not None:  # a coordinate's '_' is no integer
                 out.add(abs(int(x.value)))
     return out
 
@@ -120,17 +120,16 @@ def _weight(combo: Sequence[tuple[int, Bool, str]]) -> int:
 
 def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
                deadline: float) -> tuple[str, dict[str, int] | None]:
-    from .engine import items_for, valid_at
+    from .engine import check_sat, items_for, valid_at
 
     # Prove: outside the condition some quantifier-free claim always fails.
     try:
         facts = [i.holds for i in items_for(op, args, algebra.apply(op, *args)) if i.deciding and not i.ranges]
         enc = Encoder(symbols)
         s = z3.Solver()
-        s.set("timeout", max(1, int(1000 * min(2.0, max(0.0, deadline - time.monotonic())))))
         s.add(*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts))
-        s.add(*(enc.term(d) != 0 for d in list(enc.divisors)))
-        if facts and s.check() == z3.unsat:
+        s.add(*(enc.nonzero(d) for d in list(enc.divisors)))
+        if facts and check_sat(s, min(2.0, max(0.001, deadline - time.monotonic()))) == z3.unsat:
             return PROVED, None
     except Unencodable:
         pass
@@ -141,7 +140,7 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
         if cond.evaluate(values) or not _admitted(symbols, values):
             continue
         try:
-            if valid_at(op, args, values, limit=1 << 12):
+            if valid_at(op, args, values, limit=1 << 12, strict=True):
                 return REFUTED, values
         except claims.TooLarge:
             continue
@@ -159,7 +158,9 @@ def _small_points(symbols: Symbols, names: list[str]) -> list[dict[str, int]]:
 
 
 def _admitted(symbols: Symbols, values: dict[str, int]) -> bool:
-    return all(r.evaluate(values) for r in symbols.relations)
+    from .symbols import _holds
+
+    return all(_holds(r, values) for r in symbols.relations)
 
 
 def show(arg: object) -> str:

@@ -13,7 +13,7 @@ Grammar (whitespace is ignored)::
     stride leaf := expr ('@' INT)*                    a scaled basis: '_1@0@1' is CuTe's E<1,0>
     swizzle  := 'Sw' '<' ['-'] INT ',' ['-'] INT ',' ['-'] INT '>'
     composed := swizzle 'o' layout | part 'o' expr 'o' part ('o' expr 'o' part)*     part := swizzle | layout
-    relation := expr CMP expr (('&&'|'||') relation)*   (assumptions such as ``lda >= M``)
+    relation := expr CMP expr (CMP expr)* (('&&'|'||') relation)*   (``lda >= M``; ``1 <= M <= 64`` chains)
 
 ``_8`` is a static integer, ``8`` a dynamic value, ``M`` a named run-time symbol, ``?`` an anonymous one, and
 ``(M+127)/128`` an expression with C++ truncating division.  Arithmetic in the notation follows CuTe's
@@ -407,10 +407,11 @@ class _Parser:
         return fn(*args)
 
     def _literal(self, digits: str, pos: int) -> int:
-        v = int(digits)
-        if not -INT64_MAX - 1 <= v <= INT64_MAX:
-            raise self.error(f"integer {digits} does not fit in 64 bits", pos)
-        return v
+        shown = digits if len(digits) <= 40 else f"{digits[:20]}...({len(digits)} digits)"
+        # Checked on the length first: Python refuses to convert more than 4300 digits at all.
+        if len(digits.lstrip("-").lstrip("0")) > 19 or not -INT64_MAX - 1 <= int(digits) <= INT64_MAX:
+            raise self.error(f"integer {shown} does not fit in 64 bits", pos)
+        return int(digits)
 
     # -- layouts and tiles -----------------------------------------------------------------------------------
     def layout(self) -> Layout:
@@ -483,7 +484,13 @@ class _Parser:
             raise self.error(f"expected a comparison (==, !=, <, <=, >, >=), found {self.describe(t)}")
         self.advance()
         rhs = self.expr()
-        return ops[t.text](lhs, rhs)
+        result = ops[t.text](lhs, rhs)
+        # A chained comparison, as the tool prints ranges: '1 <= M <= 64' is '1 <= M && M <= 64'.
+        while self.tok.text in ops and self.tok.kind in ("op2", "punct"):
+            op = self.advance().text
+            lhs, rhs = rhs, self.expr()
+            result = and_(result, ops[op](lhs, rhs))
+        return result
 
 
 def _check_shape_leaves(p: _Parser, shape_leaves: list[tuple[Int, int]]) -> None:

@@ -128,5 +128,9 @@ def cmd_dsl(args: argparse.Namespace) -> int:
             raise LayoutError(f"--output {args.output}: {exc.strerror or exc}") from None
         print(f"{len(findings)} layout operations; exit status {exit_code(findings)}", file=sys.stderr)
     else:
-        print(text)
+        from ..cli import emit
+
+        if getattr(args, "quiet", False) and args.format == "text":  # -q: the verdict lines only
+            text = "\n".join(line for line in text.splitlines() if not line.startswith(" "))
+        emit(args, text, json_output=args.format != "text", first_line=False)
     return exit_code(findings)

@@ -146,7 +146,7 @@ def cmd_op(args: argparse.Namespace) -> int:
     from .report import to_json, to_text
 
     operands, symbols = _problem(args, args.command)
-    v = verify(args.command, operands, symbols, timeout=args.timeout, policy=_policy(args))
+    v = verify(args.command, operands, symbols, timeout=args.timeout, policy=_policy(args), semantics=args.semantics)
     emit(args, to_json(v) if args.json else to_text(v))
     return v.exit_code
 
@@ -247,9 +247,11 @@ def build_parser() -> argparse.ArgumentParser:
     from .algebra import OPERATIONS
     from .crd2idx_cli import add_parser as add_crd2idx
     from .draw_cli import add_parser as add_draw
+    from .dsl.cli import add_parser as add_dsl
     from .prove_cli import add_parser as add_prove
 
     spec_cli.add_parser(sub)
+    add_dsl(sub)
     add_prove(sub)
     add_draw(sub)
     add_gpu(sub)
@@ -263,6 +265,8 @@ def build_parser() -> argparse.ArgumentParser:
                            epilog=example + OP_EXIT, formatter_class=argparse.RawDescriptionHelpFormatter)
         o.add_argument("args", nargs="+", help="operands in CuTe notation (layouts, <...> tilers, shapes)")
         _common(o)
+        o.add_argument("--semantics", choices=("cpp", "dsl"), default="cpp",
+                       help="which CuTe computes it: the C++ headers (default) or the CuTe Python DSL")
         o.set_defaults(func=cmd_op)
     from .conventions import add_common
 

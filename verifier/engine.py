@@ -40,6 +40,7 @@ from .interop import coerce
 from .interrupt import interrupted
 from .layouts import Layout, Tile
 from .obligations import NEVER, UB, WARNING, severity
+from .semantics import using
 from .simplify import QUOTIENT
 from .symbols import Symbols
 from .verdicts import (
@@ -370,11 +371,30 @@ def items_for(op: str, args: Sequence[object], outcome: algebra.Outcome) -> list
 
 
 def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
-           derive: bool = True, policy: Policy = DEFAULT_POLICY) -> Verdict:
-    """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow?
+           derive: bool = True, policy: Policy = DEFAULT_POLICY, semantics: str = "cpp") -> Verdict:
+    """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow? ``semantics``:
+    which CuTe computes it, ``cpp`` (the C++ headers) or ``dsl`` (the CuTe DSL; its result in its trace form).
 
     Raises ``LayoutError`` (``domain.VacuousAssumptions``) when the assumptions admit no value or an operand's
     extent can be negative: bad input, never a vacuous ``valid``."""
+    with using(semantics):
+        verdict = _verify(op, args, symbols, timeout, derive, policy)
+    if semantics == "dsl" and verdict.result is not None and verdict.result != "None":
+        verdict = replace(verdict, result=_dsl_form(op, args, symbols))
+    return verdict
+
+
+def _dsl_form(op: str, args: Sequence[object], symbols: Symbols) -> str:
+    """The result as the CuTe DSL prints it at trace time (``?{div=4}``), computed with dsl semantics."""
+    from .dsl.forms import anonymize, trace_form
+
+    with using("dsl"):  # run-time values become parameters, as the DSL sees them (it knows none of their values)
+        r = algebra.apply(op, *(anonymize(coerce(a), {}) for a in args)).result
+    return trace_form(r, symbols) if isinstance(r, (Layout, Int)) else str(r)
+
+
+def _verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float, derive: bool, policy: Policy
+            ) -> Verdict:
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
     assumptions = symbols.described()

@@ -277,7 +277,7 @@ def _snapshot(p: Path) -> tuple[int, int, int]:
 
 
 WRITERS = [
-    lambda out: ["run", str(ROOT / "tests" / "data" / "robust_ok.cute.toml"), "--no-cache", "--output", out],
+    lambda out: ["run", str(ROOT / "tests" / "data" / "robust_ok.toml"), "--no-cache", "--output", out],
     lambda out: ["draw", "(_2,_3):(_3,_1)", "--format", "svg", "-o", out],
     lambda out: ["prove", str(ROOT / "proofs" / "coordinates.py"), "--write-docs", out],
 ]
@@ -335,7 +335,7 @@ def test_missing_folder_is_not_created(capsys, tmp_path: Path, monkeypatch) -> N
 
 def test_dash_is_standard_output_everywhere(capsys, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    rc, out, _ = run(capsys, "run", str(ROOT / "tests" / "data" / "robust_ok.cute.toml"), "--no-cache", "-o", "-")
+    rc, out, _ = run(capsys, "run", str(ROOT / "tests" / "data" / "robust_ok.toml"), "--no-cache", "-o", "-")
     assert rc == 0 and out.startswith("ok ")
     rc, out, _ = run(capsys, "prove", str(ROOT / "proofs" / "coordinates.py"), "--write-docs", "-")
     assert rc == 0 and out.startswith("#")

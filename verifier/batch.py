@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import files
+from .budget import net_fired
 from .conditions import show
 from .errors import LayoutError
 from .spec import Check
@@ -55,8 +56,9 @@ def decide(check: Check) -> Verdict:
 
     args, symbols = check.problem()
     if check.is_property:
-        return check_property(check.op, args, symbols, timeout=check.timeout, **dict(check.options))
-    return verify(check.op, args, symbols, timeout=check.timeout)
+        return check_property(check.op, args, symbols, timeout=check.timeout, rlimit=check.rlimit,
+                              **dict(check.options))
+    return verify(check.op, args, symbols, timeout=check.timeout, rlimit=check.rlimit)
 
 
 def _timed(check: Check) -> tuple[Verdict, float]:
@@ -105,7 +107,7 @@ def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None
         decided = [_timed(checks[k]) for k in todo]
     for k, (v, seconds) in zip(todo, decided):
         results[k] = CheckResult(checks[k], v, False, seconds)
-        if cache is not None:
+        if cache is not None and not net_fired(v):  # a verdict of the safety net depended on the load
             cache.put(keys[k], v)
     return [r for r in results if r is not None]
 
@@ -130,7 +132,7 @@ def cache_key(check: Check) -> str:
         "kind": "property" if check.is_property else "op", "op": check.op, "args": [show(a) for a in args],
         "symbols": [[s.name, s.lo, s.hi, s.multiple_of, s.bits] for s in symbols],
         "relations": [str(r) for r in symbols.relations], "params": sorted(check.params),
-        "options": sorted((k, repr(v)) for k, v in check.options), "timeout": check.timeout,
+        "options": sorted((k, repr(v)) for k, v in check.options), "rlimit": check.rlimit,
         "tool": tool_version(),
     }
     return hashlib.sha256(json.dumps(canonical, sort_keys=True).encode()).hexdigest()

@@ -20,9 +20,10 @@ from collections.abc import Callable, Mapping, Sequence
 import z3
 
 from . import algebra
+from .budget import DEFAULT_TIMEOUT, Budget
 from .claims import Claim, Replay, substitute_operand
 from .conditions import show
-from .engine import Engine, Item, decide_all, summarize
+from .engine import Engine, Item, _rlimit_count, decide_all, summarize
 from .int_tuple import IntTuple, compatible, leaves
 from .integers import Bool, D, Int, and_, eq, ge, le, lt, max_, min_, ne, symbol
 from .interop import coerce
@@ -125,13 +126,14 @@ def _items(prop: str, args: Sequence[object], options: Mapping[str, object]) -> 
                  lambda values, k=k: replay(values, k)) for k, c in enumerate(built)]
 
 
-def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 10.0,
-          **options: object) -> Verdict:
-    """Decide ``prop(*args)`` for every value the assumptions allow: proved, refuted or unknown."""
+def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
+          rlimit: int | None = None, budget: Budget | None = None, **options: object) -> Verdict:
+    """Decide ``prop(*args)`` for every value the assumptions allow: proved, refuted or unknown, within ``rlimit``
+    Z3 resource units and the wall-clock safety net of ``timeout`` seconds (``budget.py``)."""
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
     assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
-    engine = Engine(symbols, timeout)
+    engine = Engine(symbols, budget=budget if budget is not None else Budget(rlimit, timeout))
     if prop == "surjective":
         decisions = _surjective(engine, args[0], args[1])  # type: ignore[arg-type]
     elif prop in ("injective", "bijective") and _separated(args[0]):  # type: ignore[arg-type]
@@ -198,9 +200,12 @@ def _surjective_quantified(engine: Engine, layout: Layout, target: Int, desc: st
     li = enc.term(layout(_I))
     missed = z3.ForAll([i], z3.Implies(z3.And(i >= 0, i < enc.term(size(layout))), li != k))
     s = z3.Solver()
-    s.set("timeout", max(1, int(engine.remaining() * 1000)))
+    s.set("rlimit", max(1, engine.remaining()))
+    s.set("timeout", max(1, int(engine.budget.seconds_left() * 1000)))
     s.add(*enc.assumptions(), k >= 0, k < enc.term(target), missed)
+    before = _rlimit_count(s)
     r = s.check()
+    engine.budget.spend(max(0, _rlimit_count(s) - before))
     cond = f"for all k < {target}: exists i < size(L): L(i) == k"
     if r == z3.unsat:
         return ObligationVerdict("SURJ", desc, "layout.hpp", "property", cond, PROVED, True)

@@ -22,6 +22,7 @@ import re
 import sys
 from collections.abc import Sequence
 
+from .budget import DEFAULT_RLIMIT, DEFAULT_TIMEOUT
 from .errors import LayoutError, UndefinedBehavior
 from .int_tuple import format_tuple, leaves
 from .layouts import Layout, cosize, rank, size
@@ -104,6 +105,8 @@ def _problem(args: argparse.Namespace, op: str, prop: bool = False) -> tuple[lis
 
     if args.timeout <= 0:
         raise UsageError(f"--timeout must be positive, got {args.timeout}")
+    if args.rlimit is not None and args.rlimit <= 0:
+        raise UsageError(f"--rlimit must be positive, got {args.rlimit}")
     symbols = Symbols()
     operands = build(op, args.args, symbols, args.assume, _params(args.param), prop=prop)
     return operands, symbols
@@ -114,7 +117,7 @@ def cmd_op(args: argparse.Namespace) -> int:
     from .report import to_json, to_text
 
     operands, symbols = _problem(args, args.command)
-    v = verify(args.command, operands, symbols, timeout=args.timeout)
+    v = verify(args.command, operands, symbols, timeout=args.timeout, rlimit=args.rlimit)
     print(to_json(v) if args.json else to_text(v))
     return v.exit_code
 
@@ -131,7 +134,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         options["extended"] = True
     if args.property == "no_overflow":
         options["bits"] = args.bits
-    v = check(args.property, operands, symbols, timeout=args.timeout, **options)
+    v = check(args.property, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, **options)
     print(to_json(v) if args.json else to_text(v))
     return v.exit_code
 
@@ -140,8 +143,16 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--assume", action="append", default=[], metavar="EXPR",
                    help="an assumption on the symbols, e.g. 'M % 8 == 0' or 'lda >= M'")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a value for a symbol")
-    p.add_argument("--timeout", type=float, default=10.0, metavar="S", help="time budget in seconds (default 10)")
+    add_budget_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def add_budget_options(p: argparse.ArgumentParser, rlimit: int = DEFAULT_RLIMIT,
+                       timeout: float = DEFAULT_TIMEOUT) -> None:
+    p.add_argument("--rlimit", type=int, default=None, metavar="N",
+                   help=f"the solver's budget in Z3 resource units, the same on any machine load (default {rlimit:,})")
+    p.add_argument("--timeout", type=float, default=timeout, metavar="S",
+                   help=f"wall-clock safety net in seconds, reported as such when it fires (default {timeout:g})")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -23,13 +23,13 @@ proof is reported only on ``unsat`` of the full problem, whose assumptions inclu
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import z3
 
 from . import algebra, claims
+from .budget import DEFAULT_TIMEOUT, UNITS_PER_SECOND, Budget
 from .claims import Claim, Replay
 from .conditions import derive_guard, show
 from .encoding import Encoder, Unencodable
@@ -41,9 +41,14 @@ from .obligations import NEVER, UB
 from .symbols import Symbols
 from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, ObligationVerdict, Verdict
 
-DEFAULT_TIMEOUT = 10.0
 BOUNDED_SPAN = 64
-SETTLED_BUDGET = 0.25  # seconds an item gets once the verdict is settled by another item's counterexample
+# Resource units an item gets once the verdict is settled by another item's counterexample (a quarter of a nominal
+# second).
+SETTLED_BUDGET = UNITS_PER_SECOND // 4
+# Under this many units a query is one run; above, it is the seed portfolio of ``solve``.
+PORTFOLIO_MIN = UNITS_PER_SECOND
+# The guard search of an invalid verdict spends at most this share of the verdict's budget, after it.
+GUARD_SHARE = 0.5
 # Preconditions whose failure is itself the error, with no postcondition to confirm it: a tile or thread
 # coordinate outside the grid gives a view outside the tensor (docs/semantics.md, partitions).
 SELF_EVIDENT = {"IX-2", "IX-3"}
@@ -91,16 +96,18 @@ class Decision:
 
 
 class Engine:
-    """Decides items over one symbol table within a time budget."""
+    """Decides items over one symbol table within a budget of Z3 resource units (``budget.py``)."""
 
-    def __init__(self, symbols: Symbols, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(self, symbols: Symbols, timeout: float = DEFAULT_TIMEOUT, rlimit: int | None = None,
+                 budget: Budget | None = None) -> None:
         self.symbols = symbols
-        self.deadline = time.monotonic() + timeout
-        self.timeout = timeout
+        self.budget = budget if budget is not None else Budget(rlimit, timeout)
         self.encoder = Encoder(symbols, {w: (0, None) for w in claims.WITNESSES})
+        self.ctx = z3.Context()  # see ``solve``
 
-    def remaining(self) -> float:
-        return max(0.0, self.deadline - time.monotonic())
+    def remaining(self) -> int:
+        """Resource units left (0 once the wall-clock safety net fired)."""
+        return self.budget.left()
 
     # -- encoding ---------------------------------------------------------------------------------------------
 
@@ -134,17 +141,17 @@ class Engine:
         base = self.encoder.assumptions()
         if assume_nonzero:
             base += [self.encoder.term(d) != 0 for d in self.divisors()]
-        budget = self.remaining() if budget is None else min(budget, self.remaining())
+        units = self.remaining() if budget is None else min(budget, self.remaining())
         if hints:
-            budget = min(budget, SETTLED_BUDGET)
+            units = min(units, SETTLED_BUDGET)
         for hint in hints[:2]:
             pinned = [self.encoder.var(n) == v for n, v in hint.items() if n in self.symbols]
-            status, model, _ = _solve(base + negation + pinned, budget / 4)
+            status, model, _ = solve(base + negation + pinned, self.budget.part(units / 4), self.ctx)
             if status == "sat":
                 found = self._confirm(item, model)
                 if found is not None:
                     return Decision(REFUTED, counterexample=found, route=PINNED)
-        status, model, why = _solve(base + negation, budget)
+        status, model, why = solve(base + negation, self.budget.part(units), self.ctx)
         if status == "unsat":
             return Decision(PROVED, route=FULL)
         # A counterexample in small values reads better, and when Z3 gave up on the unbounded problem the finite
@@ -153,7 +160,7 @@ class Engine:
         route = FULL
         if found is None or not self._small(found.params):
             bounded = [self.encoder.var(sym.name) <= sym.lo + BOUNDED_SPAN * sym.multiple_of for sym in self.symbols]
-            small, model2, _ = _solve(base + negation + bounded, min(budget, self.remaining()) / 2)
+            small, model2, _ = solve(base + negation + bounded, self.budget.part(units / 2), self.ctx)
             smaller = self._confirm(item, model2) if small == "sat" else None
             if smaller is not None:
                 found, route = smaller, BOUNDED
@@ -184,28 +191,47 @@ class Engine:
                               note=f"undefined behaviour: {r.undefined}" if r.undefined else None)
 
 
-def _solve(constraints: Sequence[z3.BoolRef], budget: float) -> tuple[str, z3.ModelRef | None, str]:
-    """Z3 on ``constraints`` within ``budget`` seconds.  On nonlinear problems Z3's time varies by orders of
-    magnitude with its random seed (0.04 s to 6 s on one of proofs/' theorems), so a budget of a second or more is
-    spent as two short runs under other seeds, then one long run."""
-    if budget <= 0.001:
-        return "unknown", None, "the time budget is spent"
-    s = z3.Solver()
-    s.add(*constraints)
-    slices = [(0, budget)] if budget < 1.0 else [(0, 0.15 * budget), (1, 0.15 * budget), (2, 0.7 * budget)]
+def _rlimit_count(s: z3.Solver) -> int:
+    st = s.statistics()
+    return int(st.get_key_value("rlimit count")) if "rlimit count" in st.keys() else 0
+
+
+def solve(constraints: Sequence[z3.BoolRef], budget: Budget,
+          ctx: z3.Context | None = None) -> tuple[str, z3.ModelRef | None, str]:
+    """Z3 on ``constraints`` within ``budget``'s resource units (and its wall-clock safety net).  On nonlinear
+    problems Z3's work varies by orders of magnitude with its random seed (0.04 s to 6 s on one of proofs/'
+    theorems), so a budget of a nominal second or more is spent as two short runs under other seeds, then one long
+    run.
+
+    Z3's search also depends on the history of its context (the order in which terms were created), so a verdict
+    solves in its own context ``ctx``: its answer does not depend on what the process decided before."""
+    units = budget.left()
+    if units < 1000:
+        return "unknown", None, budget.why_stopped()
+    if ctx is not None:
+        constraints = [c.translate(ctx) for c in constraints]
+    slices = [(0, units)] if units < PORTFOLIO_MIN else [(0, 0.15 * units), (1, 0.15 * units), (2, 0.7 * units)]
     why = ""
     for seed, share in slices:
+        s = z3.Solver(ctx=ctx) if ctx is not None else z3.Solver()  # a fresh search: the seed takes effect
+        s.add(*constraints)
         s.set("random_seed", seed)
-        s.set("timeout", max(1, int(share * 1000)))
+        s.set("rlimit", max(1, int(share)))
+        s.set("timeout", max(1, int(budget.seconds_left() * 1000)))
+        before = _rlimit_count(s)
         r = s.check()
+        budget.spend(max(0, _rlimit_count(s) - before))
         if r == z3.sat:
-            return "sat", s.model(), ""
+            return "sat", s.model() if ctx is None else s.model().translate(z3.main_ctx()), ""
         if r == z3.unsat:
             return "unsat", None, ""
         why = s.reason_unknown()
-    if why in ("timeout", "canceled"):
-        why = f"the solver timed out after {budget:.2f} s"
+        if budget.net_fired():
+            return "unknown", None, budget.why_stopped()
+    if why in ("timeout", "canceled", "max. resource limit exceeded"):
+        return "unknown", None, f"the solver gave up: it spent its {units:,} resource units"
     return "unknown", None, f"the solver gave up: {why}"
+
 
 
 # -- operations -----------------------------------------------------------------------------------------------
@@ -277,8 +303,13 @@ def items_for(op: str, args: Sequence[object], outcome: algebra.Outcome) -> list
 
 
 def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
-           derive: bool = True) -> Verdict:
-    """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow?"""
+           derive: bool = True, rlimit: int | None = None, budget: Budget | None = None) -> Verdict:
+    """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow?
+
+    The verdict spends at most ``rlimit`` Z3 resource units (``budget.py``; default ``DEFAULT_RLIMIT``) and stops
+    at the wall-clock safety net of ``timeout`` seconds.  For an invalid operation the guard search (``derive``)
+    then gets at most ``GUARD_SHARE`` of that budget again, after the counterexample."""
+    budget = budget if budget is not None else Budget(rlimit, timeout)
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
     assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
@@ -300,7 +331,9 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
     else:
         items = items_for(op, args, outcome)
         symbolic_post = claims.has_postcondition(op)
-    engine = Engine(symbols, timeout)
+    guard_budget = Budget(int(budget.rlimit * GUARD_SHARE), budget.timeout)
+    guard_budget.deadline = budget.deadline
+    engine = Engine(symbols, budget=budget)
     decisions = decide_all(engine, items)
     verdict, cex, reason = summarize(decisions)
     if verdict == VALID and not symbolic_post and not _decided_post(decisions):
@@ -310,8 +343,9 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
     result = str(outcome.result)
     out = Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, assumptions=assumptions)
     if derive and verdict == INVALID and any(True for _ in symbols):
-        guard = derive_guard(op, args, symbols, timeout=max(1.0, engine.remaining()))
-        out = Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, guard, assumptions)
+        guard, note = derive_guard(op, args, symbols, guard_budget)
+        out = Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, guard, assumptions,
+                      guard_note=note)
     return out
 
 

@@ -1,4 +1,4 @@
-"""``cute-verify prove [PATH...] [--timeout S] [--json] [--write-docs FILE]``: run a library of theorems.
+"""``cute-verify prove [PATH...] [--rlimit N] [--timeout S] [--json] [--write-docs FILE]``: run a library of theorems.
 
 Each PATH is a Python file defining ``THEOREMS`` (a list of ``verifier.theorems.Theorem``) or a folder of them;
 the default is the repository's ``proofs/``.  Prints one row per theorem (theorem, domain, expected, verdict, time,
@@ -12,6 +12,8 @@ import argparse
 import json
 from pathlib import Path
 
+from .budget import DEFAULT_RLIMIT
+from .cli import add_budget_options
 from .errors import LayoutError
 from .files import write_atomic
 
@@ -27,7 +29,7 @@ def write_atomically(path: Path, text: str) -> None:
 
 def cmd_prove(args: argparse.Namespace) -> int:
     from .report import proofs_markdown, proofs_table
-    from .theorems import load, prove
+    from .theorems import DEFAULT_RLIMIT, load, prove
 
     if args.timeout <= 0:
         raise LayoutError(f"--timeout must be positive, got {args.timeout}")
@@ -35,7 +37,9 @@ def cmd_prove(args: argparse.Namespace) -> int:
     theorems = load(paths)
     if not theorems:
         raise LayoutError(f"no theorems in {', '.join(map(str, paths))}")
-    results = prove(theorems, timeout=args.timeout)
+    if args.rlimit is not None and args.rlimit <= 0:
+        raise LayoutError(f"--rlimit must be positive, got {args.rlimit}")
+    results = prove(theorems, timeout=args.timeout, rlimit=args.rlimit or DEFAULT_RLIMIT)
     if args.write_docs:
         write_atomically(Path(args.write_docs), proofs_markdown(results))
     print(json.dumps([r.to_json() for r in results]) if args.json else proofs_table(results))
@@ -45,8 +49,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("prove", help="run a library of theorems (default: proofs/) and check their verdicts")
     p.add_argument("paths", nargs="*", metavar="PATH", help="theorem files (.py) or folders of them")
-    p.add_argument("--timeout", type=float, default=20.0, metavar="S",
-                   help="time budget per theorem in seconds (default 20)")
+    add_budget_options(p, 2 * DEFAULT_RLIMIT, 120.0)
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per theorem")
     p.add_argument("--write-docs", metavar="FILE", help="also write the Markdown report, e.g. docs/proofs.md")
     p.set_defaults(func=cmd_prove)

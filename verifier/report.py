@@ -57,6 +57,8 @@ def to_text(v: Verdict, details: bool = True) -> str:
         lines += ["  " + line for line in g.cpp.splitlines()]
         lines.append("guard (Python, CuTe DSL):")
         lines.append("  " + g.python)
+    elif v.guard_note is not None:
+        lines.append(f"condition: {v.guard_note}")
     if details and v.obligations:
         lines.append("obligations:")
         for o in v.obligations:

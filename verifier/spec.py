@@ -2,7 +2,8 @@
 
 ```toml
 include = ["common.cute.toml"]          # paths relative to this file; their symbols, relations and checks join
-timeout = 10                            # default time budget of each check, in seconds
+rlimit = 40000000                       # default solver budget of each check, in Z3 resource units
+timeout = 60                            # default wall-clock safety net of each check, in seconds
 
 [symbols]
 M   = { min = 1, max = 65536, multiple_of = 8 }
@@ -44,7 +45,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import problems
+from . import budget, problems
+from .budget import UNITS_PER_SECOND
 from .errors import LayoutError
 from .notation import parse_relation
 from .symbols import INT32_MAX, INT64_MAX, Symbol, Symbols
@@ -54,13 +56,13 @@ try:
 except ImportError:  # Python 3.10: the same parser, published as tomli
     import tomli as tomllib  # type: ignore[no-redef]
 
-DEFAULT_TIMEOUT = 10.0
+DEFAULT_TIMEOUT = budget.DEFAULT_TIMEOUT
 OP_VERDICTS = ("valid", "invalid", "unknown")
 PROPERTY_VERDICTS = ("proved", "refuted", "unknown")
-_TOP_KEYS = ("include", "timeout", "symbols", "assume", "check")
+_TOP_KEYS = ("include", "rlimit", "timeout", "symbols", "assume", "check")
 _SYMBOL_KEYS = ("min", "max", "multiple_of", "bits")
-_CHECK_KEYS = ("name", "op", "property", "args", "expect", "timeout", "assume", "params", "extended", "bits",
-               "description")
+_CHECK_KEYS = ("name", "op", "property", "args", "expect", "rlimit", "timeout", "assume", "params", "extended",
+               "bits", "description")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
@@ -90,6 +92,7 @@ class Check:
     description: str | None = None
     symbols: tuple[Symbol, ...] = ()
     relations: tuple[str, ...] = field(default=())
+    rlimit: int | None = None  # the solver's budget in Z3 resource units (None: the engine's default)
 
     @property
     def id(self) -> str:
@@ -184,7 +187,8 @@ def _harmless(symbols: tuple[Symbol, ...], chosen: list[str], group: list[str], 
     except Unencodable:
         return False
     s = z3.Solver()
-    s.set("timeout", 1000)
+    s.set("rlimit", UNITS_PER_SECOND)
+    s.set("timeout", int(1000 * DEFAULT_TIMEOUT))
     s.add(*enc.assumptions(inside), *mine,
           z3.ForAll([enc.var(n) for n in sorted(outside)], z3.Not(z3.And(*enc.assumptions(outside), *theirs))))
     return s.check() == z3.unsat
@@ -317,8 +321,8 @@ def load_suite(path: str | os.PathLike[str]) -> list[Check]:
     relations = _check_relations(suite, symbols)
     seen: dict[str, tuple[_File, tuple[object, ...]]] = {}
     out = []
-    for raw, f, key, timeout in suite.checks:
-        check = _check(raw, f, key, timeout, symbols, relations)
+    for raw, f, key, limits in suite.checks:
+        check = _check(raw, f, key, limits, symbols, relations)
         if check.name in seen:
             f0, k0 = seen[check.name]
             raise f.error((*key, "name"), f"check name {check.name!r} is already used at {f0.shown}:{f0.line(k0)}")
@@ -356,6 +360,7 @@ def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple
     timeout = DEFAULT_TIMEOUT
     if "timeout" in data:
         timeout = _timeout(f, ("timeout",), data["timeout"])
+    rlimit = _rlimit(f, ("rlimit",), data["rlimit"]) if "rlimit" in data else None
     for k, inc in enumerate(_strings(f, ("include",), data.get("include", []))):
         _load_file(path.parent / inc, suite, (*stack, resolved), (f, ("include", k)))
     symbols = data.get("symbols", {})
@@ -369,7 +374,7 @@ def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple
     if not isinstance(checks, list) or not all(isinstance(c, dict) for c in checks):
         raise f.error(("check",), "must be an array of tables: [[check]]")
     for k, raw in enumerate(checks):
-        suite.checks.append((raw, f, ("check", k), timeout))
+        suite.checks.append((raw, f, ("check", k), (timeout, rlimit)))
 
 
 def _syntax_error(f: _File, text: str, exc: Exception) -> SpecError:
@@ -398,6 +403,12 @@ def _timeout(f: _File, key: tuple[object, ...], value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
         raise f.error(key, f"must be a positive number of seconds, got {value!r}")
     return float(value)
+
+
+def _rlimit(f: _File, key: tuple[object, ...], value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not value > 0:
+        raise f.error(key, f"must be a positive number of Z3 resource units, got {value!r}")
+    return value
 
 
 def _integer(f: _File, key: tuple[object, ...], value: object) -> int:
@@ -450,7 +461,7 @@ def _satisfiable(symbols: Symbols) -> bool:
     from .integers import FALSE
 
     item = Item("ASSUMPTIONS", "", "", "", False, (), FALSE, lambda values: Replay(False))
-    return Engine(symbols, timeout=2.0).decide(item).status != "proved"
+    return Engine(symbols, rlimit=2 * UNITS_PER_SECOND).decide(item).status != "proved"
 
 
 def _check_relations(suite: _Suite, symbols: tuple[Symbol, ...]) -> tuple[str, ...]:
@@ -467,7 +478,7 @@ def _check_relations(suite: _Suite, symbols: tuple[Symbol, ...]) -> tuple[str, .
     return tuple(text for text, _, _ in suite.relations)
 
 
-def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default_timeout: float,
+def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], defaults: tuple[float, int | None],
            symbols: tuple[Symbol, ...], relations: tuple[str, ...]) -> Check:
     from .algebra import OPERATIONS
     from .checks import PROPERTIES
@@ -496,7 +507,8 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
     expect = raw.get("expect", verdicts[0])
     if expect not in verdicts:
         raise f.error((*key, "expect"), f"must be one of {', '.join(verdicts)}, got {expect!r}")
-    timeout = _timeout(f, (*key, "timeout"), raw["timeout"]) if "timeout" in raw else default_timeout
+    timeout = _timeout(f, (*key, "timeout"), raw["timeout"]) if "timeout" in raw else defaults[0]
+    rlimit = _rlimit(f, (*key, "rlimit"), raw["rlimit"]) if "rlimit" in raw else defaults[1]
     assume = _strings(f, (*key, "assume"), raw.get("assume", []))
     params = raw.get("params", {})
     if not isinstance(params, dict):
@@ -516,7 +528,7 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
     if description is not None and not isinstance(description, str):
         raise f.error((*key, "description"), "must be a string")
     check = Check(name, op, is_property, tuple(str(a) for a in args), expect, timeout, f.shown, f.line(key),
-                  tuple(assume), tuple(params.items()), tuple(options), description, symbols, relations)
+                  tuple(assume), tuple(params.items()), tuple(options), description, symbols, relations, rlimit)
     try:
         _, table = check.problem()
     except LayoutError as exc:

@@ -92,6 +92,8 @@ class Verdict:
     reason: str | None = None
     guard: Guard | None = None
     assumptions: tuple[str, ...] = field(default=())
+    # Why there is no guard for an invalid verdict, when the search did not finish (e.g. its budget was spent).
+    guard_note: str | None = None
 
     @property
     def exit_code(self) -> int:
@@ -109,6 +111,7 @@ class Verdict:
             "guard_python": self.guard.python if self.guard else None,
             "necessity_witness": dict(self.guard.necessity_witness) if self.guard and self.guard.necessity_witness
             else None,
+            "guard_note": self.guard_note,
         }
 
     @staticmethod
@@ -123,4 +126,4 @@ class Verdict:
         return Verdict(obj["op"], tuple(obj["inputs"]), obj["verdict"], obj.get("result"),  # type: ignore
                        tuple(ObligationVerdict.from_json(o) for o in obj["obligations"]),  # type: ignore
                        Counterexample.from_json(cex) if cex else None, obj.get("reason"), guard,  # type: ignore
-                       tuple(obj.get("assumptions", ())))  # type: ignore[arg-type]
+                       tuple(obj.get("assumptions", ())), obj.get("guard_note"))  # type: ignore[arg-type]

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-import z3
-
 from . import algebra
 from .budget import DEFAULT_TIMEOUT, Budget
 from .claims import Claim, Replay, substitute_operand
@@ -195,6 +193,8 @@ def engine_proves(engine: Engine, b: Bool) -> bool:
 
 
 def _surjective_quantified(engine: Engine, layout: Layout, target: Int, desc: str) -> ObligationVerdict:
+    import z3
+
     enc = engine.encoder
     k, i = z3.Int("#k"), enc.var("#i")
     li = enc.term(layout(_I))

@@ -23,7 +23,6 @@ from copy import copy
 
 from . import algebra, claims
 from .budget import UNITS_PER_SECOND, Budget
-from .encoding import Encoder, Unencodable
 from .int_tuple import format_tuple, leaves
 from .integers import TRUE, Bool, Int, and_, eq, ge, mod, not_, symbol
 from .layouts import Layout, Tile
@@ -173,6 +172,7 @@ def _weight(combo: Sequence[tuple[int, Bool, str]]) -> int:
 
 def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
                budget: Budget) -> tuple[str, dict[str, int] | None]:
+    from .encoding import Encoder, Unencodable
     from .engine import items_for, solve, valid_at
 
     # Prove: outside the condition some quantifier-free claim always fails.

@@ -23,16 +23,15 @@ proof is reported only on ``unsat`` of the full problem, whose assumptions inclu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-
-import z3
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from . import algebra, claims
 from .budget import DEFAULT_TIMEOUT, UNITS_PER_SECOND, Budget
 from .claims import Claim, Replay
 from .conditions import derive_guard, show
-from .encoding import Encoder, Unencodable
 from .errors import UndefinedBehavior
 from .integers import Bool, D, Expr, Int, and_, format_expr, ne
 from .interop import coerce
@@ -40,6 +39,11 @@ from .layouts import Tile
 from .obligations import NEVER, UB
 from .symbols import Symbols
 from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, ObligationVerdict, Verdict
+
+if TYPE_CHECKING:  # z3 and the encoding load on the first solver call, not at start-up
+    import z3
+
+    from .encoding import Encoder
 
 BOUNDED_SPAN = 64
 # Resource units an item gets once the verdict is settled by another item's counterexample (a quarter of a nominal
@@ -85,6 +89,10 @@ class Item:
 # Which route decided an item: Z3 on the whole problem (a proof, or a model it found), or the finite search over
 # the symbols' smallest values (a counterexample).
 FULL, BOUNDED, PINNED = "z3", "bounded search", "z3 at another item's counterexample values"
+CONCRETE = "concrete evaluation (no solver)"
+# An item free of symbols is decided by evaluating it at every witness value, up to this many, without Z3 (whose
+# import and first query cost more than the evaluation).
+CONCRETE_POINTS = 1 << 10
 
 
 @dataclass(frozen=True)
@@ -102,8 +110,20 @@ class Engine:
                  budget: Budget | None = None) -> None:
         self.symbols = symbols
         self.budget = budget if budget is not None else Budget(rlimit, timeout)
-        self.encoder = Encoder(symbols, {w: (0, None) for w in claims.WITNESSES})
-        self.ctx = z3.Context()  # see ``solve``
+        self._evaluated: dict[int, tuple[Item, Decision | None]] = {}  # the item is kept so that its id stays its
+
+    @cached_property
+    def encoder(self) -> Encoder:
+        from .encoding import Encoder
+
+        return Encoder(self.symbols, {w: (0, None) for w in claims.WITNESSES})
+
+    @cached_property
+    def ctx(self) -> z3.Context:
+        """This verdict's own Z3 context (see ``solve``)."""
+        import z3
+
+        return z3.Context()
 
     def remaining(self) -> int:
         """Resource units left (0 once the wall-clock safety net fired)."""
@@ -112,6 +132,8 @@ class Engine:
     # -- encoding ---------------------------------------------------------------------------------------------
 
     def _negation(self, item: Item) -> list[z3.BoolRef]:
+        import z3
+
         enc = self.encoder
         out = [enc.boolean(item.holds.expr)]
         for w, lo, hi in item.ranges:
@@ -123,6 +145,8 @@ class Engine:
     def divisors(self) -> list[Expr]:
         """Every divisor met while encoding that is free of witnesses and not provably nonzero."""
         seen: dict[Expr, None] = {}
+        if "encoder" not in self.__dict__:  # nothing was encoded
+            return []
         for e in self.encoder.divisors:
             if not (set(e.symbols()) & set(claims.WITNESSES)):
                 seen.setdefault(e, None)
@@ -130,10 +154,58 @@ class Engine:
 
     # -- deciding ---------------------------------------------------------------------------------------------
 
+    def closed(self, item: Item) -> bool:
+        """The problem has no symbols and the item mentions only its witnesses (a replay then needs no values)."""
+        if any(True for _ in self.symbols):
+            return False
+        names = set(item.holds.expr.symbols())
+        for _, lo, hi in item.ranges:
+            names |= lo.symbols() | hi.symbols()
+        return names <= set(item.witnesses)
+
+    def evaluate(self, item: Item) -> Decision | None:
+        """Decide a closed item by evaluating it at every witness value (None: too many, or undefined there)."""
+        if id(item) not in self._evaluated:
+            self._evaluated[id(item)] = (item, self._evaluate(item))
+        return self._evaluated[id(item)][1]
+
+    def _evaluate(self, item: Item) -> Decision | None:
+        points = [0]
+
+        def walk(k: int, env: dict[str, int]) -> Iterator[dict[str, int]]:
+            if k == len(item.ranges):
+                yield env
+                return
+            w, lo, hi = item.ranges[k]
+            for x in range(int(lo.evaluate(env)), int(hi.evaluate(env))):
+                points[0] += 1
+                if points[0] > CONCRETE_POINTS:
+                    raise _TooMany
+                yield from walk(k + 1, {**env, w: x})
+
+        try:
+            for env in walk(0, {}):
+                if not item.holds.expr.evaluate(env):
+                    r = item.replay(env)
+                    if not r.fails:
+                        return None
+                    coord = tuple(env[w] for w in item.witnesses)
+                    return Decision(REFUTED, Counterexample({}, item.id, coord[0] if len(coord) == 1 else
+                                                            (coord or None), r.expected, r.actual), route=CONCRETE)
+        except (_TooMany, UndefinedBehavior, ZeroDivisionError):
+            return None
+        return Decision(PROVED, route=CONCRETE)
+
     def decide(self, item: Item, budget: float | None = None, assume_nonzero: bool = True,
                hints: Sequence[Mapping[str, int]] = ()) -> Decision:
         """Decide one item.  ``hints`` are symbol values at which another item already failed: tried first, with
         the symbols pinned, and their presence means the verdict is settled, so the budget is capped."""
+        if self.closed(item):
+            done = self.evaluate(item)
+            if done is not None:
+                return done
+        from .encoding import Unencodable
+
         try:
             negation = self._negation(item)
         except Unencodable as exc:
@@ -191,6 +263,10 @@ class Engine:
                               note=f"undefined behaviour: {r.undefined}" if r.undefined else None)
 
 
+class _TooMany(Exception):
+    pass
+
+
 def _rlimit_count(s: z3.Solver) -> int:
     st = s.statistics()
     return int(st.get_key_value("rlimit count")) if "rlimit count" in st.keys() else 0
@@ -205,6 +281,8 @@ def solve(constraints: Sequence[z3.BoolRef], budget: Budget,
 
     Z3's search also depends on the history of its context (the order in which terms were created), so a verdict
     solves in its own context ``ctx``: its answer does not depend on what the process decided before."""
+    import z3
+
     units = budget.left()
     if units < 1000:
         return "unknown", None, budget.why_stopped()
@@ -386,8 +464,13 @@ def _concrete(arg: object) -> bool:
 
 def decide_all(engine: Engine, items: list[Item]) -> list[ObligationVerdict]:
     """Decide every item (the division-by-zero item last, once every divisor has been met)."""
-    # Encode everything first so that DIV0 collects every divisor.
+    # Encode everything first so that DIV0 collects every divisor (an item free of symbols has no divisor to
+    # collect: a division by zero in it is undefined where it is evaluated, and the solver then decides it).
     for item in items:
+        if engine.closed(item) and engine.evaluate(item) is not None:
+            continue
+        from .encoding import Unencodable
+
         try:
             engine._negation(item)
         except Unencodable:

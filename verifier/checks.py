@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from . import algebra
+from .basis import ScaledBasis
 from .budget import DEFAULT_TIMEOUT, Budget
 from .claims import Claim, Replay, substitute_operand
 from .conditions import show
@@ -31,6 +32,7 @@ from .verdicts import PROVED, REFUTED, UNKNOWN, VALID, Counterexample, Obligatio
 
 _I, _J = symbol("#i"), symbol("#j")
 SEPARATED = "sorted strides (no solver)"
+STRUCTURAL = "equal coalesced forms (no solver)"
 UNBOUNDED = D(2**62)
 
 
@@ -142,6 +144,9 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
                                        PROVED, True, route=SEPARATED)]
         if prop == "bijective":
             decisions += decide_all(engine, _items("in_bounds", [layout, size(layout)], {}))  # type: ignore[arg-type]
+    elif prop == "equivalent" and not options.get("extended") and (
+            structural := _structurally_equivalent(args[0], args[1])) is not None:  # type: ignore[arg-type]
+        decisions = structural
     else:
         decisions = decide_all(engine, _items(prop, args, options))
     verdict, cex, reason = summarize(decisions)
@@ -164,6 +169,64 @@ def _separated(layout: Layout) -> bool:
             return False
         reach += (s - 1) * d
     return True
+
+
+def _canonical(layout: Layout) -> list[tuple[int, int]]:
+    """The flat modes of a concrete layout without its size-1 modes, adjacent modes merged where
+    ``d1 == s0 * d0``.  Two layouts of one size are equal functions on ``[0, size)`` exactly when these agree:
+    the function determines each mode in turn (``d0 = f(1) - f(0)``; ``s0`` is the first ``i`` with
+    ``f(i) != i * d0``, as the next mode could not be merged), and the rest is ``f(s0 * j)``."""
+    out: list[tuple[int, int]] = []
+    for s, d in zip(leaves(layout.shape), leaves(layout.stride)):
+        s, d = int(s), int(d)
+        if s == 1:
+            continue
+        if out and d == out[-1][0] * out[-1][1]:
+            out[-1] = (out[-1][0] * s, out[-1][1])
+        else:
+            out.append((s, d))
+    return out
+
+
+def _first_difference(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int | None:
+    """The least index where two different canonical forms (``_canonical``) of one size disagree."""
+    prefix = 1
+    for (sa, da), (sb, db) in zip(a, b):
+        if da != db:
+            return prefix
+        if sa != sb:
+            return prefix * min(sa, sb)
+        prefix *= sa
+    return None
+
+
+def _structurally_equivalent(a: object, b: object) -> list[ObligationVerdict] | None:
+    """``equivalent`` of two concrete layouts of one size without a solver, in time linear in their rank (flat
+    in their size); None where it does not apply (symbols, sizes that differ, basis strides)."""
+    if not (isinstance(a, Layout) and isinstance(b, Layout) and a.concrete and b.concrete):
+        return None
+    if any(isinstance(x, ScaledBasis) for x in (*leaves(a.stride), *leaves(b.stride))):
+        return None
+    n = int(size(a))
+    if n != int(size(b)) or n < 1:
+        return None
+    claims = _items("equivalent", [a, b], {})
+    ca, cb = _canonical(a), _canonical(b)
+
+    def verdict(c: Item, status: str, cex: Counterexample | None = None) -> ObligationVerdict:
+        return ObligationVerdict(c.id, c.description, c.source, "property", c.condition, status, True, cex,
+                                 route=STRUCTURAL)
+
+    if ca == cb:
+        return [verdict(claims[0], PROVED), verdict(claims[1], PROVED)]
+    i = _first_difference(ca, cb)
+    if i is None or not 0 <= i < n:
+        return None
+    x, y = int(a(i)), int(b(i))
+    if x == y:  # cannot happen by _canonical's argument; the solver decides
+        return None
+    return [verdict(claims[0], PROVED),
+            verdict(claims[1], REFUTED, Counterexample({}, claims[1].id, i, x, y))]
 
 
 def _surjective(engine: Engine, layout: Layout, n: IntTuple) -> list[ObligationVerdict]:

@@ -40,7 +40,7 @@ _MODULES = {
     "interop": "from_pycute parse_dsl parse_dsl_layout to_cpp to_dsl to_pycute",
     "layouts": ("UNDERSCORE Layout Tile append cosize depth flatten group make_layout prepend rank replace select "
               "shape size stride sublayout take"),
-    "notation": "parse parse_int_tuple parse_layout parse_relation parse_shape parse_tile",
+    "notation": "parse parse_coord parse_int_tuple parse_layout parse_relation parse_shape parse_tile",
     "obligations": "Obligation",
     "swizzle": "ComposedLayout Swizzle make_composed_layout",
     "symbols": "Symbol Symbols",
@@ -126,7 +126,7 @@ if TYPE_CHECKING:
         sublayout,
         take,
     )
-    from .notation import parse, parse_int_tuple, parse_layout, parse_relation, parse_shape, parse_tile
+    from .notation import parse, parse_coord, parse_int_tuple, parse_layout, parse_relation, parse_shape, parse_tile
     from .obligations import Obligation
     from .pictures import to_png, to_svg, to_tikz
     from .swizzle import ComposedLayout, Swizzle, make_composed_layout
@@ -157,7 +157,8 @@ __all__ = [
     "Bool", "CuteRejection", "D", "Int", "Layout", "LayoutError", "LayoutSyntaxError", "S", "Symbol", "Symbols",
     "Tile", "UNDERSCORE", "UndefinedBehavior", "append", "ceil_div", "compact_col_major", "compact_major",
     "compact_row_major", "compatible", "congruent", "cosize", "crd2crd", "crd2idx", "depth", "elem_scale",
-    "flatten", "group", "idx2crd", "inner_product", "make_layout", "parse", "parse_int_tuple", "parse_layout",
+    "flatten", "group", "idx2crd", "inner_product", "make_layout", "parse", "parse_coord", "parse_int_tuple",
+    "parse_layout",
     "parse_relation", "parse_shape", "parse_tile", "prefix_product", "prepend", "print_1d", "print_layout",
     "product", "rank", "replace", "select", "shape", "shape_div", "size", "stride", "sublayout", "symbol", "take",
     "weakly_congruent",

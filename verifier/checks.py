@@ -16,19 +16,31 @@ enumeration.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 from . import algebra
 from .basis import ScaledBasis
 from .budget import DEFAULT_TIMEOUT, Budget
 from .claims import Claim, Replay, substitute_operand
 from .conditions import show
+from .domain import check_domain
 from .engine import Engine, Item, _rlimit_count, decide_all, summarize
 from .int_tuple import IntTuple, compatible, leaves
 from .integers import Bool, D, Int, and_, eq, ge, le, lt, max_, min_, ne, symbol
 from .interop import coerce
 from .layouts import Layout, size
 from .symbols import Symbols
-from .verdicts import PROVED, REFUTED, UNKNOWN, VALID, Counterexample, ObligationVerdict, Verdict
+from .verdicts import (
+    DEFAULT_POLICY,
+    PROVED,
+    REFUTED,
+    UNKNOWN,
+    VALID,
+    Counterexample,
+    ObligationVerdict,
+    Policy,
+    Verdict,
+)
 
 _I, _J = symbol("#i"), symbol("#j")
 SEPARATED = "sorted strides (no solver)"
@@ -127,12 +139,17 @@ def _items(prop: str, args: Sequence[object], options: Mapping[str, object]) -> 
 
 
 def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
-          rlimit: int | None = None, budget: Budget | None = None, **options: object) -> Verdict:
+          policy: Policy = DEFAULT_POLICY, rlimit: int | None = None, budget: Budget | None = None,
+          **options: object) -> Verdict:
     """Decide ``prop(*args)`` for every value the assumptions allow: proved, refuted or unknown, within ``rlimit``
-    Z3 resource units and the wall-clock safety net of ``timeout`` seconds (``budget.py``)."""
+    Z3 resource units and the wall-clock safety net of ``timeout`` seconds (``budget.py``).  Raises
+    ``LayoutError`` when the assumptions admit no value or an extent can be negative (``domain.py``)."""
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
     assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
+    undecided = check_domain(prop, args, symbols)
+    if undecided is not None:
+        return Verdict(prop, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
     engine = Engine(symbols, budget=budget if budget is not None else Budget(rlimit, timeout))
     if prop == "surjective":
         decisions = _surjective(engine, args[0], args[1])  # type: ignore[arg-type]
@@ -143,13 +160,15 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
                                        "sorted by |stride|, each stride exceeds the reach of the smaller ones",
                                        PROVED, True, route=SEPARATED)]
         if prop == "bijective":
-            decisions += decide_all(engine, _items("in_bounds", [layout, size(layout)], {}))  # type: ignore[arg-type]
+            decisions += decide_all(engine, _items("in_bounds", [layout, size(layout)], {}),  # type: ignore
+                                    policy)
     elif prop == "equivalent" and not options.get("extended") and (
             structural := _structurally_equivalent(args[0], args[1])) is not None:  # type: ignore[arg-type]
         decisions = structural
     else:
-        decisions = decide_all(engine, _items(prop, args, options))
-    verdict, cex, reason = summarize(decisions)
+        decisions = decide_all(engine, _items(prop, args, options), policy)
+    decisions = [replace(d, severity=policy.severity(d.id)) for d in decisions]
+    verdict, cex, reason = summarize(decisions, policy)
     verdict = {VALID: PROVED, "invalid": REFUTED}.get(verdict, verdict)
     return Verdict(prop, inputs, verdict, None, tuple(decisions), cex, reason, assumptions=assumptions)
 

@@ -109,7 +109,10 @@ def _right_inverse(layout: Layout) -> list[Claim]:
 def _left_inverse(layout: Layout) -> list[Claim]:
     r = algebra.left_inverse(layout)
     assert isinstance(r, Layout)
-    return [_claim("LI-3", "R(L(i)) == i for every i < size(L)", "layout.hpp:1313-1316",
+    # LI-POST is CuTe's documented contract, the quasi-inverse; LI-3 (a true inverse) needs an injective L.
+    return [_claim("LI-POST", "the quasi-inverse: L(R(L(i))) == L(i) for every i < size(L)", "layout.hpp:1313-1316",
+                   size(layout), layout(_I), layout(r(layout(_I)))),
+            _claim("LI-3", "R(L(i)) == i for every i < size(L)", "layout.hpp:1313-1316",
                    size(layout), _I, r(layout(_I)))]
 
 

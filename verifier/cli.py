@@ -10,8 +10,11 @@
   table.
 * ``cute-verify run FILE...``: the checks of spec files (``spec_cli.py``): text, JSON, SARIF or JUnit reports.
 
-Exit status: 0 valid / proved, 1 invalid / refuted, 3 unknown, 2 bad input with a one-line message on stderr
-(never a traceback).
+``--strict`` makes warnings errors; ``--select RULE,...`` / ``--ignore RULE,...`` pick the obligations that count,
+by ID or prefix, as ruff does (docs/semantics.md, Severities).
+
+Exit status: 0 valid / proved (warnings allowed unless ``--strict``), 1 invalid / refuted, 3 unknown, 2 bad input
+with a one-line message on stderr (never a traceback).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from .layouts import Layout, cosize, rank, size
 from .notation import parse_layout
 from .symbols import Symbols
 from .tables import print_1d, print_layout
+from .verdicts import Policy
 
 TABLE_LIMIT = 4096
 VALUES_LIMIT = 1 << 20
@@ -117,7 +121,7 @@ def cmd_op(args: argparse.Namespace) -> int:
     from .report import to_json, to_text
 
     operands, symbols = _problem(args, args.command)
-    v = verify(args.command, operands, symbols, timeout=args.timeout, rlimit=args.rlimit)
+    v = verify(args.command, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=_policy(args))
     print(to_json(v) if args.json else to_text(v))
     return v.exit_code
 
@@ -134,7 +138,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         options["extended"] = True
     if args.property == "no_overflow":
         options["bits"] = args.bits
-    v = check(args.property, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, **options)
+    v = check(args.property, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=_policy(args),
+              **options)
     print(to_json(v) if args.json else to_text(v))
     return v.exit_code
 
@@ -145,6 +150,15 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a value for a symbol")
     add_budget_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--strict", action="store_true", help="make warnings errors (invalid, exit status 1)")
+    p.add_argument("--select", action="append", default=[], metavar="RULE,...",
+                   help="decide only these obligations (IDs or prefixes, e.g. CMP-POST,DIV)")
+    p.add_argument("--ignore", action="append", default=[], metavar="RULE,...",
+                   help="leave these obligations out of the verdict (IDs or prefixes, e.g. DIV-EXACT)")
+
+
+def _policy(args: argparse.Namespace) -> Policy:
+    return Policy.parse(args.strict, args.select, args.ignore)
 
 
 def add_budget_options(p: argparse.ArgumentParser, rlimit: int = DEFAULT_RLIMIT,

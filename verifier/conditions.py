@@ -23,11 +23,14 @@ from copy import copy
 
 from . import algebra, claims
 from .budget import UNITS_PER_SECOND, Budget
+from .errors import LayoutError
 from .int_tuple import format_tuple, leaves
 from .integers import TRUE, Bool, Int, and_, eq, ge, mod, not_, symbol
 from .layouts import Layout, Tile
 from .symbols import Symbols
-from .verdicts import PROVED, REFUTED, UNKNOWN, VALID, Guard
+from .verdicts import PROVED, REFUTED, UNKNOWN, VALID, Guard, Policy
+
+STRICT = Policy(strict=True)
 
 MAX_CANDIDATES = 64  # candidates decided by the solver; those refuted by a known value cost nothing
 MAX_MODULUS = 1 << 16
@@ -70,6 +73,10 @@ def _with(symbols: Symbols, extra: Sequence[Bool]) -> Symbols:
     return s
 
 
+NO_GUARD_IN_TIME = "no guard found within the budget; try --rlimit"
+NO_GUARD = "no guard of the form 'X % t == 0 and X >= 2 ...' makes it valid"
+
+
 def _moduli(args: Sequence[object]) -> list[int]:
     """Candidate moduli: the static integers of the operands, and the products of the static extents of one
     operand's modes (a tile of ``(_4,_8)`` spans 32 consecutive indices, so ``M % 32 == 0`` is a natural guard
@@ -97,29 +104,31 @@ def _static_extents(obj: object) -> list[list[int]]:
     return []
 
 
-def derive_guard(op: str, args: Sequence[object], symbols: Symbols,
-                 budget: Budget | None = None) -> tuple[Guard | None, str | None]:
-    """The weakest candidate condition that makes ``op(*args)`` provably valid, or None with the reason.
+def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budget | None = None,
+                 policy: Policy = STRICT, covers: tuple[str, ...] = ()) -> tuple[Guard | None, str | None]:
+    """The weakest candidate condition under which ``op(*args)`` is proved valid with ``policy`` (strict by
+    default: warnings must hold too), or None and why: the search ran out of budget or of candidates.
 
     Candidates are tried weakest first; one is skipped without the solver when a value it admits is already known
     to be wrong (a counterexample of an earlier candidate, or its own smallest admitted values, evaluated
-    concretely).  The search spends at most ``budget``; when it stops for want of budget, the reason says so."""
+    concretely).  The search spends at most ``budget`` (Z3 resource units)."""
     from .engine import valid_at, verify
 
     budget = budget if budget is not None else Budget()
     names = [s.name for s in symbols if not s.name.startswith("?")]
     if not names or len(names) < sum(1 for _ in symbols):
-        return None, None
+        return None, "no guard is searched over anonymous (?) symbols"
     moduli = _moduli(args)
     per_symbol = [_atoms(n, moduli) for n in names]
     combos = sorted(itertools.product(*per_symbol), key=lambda c: (_weight(c), [a[2] for a in c]))
     known_bad: list[dict[str, int]] = []
     tried = 0
+    undecided = False
     for combo in combos[1:]:
         if tried >= MAX_CANDIDATES:
-            return None, f"no guard found among the {MAX_CANDIDATES} weakest candidates"
+            return None, NO_GUARD_IN_TIME if undecided else f"{NO_GUARD} (among the {MAX_CANDIDATES} weakest)"
         if budget.left() <= 0:
-            return None, "no guard found within the budget; try --rlimit (or --timeout)"
+            return None, NO_GUARD_IN_TIME
         atoms = [a for _, a, text in combo if text]
         cond = and_(*atoms)
         if any(cond.evaluate(p) for p in known_bad):
@@ -134,17 +143,21 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols,
                 pass
         tried += 1
         share = budget.part(max(budget.rlimit / 8, min(budget.left(), UNITS_PER_SECOND // 2)))
-        v = verify(op, args, _with(symbols, atoms), derive=False, budget=share)
+        try:
+            v = verify(op, args, _with(symbols, atoms), derive=False, budget=share, policy=policy)
+        except LayoutError:
+            continue  # the candidate excludes every admitted value: a guard that holds vacuously is none
         if v.verdict == VALID:
             texts = [text for _, _, text in combo if text]
             necessary, witness = _necessity(op, args, symbols, cond, budget)
             return Guard(" and ".join(texts), necessary, _cpp(names, texts), _python(op, args, texts),
-                         witness), None
+                         witness, covers), None
         if v.counterexample is not None:
             known_bad.append({k: x for k, x in v.counterexample.params.items() if k in names})
+        undecided = undecided or v.verdict == UNKNOWN
     if budget.left() <= 0:
-        return None, "no guard found within the budget; try --rlimit (or --timeout)"
-    return None, "no guard of the form X % t == 0 or X >= 2 makes it valid"
+        return None, NO_GUARD_IN_TIME
+    return None, NO_GUARD_IN_TIME if undecided else NO_GUARD
 
 
 def _smallest_point(symbols: Symbols, names: list[str],

@@ -24,7 +24,7 @@ proof is reported only on ``unsat`` of the full problem, whose assumptions inclu
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -32,13 +32,25 @@ from . import algebra, claims
 from .budget import DEFAULT_TIMEOUT, UNITS_PER_SECOND, Budget
 from .claims import Claim, Replay
 from .conditions import derive_guard, show
+from .domain import check_domain
 from .errors import UndefinedBehavior
 from .integers import Bool, D, Expr, Int, and_, format_expr, ne
 from .interop import coerce
 from .layouts import Tile
-from .obligations import NEVER, UB
+from .obligations import NEVER, UB, WARNING
 from .symbols import Symbols
-from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, ObligationVerdict, Verdict
+from .verdicts import (
+    DEFAULT_POLICY,
+    INVALID,
+    PROVED,
+    REFUTED,
+    UNKNOWN,
+    VALID,
+    Counterexample,
+    ObligationVerdict,
+    Policy,
+    Verdict,
+)
 
 if TYPE_CHECKING:  # z3 and the encoding load on the first solver call, not at start-up
     import z3
@@ -56,6 +68,9 @@ GUARD_SHARE = 0.5
 # Preconditions whose failure is itself the error, with no postcondition to confirm it: a tile or thread
 # coordinate outside the grid gives a view outside the tensor (docs/semantics.md, partitions).
 SELF_EVIDENT = {"IX-2", "IX-3"}
+# Assumptions CuTe documents for its per-mode recasts (layout.hpp:1820-1822, :1848): their failure is the error,
+# while the claims' "same bytes" reading (RC-*) is stricter than CuTe's contract (a warning).
+CONTRACT = {"UP-2", "DN-2"}
 # The algebra's own concrete postconditions are superseded by the engine's claims of the same meaning.
 _SUPERSEDED = {"CMP-POST", "CMP-POST-SIZE", "CPL-POST", "RI-POST", "LI-3", "DIV-POST", "DIV-EXACT", "PRD-POST"}
 
@@ -341,7 +356,7 @@ def _obligation_items(op: str, args: Sequence[object], outcome: algebra.Outcome,
     for ob in outcome.obligations:
         if have_claims and ob.id in _SUPERSEDED:
             continue
-        deciding = ob.cute_checks == UB or (not have_claims and ob.cute_checks == NEVER)
+        deciding = ob.cute_checks == UB or ob.id in CONTRACT or (not have_claims and ob.cute_checks == NEVER)
         cond = ob.condition
 
         def replay(values: Mapping[str, int], cond: Bool = cond, ub: bool = ob.cute_checks == UB) -> Replay:
@@ -381,16 +396,22 @@ def items_for(op: str, args: Sequence[object], outcome: algebra.Outcome) -> list
 
 
 def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
-           derive: bool = True, rlimit: int | None = None, budget: Budget | None = None) -> Verdict:
+           derive: bool = True, policy: Policy = DEFAULT_POLICY, rlimit: int | None = None,
+           budget: Budget | None = None) -> Verdict:
     """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow?
 
-    The verdict spends at most ``rlimit`` Z3 resource units (``budget.py``; default ``DEFAULT_RLIMIT``) and stops
-    at the wall-clock safety net of ``timeout`` seconds.  For an invalid operation the guard search (``derive``)
-    then gets at most ``GUARD_SHARE`` of that budget again, after the counterexample."""
+    Raises ``LayoutError`` (``domain.VacuousAssumptions``) when the assumptions admit no value or an operand's
+    extent can be negative: bad input, never a vacuous ``valid``.  The verdict spends at most ``rlimit`` Z3
+    resource units (``budget.py``; default ``DEFAULT_RLIMIT``) and stops at the wall-clock safety net of
+    ``timeout`` seconds.  The guard search (``derive``) then gets at most ``GUARD_SHARE`` of that budget again,
+    after the counterexample."""
     budget = budget if budget is not None else Budget(rlimit, timeout)
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
     assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
+    undecided = check_domain(op, args, symbols)
+    if undecided is not None:
+        return Verdict(op, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
     outcome = algebra.apply(op, *args)
     if outcome.rejection is not None:
         return Verdict(op, inputs, INVALID, reason=str(outcome.rejection),
@@ -412,18 +433,21 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
     guard_budget = Budget(int(budget.rlimit * GUARD_SHARE), budget.timeout)
     guard_budget.deadline = budget.deadline
     engine = Engine(symbols, budget=budget)
-    decisions = decide_all(engine, items)
-    verdict, cex, reason = summarize(decisions)
+    decisions = decide_all(engine, items, policy)
+    verdict, cex, reason = summarize(decisions, policy)
     if verdict == VALID and not symbolic_post and not _decided_post(decisions):
         # Proving the obligations is not a proof of the result: the postcondition is decided here only by the
         # algebra's enumeration on concrete values, which did not run (too large) or recorded nothing.
         verdict, reason = UNKNOWN, f"{op}: no postcondition was decided for these operands; its obligations hold"
     result = str(outcome.result)
     out = Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, assumptions=assumptions)
-    if derive and verdict == INVALID and any(True for _ in symbols):
-        guard, note = derive_guard(op, args, symbols, guard_budget)
-        out = Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, guard, assumptions,
-                      guard_note=note)
+    failing = tuple(dict.fromkeys(d.id for d in decisions if d.deciding and d.status == REFUTED
+                                  and policy.counts(d.id)))
+    if derive and (verdict == INVALID or out.warnings) and any(True for _ in symbols):
+        # The guard covers warnings too: a partial tile's guard is what can_implement needs without predication.
+        guard, note = derive_guard(op, args, symbols, guard_budget, policy=replace(policy, strict=True),
+                                   covers=failing)
+        out = replace(out, guard=guard, guard_note=note)
     return out
 
 
@@ -462,7 +486,7 @@ def _concrete(arg: object) -> bool:
     return bool(getattr(arg, "concrete", True))
 
 
-def decide_all(engine: Engine, items: list[Item]) -> list[ObligationVerdict]:
+def decide_all(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLICY) -> list[ObligationVerdict]:
     """Decide every item (the division-by-zero item last, once every divisor has been met)."""
     # Encode everything first so that DIV0 collects every divisor (an item free of symbols has no divisor to
     # collect: a division by zero in it is undefined where it is evaluated, and the solver then decides it).
@@ -486,23 +510,29 @@ def decide_all(engine: Engine, items: list[Item]) -> list[ObligationVerdict]:
         item = everything[k]
         share = engine.remaining() / max(1, len(everything) - n)
         d = engine.decide(item, budget=share, assume_nonzero=item is not div0, hints=hints)
-        if d.status == REFUTED and item.deciding and d.counterexample is not None:
+        if d.status == REFUTED and item.deciding and d.counterexample is not None and policy.settles(item.id):
             hints.append(d.counterexample.params)
         reason = d.reason
         if d.status == UNKNOWN and hints:
             reason = f"{reason} (given less time: the verdict was already settled by a counterexample)"
         out[k] = ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
-                                   d.status, item.deciding, d.counterexample, reason, d.route)
+                                   d.status, item.deciding, d.counterexample, reason, d.route,
+                                   policy.severity(item.id))
     return [out[k] for k in range(len(everything))]
 
 
-def summarize(decisions: Sequence[ObligationVerdict]) -> tuple[str, Counterexample | None, str | None]:
-    deciding = [d for d in decisions if d.deciding]
+def summarize(decisions: Sequence[ObligationVerdict],
+              policy: Policy = DEFAULT_POLICY) -> tuple[str, Counterexample | None, str | None]:
+    """``invalid`` exactly when an obligation that settles the verdict fails (an error, or any obligation under
+    ``--strict``, among those selected); a failing warning leaves the verdict ``valid``, listed with it."""
+    deciding = [d for d in decisions if d.deciding and policy.settles(d.id)]
     refuted = [d for d in deciding if d.status == REFUTED]
     if refuted:
-        # A counterexample with a coordinate shows the wrong index itself; prefer it.
-        d = next((d for d in refuted if d.counterexample and d.counterexample.coordinate is not None), refuted[0])
-        return INVALID, d.counterexample, f"{d.id} fails: {d.description}"
+        # An error before a warning; a counterexample with a coordinate shows the wrong index itself.
+        errors = [d for d in refuted if d.severity != WARNING] or refuted
+        d = next((d for d in errors if d.counterexample and d.counterexample.coordinate is not None), errors[0])
+        promoted = " (a warning, an error under --strict)" if d.severity == WARNING else ""
+        return INVALID, d.counterexample, f"{d.id} fails{promoted}: {d.description}"
     unknown = [d for d in deciding if d.status == UNKNOWN]
     if unknown:
         return UNKNOWN, None, "; ".join(f"{d.id}: {d.reason}" for d in unknown)

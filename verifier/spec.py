@@ -42,7 +42,7 @@ import functools
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import budget, problems
@@ -50,6 +50,7 @@ from .budget import UNITS_PER_SECOND
 from .errors import LayoutError
 from .notation import parse_relation
 from .symbols import INT32_MAX, INT64_MAX, Symbol, Symbols
+from .verdicts import Policy
 
 try:
     import tomllib
@@ -59,10 +60,10 @@ except ImportError:  # Python 3.10: the same parser, published as tomli
 DEFAULT_TIMEOUT = budget.DEFAULT_TIMEOUT
 OP_VERDICTS = ("valid", "invalid", "unknown")
 PROPERTY_VERDICTS = ("proved", "refuted", "unknown")
-_TOP_KEYS = ("include", "rlimit", "timeout", "symbols", "assume", "check")
+_TOP_KEYS = ("include", "rlimit", "timeout", "strict", "symbols", "assume", "check")
 _SYMBOL_KEYS = ("min", "max", "multiple_of", "bits")
 _CHECK_KEYS = ("name", "op", "property", "args", "expect", "rlimit", "timeout", "assume", "params", "extended",
-               "bits", "description")
+               "bits", "ignore", "description")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
@@ -93,6 +94,12 @@ class Check:
     symbols: tuple[Symbol, ...] = ()
     relations: tuple[str, ...] = field(default=())
     rlimit: int | None = None  # the solver's budget in Z3 resource units (None: the engine's default)
+    strict: bool = False  # the file's ``strict = true``: warnings are errors
+    ignore: tuple[str, ...] = ()  # obligations left out of the verdict (``ignore = ["DIV-EXACT"]``)
+
+    @property
+    def policy(self) -> Policy:
+        return Policy(self.strict, (), self.ignore)
 
     @property
     def id(self) -> str:
@@ -294,7 +301,7 @@ class _File:
 class _Suite:
     symbols: dict[str, tuple[Symbol, _File, tuple[object, ...]]] = field(default_factory=dict)
     relations: list[tuple[str, _File, tuple[object, ...]]] = field(default_factory=list)
-    checks: list[tuple[dict, _File, tuple[object, ...], float]] = field(default_factory=list)
+    checks: list[tuple[dict, _File, tuple[object, ...], float, bool]] = field(default_factory=list)
     loaded: set[Path] = field(default_factory=set)
 
 
@@ -321,8 +328,8 @@ def load_suite(path: str | os.PathLike[str]) -> list[Check]:
     relations = _check_relations(suite, symbols)
     seen: dict[str, tuple[_File, tuple[object, ...]]] = {}
     out = []
-    for raw, f, key, limits in suite.checks:
-        check = _check(raw, f, key, limits, symbols, relations)
+    for raw, f, key, limits, strict in suite.checks:
+        check = replace(_check(raw, f, key, limits, symbols, relations), strict=strict)
         if check.name in seen:
             f0, k0 = seen[check.name]
             raise f.error((*key, "name"), f"check name {check.name!r} is already used at {f0.shown}:{f0.line(k0)}")
@@ -361,6 +368,9 @@ def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple
     if "timeout" in data:
         timeout = _timeout(f, ("timeout",), data["timeout"])
     rlimit = _rlimit(f, ("rlimit",), data["rlimit"]) if "rlimit" in data else None
+    strict = data.get("strict", False)
+    if not isinstance(strict, bool):
+        raise f.error(("strict",), "must be true or false")
     for k, inc in enumerate(_strings(f, ("include",), data.get("include", []))):
         _load_file(path.parent / inc, suite, (*stack, resolved), (f, ("include", k)))
     symbols = data.get("symbols", {})
@@ -374,7 +384,7 @@ def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple
     if not isinstance(checks, list) or not all(isinstance(c, dict) for c in checks):
         raise f.error(("check",), "must be an array of tables: [[check]]")
     for k, raw in enumerate(checks):
-        suite.checks.append((raw, f, ("check", k), (timeout, rlimit)))
+        suite.checks.append((raw, f, ("check", k), (timeout, rlimit), strict))
 
 
 def _syntax_error(f: _File, text: str, exc: Exception) -> SpecError:
@@ -455,13 +465,15 @@ def _declare(f: _File, suite: _Suite, name: str, decl: object) -> None:
 
 
 def _satisfiable(symbols: Symbols) -> bool:
-    """False when the engine proves that no value satisfies the assumptions (undecided counts as satisfiable)."""
-    from .claims import Replay
-    from .engine import Engine, Item
-    from .integers import FALSE
+    """False when the solver proves that no value satisfies the assumptions (undecided counts as satisfiable
+    here: the check is then ``unknown`` when it runs, ``domain.check_domain``)."""
+    from .domain import VacuousAssumptions, admitted_value
 
-    item = Item("ASSUMPTIONS", "", "", "", False, (), FALSE, lambda values: Replay(False))
-    return Engine(symbols, rlimit=2 * UNITS_PER_SECOND).decide(item).status != "proved"
+    try:
+        admitted_value(symbols)
+    except VacuousAssumptions:
+        return False
+    return True
 
 
 def _check_relations(suite: _Suite, symbols: tuple[Symbol, ...]) -> tuple[str, ...]:
@@ -527,8 +539,14 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
     description = raw.get("description")
     if description is not None and not isinstance(description, str):
         raise f.error((*key, "description"), "must be a string")
+    ignore = tuple(_strings(f, (*key, "ignore"), raw.get("ignore", [])))
+    try:
+        Policy(False, (), ignore)
+    except LayoutError as exc:
+        raise f.error((*key, "ignore"), str(exc)) from None
     check = Check(name, op, is_property, tuple(str(a) for a in args), expect, timeout, f.shown, f.line(key),
-                  tuple(assume), tuple(params.items()), tuple(options), description, symbols, relations, rlimit)
+                  tuple(assume), tuple(params.items()), tuple(options), description, symbols, relations,
+                  rlimit=rlimit, ignore=ignore)
     try:
         _, table = check.problem()
     except LayoutError as exc:

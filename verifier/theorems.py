@@ -37,6 +37,7 @@ from . import algebra, budget, checks, engine
 from .budget import Budget
 from .claims import CONFIRM_BY_ORACLE, Claim, Replay, has_postcondition, substitute_operand
 from .conditions import show
+from .domain import admitted_value
 from .errors import CuteRejection, LayoutError, UndefinedBehavior
 from .int_tuple import leaves, symbols_of
 from .integers import TRUE, Bool, Const, Int, and_, eq, substitute
@@ -44,7 +45,7 @@ from .layouts import Layout, Tile, make_layout
 from .notation import parse, parse_relation, parse_tile
 from .obligations import UB
 from .symbols import Symbols
-from .verdicts import INVALID, PROVED, REFUTED, VALID, Counterexample, Verdict
+from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, Verdict
 
 DOMAINS = {"int32": "every int32 value", "positive": "every positive integer"}
 EXPECTATIONS = (PROVED, REFUTED)
@@ -194,6 +195,9 @@ class Statement:
         else:
             build = _equal_claims if self.kind == "equal" else self.build
             assert build is not None
+            _, undecided = admitted_value(symbols)  # raises VacuousAssumptions: no vacuous theorem
+            if undecided is not None:
+                return Verdict(str(self), tuple(_text(a) for a in self.args), UNKNOWN, reason=undecided)
             v = _decide_claims(self, build, operands, symbols, spend)
         faults = [item for a in self.args for item in _faults(a, symbols)]
         if not faults or v.verdict not in (PROVED, VALID):
@@ -379,7 +383,12 @@ class Theorem:
 
     def run(self, timeout: float = DEFAULT_TIMEOUT, rlimit: int | None = DEFAULT_RLIMIT) -> TheoremResult:
         start = time.monotonic()
-        v = self.statement.decide(self.table(), timeout, rlimit)
+        try:
+            v = self.statement.decide(self.table(), timeout, rlimit)
+        except TheoremError:
+            raise
+        except LayoutError as exc:  # assumptions that admit no value, a negative extent: the theorem is malformed
+            raise TheoremError(f"{self.name}: {exc}") from None
         seconds = time.monotonic() - start
         verdict = {VALID: PROVED, INVALID: REFUTED}.get(v.verdict, v.verdict)
         return TheoremResult(self, verdict, seconds, strategy(v, self.domain), v.counterexample, v.reason, v)

@@ -100,12 +100,12 @@ def prepare(path: Path) -> dict[str, object]:
                 continue  # CuTe's result is wrong here: not a throughput point
             if max(int(x.max()), int(_np_eval(fb, i).max())) >= 2**31:
                 continue  # the kernel computes in 32 bits
-            row = []
+            row: list[int] = []
             for s, d in (fa, fb, fr):
                 pad = KMAX - len(s)
-                for x, y in zip(s + [1] * pad, d + [0] * pad):
-                    m, lg = magic(x)
-                    row += [x, y, m, lg]
+                for ext, st in zip(s + [1] * pad, d + [0] * pad):
+                    m, lg = magic(ext)
+                    row += [ext, st, m, lg]
             rows.append(row)
             sizes.append(n)
             ranks.append((len(fa[0]), len(fb[0]), len(fr[0])))
@@ -113,9 +113,8 @@ def prepare(path: Path) -> dict[str, object]:
             kept += 1
         if not kept:
             left_out[e["id"]] = "no assignment where the result is correct and every value fits"
-    data = {"params": np.array(rows, dtype=np.uint32), "sizes": np.array(sizes, dtype=np.int64),
-            "ranks": np.array(ranks, dtype=np.int32), "cases": np.array(cases)}
-    np.savez_compressed(path, **data)
+    np.savez_compressed(path, params=np.array(rows, dtype=np.uint32), sizes=np.array(sizes, dtype=np.int64),
+                        ranks=np.array(ranks, dtype=np.int32), cases=np.array(cases))
     return {"assignments": len(rows), "checks": int(sum(sizes)), "left_out": left_out}
 
 
@@ -253,7 +252,7 @@ def planted_offset(work: dict[str, np.ndarray], a: int) -> int:
 
 
 def run(work_path: Path, out: Path | None, repeats: int = 7, min_ms: float = 300.0) -> dict[str, object]:
-    import cupy as cp
+    import cupy as cp  # type: ignore[import-not-found]
 
     work = dict(np.load(work_path))
     dev = cp.cuda.Device(0)
@@ -324,7 +323,7 @@ def ncu_mode(work_path: Path) -> None:
     props = cp.cuda.runtime.getDeviceProperties(0)
     fn = _kernel(cp, _triples(work))
     args, ntiles = _device_data(cp, work)
-    fn((min(int(props["multiProcessorCount"]) * BLOCKS_PER_SM, ntiles),), (THREADS,), args)
+    fn((min(int(props["multiProcessorCount"]) * BLOCKS_PER_SM, ntiles),), (THREADS,), args)  # type: ignore[operator]
     cp.cuda.Device(0).synchronize()
     print(json.dumps({"kernel": "sweep_checks", "checks": int(work["sizes"].sum())}), flush=True)
 

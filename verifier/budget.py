@@ -35,7 +35,7 @@ class Budget:
         self.timeout = timeout
         self.spent = 0
         self.parent = parent
-        self.deadline = parent.deadline if parent is not None else time.monotonic() + timeout
+        self.deadline: float = parent.deadline if parent is not None else time.monotonic() + timeout
         self.root_timeout: float = parent.root_timeout if parent is not None else timeout
 
     def part(self, units: float) -> Budget:

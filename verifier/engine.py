@@ -107,7 +107,7 @@ FULL, BOUNDED, PINNED = "z3", "bounded search", "z3 at another item's counterexa
 CONCRETE = "concrete evaluation (no solver)"
 # An item free of symbols is decided by evaluating it at every witness value, up to this many, without Z3 (whose
 # import and first query cost more than the evaluation).
-CONCRETE_POINTS = 1 << 10
+CONCRETE_POINTS = 1 << 8
 
 
 @dataclass(frozen=True)
@@ -134,11 +134,12 @@ class Engine:
         return Encoder(self.symbols, {w: (0, None) for w in claims.WITNESSES})
 
     @cached_property
-    def ctx(self) -> z3.Context:
-        """This verdict's own Z3 context (see ``solve``)."""
+    def ctx(self) -> z3.Context | None:
+        """This verdict's own Z3 context (see ``solve``) when it has symbols; a problem without symbols is small and
+        linear, and a context costs 5 ms to create, more than deciding it."""
         import z3
 
-        return z3.Context()
+        return z3.Context() if any(True for _ in self.symbols) else None
 
     def remaining(self) -> int:
         """Resource units left (0 once the wall-clock safety net fired)."""
@@ -185,6 +186,14 @@ class Engine:
         return self._evaluated[id(item)][1]
 
     def _evaluate(self, item: Item) -> Decision | None:
+        try:  # too many witness values: the solver decides (checked first: one evaluation costs tens of µs)
+            count = 1
+            for _, lo, hi in item.ranges:
+                count *= max(0, int(hi.evaluate({})) - int(lo.evaluate({})))
+            if count > CONCRETE_POINTS:
+                return None
+        except (KeyError, UndefinedBehavior, ZeroDivisionError):
+            pass  # a range that depends on an earlier witness: counted while enumerating
         points = [0]
 
         def walk(k: int, env: dict[str, int]) -> Iterator[dict[str, int]]:

@@ -24,7 +24,7 @@ from .budget import DEFAULT_TIMEOUT, Budget
 from .claims import Claim, Replay, substitute_operand
 from .conditions import show
 from .domain import check_domain
-from .engine import Engine, Item, _rlimit_count, decide_all, summarize
+from .engine import Engine, Item, _rlimit_count, check_sat, decide_all, summarize
 from .int_tuple import IntTuple, compatible, leaves
 from .integers import Bool, D, Int, and_, eq, ge, le, lt, max_, min_, ne, symbol
 from .interop import coerce
@@ -282,11 +282,9 @@ def _surjective_quantified(engine: Engine, layout: Layout, target: Int, desc: st
     li = enc.term(layout(_I))
     missed = z3.ForAll([i], z3.Implies(z3.And(i >= 0, i < enc.term(size(layout))), li != k))
     s = z3.Solver()
-    s.set("rlimit", max(1, engine.remaining()))
-    s.set("timeout", max(1, int(engine.budget.seconds_left() * 1000)))
     s.add(*enc.assumptions(), k >= 0, k < enc.term(target), missed)
     before = _rlimit_count(s)
-    r = s.check()
+    r = check_sat(s, engine.budget.seconds_left(), rlimit=engine.remaining())
     engine.budget.spend(max(0, _rlimit_count(s) - before))
     cond = f"for all k < {target}: exists i < size(L): L(i) == k"
     if r == z3.unsat:

@@ -51,7 +51,7 @@ def _statics(obj: object) -> set[int]:
         out.add(abs(obj))
     elif isinstance(obj, Int) or type(obj) is tuple:
         for x in leaves(obj):  # type: ignore[arg-type]
-            if x.static and x.value is not None:
+            if isinstance(x, Int) and x.static and x.value is not None:  # a coordinate's '_' is no integer
                 out.add(abs(int(x.value)))
     return out
 
@@ -205,7 +205,7 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
         if cond.evaluate(values) or not _admitted(symbols, values):
             continue
         try:
-            if valid_at(op, args, values, limit=1 << 12):
+            if valid_at(op, args, values, limit=1 << 12, strict=True):
                 return REFUTED, values
         except claims.TooLarge:
             continue
@@ -223,7 +223,9 @@ def _small_points(symbols: Symbols, names: list[str]) -> list[dict[str, int]]:
 
 
 def _admitted(symbols: Symbols, values: dict[str, int]) -> bool:
-    return all(r.evaluate(values) for r in symbols.relations)
+    from .symbols import _holds
+
+    return all(_holds(r, values) for r in symbols.relations)
 
 
 def show(arg: object) -> str:

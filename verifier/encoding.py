@@ -173,7 +173,8 @@ class Encoder:
             return _interval_mul(iv[0], iv[1])
         if e.op == "/":
             (a, b), (c, d) = iv
-            if a is not None and a >= 0 and c is not None and c >= 1:
+            # d < c: the divisor's interval is empty (contradictory bounds), which tells nothing.
+            if a is not None and a >= 0 and c is not None and c >= 1 and (d is None or d >= c):
                 return (0 if d is None else a // d, None if b is None else b // c)
             return _TOP
         if e.op == "%":

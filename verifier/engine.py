@@ -36,8 +36,9 @@ from .domain import check_domain
 from .errors import UndefinedBehavior
 from .integers import Bool, D, Expr, Int, and_, format_expr, ne
 from .interop import coerce
+from .interrupt import interrupted
 from .layouts import Tile
-from .obligations import NEVER, UB, WARNING
+from .obligations import NEVER, UB, WARNING, severity
 from .symbols import Symbols
 from .verdicts import (
     DEFAULT_POLICY,
@@ -68,9 +69,11 @@ GUARD_SHARE = 0.5
 # Preconditions whose failure is itself the error, with no postcondition to confirm it: a tile or thread
 # coordinate outside the grid gives a view outside the tensor (docs/semantics.md, partitions).
 SELF_EVIDENT = {"IX-2", "IX-3"}
-# Assumptions CuTe documents for its per-mode recasts (layout.hpp:1820-1822, :1848): their failure is the error,
+# The assumption CuTe documents for upcast's per-mode recast (layout.hpp:1820-1822): its failure is the error,
 # while the claims' "same bytes" reading (RC-*) is stricter than CuTe's contract (a warning).
-CONTRACT = {"UP-2", "DN-2"}
+CONTRACT = {"UP-2"}
+# Unchecked preconditions that decide the verdict even where the operation has claims (docs/semantics.md).
+_KEPT = SELF_EVIDENT | {"MCV-1"}
 # The algebra's own concrete postconditions are superseded by the engine's claims of the same meaning.
 _SUPERSEDED = {"CMP-POST", "CMP-POST-SIZE", "CPL-POST", "RI-POST", "LI-3", "DIV-POST", "DIV-EXACT", "PRD-POST"}
 
@@ -287,6 +290,28 @@ class Engine:
                               note=f"undefined behaviour: {r.undefined}" if r.undefined else None)
 
 
+_CTRL_C_OFF = False
+
+
+def check_sat(s: z3.Solver, seconds: float, rlimit: int | None = None) -> z3.CheckSatResult:
+    """``s.check()`` within ``rlimit`` Z3 resource units (if given) and the wall-clock safety net of ``seconds``.
+    Z3 would catch Ctrl-C itself and answer unknown, which turned an interrupt into an ``unknown`` verdict and let
+    the run go on; an interrupted call raises ``KeyboardInterrupt``."""
+    import z3
+
+    global _CTRL_C_OFF
+    if not _CTRL_C_OFF:
+        z3.set_param("ctrl_c", False)  # SIGINT is ours (interrupt.py): it interrupts Z3 and stops the command
+        _CTRL_C_OFF = True
+    s.set("timeout", max(1, int(seconds * 1000)))
+    if rlimit is not None:
+        s.set("rlimit", max(1, int(rlimit)))
+    r = s.check()
+    if r == z3.unknown and (interrupted() or s.reason_unknown() == "interrupted from keyboard"):
+        raise KeyboardInterrupt
+    return r
+
+
 class _TooMany(Exception):
     pass
 
@@ -318,10 +343,8 @@ def solve(constraints: Sequence[z3.BoolRef], budget: Budget,
         s = z3.Solver(ctx=ctx) if ctx is not None else z3.Solver()  # a fresh search: the seed takes effect
         s.add(*constraints)
         s.set("random_seed", seed)
-        s.set("rlimit", max(1, int(share)))
-        s.set("timeout", max(1, int(budget.seconds_left() * 1000)))
         before = _rlimit_count(s)
-        r = s.check()
+        r = check_sat(s, budget.seconds_left(), rlimit=int(share))
         budget.spend(max(0, _rlimit_count(s) - before))
         if r == z3.sat:
             return "sat", s.model() if ctx is None else s.model().translate(z3.main_ctx()), ""
@@ -344,17 +367,18 @@ def _claim_items(op: str, args: Sequence[object], built: list[Claim]) -> list[It
     for k, c in enumerate(built):
         confirm = _oracle_replay if c.id in claims.CONFIRM_BY_ORACLE else claims.replay
         items.append(Item(c.id, c.description, c.source, NEVER, True, c.ranges, c.holds,
-                          lambda values, k=k, confirm=confirm: confirm(op, args, k, values)))
+                          lambda values, k=k, confirm=confirm, id=c.id: confirm(op, args, k, values, id)))
     return items
 
 
-def _oracle_replay(op: str, args: Sequence[object], k: int, values: Mapping[str, int]) -> Replay:
+def _oracle_replay(op: str, args: Sequence[object], k: int, values: Mapping[str, int], id: str) -> Replay:
     """The claim fails here and the algebra's own concrete postcondition says CuTe's result is wrong here."""
     r = claims.replay(op, args, k, values)
     if not r.fails:
         return r
     try:
-        wrong = not valid_at(op, args, {n: v for n, v in values.items() if n not in claims.WITNESSES})
+        wrong = not valid_at(op, args, {n: v for n, v in values.items() if n not in claims.WITNESSES},
+                             strict=severity(id) == WARNING)
     except claims.TooLarge:
         wrong = False
     return r if wrong else Replay(False)
@@ -365,10 +389,14 @@ def _obligation_items(op: str, args: Sequence[object], outcome: algebra.Outcome,
     for ob in outcome.obligations:
         if have_claims and ob.id in _SUPERSEDED:
             continue
-        deciding = ob.cute_checks == UB or ob.id in CONTRACT or (not have_claims and ob.cute_checks == NEVER)
+        # With claims, CuTe's unchecked preconditions are shown but the claims decide, except the ones whose
+        # failure is the error itself and those the semantics list among the operation's checks.
+        deciding = (ob.cute_checks == UB or ob.id in CONTRACT
+                    or (ob.cute_checks == NEVER and (not have_claims or ob.id in _KEPT)))
         cond = ob.condition
 
-        def replay(values: Mapping[str, int], cond: Bool = cond, ub: bool = ob.cute_checks == UB) -> Replay:
+        def replay(values: Mapping[str, int], cond: Bool = cond, ub: bool = ob.cute_checks == UB,
+                   ob_id: str = ob.id) -> Replay:
             if cond.evaluate(values):
                 return Replay(False)
             if ub:
@@ -376,7 +404,7 @@ def _obligation_items(op: str, args: Sequence[object], outcome: algebra.Outcome,
             # Without a postcondition of its own, a failing condition is reported only where the algebra's
             # concrete postcondition confirms that CuTe's result is wrong.
             try:
-                return Replay(not valid_at(op, args, values))
+                return Replay(not valid_at(op, args, values, strict=severity(ob_id) == WARNING))
             except claims.TooLarge:
                 return Replay(False)
 
@@ -452,7 +480,7 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
     out = Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, assumptions=assumptions)
     failing = tuple(dict.fromkeys(d.id for d in decisions if d.deciding and d.status == REFUTED
                                   and policy.counts(d.id)))
-    if derive and (verdict == INVALID or out.warnings) and any(True for _ in symbols):
+    if derive and (verdict == INVALID or (verdict == VALID and out.warnings)) and any(True for _ in symbols):
         # The guard covers warnings too: a partial tile's guard is what can_implement needs without predication.
         guard, note = derive_guard(op, args, symbols, guard_budget, policy=replace(policy, strict=True),
                                    covers=failing)
@@ -548,8 +576,10 @@ def summarize(decisions: Sequence[ObligationVerdict],
     return VALID, None, None
 
 
-def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: int = 1 << 16) -> bool:
-    """Concrete ground truth from our model: CuTe's result at these values is correct and free of UB.
+def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: int = 1 << 16,
+             strict: bool = False) -> bool:
+    """Concrete ground truth from our model: CuTe's result at these values meets CuTe's contract (every error
+    obligation; ``strict``: every warning too) and is free of UB.
 
     Raises ``claims.TooLarge`` when the postcondition would need more than ``limit`` evaluations, or when the
     operation has no postcondition here and the algebra recorded none at these values (too large to enumerate)."""
@@ -557,15 +587,19 @@ def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: 
     outcome = algebra.apply(op, *concrete)
     if outcome.rejection is not None or outcome.undefined is not None:
         return False
-    if any(o.status == "fails" for o in outcome.obligations if o.cute_checks == UB or o.id in SELF_EVIDENT):
+    counts = (lambda id: True) if strict else (lambda id: severity(id) != WARNING)  # noqa: E731
+    if any(o.status == "fails" for o in outcome.obligations
+           if o.cute_checks == UB or (o.id in SELF_EVIDENT | CONTRACT and counts(o.id))):
         return False
     try:
         built = [] if any(_unmodelled(a) for a in concrete) else claims.build(op, concrete)
         if not built:
+            # The algebra's enumerated postconditions (swizzled and scaled-basis operands) include LI-3, the only
+            # one stricter than CuTe's contract, which is not enumerated on its own: counted in both modes.
             posts = [o for o in outcome.obligations if _is_post(o.id)]
             if not posts:
                 raise claims.TooLarge(f"{op}: no concrete postcondition recorded at these values")
             return all(o.status == "holds" for o in posts)
-        return all(claims.first_failure(c, limit) is None for c in built)
+        return all(claims.first_failure(c, limit) is None for c in built if counts(c.id))
     except UndefinedBehavior:
         return False

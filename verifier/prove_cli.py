@@ -15,24 +15,17 @@ from pathlib import Path
 from .budget import DEFAULT_RLIMIT
 from .cli import add_budget_options
 from .errors import LayoutError
-from .files import write_atomic
+from .files import check_output, write_output
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "proofs"
-
-
-def write_atomically(path: Path, text: str) -> None:
-    path = path.resolve()
-    if not path.parent.is_dir():
-        raise LayoutError(f"--write-docs {path}: no folder {path.parent}")
-    write_atomic(path, text)
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
     from .report import proofs_markdown, proofs_table
     from .theorems import DEFAULT_RLIMIT, load, prove
 
-    if args.timeout <= 0:
-        raise LayoutError(f"--timeout must be positive, got {args.timeout}")
+    if args.write_docs:
+        check_output(args.write_docs, "--write-docs")
     paths = args.paths or [DEFAULT_PATH]
     theorems = load(paths)
     if not theorems:
@@ -41,7 +34,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
         raise LayoutError(f"--rlimit must be positive, got {args.rlimit}")
     results = prove(theorems, timeout=args.timeout, rlimit=args.rlimit or DEFAULT_RLIMIT)
     if args.write_docs:
-        write_atomically(Path(args.write_docs), proofs_markdown(results))
+        write_output(args.write_docs, proofs_markdown(results), "--write-docs")
     print(json.dumps([r.to_json() for r in results]) if args.json else proofs_table(results))
     return 0 if all(r.ok for r in results) else 1
 

@@ -58,6 +58,7 @@ except ImportError:  # Python 3.10: the same parser, published as tomli
     import tomli as tomllib  # type: ignore[no-redef]
 
 DEFAULT_TIMEOUT = budget.DEFAULT_TIMEOUT
+MAX_SPEC_BYTES = 1 << 20
 OP_VERDICTS = ("valid", "invalid", "unknown")
 PROPERTY_VERDICTS = ("proved", "refuted", "unknown")
 _TOP_KEYS = ("include", "rlimit", "timeout", "strict", "symbols", "assume", "check")
@@ -180,8 +181,10 @@ def _harmless(symbols: tuple[Symbol, ...], chosen: list[str], group: list[str], 
     """The engine proves: every value of ``inside`` that its own assumptions allow extends to values of the group's
     other symbols that satisfy the group (undecided within a second: not harmless)."""
     import z3
+    from z3.z3util import get_vars
 
     from .encoding import Encoder, Unencodable
+    from .engine import check_sat
 
     outside = set().union(*(names[t] for t in group)) - inside
     table = _Scoped(strict=True, declared={s.name: s for s in symbols})
@@ -194,11 +197,11 @@ def _harmless(symbols: tuple[Symbol, ...], chosen: list[str], group: list[str], 
     except Unencodable:
         return False
     s = z3.Solver()
-    s.set("rlimit", UNITS_PER_SECOND)
-    s.set("timeout", int(1000 * DEFAULT_TIMEOUT))
     s.add(*enc.assumptions(inside), *mine,
-          z3.ForAll([enc.var(n) for n in sorted(outside)], z3.Not(z3.And(*enc.assumptions(outside), *theirs))))
-    return s.check() == z3.unsat
+          # A symbol assumed a multiple of m is encoded as m * q (Encoder.var): quantify over q.
+          z3.ForAll([c for n in sorted(outside) for c in get_vars(enc.var(n))],
+                    z3.Not(z3.And(*enc.assumptions(outside), *theirs))))
+    return check_sat(s, DEFAULT_TIMEOUT, rlimit=UNITS_PER_SECOND) == z3.unsat
 
 
 # -- where keys are -------------------------------------------------------------------------------------------
@@ -303,6 +306,7 @@ class _Suite:
     relations: list[tuple[str, _File, tuple[object, ...]]] = field(default_factory=list)
     checks: list[tuple[dict, _File, tuple[object, ...], float, bool]] = field(default_factory=list)
     loaded: set[Path] = field(default_factory=set)
+    roots: tuple[Path, ...] = ()
 
 
 def shown_path(path: Path) -> str:
@@ -313,16 +317,18 @@ def shown_path(path: Path) -> str:
         return str(path)
 
 
-def load(paths: Sequence[str | os.PathLike[str]]) -> list[Check]:
-    """Every check of the given spec files, in order; each file (with its includes) is its own suite."""
+def load(paths: Sequence[str | os.PathLike[str]], include_roots: Sequence[str | os.PathLike[str]] = ()
+         ) -> list[Check]:
+    """Every check of the given spec files, in order; each file (with its includes) is its own suite.  An include
+    must be a regular file below the including file's folder or below one of ``include_roots``."""
     out: list[Check] = []
     for p in paths:
-        out += load_suite(p)
+        out += load_suite(p, include_roots)
     return out
 
 
-def load_suite(path: str | os.PathLike[str]) -> list[Check]:
-    suite = _Suite()
+def load_suite(path: str | os.PathLike[str], include_roots: Sequence[str | os.PathLike[str]] = ()) -> list[Check]:
+    suite = _Suite(roots=tuple(_resolve(Path(r)) or Path(r).absolute() for r in include_roots))
     _load_file(Path(path), suite, (), None)
     symbols = tuple(s for s, _, _ in suite.symbols.values())
     relations = _check_relations(suite, symbols)
@@ -338,32 +344,82 @@ def load_suite(path: str | os.PathLike[str]) -> list[Check]:
     return out
 
 
+def _resolve(path: Path) -> Path | None:
+    """``path`` with every symbolic link resolved, or None when it cannot be (a loop, a NUL, too long a name)."""
+    try:
+        return path.resolve(strict=False)
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
+def _read_spec(path: Path, shown: str) -> str:
+    """The text of a regular file of at most ``MAX_SPEC_BYTES``, read without blocking on a FIFO or a device and
+    without following it past the limit (``/dev/zero``); any problem is a one-line ``SpecError``."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise SpecError(shown, 1, "", "no such file") from None
+    except (OSError, ValueError) as exc:
+        raise SpecError(shown, 1, "", f"cannot read: {getattr(exc, 'strerror', None) or 'bad file name'}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise SpecError(shown, 1, "", "not a regular file (a spec file cannot be a device, a FIFO or a folder)")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_SPEC_BYTES + 1)
+    except OSError as exc:
+        raise SpecError(shown, 1, "", f"cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_SPEC_BYTES:
+        raise SpecError(shown, 1, "", f"larger than the limit of {MAX_SPEC_BYTES} bytes for a spec file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError(shown, 1, "", f"not UTF-8 text (byte {exc.start})") from None
+
+
 def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple[_File, tuple[object, ...]] | None
                ) -> None:
-    resolved = path.resolve()
+    shown = shown_path(path)
+    resolved = _resolve(path)
+    if resolved is None:
+        if origin is not None:
+            raise origin[0].error(origin[1], "cannot resolve the included path (a symbolic-link loop or a bad name)")
+        raise SpecError(shown, 1, "", "cannot resolve the path (a symbolic-link loop or a bad name)")
+    if origin is not None:
+        parent = _resolve(origin[0].path.parent)
+        roots = ([parent] if parent is not None else []) + list(suite.roots)
+        if not any(resolved.is_relative_to(r) for r in roots):
+            raise origin[0].error(origin[1], f"{shown} is outside {shown_path(origin[0].path.parent) or '.'} "
+                                             "(includes stay below the including file's folder; --include-root DIR "
+                                             "allows another tree)")
     if resolved in stack:
         assert origin is not None
         raise origin[0].error(origin[1], f"include cycle: {' -> '.join(shown_path(p) for p in (*stack, resolved))}")
     if resolved in suite.loaded:
         return
     suite.loaded.add(resolved)
-    shown = shown_path(path)
     try:
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        if origin is not None:
+        text = _read_spec(path, shown)
+    except SpecError as exc:
+        if origin is not None and str(exc).endswith(": no such file"):
             raise origin[0].error(origin[1], f"no such file: {shown}") from None
-        raise SpecError(shown, 1, "", "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(shown, 1, "", f"cannot read: {exc}") from None
+        raise
     f = _File(path, shown, key_lines(text))
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise _syntax_error(f, text, exc) from None
+        # An included file's text is not echoed (the include may name a file that is not a spec file).
+        raise _syntax_error(f, text, exc, echo=origin is None) from None
+    except ValueError:  # tomllib converts integer literals with int(): more than 4300 digits is a ValueError
+        raise SpecError(shown, 1, "", "an integer literal is far too long (CuTe's integers are at most int64)") \
+            from None
     for key in data:
         if key not in _TOP_KEYS:
-            raise f.error((key,), f"unknown key {key!r}; a spec file has {', '.join(_TOP_KEYS)}")
+            what = f"unknown key {key!r}" if origin is None else "an unknown key"
+            raise f.error((key,) if origin is None else (), f"{what}; a spec file has {', '.join(_TOP_KEYS)}")
     timeout = DEFAULT_TIMEOUT
     if "timeout" in data:
         timeout = _timeout(f, ("timeout",), data["timeout"])
@@ -372,6 +428,8 @@ def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple
     if not isinstance(strict, bool):
         raise f.error(("strict",), "must be true or false")
     for k, inc in enumerate(_strings(f, ("include",), data.get("include", []))):
+        if "\0" in inc:
+            raise f.error(("include", k), "a file name cannot hold a NUL character")
         _load_file(path.parent / inc, suite, (*stack, resolved), (f, ("include", k)))
     symbols = data.get("symbols", {})
     if not isinstance(symbols, dict):
@@ -387,7 +445,7 @@ def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple
         suite.checks.append((raw, f, ("check", k), (timeout, rlimit), strict))
 
 
-def _syntax_error(f: _File, text: str, exc: Exception) -> SpecError:
+def _syntax_error(f: _File, text: str, exc: Exception, echo: bool = True) -> SpecError:
     msg = str(exc)
     m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
     if not m:  # "(at end of document)"
@@ -395,6 +453,8 @@ def _syntax_error(f: _File, text: str, exc: Exception) -> SpecError:
         return SpecError(f.shown, max(1, len(text.splitlines())), "", f"TOML syntax at the end: {problem}")
     line, col = int(m.group(1)), int(m.group(2))
     problem = msg[: m.start()].strip()
+    if not echo:
+        return SpecError(f.shown, line, "", f"TOML syntax, column {col} (an included file)")
     source = text.splitlines()[line - 1] if line <= len(text.splitlines()) else ""
     km = _KEY.match(source)
     key = ".".join(_split_key(km.group(1))) if km else ""
@@ -410,8 +470,11 @@ def _strings(f: _File, key: tuple[object, ...], value: object) -> list[str]:
 
 
 def _timeout(f: _File, key: tuple[object, ...], value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise f.error(key, f"must be a positive number of seconds, got {value!r}")
+    from .cli_args import MAX_TIMEOUT
+
+    if (isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_TIMEOUT
+            or value != value):
+        raise f.error(key, f"must be a positive, finite number of seconds (at most {MAX_TIMEOUT:g}), got {value!r}")
     return float(value)
 
 

@@ -45,7 +45,7 @@ from .layouts import Layout, Tile, make_layout
 from .notation import parse, parse_relation, parse_tile
 from .obligations import UB
 from .symbols import Symbols
-from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, Verdict
+from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, Policy, Verdict
 
 DOMAINS = {"int32": "every int32 value", "positive": "every positive integer"}
 EXPECTATIONS = (PROVED, REFUTED)
@@ -189,7 +189,8 @@ class Statement:
         operands = self.operands(symbols)
         spend = Budget(rlimit, timeout)
         if self.kind == "valid":
-            v = engine.verify(self.name, operands, symbols, derive=False, budget=spend)
+            v = engine.verify(self.name, operands, symbols, derive=False, budget=spend,
+                              policy=Policy(strict=bool(self.options.get("strict"))))
         elif self.kind == "check":
             v = checks.check(self.name, operands, symbols, budget=spend, **self.options)
         else:
@@ -214,11 +215,12 @@ class Statement:
                        reason=reason)
 
 
-def valid(op: str, *args: object) -> Statement:
-    """CuTe's ``op(*args)`` is correct for every allowed value (``docs/semantics.md``)."""
+def valid(op: str, *args: object, strict: bool = False) -> Statement:
+    """CuTe's ``op(*args)`` is correct for every allowed value (``docs/semantics.md``); ``strict``: with no
+    warning either (no partial tile ...)."""
     if op not in algebra.OPERATIONS:
         raise TheoremError(f"unknown operation {op!r}")
-    return Statement("valid", op, args)
+    return Statement("valid", op, args, {"strict": True} if strict else {})
 
 
 def check(prop: str, *args: object, **options: object) -> Statement:
@@ -327,6 +329,14 @@ class Theorem:
             raise TheoremError(f"{self.name}: expect must be one of {EXPECTATIONS}, got {self.expect!r}")
         if self.domain not in DOMAINS:
             raise TheoremError(f"{self.name}: domain must be one of {tuple(DOMAINS)}, got {self.domain!r}")
+        if not isinstance(self.name, str) or not self.name:
+            raise TheoremError(f"a theorem's name must be a non-empty string, got {self.name!r}")
+        if not isinstance(self.symbols, str | Mapping) or (isinstance(self.symbols, Mapping) and not all(
+                isinstance(n, str) and isinstance(a, Mapping) for n, a in self.symbols.items())):
+            raise TheoremError(f"{self.name}: symbols must be names (\"M N\") or a dict of name -> assumptions "
+                               f"({{\"M\": {{\"multiple_of\": 8}}}}), got {self.symbols!r:.60}")
+        if isinstance(self.assume, str) or not all(isinstance(a, str) for a in self.assume):
+            raise TheoremError(f"{self.name}: assume must be a list of relations, e.g. [\"M <= N\"]")
 
     def declared(self) -> dict[str, dict[str, int | None]]:
         if isinstance(self.symbols, str):

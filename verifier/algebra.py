@@ -16,9 +16,11 @@ operand of composition takes the ScaledBasis branch (``basis.py``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import gcd as _gcd
+from typing import TypeVar
 
 from . import swizzle as _swizzle
 from .basis import ScaledBasis, basis_get, coalesce_x_profile, coprofile, has_basis
@@ -70,6 +72,50 @@ RECAST_LIMIT = 1 << 16
 
 # -- helpers ------------------------------------------------------------------------------------------------------
 
+_F = TypeVar("_F", bound=Callable[..., object])
+MEMO_SIZE = 1 << 12  # results kept per operation
+
+
+def pure(fn: _F) -> _F:
+    """Remember ``fn``'s results on equal operands while no ``Recorder`` is active.
+
+    The operations are pure functions of immutable, hashable operands (equality includes every static/dynamic
+    flag), so an equal call may return the same result object.  Under a ``Recorder`` the call runs, as it must
+    record its obligations; a call that raises is not remembered."""
+    memo: dict[tuple[object, ...], object] = {}
+
+    @functools.wraps(fn)
+    def call(*args: object) -> object:
+        if recording():
+            return fn(*args)
+        # 1 and True hash alike (a bool is never an operand of CuTe's algebra); the semantics is part of the call.
+        key = (dsl(), *args, *map(type, args))
+        try:
+            return memo[key]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable operand (a list): just compute
+            return fn(*args)
+        out = fn(*args)
+        if len(memo) >= MEMO_SIZE:
+            memo.clear()
+        memo[key] = out
+        return out
+
+    call.cache_clear = memo.clear  # type: ignore[attr-defined]
+    _MEMOS.append(memo)
+    return call  # type: ignore[return-value]
+
+
+_MEMOS: list[dict[tuple[object, ...], object]] = []
+
+
+def clear_memos() -> None:
+    """Forget every remembered result (``pure``): the benchmark's first calls."""
+    for memo in _MEMOS:
+        memo.clear()
+
+
 
 def _modes(layout: Layout) -> list[Layout]:
     if type(layout.shape) is tuple:
@@ -107,7 +153,7 @@ def _static_check(cond: Callable[[], Bool], static: bool, message: str, source: 
                                 "bool", source) from None
         if not ok.value:
             raise CuteRejection(message, source)
-    else:
+    elif recording():  # building the condition costs more than the operation itself: only for a Recorder
         record(id, description, source, SA, _guarded(cond))
 
 
@@ -161,6 +207,7 @@ def _check_profile(layout: Layout, profile: tuple, source: str) -> None:
         raise CuteRejection("static assertion failed: tuple_size<IntTuple>::value <= Layout::rank", source)
 
 
+@pure
 def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     """``coalesce(L)`` and by-mode ``coalesce(L, profile)`` (layout.hpp:864-890)."""
     if profile is not None and type(profile) is tuple:
@@ -330,6 +377,7 @@ def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
         _exact_rules(a, b)
 
 
+@pure
 def composition(a: Layout, b: Tiler) -> Layout:
     """``composition(A, B)``: B a layout, a by-mode tiler ``<B0,B1,...>`` (extra A modes are dropped), a shape,
     an integer ``n`` (meaning ``n:_1``) or ``_`` (layout.hpp:1132-1161). Swizzle and composed-layout operands
@@ -465,6 +513,7 @@ def _dsl_complement_checks(layout: Layout, cotarget: object) -> None:
                          "complement(((_4,_8)):((1,8)), _60) terminates the process)")
 
 
+@pure
 def complement(layout: Layout, cotarget: IntTuple | Layout | None = None) -> Layout:
     """``complement(L[, cotarget])`` (layout.hpp:1231-1247): the layout of the codomain positions L misses."""
     if dsl():
@@ -662,6 +711,7 @@ def _by_tiler(a: Layout, tiler: Tiler, with_layout: Callable[[Layout, Layout], L
     return with_layout(a, make_layout(tiler))
 
 
+@pure
 def logical_divide(a: Layout, tiler: Tiler) -> Layout:
     """``logical_divide(A, T)`` (layout.hpp:1555-1582): ``A o (T, complement(T, shape(coalesce(A))))``, or by mode
     for a tuple tiler (extra A modes are kept)."""

@@ -2,7 +2,8 @@
 
 ```toml
 include = ["common.cute.toml"]          # paths relative to this file; their symbols, relations and checks join
-timeout = 10                            # default time budget of each check, in seconds
+rlimit = 40000000                       # default solver budget of each check, in Z3 resource units
+timeout = 60                            # default wall-clock safety net of each check, in seconds
 strict = true                           # warnings are errors for this file's checks (as --strict)
 
 [symbols]
@@ -46,7 +47,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import problems
+from . import budget, problems
+from .budget import UNITS_PER_SECOND
 from .errors import LayoutError
 from .notation import parse_relation
 from .semantics import SEMANTICS
@@ -58,14 +60,14 @@ try:
 except ImportError:  # Python 3.10: the same parser, published as tomli
     import tomli as tomllib  # type: ignore[no-redef]
 
-DEFAULT_TIMEOUT = 10.0
+DEFAULT_TIMEOUT = budget.DEFAULT_TIMEOUT
 MAX_SPEC_BYTES = 1 << 20
 OP_VERDICTS = ("valid", "invalid", "unknown")
 PROPERTY_VERDICTS = ("proved", "refuted", "unknown")
-_TOP_KEYS = ("include", "timeout", "strict", "semantics", "symbols", "assume", "check")
+_TOP_KEYS = ("include", "rlimit", "timeout", "strict", "semantics", "symbols", "assume", "check")
 _SYMBOL_KEYS = ("min", "max", "multiple_of", "bits")
-_CHECK_KEYS = ("name", "op", "property", "args", "expect", "timeout", "assume", "params", "extended", "bits",
-               "ignore", "description", "semantics")
+_CHECK_KEYS = ("name", "op", "property", "args", "expect", "rlimit", "timeout", "assume", "params", "extended",
+               "bits", "ignore", "description", "semantics")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
@@ -96,6 +98,7 @@ class Check:
     symbols: tuple[Symbol, ...] = ()
     relations: tuple[str, ...] = field(default=())
     semantics: str = "cpp"  # which CuTe computes the operation: the C++ headers or the CuTe DSL (semantics.py)
+    rlimit: int | None = None  # the solver's budget in Z3 resource units (None: the engine's default)
     strict: bool = False  # the file's ``strict = true``: warnings are errors
     ignore: tuple[str, ...] = ()  # obligations left out of the verdict (``ignore = ["DIV-EXACT"]``)
 
@@ -202,7 +205,7 @@ def _harmless(symbols: tuple[Symbol, ...], chosen: list[str], group: list[str], 
           # A symbol assumed a multiple of m is encoded as m * q (Encoder.var): quantify over q.
           z3.ForAll([c for n in sorted(outside) for c in get_vars(enc.var(n))],
                     z3.Not(z3.And(*enc.assumptions(outside), *theirs))))
-    return check_sat(s, 1.0) == z3.unsat
+    return check_sat(s, DEFAULT_TIMEOUT, rlimit=UNITS_PER_SECOND) == z3.unsat
 
 
 # -- where keys are -------------------------------------------------------------------------------------------
@@ -336,8 +339,8 @@ def load_suite(path: str | os.PathLike[str], include_roots: Sequence[str | os.Pa
     relations = _check_relations(suite, symbols)
     seen: dict[str, tuple[_File, tuple[object, ...]]] = {}
     out = []
-    for raw, f, key, timeout, strict in suite.checks:
-        check = replace(_check(raw, f, key, timeout, symbols, relations), strict=strict)
+    for raw, f, key, limits, strict in suite.checks:
+        check = replace(_check(raw, f, key, limits, symbols, relations), strict=strict)
         check = replace(check, semantics=_semantics(f, key, raw, f.semantics))
         if check.name in seen:
             f0, k0 = seen[check.name]
@@ -426,6 +429,7 @@ def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple
     timeout = DEFAULT_TIMEOUT
     if "timeout" in data:
         timeout = _timeout(f, ("timeout",), data["timeout"])
+    rlimit = _rlimit(f, ("rlimit",), data["rlimit"]) if "rlimit" in data else None
     strict = data.get("strict", False)
     if not isinstance(strict, bool):
         raise f.error(("strict",), "must be true or false")
@@ -446,7 +450,7 @@ def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple
     if "semantics" in data:
         f.semantics = _semantics(f, (), data, "cpp")
     for k, raw in enumerate(checks):
-        suite.checks.append((raw, f, ("check", k), timeout, strict))
+        suite.checks.append((raw, f, ("check", k), (timeout, rlimit), strict))
 
 
 def _semantics(f: _File, key: tuple[object, ...], raw: Mapping[str, object], default: str) -> str:
@@ -491,6 +495,12 @@ def _timeout(f: _File, key: tuple[object, ...], value: object) -> float:
             or value != value):
         raise f.error(key, f"must be a positive, finite number of seconds (at most {MAX_TIMEOUT:g}), got {value!r}")
     return float(value)
+
+
+def _rlimit(f: _File, key: tuple[object, ...], value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not value > 0:
+        raise f.error(key, f"must be a positive number of Z3 resource units, got {value!r}")
+    return value
 
 
 def _integer(f: _File, key: tuple[object, ...], value: object) -> int:
@@ -562,7 +572,7 @@ def _check_relations(suite: _Suite, symbols: tuple[Symbol, ...]) -> tuple[str, .
     return tuple(text for text, _, _ in suite.relations)
 
 
-def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default_timeout: float,
+def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], defaults: tuple[float, int | None],
            symbols: tuple[Symbol, ...], relations: tuple[str, ...]) -> Check:
     from .algebra import OPERATIONS
     from .checks import PROPERTIES
@@ -591,7 +601,8 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
     expect = raw.get("expect", verdicts[0])
     if expect not in verdicts:
         raise f.error((*key, "expect"), f"must be one of {', '.join(verdicts)}, got {expect!r}")
-    timeout = _timeout(f, (*key, "timeout"), raw["timeout"]) if "timeout" in raw else default_timeout
+    timeout = _timeout(f, (*key, "timeout"), raw["timeout"]) if "timeout" in raw else defaults[0]
+    rlimit = _rlimit(f, (*key, "rlimit"), raw["rlimit"]) if "rlimit" in raw else defaults[1]
     assume = _strings(f, (*key, "assume"), raw.get("assume", []))
     params = raw.get("params", {})
     if not isinstance(params, dict):
@@ -617,7 +628,7 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
         raise f.error((*key, "ignore"), str(exc)) from None
     check = Check(name, op, is_property, tuple(str(a) for a in args), expect, timeout, f.shown, f.line(key),
                   tuple(assume), tuple(params.items()), tuple(options), description, symbols, relations,
-                  ignore=ignore)
+                  rlimit=rlimit, ignore=ignore)
     try:
         _, table = check.problem()
     except LayoutError as exc:

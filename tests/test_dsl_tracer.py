@@ -127,6 +127,15 @@ def test_untied_values_refusals_and_divides(tmp_path, capsys) -> None:
     assert isinstance(t.ops[1].args[0], Layout)
 
 
+def test_an_error_in_the_user_s_code_is_bad_input(tmp_path, capsys) -> None:
+    src = tmp_path / "raises.py"
+    src.write_text("import cutlass\nimport cutlass.cute as cute\n\n\n@cute.jit\ndef f(M: cutlass.Int32):\n"
+                   "    L = cute.make_layout((M, 4))\n    {}['missing']\n")
+    assert main(["dsl", f"{src}::f", "--no-crosscheck"]) == 2
+    err = capsys.readouterr().err
+    assert f"{src}:8: the function raised KeyError" in err and err.count("\n") == 1
+
+
 @pytest.mark.parametrize("argv, message", [
     (["dsl", "nowhere.py::f"], "nowhere.py: no such file"),
     (["dsl", "examples/dsl_tiles.py"], "expected FILE.py::FUNCTION"),

@@ -496,6 +496,9 @@ def trace(target: str, ranges: Mapping[str, tuple[int, int]] | None = None,
     except (CuteRejection, UndefinedBehavior, LayoutError, TypeError, AttributeError, ValueError) as exc:
         line = _user_line(exc, path)
         raise TraceError(f"{path}:{line}: the tracer cannot follow this line ({type(exc).__name__}: {exc})") from None
+    except Exception as exc:  # an error of the user's own code, at its line: bad input, not ours
+        line = _user_line(exc, path)
+        raise TraceError(f"{path}:{line}: the function raised {type(exc).__name__}: {exc}") from None
     return result
 
 

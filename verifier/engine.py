@@ -344,7 +344,7 @@ def solve(constraints: Sequence[z3.BoolRef], budget: Budget,
         s.add(*constraints)
         s.set("random_seed", seed)
         before = _rlimit_count(s)
-        r = check_sat(s, budget.seconds_left(), rlimit=int(share))
+        r = check_sat(s, budget.net_seconds(), rlimit=int(share))
         budget.spend(max(0, _rlimit_count(s) - before))
         if r == z3.sat:
             return "sat", s.model() if ctx is None else s.model().translate(z3.main_ctx()), ""

@@ -193,7 +193,7 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
         facts = [i.holds for i in items_for(op, args, algebra.apply(op, *args)) if i.deciding and not i.ranges]
         enc = Encoder(symbols)
         constraints = [*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts)]
-        constraints += [enc.term(d) != 0 for d in list(enc.divisors)]
+        constraints += [enc.nonzero(d) for d in list(enc.divisors)]
         if facts and solve(constraints, budget.part(UNITS_PER_SECOND * 2))[0] == "unsat":
             return PROVED, None
     except Unencodable:

@@ -654,8 +654,9 @@ def decide_all(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLIC
             engine._negation(item)
         except Unencodable:
             pass
-    div0 = _div0_item(engine.divisors(), engine.encoder.empty_when)
-    everything = [*items, div0] if engine.divisors() else items
+    divisors = engine.divisors()  # none when nothing was encoded (every item evaluated): z3 stays unloaded
+    div0 = _div0_item(divisors, engine.encoder.empty_when if divisors else {})
+    everything = [*items, div0] if divisors else items
     # Quantifier-free items first: they are cheap, and a counterexample from one settles the verdict and pins the
     # symbols for the coordinate search of the others.
     order = sorted(range(len(everything)), key=lambda k: bool(everything[k].ranges))

@@ -568,7 +568,7 @@ def _verify(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, d
 def shown_result(result: object, symbols: Symbols) -> str:
     """The result as printed: each symbolic leaf simplified under the assumptions (``M+1-1`` is ``M``, and
     ``min(M,128)`` is 128 when ``M >= 128`` is assumed) where that is shorter; static/dynamic flags are kept."""
-    if result is None:
+    if result is None or not any(True for _ in symbols):  # nothing symbolic to simplify (and z3 stays unloaded)
         return str(result)
     from .encoding import Encoder, Unencodable
     from .int_tuple import transform_leaf

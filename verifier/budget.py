@@ -57,8 +57,11 @@ class Budget:
     def net_fired(self) -> bool:
         return time.monotonic() >= self.deadline
 
-    def seconds_left(self) -> float:
-        return max(0.0, self.deadline - time.monotonic())
+    def net_seconds(self) -> float:
+        """The safety net to give one solver call: the whole net, a constant.  Z3's search depends on the value of
+        its ``timeout`` parameter (its combined solver picks a strategy by it), so the time left, which varies with
+        the load, would make the answer vary too; a call that outlives the deadline ends the verdict after it."""
+        return self.root_timeout
 
     def why_stopped(self) -> str:
         """Why work stopped for want of budget: the safety net, or the resource units."""

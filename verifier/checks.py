@@ -284,7 +284,7 @@ def _surjective_quantified(engine: Engine, layout: Layout, target: Int, desc: st
     s = z3.Solver()
     s.add(*enc.assumptions(), k >= 0, k < enc.term(target), missed)
     before = _rlimit_count(s)
-    r = check_sat(s, engine.budget.seconds_left(), rlimit=engine.remaining())
+    r = check_sat(s, engine.budget.net_seconds(), rlimit=engine.remaining())
     engine.budget.spend(max(0, _rlimit_count(s) - before))
     cond = f"for all k < {target}: exists i < size(L): L(i) == k"
     if r == z3.unsat:

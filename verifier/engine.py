@@ -388,7 +388,7 @@ def solve(constraints: Sequence[z3.BoolRef], budget: Budget,
         s.add(*constraints)
         s.set("random_seed", seed)
         before = _rlimit_count(s)
-        r = check_sat(s, budget.seconds_left(), rlimit=int(share))
+        r = check_sat(s, budget.net_seconds(), rlimit=int(share))
         budget.spend(max(0, _rlimit_count(s) - before))
         if r == z3.sat:
             return "sat", s.model() if ctx is None else s.model().translate(z3.main_ctx()), ""
@@ -568,7 +568,7 @@ def _verify(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, d
 def shown_result(result: object, symbols: Symbols) -> str:
     """The result as printed: each symbolic leaf simplified under the assumptions (``M+1-1`` is ``M``, and
     ``min(M,128)`` is 128 when ``M >= 128`` is assumed) where that is shorter; static/dynamic flags are kept."""
-    if result is None:
+    if result is None or not any(True for _ in symbols):  # nothing symbolic to simplify (and z3 stays unloaded)
         return str(result)
     from .encoding import Encoder, Unencodable
     from .int_tuple import transform_leaf
@@ -654,8 +654,9 @@ def decide_all(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLIC
             engine._negation(item)
         except Unencodable:
             pass
-    div0 = _div0_item(engine.divisors(), engine.encoder.empty_when)
-    everything = [*items, div0] if engine.divisors() else items
+    divisors = engine.divisors()  # none when nothing was encoded (every item evaluated): z3 stays unloaded
+    div0 = _div0_item(divisors, engine.encoder.empty_when if divisors else {})
+    everything = [*items, div0] if divisors else items
     # Quantifier-free items first: they are cheap, and a counterexample from one settles the verdict and pins the
     # symbols for the coordinate search of the others.
     order = sorted(range(len(everything)), key=lambda k: bool(everything[k].ranges))

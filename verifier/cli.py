@@ -164,6 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from . import spec_cli
     from .algebra import OPERATIONS
+    from .atoms_cli import add_parser as add_atoms
     from .draw_cli import add_parser as add_draw
     from .prove_cli import add_parser as add_prove
 
@@ -171,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_prove(sub)
     add_draw(sub)
     add_gpu(sub)
+    add_atoms(sub)
     for op in OPERATIONS:
         o = sub.add_parser(op, help=f"is CuTe's {op} valid for every allowed value?")
         o.add_argument("args", nargs="+", help="operands in CuTe notation (layouts, <...> tilers, shapes)")

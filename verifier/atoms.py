@@ -88,7 +88,7 @@ def _regs(text: str | None) -> tuple[int, int] | None:
 def _layout(text: str) -> Layout | None:
     """The layout CuTe printed, or None where its shape and stride are not congruent: CuTe 4.2 does not check
     congruence when a Layout type is formed (layout.hpp:103 has the check commented out), only when it is evaluated
-    (stride.hpp:116, "Mismatched Ranks")."""
+    (stride.hpp:116, "Mismatched Ranks") or its cosize is taken (int_tuple.hpp:309)."""
     try:
         return parse_layout(text)
     except LayoutError:
@@ -175,8 +175,12 @@ def _positions(shape: object, stride: object) -> list[int]:
     return out
 
 
+# (the first holder, the second holder, the index): holders are (thread, value) coordinates
+Clash = tuple[tuple[int, int], tuple[int, int], int]
+
+
 @lru_cache(maxsize=4096)
-def _tv_image(layout: Layout) -> tuple[dict[int, tuple[int, int]], tuple[tuple[tuple[int, int], tuple[int, int], int], ...]]:
+def _tv_image(layout: Layout) -> tuple[dict[int, tuple[int, int]], tuple[Clash, ...]]:
     """Map each index to the first (thread, value) holding it, leaving out broadcast coordinates (those along a
     zero-stride leaf other than 0), and the collisions (first holder, second holder, index)."""
     ts, vs = get(layout.shape, 0), get(layout.shape, 1)
@@ -184,7 +188,7 @@ def _tv_image(layout: Layout) -> tuple[dict[int, tuple[int, int]], tuple[tuple[t
     toff, voff = _offsets(ts, td), _offsets(vs, vd)
     tpos, vpos = _positions(ts, td), _positions(vs, vd)
     held: dict[int, tuple[int, int]] = {}
-    clashes: list[tuple[tuple[int, int], tuple[int, int], int]] = []
+    clashes: list[Clash] = []
     for vo, v in zip(voff, vpos):
         for to, t in zip(toff, tpos):
             idx = to + vo
@@ -202,7 +206,7 @@ WITNESS_LIMIT = 4
 
 
 def _check_tv(atom: str, source: str, what: str, layout: Layout, extent: int,
-              describe: "_Describe") -> list[Finding]:
+              describe: _Describe) -> list[Finding]:
     out: list[Finding] = []
     held, clashes = _tv_image(layout)
     outside = sorted(i for i in held if not 0 <= i < extent)
@@ -254,8 +258,9 @@ def _malformed(atom: Atom, named: Sequence[tuple[str, Layout | None]]) -> list[F
     printed = dict(atom.printed)
     return [Finding(atom.name, atom.source, what, "SHAPE",
                     f"{printed[what]}: shape and stride are not congruent; CuTe forms the type (layout.hpp:103 "
-                    f"does not check) but rejects every evaluation of it (stride.hpp:116, static_assert "
-                    f"\"Mismatched Ranks\"), so no TiledMMA / TiledCopy built on this atom compiles")
+                    f"does not check) but rejects its evaluation and its cosize (static_assert \"Mismatched Ranks\", "
+                    f"stride.hpp:116; \"Mismatched ranks\", int_tuple.hpp:309), so no TiledMMA / TiledCopy built on "
+                    f"this atom compiles")
             for what, layout in named if layout is None]
 
 

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cute_cpp import CppCase, build, cute_include
+from .cute_cpp import CppCase, TranslationUnit, build, cute_include
 from .files import write_atomic
 
 DATA_FILE = Path(__file__).parent / "data" / "atoms.json"
@@ -191,8 +191,10 @@ template <class Op> void print_copy(int k) {
   if constexpr (has_regs<Op>::value) {
     using SR = typename Op::SRegisters;
     using DR = typename Op::DRegisters;
-    printf("SRegisters %d %d\n", int(sizeof_bits<typename cute::remove_extent<SR>::type>::value), int(cute::extent<SR>::value));
-    printf("DRegisters %d %d\n", int(sizeof_bits<typename cute::remove_extent<DR>::type>::value), int(cute::extent<DR>::value));
+    using SE = typename cute::remove_extent<SR>::type;
+    using DE = typename cute::remove_extent<DR>::type;
+    printf("SRegisters %d %d\n", int(sizeof_bits<SE>::value), int(cute::extent<SR>::value));
+    printf("DRegisters %d %d\n", int(sizeof_bits<DE>::value), int(cute::extent<DR>::value));
   }
   printf("@@END\n");
 }
@@ -215,7 +217,7 @@ template <class Op> void print_mma(int k) {
 """
 
 
-def _unit(kinds: Sequence[str]):  # noqa: ANN202 - a TranslationUnit for cute_cpp.build
+def _unit(kinds: Sequence[str]) -> TranslationUnit:
     def unit(cases: Sequence[CppCase], rejected: set[int]) -> tuple[str, dict[int, tuple[int, int]]]:
         lines = _PRELUDE.strip("\n").split("\n")
         spans: dict[int, tuple[int, int]] = {}
@@ -233,6 +235,25 @@ def _unit(kinds: Sequence[str]):  # noqa: ANN202 - a TranslationUnit for cute_cp
         lines.append("}")
         return "\n".join(lines) + "\n", spans
     return unit
+
+
+_ATOM_INCLUDES = [line for line in _PRELUDE.strip("\n").split("\n") if line.startswith("#include")]
+
+
+def traits_unit(cases: Sequence[CppCase], rejected: set[int]) -> tuple[str, dict[int, tuple[int, int]]]:
+    """``cute_cpp``'s printing harness with the atom headers included, so that a case may name a traits member
+    (``typename MMA_Traits<SM80_16x8x16_F16F16F16F16_TN>::BLayout{}``) and is evaluated by compiled CuTe."""
+    from .cute_cpp import _translation_unit
+
+    text, spans = _translation_unit(cases, rejected)
+    extra = len(_ATOM_INCLUDES)
+    return "\n".join(_ATOM_INCLUDES) + "\n" + text, {k: (a + extra, b + extra) for k, (a, b) in spans.items()}
+
+
+def member_case(kind: str, name: str, member: str) -> CppCase:
+    """A ``cute_cpp`` case evaluating one layout of an atom's traits, for ``run_cases``-style queries."""
+    traits = "MMA_Traits" if kind == "mma" else "Copy_Traits"
+    return CppCase(f"typename {traits}<{name}>::{member}{{}}", ())
 
 
 def _parse(stdout: str) -> dict[int, dict[str, str]]:
@@ -269,13 +290,13 @@ def generate(chunk: int = 400) -> dict[str, object]:
         binary = build([CppCase(i.cpp, ()) for i in part], unit=_unit(kinds), flags=FLAGS)
         proc = subprocess.run([str(binary.path)], capture_output=True, text=True, check=True, timeout=600)
         printed = _parse(proc.stdout)
-        for k, inst in enumerate(part):
-            where = {"header": inst.decl.header, "line": inst.decl.line}
+        for k, one in enumerate(part):
+            where = {"header": one.decl.header, "line": one.decl.line}
             if k in binary.rejected or k not in printed:
-                skipped.append({"kind": inst.decl.kind, "declaration": inst.cpp, **where,
+                skipped.append({"kind": one.decl.kind, "declaration": one.cpp, **where,
                                 "reason": f"g++: {binary.rejected.get(k, 'no output')}"})
                 continue
-            atoms.append({"kind": inst.decl.kind, "name": inst.name, **where, **printed[k]})
+            atoms.append({"kind": one.decl.kind, "name": one.name, **where, **printed[k]})
     return {
         "generator": "python -m verifier.atoms_gen",
         "cute": _cutlass_version(),

@@ -273,6 +273,10 @@ BUILDERS: dict[str, Callable[..., list[Claim]]] = {
     "tile_to_shape": _tile_to_shape,
     "blocked_product": lambda a, b: _product(*_padded(a, b)),
     "raked_product": lambda a, b: _product(*_padded(a, b)),
+    # A partition is a slice of a zipped_divide: the view is right when the divide is (its claims), and the
+    # coordinate is inside the grid (IX-2 / IX-3, recorded by the algebra and decided as obligations).
+    "local_tile": lambda a, tiler, coord: _divide(a, tiler),
+    "local_partition": lambda a, thr, index: _divide(a, product_each(thr.shape)),
 }
 
 

@@ -237,7 +237,7 @@ def _obligation_items(op: str, args: Sequence[object], outcome: algebra.Outcome,
     for ob in outcome.obligations:
         if have_claims and ob.id in _SUPERSEDED:
             continue
-        deciding = ob.cute_checks == UB or (not have_claims and ob.cute_checks == NEVER)
+        deciding = ob.cute_checks == UB or ob.id in SELF_EVIDENT or (not have_claims and ob.cute_checks == NEVER)
         cond = ob.condition
 
         def replay(values: Mapping[str, int], cond: Bool = cond, ub: bool = ob.cute_checks == UB) -> Replay:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from . import algebra
 from .errors import CuteRejection, UndefinedBehavior
-from .int_tuple import IntTuple, leaves, product, product_each, substitute_tuple
+from .int_tuple import IntTuple, leaves, product, product_each
 from .integers import Bool, Const, D, Int, and_, eq, ge, le, lt, ne, substitute, symbol
 from .layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
 from .obligations import Recorder
@@ -275,8 +275,9 @@ BUILDERS: dict[str, Callable[..., list[Claim]]] = {
     "raked_product": lambda a, b: _product(*_padded(a, b)),
     # A partition is a slice of a zipped_divide: the view is right when the divide is (its claims), and the
     # coordinate is inside the grid (IX-2 / IX-3, recorded by the algebra and decided as obligations).
-    "local_tile": lambda a, tiler, coord: _divide(a, tiler),
-    "local_partition": lambda a, thr, index: _divide(a, product_each(thr.shape)),
+    "local_tile": lambda a, tiler, coord, proj=None: _divide(a, tiler if proj is None else algebra.dice(proj, tiler)),
+    "local_partition": lambda a, thr, index, proj=None: _divide(
+        a, product_each((thr if proj is None else algebra.dice(proj, thr)).shape)),
 }
 
 
@@ -319,8 +320,8 @@ def substitute_operand(obj: object, values: Mapping[str, int]) -> object:
         return Tile([substitute_operand(e, values) for e in obj.elements])
     if isinstance(obj, Int):
         return substitute(obj, values)
-    if type(obj) is tuple:
-        return substitute_tuple(obj, values)  # type: ignore[arg-type]
+    if type(obj) is tuple:  # an int tuple, or a coordinate that may hold _
+        return tuple(substitute_operand(x, values) for x in obj)
     return obj
 
 

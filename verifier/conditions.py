@@ -49,7 +49,7 @@ def _statics(obj: object) -> set[int]:
         out.add(abs(obj))
     elif isinstance(obj, Int) or type(obj) is tuple:
         for x in leaves(obj):  # type: ignore[arg-type]
-            if x.static and x.value is not None:
+            if isinstance(x, Int) and x.static and x.value is not None:  # a coordinate may hold _
                 out.add(abs(int(x.value)))
     return out
 

@@ -40,12 +40,24 @@ def operands(op: str, texts: Sequence[str], symbols: Symbols) -> list[object]:
             out.append(int(text.strip().lstrip("_")))
         elif text.strip() in ORDER_TAGS:
             out.append(text.strip())
+        elif text.strip().startswith("Step<"):  # CuTe's projection Step<_1,X,_1>: X is an Underscore
+            out.append(parse(step_text(text), symbols))
         else:
             try:
                 out.append(parse_tile(text, symbols) if text.strip().startswith("<") else parse(text, symbols))
             except LayoutError as exc:
                 raise LayoutError(f"argument {k + 1} ({text!r}): {exc}") from None
     return out
+
+
+def step_text(text: str) -> str:
+    """``Step<_1,X,_1>`` as the coordinate ``(_1,_,_1)`` that it is in CuTe (``X`` is ``Underscore``)."""
+    body = text.strip()
+    if not body.endswith(">"):
+        raise LayoutError(f"{text!r}: a projection is written Step<_1,X,_1>")
+    inner = body[len("Step<"):-1]
+    inner = "".join(inner.split()).replace("Step<", "(").replace("<", "(").replace(">", ")")
+    return "(" + re.sub(r"\bX\b", "_", inner) + ")"
 
 
 def assume(symbols: Symbols, relations: Sequence[str], what: str = "--assume") -> None:

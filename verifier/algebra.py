@@ -1153,6 +1153,15 @@ OPERATIONS: dict[str, Callable[..., object]] = {
 }
 
 
+def _predicated_copy(*args: object) -> OffsetLayout:
+    from .predication import predicated_copy
+
+    return predicated_copy(*args)  # type: ignore[arg-type]
+
+
+OPERATIONS["predicated_copy"] = _predicated_copy
+
+
 def apply(op: str, *args: object) -> Outcome:
     """Run ``op`` as CuTe would and collect its obligations; CuTe's rejections and UB become data, not errors."""
     fn = OPERATIONS.get(op)

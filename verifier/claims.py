@@ -276,9 +276,16 @@ BUILDERS: dict[str, Callable[..., list[Claim]]] = {
     # A partition is a slice of a zipped_divide: the view is right when the divide is (its claims), and the
     # coordinate is inside the grid (IX-2 / IX-3, recorded by the algebra and decided as obligations).
     "local_tile": lambda a, tiler, coord, proj=None: _divide(a, tiler if proj is None else algebra.dice(proj, tiler)),
+    "predicated_copy": lambda *args: _predicated(*args),
     "local_partition": lambda a, thr, index, proj=None: _divide(
         a, product_each((thr if proj is None else algebra.dice(proj, thr)).shape)),
 }
+
+
+def _predicated(*args: object) -> list[Claim]:
+    from .predication import claims as predicate_claims
+
+    return predicate_claims(*args)  # type: ignore[arg-type]
 
 
 def _padded(a: Layout, b: Layout) -> tuple[Layout, Layout]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from . import algebra
 from .algebra import OffsetLayout, complement, composition, logical_divide, right_inverse, tiled_product, zipped_divide
-from .atoms import MmaAtom
+from .atoms import CopyAtom, MmaAtom
 from .int_tuple import IntTuple, crd2crd, idx2crd
 from .integers import Int, S
 from .layouts import UNDERSCORE, Layout, Tile, Underscore, make_layout, rank, size, sublayout
@@ -173,3 +173,158 @@ def _leaves(t: IntTuple) -> list[Int]:
 
     return list(leaves(t))
 
+
+
+# -- TiledCopy ---------------------------------------------------------------------------------------------------
+
+
+def with_shape(layout: Layout, shape: IntTuple) -> Layout:
+    """``Layout::with_shape(shape)`` (layout.hpp): ``composition(layout, make_layout(shape))``."""
+    return composition(layout, make_layout(shape))
+
+
+def zip_layout(layout: Layout) -> Layout:
+    """``zip(L)`` for a layout ``((a0,a1,...),(b0,b1,...))``: ``((a0,b0),(a1,b1),...)`` (layout.hpp ``zip``,
+    transposing the two top modes of equal rank)."""
+    outer = [sublayout(layout, k) for k in range(rank(layout))]
+    n = rank(outer[0])
+    return make_layout(*(make_layout(*(sublayout(m, i) if rank(m) > 1 else m for m in outer)) for i in range(n)))
+
+
+def product_each(shape: IntTuple) -> IntTuple:
+    from .int_tuple import product_each as pe
+
+    return pe(shape)
+
+
+@dataclass(frozen=True)
+class TiledCopy:
+    """``TiledCopy<Copy_Atom<Op, ValType>, LayoutCopy_TV, Tiler_MN>`` (copy_atom.hpp:186-330)."""
+
+    atom: CopyAtom
+    val_bits: int
+    layout_tv: Layout
+    tiler_mn: object  # a shape, or a tuple of layouts (make_tiled_copy_C_atom)
+
+    def _val(self, bit_layout: Layout | None) -> Layout:
+        """``recast_layout<uint1_t, ValType>(BitLayout)`` (copy_atom.hpp:64-66)."""
+        assert bit_layout is not None
+        return algebra.recast_layout(1, self.val_bits, bit_layout)
+
+    @property
+    def atom_src(self) -> Layout:
+        return self._val(self.atom.src)
+
+    @property
+    def atom_dst(self) -> Layout:
+        return self._val(self.atom.dst)
+
+    @property
+    def atom_ref(self) -> Layout:
+        return self._val(self.atom.ref)
+
+    def tile2thrfrg(self, tensor: Layout, ref2trg: Layout) -> Layout:
+        """copy_atom.hpp:236-262: (thr, val, rest...) of a tensor already zipped_divided by the tiler."""
+        ref = self.atom_ref
+        atom_layout_tv = zipped_divide(self.layout_tv, (size(ref, 0), size(ref, 1)))
+        trg_layout_tv = composition(atom_layout_tv, Tile([ref2trg, UNDERSCORE]))
+        thrval2mn = algebra.coalesce(zip_layout(trg_layout_tv), (S(1), (S(1), S(1))))
+        tv_tensor = composition(tensor, Tile([thrval2mn, UNDERSCORE]))
+        return algebra.slice_layout(((UNDERSCORE, UNDERSCORE), UNDERSCORE), tv_tensor)
+
+    def _ref2(self, trg: Layout) -> Layout:
+        inv = right_inverse(self.atom_ref)
+        assert isinstance(inv, Layout)
+        return composition(inv, trg)
+
+    def tidfrg_S(self, s: Layout) -> Layout:  # noqa: N802 - CuTe's name
+        return self.tile2thrfrg(zipped_divide(s, self.tiler_mn), self._ref2(self.atom_src))  # type: ignore[arg-type]
+
+    def tidfrg_D(self, d: Layout) -> Layout:  # noqa: N802
+        return self.tile2thrfrg(zipped_divide(d, self.tiler_mn), self._ref2(self.atom_dst))  # type: ignore[arg-type]
+
+    def _tiler_shape(self) -> IntTuple:
+        t = self.tiler_mn
+        if isinstance(t, Tile) or (type(t) is tuple and any(isinstance(e, Layout) for e in t)):
+            elements = t.elements if isinstance(t, Tile) else t
+            return tuple(size(e) if isinstance(e, Layout) else e for e in elements)  # type: ignore[misc]
+        return t  # type: ignore[return-value]
+
+    def _layout_tv(self, trg: Layout) -> Layout:
+        ref = make_layout((self._tiler_shape(), S(1)))
+        full = self.tile2thrfrg(ref, self._ref2(trg))
+        return algebra.slice_layout((UNDERSCORE, UNDERSCORE, S(0)), full)
+
+    def get_layoutS_TV(self) -> Layout:  # noqa: N802
+        """copy_atom.hpp:296-303: (thr, val) -> coordinate of the tile, source side."""
+        return self._layout_tv(self.atom_src)
+
+    def get_layoutD_TV(self) -> Layout:  # noqa: N802
+        return self._layout_tv(self.atom_dst)
+
+    def partition_S(self, s: Layout, index: Int) -> OffsetLayout:  # noqa: N802
+        """``get_slice(index).partition_S(S)`` (copy_atom.hpp:343-349): (CopyV, CopyM, CopyN, ...)."""
+        thr = self.tidfrg_S(s)
+        return algebra.slice_and_offset((index, UNDERSCORE, _repeat(rank(s))), thr)
+
+    def partition_D(self, d: Layout, index: Int) -> OffsetLayout:  # noqa: N802
+        thr = self.tidfrg_D(d)
+        return algebra.slice_and_offset((index, UNDERSCORE, _repeat(rank(d))), thr)
+
+    def retile(self, tensor: Layout) -> Layout:
+        """``TiledCopy::retile`` (copy_atom.hpp:266-293): a fragment re-grouped by the atom's values."""
+        r = rank(tensor)
+        v = size(tensor, 0)
+        n_thr = size(self.layout_tv, 0)
+        inv = right_inverse(self.layout_tv)
+        assert isinstance(inv, Layout)
+        frg_layout_mn = algebra.upcast(int(n_thr * v), with_shape(inv, self._tiler_shape()))
+        inv_mn = right_inverse(frg_layout_mn)
+        assert isinstance(inv_mn, Layout)
+        frg_layout_v = zipped_divide(algebra.logical_product(make_layout(v), inv_mn),
+                                     make_layout(size(self.atom_ref, 1)))
+        shp = product_each(frg_layout_mn.shape)
+        t_tensor = zipped_divide(tensor, (v, *shp) if type(shp) is tuple else (v, shp))
+        v_tensor = composition(t_tensor, Tile([frg_layout_v, UNDERSCORE]))
+        rest = (S(0),) + tuple(UNDERSCORE for _ in range(r - 1)) if r > 1 else S(0)
+        return algebra.slice_layout((UNDERSCORE, rest), v_tensor)
+
+    retile_S = retile  # noqa: N815 - CuTe's names
+    retile_D = retile  # noqa: N815
+
+
+def _repeat(n: int) -> object:
+    return UNDERSCORE if n == 1 else tuple(UNDERSCORE for _ in range(n))
+
+
+def make_tiled_copy(atom: CopyAtom, val_bits: int, thr_layout: Layout, val_layout: Layout | None = None) -> TiledCopy:
+    """``make_tiled_copy(Copy_Atom<Op,T>, thr, val)`` (copy_atom.hpp:495-519)."""
+    val = val_layout if val_layout is not None else make_layout(S(1))
+    layout_mn = algebra.raked_product(thr_layout, val)
+    inv = right_inverse(layout_mn)
+    assert isinstance(inv, Layout)
+    layout_tv = with_shape(inv, (size(thr_layout), size(val)))
+    return TiledCopy(atom, val_bits, layout_tv, product_each(layout_mn.shape))
+
+
+def make_tiled_copy_tv(atom: CopyAtom, val_bits: int, thr_layout: Layout, val_layout: Layout) -> TiledCopy:
+    """The CuTe DSL's ``cute.make_tiled_copy_tv(atom, thr_layout, val_layout)``: in C++ 4.2 the same construction
+    is ``make_tiled_copy`` (copy_atom.hpp:495-519), which this mirrors."""
+    layout_mn = algebra.raked_product(thr_layout, val_layout)
+    inv = right_inverse(layout_mn)
+    assert isinstance(inv, Layout)
+    layout_tv = with_shape(inv, (size(thr_layout), size(val_layout)))
+    return TiledCopy(atom, val_bits, layout_tv, product_each(layout_mn.shape))
+
+
+def make_tiled_copy_A(atom: CopyAtom, val_bits: int, mma: TiledMMA) -> TiledCopy:  # noqa: N802
+    """copy_atom.hpp:420-425: the MMA's A partition as a copy."""
+    return TiledCopy(atom, val_bits, mma.get_layoutA_TV(), (mma.tile_size_mnk(0), mma.tile_size_mnk(2)))
+
+
+def make_tiled_copy_B(atom: CopyAtom, val_bits: int, mma: TiledMMA) -> TiledCopy:  # noqa: N802
+    return TiledCopy(atom, val_bits, mma.get_layoutB_TV(), (mma.tile_size_mnk(1), mma.tile_size_mnk(2)))
+
+
+def make_tiled_copy_C(atom: CopyAtom, val_bits: int, mma: TiledMMA) -> TiledCopy:  # noqa: N802
+    return TiledCopy(atom, val_bits, mma.get_layoutC_TV(), (mma.tile_size_mnk(0), mma.tile_size_mnk(1)))

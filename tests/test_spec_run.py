@@ -258,6 +258,9 @@ def test_cache_key_covers_the_problem_and_the_tool(suite: Path, monkeypatch) -> 
 
 
 def test_output_file_is_written_whole(suite: Path, capsys) -> None:
+    assert main(["run", str(suite), "--format", "sarif", "--output", "out/report.sarif"]) == 2  # no silent mkdir
+    assert "the folder out does not exist" in capsys.readouterr().err and not Path("out").exists()
+    Path("out").mkdir()
     assert main(["run", str(suite), "--format", "sarif", "--output", "out/report.sarif"]) == 1
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.startswith("7 checks: 6 as expected, 1 not; 1 unknown; ")

@@ -16,19 +16,31 @@ enumeration.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 import z3
 
 from . import algebra
 from .claims import Claim, Replay, substitute_operand
 from .conditions import show
-from .engine import Engine, Item, decide_all, summarize
+from .domain import check_domain
+from .engine import Engine, Item, check_sat, decide_all, summarize
 from .int_tuple import IntTuple, compatible, leaves
 from .integers import Bool, D, Int, and_, eq, ge, le, lt, max_, min_, ne, symbol
 from .interop import coerce
 from .layouts import Layout, size
 from .symbols import Symbols
-from .verdicts import PROVED, REFUTED, UNKNOWN, VALID, Counterexample, ObligationVerdict, Verdict
+from .verdicts import (
+    DEFAULT_POLICY,
+    PROVED,
+    REFUTED,
+    UNKNOWN,
+    VALID,
+    Counterexample,
+    ObligationVerdict,
+    Policy,
+    Verdict,
+)
 
 _I, _J = symbol("#i"), symbol("#j")
 SEPARATED = "sorted strides (no solver)"
@@ -126,11 +138,15 @@ def _items(prop: str, args: Sequence[object], options: Mapping[str, object]) -> 
 
 
 def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 10.0,
-          **options: object) -> Verdict:
-    """Decide ``prop(*args)`` for every value the assumptions allow: proved, refuted or unknown."""
+          policy: Policy = DEFAULT_POLICY, **options: object) -> Verdict:
+    """Decide ``prop(*args)`` for every value the assumptions allow: proved, refuted or unknown.  Raises
+    ``LayoutError`` when the assumptions admit no value or an extent can be negative (``domain.py``)."""
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
     assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
+    undecided = check_domain(prop, args, symbols)
+    if undecided is not None:
+        return Verdict(prop, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
     engine = Engine(symbols, timeout)
     if prop == "surjective":
         decisions = _surjective(engine, args[0], args[1])  # type: ignore[arg-type]
@@ -141,10 +157,12 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
                                        "sorted by |stride|, each stride exceeds the reach of the smaller ones",
                                        PROVED, True, route=SEPARATED)]
         if prop == "bijective":
-            decisions += decide_all(engine, _items("in_bounds", [layout, size(layout)], {}))  # type: ignore[arg-type]
+            decisions += decide_all(engine, _items("in_bounds", [layout, size(layout)], {}),  # type: ignore
+                                    policy)
     else:
-        decisions = decide_all(engine, _items(prop, args, options))
-    verdict, cex, reason = summarize(decisions)
+        decisions = decide_all(engine, _items(prop, args, options), policy)
+    decisions = [replace(d, severity=policy.severity(d.id)) for d in decisions]
+    verdict, cex, reason = summarize(decisions, policy)
     verdict = {VALID: PROVED, "invalid": REFUTED}.get(verdict, verdict)
     return Verdict(prop, inputs, verdict, None, tuple(decisions), cex, reason, assumptions=assumptions)
 
@@ -198,9 +216,8 @@ def _surjective_quantified(engine: Engine, layout: Layout, target: Int, desc: st
     li = enc.term(layout(_I))
     missed = z3.ForAll([i], z3.Implies(z3.And(i >= 0, i < enc.term(size(layout))), li != k))
     s = z3.Solver()
-    s.set("timeout", max(1, int(engine.remaining() * 1000)))
     s.add(*enc.assumptions(), k >= 0, k < enc.term(target), missed)
-    r = s.check()
+    r = check_sat(s, engine.remaining())
     cond = f"for all k < {target}: exists i < size(L): L(i) == k"
     if r == z3.unsat:
         return ObligationVerdict("SURJ", desc, "layout.hpp", "property", cond, PROVED, True)

@@ -328,6 +328,9 @@ class _Parser:
             self._count_operator(self.tok.pos)
             op_tok = self.advance()
             right = self.unary()
+            if op_tok.text in "/%" and right.value == 0:
+                # Even with a symbolic dividend: CuTe would divide by zero for every value.
+                raise self.error("division by zero in the notation", op_tok.pos)
             try:
                 if op_tok.text == "*":
                     left = left * right
@@ -404,10 +407,11 @@ class _Parser:
         return fn(*args)
 
     def _literal(self, digits: str, pos: int) -> int:
-        v = int(digits)
-        if not -INT64_MAX - 1 <= v <= INT64_MAX:
-            raise self.error(f"integer {digits} does not fit in 64 bits", pos)
-        return v
+        shown = digits if len(digits) <= 40 else f"{digits[:20]}...({len(digits)} digits)"
+        # Checked on the length first: Python refuses to convert more than 4300 digits at all.
+        if len(digits.lstrip("-").lstrip("0")) > 19 or not -INT64_MAX - 1 <= int(digits) <= INT64_MAX:
+            raise self.error(f"integer {shown} does not fit in 64 bits", pos)
+        return int(digits)
 
     # -- layouts and tiles -----------------------------------------------------------------------------------
     def layout(self) -> Layout:

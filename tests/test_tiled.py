@@ -178,3 +178,16 @@ def test_tiled_copy_matches_compiled_cute(cute):
             bad.append((cfg, r.rejected or got, model))
     assert not bad, bad[:3]
 
+
+
+def test_contracts_of_tiled_objects():
+    from verifier.tiled import check_tiled, parse_tiled
+
+    good = parse_tiled("make_tiled_mma(SM80_16x8x8_F16F16F16F16_TN, (_2,_2,_1):(_1,_2,_0), <_32,_32,_16>)")
+    assert check_tiled(good) == []  # type: ignore[arg-type]
+    bad = check_tiled(parse_tiled("make_tiled_mma(SM80_16x8x32_S32S4S4S32_TN, (_2,_2,_1):(_1,_2,_0))"))  # type: ignore[arg-type]
+    assert {(f.layout, f.id) for f in bad} == {("get_layoutB_TV", "OVERLAP"), ("get_layoutB_TV", "COVER")}
+    copy = parse_tiled("make_tiled_copy(SM80_CP_ASYNC_CACHEALWAYS<uint128_t,uint128_t>, 16, (_16,_8):(_8,_1), "
+                       "(_1,_8):(_0,_1))")
+    assert check_tiled(copy) == []  # type: ignore[arg-type]
+    assert str(copy).startswith("TiledCopy<SM80_CP_ASYNC_CACHEALWAYS<uint128_t,uint128_t>, 16b,")

@@ -1172,7 +1172,14 @@ def _predicated_copy(*args: object) -> OffsetLayout:
     return predicated_copy(*args)  # type: ignore[arg-type]
 
 
+def _vectorized_copy(*args: object) -> OffsetLayout:
+    from .predication import vectorized_copy
+
+    return vectorized_copy(*args)  # type: ignore[arg-type]
+
+
 OPERATIONS["predicated_copy"] = _predicated_copy
+OPERATIONS["vectorized_copy"] = _vectorized_copy
 
 
 def apply(op: str, *args: object) -> Outcome:

@@ -426,6 +426,7 @@ BUILDERS: dict[str, Callable[..., list[Claim]]] = {
     # A partition is a slice of a zipped_divide: the view is right when the divide is (its claims), and the
     # coordinate is inside the grid (IX-2 / IX-3, recorded by the algebra and decided as obligations).
     "predicated_copy": lambda *args: _predicated(*args),
+    "vectorized_copy": lambda *args: _vectorized(*args),
 }
 
 
@@ -433,6 +434,12 @@ def _predicated(*args: object) -> list[Claim]:
     from .predication import claims as predicate_claims
 
     return predicate_claims(*args)  # type: ignore[arg-type]
+
+
+def _vectorized(*args: object) -> list[Claim]:
+    from .predication import vector_claims
+
+    return vector_claims(*args)  # type: ignore[arg-type]
 
 
 def _padded(a: Layout, b: Layout) -> tuple[Layout, Layout]:

@@ -32,7 +32,8 @@ BUDGET = 2.0  # seconds; these are small problems (a handful of relations over a
 _COORDINATES = {("slice", 0), ("slice_and_offset", 0), ("local_tile", 2), ("local_partition", 2),
                 # projections (Step<_1,X,_1>) and the operands of predicated_copy that are coordinates
                 ("local_tile", 3), ("local_partition", 3), ("predicated_copy", 2), ("predicated_copy", 3),
-                ("predicated_copy", 5), ("predicated_copy", 7)}
+                ("predicated_copy", 5), ("predicated_copy", 7), ("vectorized_copy", 2), ("vectorized_copy", 3),
+                ("vectorized_copy", 5)}
 
 
 class VacuousAssumptions(LayoutError):

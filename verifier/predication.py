@@ -29,8 +29,8 @@ from collections.abc import Sequence
 from . import algebra
 from .int_tuple import IntTuple, leaves
 from .integers import FALSE, TRUE, Bool, Const, D, Int, S, and_, ge, lt, not_, or_
-from .layouts import Layout
-from .obligations import Recorder
+from .layouts import Layout, rank
+from .obligations import NEVER, Recorder, record
 
 
 def identity_components(shape: IntTuple) -> list[Layout]:
@@ -63,8 +63,21 @@ def _partition(a: Layout, tiler: object, coord: object, proj: object, thr: Layou
     tile = algebra.local_tile(a, tiler, coord, proj)  # type: ignore[arg-type]
     if shift is not None:
         tile = domain_offset(shift, tile)
-    part = algebra.local_partition(tile.layout, thr, index)
+    part = _thread_part(tile.layout, thr, index)
     return algebra.OffsetLayout(part.layout, tile.offset + part.offset)
+
+
+def _thread_part(tile: Layout, thr: object, index: Int) -> algebra.OffsetLayout:
+    """A thread's share of a tile: ``local_partition(tile, thr, index)`` for a thread layout, or
+    ``tiled_copy.get_slice(index).partition_S(tile)`` for a TiledCopy."""
+    from .tiled import TiledCopy
+
+    if isinstance(thr, TiledCopy):
+        n = thr.layout_tv.size() if rank(thr.layout_tv) == 1 else algebra.size(thr.layout_tv, 0)
+        record("IX-2", "the thread index lies in [0, size<0>(layout_TV)), the threads of the TiledCopy",
+               "copy_atom.hpp:343-349", NEVER, and_(ge(index, D(0)), lt(index, n)))
+        return thr.partition_S(tile, index)
+    return algebra.local_partition(tile, thr, index)  # type: ignore[arg-type]
 
 
 def partitions(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, index: Int,
@@ -82,16 +95,19 @@ def _tile_cover(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str] | 
     diced = algebra.dice(proj, tiler) if proj is not None else tiler
     elements = diced.elements if hasattr(diced, "elements") else diced  # type: ignore[union-attr]
     elements = elements if type(elements) is tuple else (elements,)
+    from .tiled import TiledCopy
+
     try:
         shape = tuple(int(algebra.size(e) if isinstance(e, Layout) else e) for e in elements)  # type: ignore[arg-type]
-        n_thr = int(thr.size())
+        n_thr = int(algebra.size(thr.layout_tv, 0) if isinstance(thr, TiledCopy) else thr.size())
     except TypeError:
         return None
     tile = tuple(D(x) for x in shape)
     comps = identity_components(tile)
     seen: dict[tuple[int, ...], tuple[int, int]] = {}
     for t in range(n_thr):
-        views = [algebra.local_partition(c, thr, D(t)) for c in comps]
+        with Recorder():
+            views = [_thread_part(c, thr, D(t)) for c in comps]
         n = int(views[0].layout.size())
         for v in range(n):
             c = tuple(int(w.offset + w.layout(v)) for w in views)
@@ -153,3 +169,36 @@ def _eq(x: Int, y: Int) -> Bool:
 
 
 __all__ = ["domain_offset", "elem_less", "identity_components", "partitions", "predicated_copy"]
+
+
+def vectorized_copy(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, index: Int,
+                    vector: Int) -> algebra.OffsetLayout:
+    """The partition a thread copies with ``vector``-element accesses (``AutoVectorizingCopy``,
+    ``UniversalCopy<uint128_t>`` over 16-bit elements: 8): its layout and offset, as ``predicated_copy``."""
+    data, _ = partitions(a, tiler, coord, proj, thr, index)
+    return data
+
+
+def vector_claims(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, index: Int,
+                  vector: Int) -> list:
+    """ALIGN: with the tensor's data pointer aligned to a whole vector (the assumption, as CuTe's
+    ``max_alignment`` / the DSL's ``align`` state it), every vector the thread accesses starts at an offset that is a
+    multiple of the vector and its elements are contiguous (copy.hpp's ``max_common_vector`` reasoning): a
+    vectorised access of ``vector`` elements is aligned.  A dynamic leading dimension gives the guard
+    (``lda % 8 == 0``)."""
+    from .claims import _I, Claim
+    from .integers import eq
+
+    data, _ = partitions(a, tiler, coord, proj, thr, index)
+    n = int(vector)
+    count = data.layout.size()
+    start = data.offset + data.layout(_I * vector)
+    src = "copy.hpp (max_common_vector), copy_traits.hpp"
+    out = [Claim("ALIGN", f"every {n}-element vector of the thread starts at a multiple of {n} elements (its "
+                 "address is aligned when the data pointer is)", src, (("#i", D(0), count / vector),),
+                 eq(start % vector, D(0)))]
+    if n > 1:
+        out.append(Claim("ALIGN-CONTIG", f"the {n} elements of each vector are contiguous", src,
+                         (("#i", D(0), count),),
+                         eq(data.layout(_I), data.layout((_I / vector) * vector) + _I % vector)))
+    return out

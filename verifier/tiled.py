@@ -42,6 +42,10 @@ class TiledMMA:
     thr_layout_mnk: Layout
     permutation_mnk: tuple[Perm, Perm, Perm]
 
+    def __str__(self) -> str:
+        perms = ",".join(str(p) for p in self.permutation_mnk)
+        return f"TiledMMA<{self.atom.name}, {self.thr_layout_mnk}, <{perms}>>"
+
     @property
     def thr_layout_vmnk(self) -> Layout:
         return tiled_product(self.atom.thr_id, self.thr_layout_mnk)  # mma_atom.hpp:227
@@ -206,6 +210,11 @@ class TiledCopy:
     layout_tv: Layout
     tiler_mn: object  # a shape, or a tuple of layouts (make_tiled_copy_C_atom)
 
+    def __str__(self) -> str:
+        tiler = self.tiler_mn
+        shown = "(" + ",".join(str(x) for x in tiler) + ")" if type(tiler) is tuple else str(tiler)
+        return f"TiledCopy<{self.atom.name}, {self.val_bits}b, {self.layout_tv}, {shown}>"
+
     def _val(self, bit_layout: Layout | None) -> Layout:
         """``recast_layout<uint1_t, ValType>(BitLayout)`` (copy_atom.hpp:64-66)."""
         assert bit_layout is not None
@@ -328,3 +337,133 @@ def make_tiled_copy_B(atom: CopyAtom, val_bits: int, mma: TiledMMA) -> TiledCopy
 
 def make_tiled_copy_C(atom: CopyAtom, val_bits: int, mma: TiledMMA) -> TiledCopy:  # noqa: N802
     return TiledCopy(atom, val_bits, mma.get_layoutC_TV(), (mma.tile_size_mnk(0), mma.tile_size_mnk(1)))
+
+
+# -- notation ----------------------------------------------------------------------------------------------------
+
+_BUILDERS = ("make_tiled_mma", "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C", "make_tiled_copy")
+_QUERIES = ("get_layoutA_TV", "get_layoutB_TV", "get_layoutC_TV", "get_layoutS_TV", "get_layoutD_TV")
+
+
+def _split_args(text: str) -> list[str]:
+    """Top-level comma-separated arguments (commas inside (), <> are kept)."""
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "(<":
+            depth += 1
+        elif ch in ")>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out
+
+
+def is_tiled_text(text: str) -> bool:
+    t = text.strip()
+    return t.startswith(_BUILDERS + _QUERIES)
+
+
+def parse_tiled(text: str, symbols: object = None) -> TiledMMA | TiledCopy | Layout:
+    """``make_tiled_mma(ATOM, THR_LAYOUT[, <PERM_M,PERM_N,PERM_K>])``,
+    ``make_tiled_copy(ATOM, BITS, THR_LAYOUT, VAL_LAYOUT)``, ``make_tiled_copy_A|B|C(ATOM, BITS, make_tiled_mma(...))``
+    and ``get_layoutA|B|C_TV(...)`` / ``get_layoutS|D_TV(...)`` of one of those: the atom named as CuTe names it
+    (``cute-verify atoms`` lists them), BITS the element width of ``Copy_Atom<Op, T>``."""
+    from .atoms import find
+    from .errors import LayoutError
+    from .notation import parse, parse_layout, parse_tile
+
+    t = "".join(text.split())
+    name = next((b for b in _QUERIES + _BUILDERS if t.startswith(b + "(")), None)
+    if name is None or not t.endswith(")"):
+        raise LayoutError(f"{text!r}: expected one of {', '.join(_BUILDERS + _QUERIES)}(...)")
+    args = _split_args(t[len(name) + 1:-1])
+
+    def atom(s: str) -> MmaAtom | CopyAtom:
+        try:
+            return find(s)
+        except KeyError:
+            raise LayoutError(f"{name}: no atom named {s!r} (cute-verify atoms lists them)") from None
+
+    def bits(s: str) -> int:
+        if not s.isdigit() or int(s) not in (8, 16, 32, 64, 128):
+            raise LayoutError(f"{name}: the element width must be 8, 16, 32, 64 or 128 bits, got {s!r}")
+        return int(s)
+
+    if name in _QUERIES:
+        if len(args) != 1:
+            raise LayoutError(f"{name} takes one TiledMMA / TiledCopy")
+        obj = parse_tiled(args[0], symbols)
+        if not hasattr(obj, name):
+            raise LayoutError(f"{name}: not a member of {type(obj).__name__}")
+        return getattr(obj, name)()  # type: ignore[no-any-return]
+    if name == "make_tiled_mma":
+        if not 1 <= len(args) <= 3:
+            raise LayoutError("make_tiled_mma takes an atom, a thread layout and a permutation tile")
+        a = atom(args[0])
+        if not isinstance(a, MmaAtom):
+            raise LayoutError(f"make_tiled_mma: {args[0]} is a copy atom")
+        thr = parse_layout(args[1], symbols) if len(args) > 1 else None  # type: ignore[arg-type]
+        perms = parse_tile(args[2], symbols) if len(args) > 2 else ()  # type: ignore[arg-type]
+        return make_tiled_mma(a, thr, perms)
+    a = atom(args[0])
+    if not isinstance(a, CopyAtom):
+        raise LayoutError(f"{name}: {args[0]} is an MMA atom")
+    if name == "make_tiled_copy":
+        if len(args) not in (3, 4):
+            raise LayoutError("make_tiled_copy takes an atom, the element bits, a thread layout and a value layout")
+        val = parse_layout(args[3], symbols) if len(args) == 4 else None  # type: ignore[arg-type]
+        return make_tiled_copy(a, bits(args[1]), parse_layout(args[2], symbols), val)  # type: ignore[arg-type]
+    if len(args) != 3:
+        raise LayoutError(f"{name} takes an atom, the element bits and a make_tiled_mma(...)")
+    mma = parse_tiled(args[2], symbols)
+    if not isinstance(mma, TiledMMA):
+        raise LayoutError(f"{name}: the third argument must be a make_tiled_mma(...)")
+    maker = {"make_tiled_copy_A": make_tiled_copy_A, "make_tiled_copy_B": make_tiled_copy_B,
+             "make_tiled_copy_C": make_tiled_copy_C}[name]
+    _ = parse
+    return maker(a, bits(args[1]), mma)
+
+
+# -- contracts ---------------------------------------------------------------------------------------------------
+
+
+def check_tiled(obj: TiledMMA | TiledCopy) -> list:
+    """The contracts of a TiledMMA / TiledCopy, as ``atoms.check`` states them for atoms (TILE, OVERLAP, COVER with
+    thread and value witnesses): a TiledMMA's C layout is a bijection of (thread, value) onto the M x N tile and its
+    A / B layouts cover their tiles (zero-stride broadcasts aside); a TiledCopy's source and destination TV layouts
+    have one shape (the partitions are congruent) and each covers the copy tile once."""
+    from .atoms import Finding, _check_tv, _Describe
+
+    out: list[Finding] = []
+    name = str(obj)
+    if isinstance(obj, TiledMMA):
+        m, n, k = (int(obj.tile_size_mnk(i)) for i in range(3))
+        for what, layout, rows, extent, names in (("C", obj.get_layoutC_TV(), m, m * n, ("m", "n")),
+                                                   ("A", obj.get_layoutA_TV(), m, m * k, ("m", "k")),
+                                                   ("B", obj.get_layoutB_TV(), n, n * k, ("n", "k"))):
+            out += _check_tv(name, obj.atom.source, f"get_layout{what}_TV", _flat_tv(layout), extent,
+                             _Describe(rows, names))
+        return out
+    s, d = obj.get_layoutS_TV(), obj.get_layoutD_TV()
+    if s.shape != d.shape:
+        out.append(Finding(name, obj.atom.source, "get_layoutS_TV", "CONGRUENT",
+                           f"source {s} and destination {d} partitions differ in shape"))
+    shape = obj._tiler_shape()
+    dims = [int(x) for x in (shape if type(shape) is tuple else (shape,))]  # type: ignore[union-attr]
+    extent = 1
+    for x in dims:
+        extent *= x
+    for what, layout in (("get_layoutS_TV", s), ("get_layoutD_TV", d)):
+        out += _check_tv(name, obj.atom.source, what, _flat_tv(layout), extent, _Describe(dims[0], ("m", "n")))
+    return out
+
+
+def _flat_tv(layout: Layout) -> Layout:
+    """A (thread, value) layout with each mode's leaves kept (the checks read modes 0 and 1)."""
+    return make_layout(sublayout(layout, 0), make_layout(*[sublayout(layout, k) for k in range(1, rank(layout))])
+                       if rank(layout) > 2 else sublayout(layout, 1))

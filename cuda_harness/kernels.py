@@ -206,6 +206,13 @@ template <class A, class B, class R> DEV int check_composition(A const& a, B con
   ll ds[1] = {n};
   return same_function(r, n, ds, cap, [&](ll const* d) { return (ll)a(b(int(d[0]))); });
 }
+// coalesce keeps the function: size(R) == size(L) and R(i) == L(i) (layout.hpp:861-863).
+template <class L, class R> DEV int check_coalesce(L const& l, R const& r, ll cap) {
+  ll n = xsize(l);
+  if (xsize(r) != n) return ST_WRONG;
+  ll ds[1] = {n};
+  return same_function(r, n, ds, cap, [&](ll const* d) { return (ll)l(int(d[0])); });
+}
 template <class L, class R> DEV int dv_check_complement(Scratch& sc, L const& l, ll cot, R const& r, ll cap) {
   ll nl = xsize(l), nr = xsize(r), cl = xcosize(l), cr = xcosize(r);
   if (nr < 1 || cl < 1) return ST_WRONG;
@@ -252,11 +259,7 @@ DEV bool up_leaf(ll n, ll& s, ll& d) {
   if (n % a == 0) { ll k = n / a; s = (s + k - 1) / k; d = sg; return true; }
   return s == 1;
 }
-DEV void down_leaf(ll n, ll& s, ll& d) {
-  if (n == 1) return;
-  if (d == 1 || d == -1) s = mul(s, n); else d = mul(d, n);
-}
-template <class L, class R> DEV bool recast_modes(Scratch& sc, L const& l, R const& r, ll num, ll den) {
+template <class L, class R> DEV bool recast_modes(Scratch& sc, L const& l, R const& r, ll num) {
   ll kl = 0, kr = 0;  // leaves of L in x (shape, stride pairs), of R in y
   leaves2(shape(l), stride(l), [&](ll s, ll d) {
     if (2 * kl + 1 < sc.cap) { sc.x[2 * kl] = s; sc.x[2 * kl + 1] = d; }
@@ -270,20 +273,20 @@ template <class L, class R> DEV bool recast_modes(Scratch& sc, L const& l, R con
   for (ll k = 0; k < kl; ++k) {
     ll s = sc.x[2 * k], d = sc.x[2 * k + 1];
     if (!up_leaf(num, s, d)) return false;
-    down_leaf(den, s, d);
     if (s != sc.y[2 * k] || (s != 1 && d != sc.y[2 * k + 1])) return false;
   }
   return true;
 }
 template <class L, class R> DEV int dv_check_recast(Scratch& sc, L const& l, R const& r, ll num, ll den, ll cap) {
   ll nl = xsize(l), nr = xsize(r);
-  if (!recast_modes(sc, l, r, num, den)) return ST_WRONG;
-  if (nl < 0 || nr < 0 || mul(nr, num) != mul(nl, den)) return ST_WARN;  // the same bytes: a warning
+  int miss = den == 1 ? ST_WARN : ST_WRONG;  // the same bytes: a warning for an upcast, the contract otherwise
+  if (den == 1 && !recast_modes(sc, l, r, num)) return ST_WRONG;
+  if (nl < 0 || nr < 0 || mul(nr, num) != mul(nl, den)) return miss;
   if (mul(nr, num) > cap || mul(nr, num) > sc.cap) return ST_TOO_LARGE;
   ll kx = 0, ky = 0;
   for (ll i = 0; i < nr; ++i) { ll v = (ll)r(int(i)); for (ll k = 0; k < num; ++k) sc.x[kx++] = num * v + k; }
   for (ll j = 0; j < nl; ++j) { ll v = (ll)l(int(j)); for (ll k = 0; k < den; ++k) sc.y[ky++] = den * v + k; }
-  return same_sorted(sc.x, sc.y, kx) ? ST_CORRECT : ST_WARN;
+  return same_sorted(sc.x, sc.y, kx) ? ST_CORRECT : miss;
 }
 // The generated check bodies call these by cute_sweep's names; the scratch is the enclosing kernel's SCR.
 #define same_values(...) dv_same_values(SCR, __VA_ARGS__)

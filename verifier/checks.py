@@ -143,7 +143,7 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
     ``LayoutError`` when the assumptions admit no value or an extent can be negative (``domain.py``)."""
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
-    assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
+    assumptions = symbols.described()
     undecided = check_domain(prop, args, symbols)
     if undecided is not None:
         return Verdict(prop, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)

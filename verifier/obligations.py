@@ -104,7 +104,6 @@ WARNINGS: dict[str, str] = {
     "RC-DIV": "as RC-SIZE: a stride-1 extent that N does not divide is rounded up by ceil_div (layout.hpp:1817)",
     "RC-POST": "as RC-SIZE (layout.hpp:1801-1803)",
     "UP-POST": "as RC-SIZE (layout.hpp:1801-1803)",
-    "DN-POST": "as RC-SIZE, downcast's per-mode contract (layout.hpp:1836-1838)",
     "UP-3": "a stride-1 extent that N does not divide is rounded up by ceil_div (layout.hpp:1817): a partial wide "
             "element, as documented",
     "IX-2": "a tile or thread coordinate outside the grid: CuTe's local_tile / local_partition are defined there "
@@ -133,6 +132,8 @@ ERRORS: dict[str, str] = {
     "CPL-3": "complement needs positive strides (layout.hpp:1166-1171)",
     "CPL-4": "complement divides by a stride that is zero: undefined behaviour",
     "CPL-POST": "complement's @post, the clauses CUTLASS's complement.cpp:46-66 asserts",
+    "CPL-POST-NONEMPTY": "the complement is not empty (layout.hpp:1212-1213: overlapping strides give a 0-extent "
+                         "mode, spec CPL-2), which CUTLASS's test_complement never produces",
     "CPL-POST-COVER": "complement covers the cotarget (layout.hpp:1166-1171; complement.cpp:46-66)",
     "CPL-POST-ORDER": "the complement is strictly increasing (layout.hpp:1166-1171; complement.cpp:46-66)",
     "CPL-POST-DISJOINT": "the complement misses L (layout.hpp:1166-1171; complement.cpp:46-66)",
@@ -142,9 +143,15 @@ ERRORS: dict[str, str] = {
     "DIV-POST-SIZE": "as DIV-POST (layout.hpp:1572)",
     "PRD-POST": "logical_product is (A, complement(A) o B) (layout.hpp:1666; 02_layout_algebra.md)",
     "PRD-POST-SIZE": "as PRD-POST (layout.hpp:1666)",
+    "DN-POST": "downcast addresses the same bytes (layout.hpp:1836-1838; the algebra's enumerated DN-RC-*)",
     "UP-2": "upcast assumes a dynamic stride is a multiple of N, at least N (layout.hpp:1820-1822); else the "
             "stride truncates (a run-time (16):(1) gives (16):(0))",
-    "DN-2": "downcast treats only a static +-1 stride as the unit mode (layout.hpp:1848); a dynamic 1 is scaled",
+    "DN-2": "downcast treats only a static +-1 stride as the unit mode (layout.hpp:1848); a dynamic 1 is scaled "
+            "(informative: the same bytes, DN-RC-*, decides)",
+    "DN-RC-SIZE": "downcast addresses the same bytes, N narrow elements per wide one (layout.hpp:1836-1838)",
+    "DN-RC-REM": "as DN-RC-SIZE (layout.hpp:1836-1838)",
+    "DN-RC-DIV": "as DN-RC-SIZE (layout.hpp:1836-1838)",
+    "DN-RC-POST": "as DN-RC-SIZE (layout.hpp:1836-1838)",
     "TTS-2": "tile_to_shape: the block divides a dynamic target (layout.hpp:1785)",
     "TTS-POST": "tile_to_shape's @post: the block repeated to the target (layout.hpp:1773)",
     "TTS-SIZE": "tile_to_shape's @post: compatible(trg, R) at mode level (layout.hpp:1773)",
@@ -153,6 +160,18 @@ ERRORS: dict[str, str] = {
     "NUL-POST": "@post of nullspace, counted by value (layout.hpp:1477-1480)",
     "SW-3": "composition(L, Sw) needs L XOR-linear on the swizzled bits (swizzle_layout.hpp:327-341)",
     "IX-3": "local_partition needs a compact thread layout: thr(get_hier_coord(i)) == i (layout.hpp:244-253)",
+    "FLT-POST": "filter(L) is L without its static-0-stride modes, coalesced: the same function (layout.hpp:931-950)",
+    "FLT-POST-SIZE": "as FLT-POST (layout.hpp:931-950)",
+    "NUL-POST-SIZE": "nullspace's size counts every zero-stride mode, by value (layout.hpp:1477-1508)",
+    "MCV-J": "max_common_vector's @post: the coordinate of n in b lies in both domains (layout.hpp:1398-1416)",
+    "MCV-A": "max_common_vector's @post: a(j) == n there (layout.hpp:1398-1416)",
+    "MCL-POST-A": "@post of max_common_layout: a(R(i)) == i (layout.hpp:1374-1394)",
+    "MCL-POST-B": "@post of max_common_layout: b(R(i)) == i (layout.hpp:1374-1394)",
+    "ORD-BOUND": "make_ordered_layout is compact (layout.hpp:420-428)",
+    "ORD-INJ": "as ORD-BOUND (layout.hpp:420-428)",
+    "LIKE-BOUND": "make_layout_like is compact past its static-0 modes (layout.hpp:431-445)",
+    "LIKE-INJ": "as LIKE-BOUND (layout.hpp:431-445)",
+    "SLC-POST": "slice / slice_and_offset: offset + R(i) == L(c at R's coordinate of i) (layout.hpp:689-703)",
     "DIV0": "a division by zero in CuTe's arithmetic or in evaluating the layouts: undefined behaviour",
     "PRED-IN": "a copy_if whose predicate admits an access outside the tensor reads or writes out of bounds "
                "(predication.py; elem_less, int_tuple.hpp:885)",

@@ -196,11 +196,11 @@ def substitute(args: Sequence[object], symbols: Symbols, params: Mapping[str, in
     symbols.check_values(params)
     if not params:
         return list(args)
-    # A fixed parameter is a symbol with one admitted value: the engine, its counterexamples and the assumptions
-    # it prints then all speak of that value (it would otherwise range freely, absent from the operands).
-    for name, value in params.items():
-        if name in symbols:
-            symbols.declare(name, lo=int(value), hi=int(value))
+    from .integers import D, eq, symbol
+
+    for name, value in params.items():  # the relations that mention a given symbol hold at its value
+        if name in symbols.table:
+            symbols.assume(eq(symbol(name), D(value)))
     try:
         return [substitute_operand(o, params) for o in args]
     except UndefinedBehavior as exc:

@@ -44,7 +44,7 @@ from .layouts import Layout, Tile, make_layout
 from .notation import parse, parse_relation, parse_tile
 from .obligations import UB
 from .symbols import Symbols
-from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, Verdict
+from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, Policy, Verdict
 
 DOMAINS = {"int32": "every int32 value", "positive": "every positive integer"}
 EXPECTATIONS = (PROVED, REFUTED)
@@ -184,7 +184,8 @@ class Statement:
         deadline = time.monotonic() + timeout
         operands = self.operands(symbols)
         if self.kind == "valid":
-            v = engine.verify(self.name, operands, symbols, timeout=timeout, derive=False)
+            v = engine.verify(self.name, operands, symbols, timeout=timeout, derive=False,
+                              policy=Policy(strict=bool(self.options.get("strict"))))
         elif self.kind == "check":
             v = checks.check(self.name, operands, symbols, timeout=timeout, **self.options)
         else:
@@ -207,11 +208,12 @@ class Statement:
                        reason=reason)
 
 
-def valid(op: str, *args: object) -> Statement:
-    """CuTe's ``op(*args)`` is correct for every allowed value (``docs/semantics.md``)."""
+def valid(op: str, *args: object, strict: bool = False) -> Statement:
+    """CuTe's ``op(*args)`` is correct for every allowed value (``docs/semantics.md``); ``strict``: with no
+    warning either (no partial tile ...)."""
     if op not in algebra.OPERATIONS:
         raise TheoremError(f"unknown operation {op!r}")
-    return Statement("valid", op, args)
+    return Statement("valid", op, args, {"strict": True} if strict else {})
 
 
 def check(prop: str, *args: object, **options: object) -> Statement:

@@ -53,7 +53,7 @@ def cmd_atoms(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=1))
         return 1 if failed else 0
     for a, findings in results:
-        if args.check and not findings and not args.verbose:
+        if args.check and not findings and not getattr(args, "verbose", False):
             continue
         layouts = "  ".join(f"{k} {v}" for k, v in a.printed)
         shape = f"  MNK ({','.join(map(str, a.shape_mnk))})" if isinstance(a, MmaAtom) else ""
@@ -76,6 +76,5 @@ def add_parser(sub: Any) -> None:
     p.add_argument("names", nargs="*", help="atoms to show, e.g. SM80_16x8x32_S32S4S4S32_TN (default: all)")
     p.add_argument("--check", action="store_true", help="verify every TV layout against CuTe's design")
     p.add_argument("--kind", choices=("mma", "copy"), help="only MMA or only copy atoms")
-    p.add_argument("--verbose", "-v", action="store_true", help="with --check, also list atoms without findings")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_atoms)

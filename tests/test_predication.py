@@ -104,14 +104,16 @@ def test_predicated_partial_tiles_are_proved_for_every_m_k_and_thread():
 
 def test_swapped_residue_reads_out_of_bounds():
     v = _verify("(_32,_8):(_1,_32)", "(K,M)")
-    assert v.verdict == "invalid" and v.counterexample is not None and v.counterexample.obligation == "PRED-IN"
-    p = v.counterexample.params
+    assert v.verdict == "invalid"
+    cex = next(d.counterexample for d in v.obligations if d.id == "PRED-IN" and d.status == "refuted")
+    assert cex is not None
+    p = cex.params
     assert {"M", "K", "t"} <= set(p)
     # Replay: the thread's coordinate at that value passes the swapped predicate but lies outside (M, K).
     data, comps = partitions(parse_layout(f"({p['M']},{p['K']}):(_1,{p['M']})"), parse(TILER),
                              (D(p["m"]), D(p["n"]), D(p["k"])), parse(PROJ), parse_layout("(_32,_8):(_1,_32)"),
                              D(p["t"]))
-    i = int(v.counterexample.coordinate)  # type: ignore[arg-type]
+    i = int(cex.coordinate)  # type: ignore[arg-type]
     c = [int(w.offset + w.layout(i)) for w in comps]
     assert c[0] < p["K"] and c[1] < p["M"] and not (c[0] < p["M"] and c[1] < p["K"])
 

@@ -1277,10 +1277,38 @@ def _bounds(coord: Coord, shape: IntTuple) -> Bool:
     return and_(le(S(0), coord), lt(coord, product(shape)))  # type: ignore[arg-type]
 
 
-def local_tile(layout: Layout, tiler: Tiler, coord: Coord) -> OffsetLayout:
+def dice(proj: object, x: object) -> object:
+    """``dice(a, b)`` (underscore.hpp:138-175): keep the elements of ``b`` paired with an integer of ``a``, drop
+    those paired with ``_`` (CuTe's ``X``), recursively; ``dice(1, b) == b``.  A ``Step<_1,X,_1>`` projection is
+    such an ``a``; a layout is diced shape and stride alike (layout.hpp:706-712), a tiler element by element."""
+    if isinstance(x, Layout):
+        return Layout(dice(proj, x.shape), dice(proj, x.stride))  # type: ignore[arg-type]
+    if type(proj) is tuple:
+        elements = x.elements if isinstance(x, Tile) else x
+        if type(elements) is not tuple or len(elements) != len(proj):
+            raise CuteRejection("Mismatched Ranks", "underscore.hpp:169")
+        kept = tuple(y for a, b in zip(proj, elements) for y in _lift_dice(a, b))
+        return Tile(kept) if isinstance(x, Tile) else kept
+    if isinstance(proj, Underscore):
+        return ()
+    return x
+
+
+def _lift_dice(a: object, b: object) -> tuple:
+    if type(a) is tuple:
+        if type(b) is not tuple or len(a) != len(b):
+            raise CuteRejection("Mismatched Ranks", "underscore.hpp:149")
+        return (tuple(y for x, z in zip(a, b) for y in _lift_dice(x, z)),)
+    return () if isinstance(a, Underscore) else (b,)
+
+
+def local_tile(layout: Layout, tiler: Tiler, coord: Coord, proj: object = None) -> OffsetLayout:
     """``local_tile(tensor, tiler, coord)`` = ``inner_partition`` (tensor_impl.hpp:976-1044) on the tensor's
     layout: ``zipped_divide`` by the tiler, keep the tile mode, slice the rest mode at ``coord`` (a tuple is
-    padded with ``_`` to the rest mode's rank; an integer indexes the whole rest mode)."""
+    padded with ``_`` to the rest mode's rank; an integer indexes the whole rest mode).  With a projection
+    (``Step<_1,X,_1>``), tiler and coordinate are first diced by it (tensor_impl.hpp:1058-1069)."""
+    if proj is not None:
+        tiler, coord = dice(proj, tiler), dice(proj, coord)  # type: ignore[assignment]
     tiled = zipped_divide(layout, tiler)
     r0, r1 = rank(tiled, 0), rank(tiled, 1)
     rest = _append_coord(coord, r1) if type(coord) is tuple else coord
@@ -1290,20 +1318,27 @@ def local_tile(layout: Layout, tiler: Tiler, coord: Coord) -> OffsetLayout:
     return view
 
 
-def local_partition(layout: Layout, thr_layout: Layout, index: Int) -> OffsetLayout:
+def local_partition(layout: Layout, thr_layout: Layout, index: Int, proj: object = None) -> OffsetLayout:
     """``local_partition(tensor, thr_layout, index)`` (tensor_impl.hpp:1076-1087): ``outer_partition`` by
     ``product_each(shape(thr_layout))`` at ``thr_layout.get_flat_coord(index)``: keep the rest mode (the
-    elements of that thread), slice the tile mode at the thread's coordinate."""
+    elements of that thread), slice the tile mode at the thread's coordinate.  With a projection, the thread
+    layout is diced first and the index is taken in the diced layout (tensor_impl.hpp:1099-1111)."""
     if not isinstance(thr_layout, Layout):
         raise LayoutError("local_partition: the thread layout must be a Layout (CuTe takes Layout<Shape,Stride>)")
     if not isinstance(index, Int):
         raise CuteRejection("static assertion failed: is_integral<Index>::value", "tensor_impl.hpp:1083")
+    # The index ranges over the whole thread layout; a projection keeps some of its modes, each with its stride,
+    # so the diced layout's coordinate of the index is the projection of the whole layout's coordinate.
+    full = thr_layout
+    if proj is not None:
+        thr_layout = dice(proj, thr_layout)  # type: ignore[assignment]
     shp, std = thr_layout.shape, thr_layout.stride
     record("IX-2", "the thread index lies in [0, size(thr_layout))", "tensor_impl.hpp:1079-1081", NEVER,
-           and_(le(S(0), index), lt(index, product(shp))))
+           and_(le(S(0), index), lt(index, product(full.shape))))
     hier = idx2crd(index, shp, std)  # get_hier_coord (layout.hpp:252): "only valid for compact layouts"
+    full_hier = idx2crd(index, full.shape, full.stride)
     record("IX-3", "thr_layout maps the thread's coordinate back to its index (a compact thread layout)",
-           "layout.hpp:248-253", NEVER, _guarded(lambda: eq(crd2idx(hier, shp, std), index)))
+           "layout.hpp:248-253", NEVER, _guarded(lambda: eq(crd2idx(full_hier, full.shape, full.stride), index)))
     r = rank(thr_layout)
     flat = crd2crd(hier, shp, S(1) if r == 1 else (S(1),) * r)  # get_flat_coord (layout.hpp:263-265)
     tiled = zipped_divide(layout, product_each(shp))
@@ -1337,6 +1372,22 @@ OPERATIONS: dict[str, Callable[..., object]] = {
     "tile_to_shape": tile_to_shape, "slice": slice_layout, "slice_and_offset": slice_and_offset,
     "local_tile": local_tile, "local_partition": local_partition,
 }
+
+
+def _predicated_copy(*args: object) -> OffsetLayout:
+    from .predication import predicated_copy
+
+    return predicated_copy(*args)  # type: ignore[arg-type]
+
+
+def _vectorized_copy(*args: object) -> OffsetLayout:
+    from .predication import vectorized_copy
+
+    return vectorized_copy(*args)  # type: ignore[arg-type]
+
+
+OPERATIONS["predicated_copy"] = _predicated_copy
+OPERATIONS["vectorized_copy"] = _vectorized_copy
 
 
 def apply(op: str, *args: object, semantics: str | None = None) -> Outcome:

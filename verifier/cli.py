@@ -265,6 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from . import spec_cli
     from .algebra import OPERATIONS
+    from .atoms_cli import add_parser as add_atoms
     from .crd2idx_cli import add_parser as add_crd2idx
     from .draw_cli import add_parser as add_draw
     from .dsl.cli import add_parser as add_dsl
@@ -275,6 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_prove(sub)
     add_draw(sub)
     add_gpu(sub)
+    add_atoms(sub)
     add_crd2idx(sub)
     for op in OPERATIONS:
         example = f"example: {_example(OPERATION_EXAMPLES[op])}\n\n" if op in OPERATION_EXAMPLES else ""

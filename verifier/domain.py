@@ -29,7 +29,11 @@ from .symbols import Symbols
 # these are small problems (a handful of relations over a handful of symbols).
 BUDGET = 2.0
 # Operands that are coordinates, not shapes: (operation, argument index).
-_COORDINATES = {("slice", 0), ("slice_and_offset", 0), ("local_tile", 2), ("local_partition", 2)}
+_COORDINATES = {("slice", 0), ("slice_and_offset", 0), ("local_tile", 2), ("local_partition", 2),
+                # projections (Step<_1,X,_1>) and the operands of predicated_copy that are coordinates
+                ("local_tile", 3), ("local_partition", 3), ("predicated_copy", 2), ("predicated_copy", 3),
+                ("predicated_copy", 5), ("predicated_copy", 7), ("vectorized_copy", 2), ("vectorized_copy", 3),
+                ("vectorized_copy", 5)}
 
 
 class VacuousAssumptions(LayoutError):
@@ -114,7 +118,7 @@ def _shapes(a: object) -> Iterator[Int]:
     elif isinstance(a, Int):
         yield a
     elif type(a) is tuple:
-        yield from leaves(a)
+        yield from (x for x in leaves(a) if isinstance(x, Int))  # a coordinate may hold _
 
 
 def check_domain(op: str, args: Sequence[object], symbols: Symbols, budget: float = BUDGET,

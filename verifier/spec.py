@@ -64,7 +64,7 @@ DEFAULT_TIMEOUT = budget.DEFAULT_TIMEOUT
 MAX_SPEC_BYTES = 1 << 20
 OP_VERDICTS = ("valid", "invalid", "unknown")
 PROPERTY_VERDICTS = ("proved", "refuted", "unknown")
-_TOP_KEYS = ("include", "rlimit", "timeout", "strict", "semantics", "symbols", "assume", "check")
+_TOP_KEYS = ("include", "rlimit", "timeout", "strict", "semantics", "symbols", "assume", "objects", "check")
 _SYMBOL_KEYS = ("min", "max", "multiple_of", "bits")
 _CHECK_KEYS = ("name", "op", "property", "args", "expect", "rlimit", "timeout", "assume", "params", "extended",
                "bits", "ignore", "description", "semantics")
@@ -310,6 +310,8 @@ class _Suite:
     symbols: dict[str, tuple[Symbol, _File, tuple[object, ...]]] = field(default_factory=dict)
     relations: list[tuple[str, _File, tuple[object, ...]]] = field(default_factory=list)
     checks: list[tuple[dict, _File, tuple[object, ...], float, bool]] = field(default_factory=list)
+    # [objects]: a TiledMMA / TiledCopy (or any operand) built once and named in checks' args as $name
+    objects: dict[str, str] = field(default_factory=dict)
     loaded: set[Path] = field(default_factory=set)
     roots: tuple[Path, ...] = ()
 
@@ -340,6 +342,7 @@ def load_suite(path: str | os.PathLike[str], include_roots: Sequence[str | os.Pa
     seen: dict[str, tuple[_File, tuple[object, ...]]] = {}
     out = []
     for raw, f, key, limits, strict in suite.checks:
+        raw = _with_objects(raw, f, key, suite.objects)
         check = replace(_check(raw, f, key, limits, symbols, relations), strict=strict)
         check = replace(check, semantics=_semantics(f, key, raw, f.semantics))
         if check.name in seen:
@@ -444,6 +447,13 @@ def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple
         _declare(f, suite, name, decl)
     for k, text in enumerate(_strings(f, ("assume",), data.get("assume", []))):
         suite.relations.append((text, f, ("assume", k)))
+    objects = data.get("objects", {})
+    if not isinstance(objects, dict) or not all(isinstance(v, str) for v in objects.values()):
+        raise f.error(("objects",), "must be a table of named operands, e.g. mma = \"make_tiled_mma(...)\"")
+    for name, text in objects.items():
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name) or name in suite.objects:
+            raise f.error(("objects", name), f"object {name!r}: a name may be defined once, letters, digits, _")
+        suite.objects[name] = _expand(text, suite.objects)
     checks = data.get("check", [])
     if not isinstance(checks, list) or not all(isinstance(c, dict) for c in checks):
         raise f.error(("check",), "must be an array of tables: [[check]]")
@@ -451,6 +461,31 @@ def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple
         f.semantics = _semantics(f, (), data, "cpp")
     for k, raw in enumerate(checks):
         suite.checks.append((raw, f, ("check", k), (timeout, rlimit), strict))
+
+
+_REF = re.compile(r"\$([A-Za-z][A-Za-z0-9_]*)")
+
+
+def _expand(text: str, objects: Mapping[str, str]) -> str:
+    """``$name`` replaced by the object's text (objects may use the ones defined before them)."""
+    def one(m: re.Match[str]) -> str:
+        if m.group(1) not in objects:
+            raise LayoutError(f"unknown object ${m.group(1)} (define it under [objects])")
+        return objects[m.group(1)]
+    return _REF.sub(one, text)
+
+
+def _with_objects(raw: dict, f: _File, key: tuple[object, ...], objects: Mapping[str, str]) -> dict:
+    args = raw.get("args")
+    if not isinstance(args, list) or not any(isinstance(a, str) and "$" in a for a in args):
+        return raw
+    out = []
+    for k, a in enumerate(args):
+        try:
+            out.append(_expand(a, objects) if isinstance(a, str) else a)
+        except LayoutError as exc:
+            raise f.error((*key, "args", k), str(exc)) from None
+    return {**raw, "args": out}
 
 
 def _semantics(f: _File, key: tuple[object, ...], raw: Mapping[str, object], default: str) -> str:

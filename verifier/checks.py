@@ -16,17 +16,22 @@ enumeration.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 import z3
 
 from . import algebra
+from .basis import ScaledBasis, basis_get
 from .claims import Claim, Replay, substitute_operand
+from .codomain import Path, coshape_components, differ, paths_of, same, within
 from .conditions import show
 from .engine import Engine, Item, decide_all, summarize
-from .int_tuple import IntTuple, compatible, leaves
-from .integers import Bool, D, Int, and_, eq, ge, le, lt, max_, min_, ne, symbol
+from .errors import LayoutError
+from .int_tuple import IntTuple, compatible, leaves, product
+from .integers import Bool, D, Int, and_, eq, ge, le, max_, min_, symbol
 from .interop import coerce
 from .layouts import Layout, size
+from .swizzle import ComposedLayout
 from .symbols import Symbols
 from .verdicts import PROVED, REFUTED, UNKNOWN, VALID, Counterexample, ObligationVerdict, Verdict
 
@@ -44,34 +49,78 @@ def _compatible(a: IntTuple, b: IntTuple) -> list[Claim]:
                   "int_tuple.hpp:485-506", (), compatible(a, b))]
 
 
+def _size(f: object) -> Int:
+    """``size`` of a layout or of a composed layout (its inner layout's, layout_composed.hpp:270)."""
+    return f.size() if isinstance(f, ComposedLayout) else size(f)  # type: ignore[arg-type]
+
+
 def _injective(layout: Layout) -> list[Claim]:
-    n = size(layout)
+    n = _size(layout)
     return [Claim("INJECTIVE", "L(i) != L(j) for i < j < size(L)", "layout.hpp", (("#i", D(0), n), ("#j", _I + 1, n)),
-                  ne(layout(_I), layout(_J)))]
+                  differ(layout(_I), layout(_J), paths_of(layout)))]
+
+
+def _extents(layout: Layout, extent: IntTuple, paths: list[Path]) -> list[Int]:
+    """The bound of each codomain component: an integer extent for an integer-valued layout, and for a
+    scaled-basis layout a shape read along each basis path (``(M,K)`` bounds ``_1@0`` by M and ``_1@1`` by K)."""
+    if paths == [()]:
+        return [extent if isinstance(extent, Int) else size(extent)]
+    if isinstance(extent, Int) and paths != [(0,)]:
+        raise LayoutError(f"in_bounds: {layout} has coordinates as values; give the extent as a shape with a mode "
+                          "per basis, e.g. (M,N)")
+    out = []
+    for p in paths:
+        e = basis_get(ScaledBasis(D(1), p), extent)
+        out.append(e if isinstance(e, Int) else size(e))  # type: ignore[arg-type]
+    return out
 
 
 def _in_bounds(layout: Layout, extent: IntTuple) -> list[Claim]:
-    e = extent if isinstance(extent, Int) else size(extent)
+    paths = paths_of(layout)
+    bounds = _extents(layout, extent, paths)
     i = layout(_I)
-    return [Claim("IN-BOUNDS", f"0 <= L(i) < {e} for every i < size(L)", "layout.hpp", _range(size(layout)),
-                  and_(ge(i, D(0)), lt(i, e)), None, i)]
+    scalar = paths == [()]
+    shown = bounds[0] if scalar else "(" + ",".join(str(b) for b in bounds) + ")"
+    return [Claim("IN-BOUNDS", f"0 <= L(i) < {shown} for every i < size(L)", "layout.hpp", _range(_size(layout)),
+                  within(i, bounds, paths), None, i if scalar else None)]  # type: ignore[arg-type]
 
 
 def _bijective(layout: Layout) -> list[Claim]:
-    return _injective(layout) + _in_bounds(layout, size(layout))
+    paths = paths_of(layout)
+    if paths == [()]:
+        return _injective(layout) + _in_bounds(layout, _size(layout))
+    # Onto the codomain box coshape(L) (layout.hpp:646-656): injective into it, and as many coordinates as it has.
+    box = coshape_components(layout, paths)
+    i = layout(_I)
+    return [*_injective(layout),
+            Claim("IN-BOUNDS", "0 <= L(i) < coshape(L) componentwise for every i < size(L)", "layout.hpp:646-656",
+                  _range(size(layout)), within(i, box, paths)),
+            _fact_claim("ONTO-SIZE", "size(L) == size(coshape(L)): as many coordinates as the codomain box has",
+                        eq(size(layout), product(tuple(box))))]
+
+
+def _fact_claim(id: str, description: str, holds: Bool) -> Claim:
+    return Claim(id, description, "layout.hpp", (), holds)
 
 
 def _equivalent(a: Layout, b: Layout, extended: bool = False) -> list[Claim]:
-    n = UNBOUNDED if extended else size(a)
-    return [Claim("EQUIV-SIZE", "size(L1) == size(L2)", "layout.hpp", (), eq(size(a), size(b))),
+    n = UNBOUNDED if extended else _size(a)
+    paths = paths_of(a, b)
+    scalar = paths == [()]
+    return [Claim("EQUIV-SIZE", "size(L1) == size(L2)", "layout.hpp", (), eq(_size(a), _size(b))),
             Claim("EQUIV", "L1(i) == L2(i) for every i" + (" >= 0" if extended else " < size"), "layout.hpp",
-                  _range(n), eq(a(_I), b(_I)), a(_I), b(_I))]
+                  _range(n), same(a(_I), b(_I), paths), a(_I) if scalar else None, b(_I) if scalar else None)]
 
 
 def _no_overflow(layout: Layout, bits: int = 32) -> list[Claim]:
     lo, hi = D(-(2 ** (bits - 1))), D(2 ** (bits - 1) - 1)
     fits = lambda x: and_(ge(x, lo), le(x, hi))  # noqa: E731
-    shapes, strides = list(leaves(layout.shape)), list(leaves(layout.stride))
+    if isinstance(layout, ComposedLayout):
+        raise LayoutError("no_overflow: a composed layout's index is its inner layout's, through a swizzle that "
+                          "keeps the bits below its top; check no_overflow of the inner layout")
+    shapes = list(leaves(layout.shape))
+    # A scaled-basis stride computes each coordinate component separately; its value is what can overflow.
+    strides = [d.value if isinstance(d, ScaledBasis) else d for d in leaves(layout.stride)]
     out: list[Claim] = []
     prod: Int = D(1)
     for k, s in enumerate(shapes):
@@ -132,6 +181,17 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
     inputs = tuple(show(a) for a in args)
     assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
     engine = Engine(symbols, timeout)
+    decisions = _reduce_swizzled(engine, prop, args, options)
+    if decisions is None:
+        decisions = _decide(engine, prop, args, options)
+    verdict, cex, reason = summarize(decisions)
+    verdict = {VALID: PROVED, "invalid": REFUTED}.get(verdict, verdict)
+    return Verdict(prop, inputs, verdict, None, tuple(decisions), cex, reason, assumptions=assumptions)
+
+
+def _decide(engine: Engine, prop: str, args: Sequence[object],
+            options: Mapping[str, object]) -> list[ObligationVerdict]:
+    decisions: list[ObligationVerdict]
     if prop == "surjective":
         decisions = _surjective(engine, args[0], args[1])  # type: ignore[arg-type]
     elif prop in ("injective", "bijective") and _separated(args[0]):  # type: ignore[arg-type]
@@ -141,19 +201,51 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
                                        "sorted by |stride|, each stride exceeds the reach of the smaller ones",
                                        PROVED, True, route=SEPARATED)]
         if prop == "bijective":
-            decisions += decide_all(engine, _items("in_bounds", [layout, size(layout)], {}))  # type: ignore[arg-type]
+            decisions += decide_all(engine, _items("in_bounds", [layout, _size(layout)], {}))  # type: ignore[arg-type]
     else:
         decisions = decide_all(engine, _items(prop, args, options))
-    verdict, cex, reason = summarize(decisions)
-    verdict = {VALID: PROVED, "invalid": REFUTED}.get(verdict, verdict)
-    return Verdict(prop, inputs, verdict, None, tuple(decisions), cex, reason, assumptions=assumptions)
+    return decisions
+
+
+def _reduce_swizzled(engine: Engine, prop: str, args: Sequence[object],
+                     options: Mapping[str, object]) -> list[ObligationVerdict] | None:
+    """The property of a swizzled layout as the same property of its inner layout, where an exact lemma of
+    ``swizzle_props`` allows it (None otherwise: the bit-level encoding decides it)."""
+    from .swizzle_props import LEMMA_BOUNDS, LEMMA_EQUIV, LEMMA_INJECTIVE, divides_block, swizzled_layout
+
+    first = swizzled_layout(args[0]) if args else None
+    if first is None:
+        return None
+    sw, offset, inner = first
+
+    def routed(ds: list[ObligationVerdict], lemma: str) -> list[ObligationVerdict]:
+        return [replace(d, route=f"{lemma}; {d.route}" if d.route else lemma) for d in ds]
+
+    if prop == "injective":
+        return routed(_decide(engine, prop, [inner], options), LEMMA_INJECTIVE)
+    if prop in ("in_bounds", "bijective") and offset.is_constant(0):
+        extent = args[1] if prop == "in_bounds" else size(inner)
+        e = extent if isinstance(extent, Int) else size(extent)  # type: ignore[arg-type]
+        if engine_proves(engine, divides_block(sw, e)):  # type: ignore[arg-type]
+            rest = [inner, *args[1:]]
+            return routed(_decide(engine, prop, rest, options), f"{LEMMA_BOUNDS}" if prop == "in_bounds"
+                          else f"{LEMMA_INJECTIVE}; {LEMMA_BOUNDS}")
+        if prop == "bijective":  # injective by the lemma; the bounds on the swizzle's bits
+            return (routed(_decide(engine, "injective", [inner], options), LEMMA_INJECTIVE)
+                    + decide_all(engine, _items("in_bounds", [args[0], size(inner)], {})))
+        return None
+    if prop == "equivalent" and len(args) == 2:
+        second = swizzled_layout(args[1])
+        if second is not None and second[0] == sw and second[1] == offset:
+            return routed(_decide(engine, prop, [inner, second[2]], options), LEMMA_EQUIV)
+    return None
 
 
 def _separated(layout: Layout) -> bool:
     """A sufficient condition for injectivity of a concrete layout, decided without a solver and in time flat in
     its size: sorted by ``|stride|``, each mode's stride exceeds the largest offset the smaller modes reach, so
     the digits of a coordinate are recovered from its index one mode at a time (mixed radix)."""
-    if not isinstance(layout, Layout) or not layout.concrete:
+    if not isinstance(layout, Layout) or not layout.concrete or paths_of(layout) != [()]:
         return False
     modes = [(int(s), abs(int(d))) for s, d in zip(leaves(layout.shape), leaves(layout.stride)) if int(s) != 1]
     if any(s < 1 for s, _ in modes):
@@ -167,19 +259,23 @@ def _separated(layout: Layout) -> bool:
 
 
 def _surjective(engine: Engine, layout: Layout, n: IntTuple) -> list[ObligationVerdict]:
+    if paths_of(layout) != [()]:
+        raise LayoutError(f"surjective: {layout} has coordinates as values; check bijective (onto its codomain "
+                          "box) or in_bounds instead")
     target = n if isinstance(n, Int) else size(n)
     count = Claim("SURJ-COUNT", f"size(L) >= {target}: enough coordinates to cover [0, n)", "layout.hpp", (),
-                  ge(size(layout), target))
+                  ge(_size(layout), target))
     count_item = Item(count.id, count.description, count.source, "property", True, (), count.holds,
-                      lambda v: Replay(int(size(layout.substitute(v))) < int(target.evaluate(v))))
+                      lambda v: Replay(int(_size(layout.substitute(v))) < int(target.evaluate(v))))
     first = decide_all(engine, [count_item])
     if first[0].status != PROVED:
         return first
     desc = f"every k < {target} is L(i) for some i < size(L)"
     # Sufficient: L, or L without its static-0-stride modes (the same image), maps [0, size) injectively into
     # [0, n) and has size n (pigeonhole).
-    for part in (layout, algebra.filter(layout)):
-        if engine_proves(engine, eq(size(part), target)):
+    parts = [layout] if isinstance(layout, ComposedLayout) else [layout, algebra.filter(layout)]
+    for part in parts:
+        if engine_proves(engine, eq(_size(part), target)):
             sub = decide_all(engine, _items("injective", [part], {}) + _items("in_bounds", [part, target], {}))
             if all(d.status == PROVED for d in sub):
                 return [*first, ObligationVerdict("SURJ", desc, "layout.hpp", "property", "by bijectivity",
@@ -196,7 +292,7 @@ def _surjective_quantified(engine: Engine, layout: Layout, target: Int, desc: st
     enc = engine.encoder
     k, i = z3.Int("#k"), enc.var("#i")
     li = enc.term(layout(_I))
-    missed = z3.ForAll([i], z3.Implies(z3.And(i >= 0, i < enc.term(size(layout))), li != k))
+    missed = z3.ForAll([i], z3.Implies(z3.And(i >= 0, i < enc.term(_size(layout))), li != k))
     s = z3.Solver()
     s.set("timeout", max(1, int(engine.remaining() * 1000)))
     s.add(*enc.assumptions(), k >= 0, k < enc.term(target), missed)
@@ -209,7 +305,7 @@ def _surjective_quantified(engine: Engine, layout: Layout, target: Int, desc: st
         values = enc.model_values(m, {sym.name for sym in engine.symbols})
         kk = m.eval(k, model_completion=True).as_long()
         concrete = layout.substitute(values)
-        nn = int(size(concrete))
+        nn = int(_size(concrete))
         if nn <= 1 << 20 and all(int(concrete(j)) != kk for j in range(nn)):
             cex = Counterexample(values, "SURJ", None, kk, None, note=f"index {kk} is never reached")
             return ObligationVerdict("SURJ", desc, "layout.hpp", "property", cond, REFUTED, True, cex)

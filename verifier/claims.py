@@ -309,7 +309,9 @@ def build(op: str, args: Sequence[object]) -> list[Claim]:
 
 
 def substitute_operand(obj: object, values: Mapping[str, int]) -> object:
-    if isinstance(obj, Layout):
+    from .swizzle import ComposedLayout
+
+    if isinstance(obj, (Layout, ComposedLayout)):
         return obj.substitute(values)
     if isinstance(obj, Tile):
         return Tile([substitute_operand(e, values) for e in obj.elements])

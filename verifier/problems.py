@@ -80,9 +80,14 @@ def check_property_operands(prop: str, args: Sequence[object]) -> None:
     arity = PROPERTY_ARITY[prop]
     if len(args) != arity:
         raise LayoutError(f"check {prop} takes {arity} argument(s), got {len(args)}")
+    from .swizzle import ComposedLayout, Swizzle
+
     for k in PROPERTY_LAYOUTS[prop]:
+        if isinstance(args[k], ComposedLayout) and not isinstance(args[k].inner, Swizzle) and prop != "no_overflow":
+            continue  # a swizzled layout (Sw<3,3,3> o _0 o L): a function on L's domain
         if not isinstance(args[k], Layout):
-            raise LayoutError(f"check {prop}: argument {k + 1} must be a layout (Shape:Stride)")
+            raise LayoutError(f"check {prop}: argument {k + 1} must be a layout (Shape:Stride)"
+                              + (" or a composed layout" if prop != "no_overflow" else ""))
 
 
 def build(op: str, texts: Sequence[str], symbols: Symbols, relations: Sequence[str] = (),

@@ -52,6 +52,27 @@ def component(v: Value, path: Path) -> Int:
     return x
 
 
+def value_paths(*values: Value) -> list[Path]:
+    """Every leaf path of the values (as arithmetic tuples): the components on which they can differ."""
+    found: dict[Path, None] = {}
+
+    def walk(x: object, path: Path) -> None:
+        if type(x) is ArithTuple:
+            for k, y in enumerate(x.items):
+                walk(y, (*path, k))
+        else:
+            found.setdefault(path, None)
+
+    for v in values:
+        walk(as_arith(v), ())
+    return sorted(found) or [()]
+
+
+def same_values(a: Value, b: Value) -> Bool:
+    """``a == b`` as coordinates, over the components either of them has."""
+    return same(a, b, value_paths(a, b))
+
+
 def components(v: Value, paths: Sequence[Path]) -> list[Int]:
     return [component(v, p) for p in paths]
 
@@ -97,4 +118,4 @@ def is_vector_valued(*fns: object) -> bool:
 
 
 __all__ = ["coshape_components", "component", "components", "differ", "is_vector_valued", "paths_of", "same",
-           "within"]
+           "same_values", "value_paths", "within"]

@@ -392,15 +392,20 @@ def _composed_postcondition(a: Layout, b: ComposedLayout, r: object) -> None:
 
 
 def check_plain_composition(a: object, b: object) -> None:
-    """What ``algebra.composition`` does not model: a left operand with scaled-basis strides (CuTe merges such
-    modes by comparing bases), and by-mode tilers with swizzled elements."""
+    """What ``algebra.composition`` does not model: scaled-basis strides on both sides, and by-mode tilers with
+    swizzled elements."""
     from .layouts import Tile
 
-    if isinstance(a, Layout) and has_basis(a.stride):
-        raise LayoutError(f"composition: a left operand with scaled-basis strides ({a}) is not modelled")
+    if isinstance(a, Layout) and has_basis(a.stride) and isinstance(b, Layout) and has_basis(b.stride):
+        raise LayoutError(f"composition: scaled-basis strides on both sides ({a} o {b}) are not modelled")
     if isinstance(b, Tile) and any(is_swizzled(e) for e in b.elements):
         raise LayoutError(f"composition: a tiler with swizzled elements ({b}) is not modelled")
 
+
+# The operations of algebra.OPERATIONS that take scaled-basis strides (identity and coordinate tensors): CuTe's
+# ScaledBasis has *, ==, abs and ceil_div but no / or %, which is what these need of a stride.
+BASIS_OPERATIONS = frozenset({"composition", "coalesce", "filter", "logical_divide", "zipped_divide",
+                              "tiled_divide", "flat_divide"})
 
 # The operations of algebra.OPERATIONS that take swizzles and composed layouts (all others refuse them).
 SWIZZLE_OPERATIONS = frozenset({"composition", "right_inverse", "left_inverse"})
@@ -423,8 +428,8 @@ def check_operands(op: str, args: tuple[object, ...]) -> None:
     if "swizzled" in found and op not in SWIZZLE_OPERATIONS:
         raise LayoutError(f"{op}: swizzle and composed-layout operands are modelled only for "
                           f"{', '.join(sorted(SWIZZLE_OPERATIONS))}")
-    if "basis" in found and op != "composition":
-        raise LayoutError(f"{op}: scaled-basis strides are modelled only in the right operand of composition")
+    if "basis" in found and op not in BASIS_OPERATIONS:
+        raise LayoutError(f"{op}: scaled-basis strides are modelled only for {', '.join(sorted(BASIS_OPERATIONS))}")
 
 
 # -- inverses (swizzle_layout.hpp:348-405; layout_composed.hpp:415-429) --------------------------------------------

@@ -212,3 +212,17 @@ def test_pycute_scaled_basis_compositions_compile_in_cute(cute) -> None:
         assert r.ok and r.rejected is None
         v = verify("composition", [parse_layout(a), parse_layout(b)], Symbols())
         assert v.verdict == VALID and v.result == r.result
+
+
+def test_symbolic_swizzle_is_the_swizzle() -> None:
+    """The symbolic form of Sw<B,M,S>(x) (an if-then-else per bit) evaluates to CuTe's XOR at every x, negative
+    ones included (two's complement)."""
+    from verifier.integers import S, symbol
+
+    x = symbol("x")
+    rng = random.Random(7)
+    for b, m, s in [(3, 2, 5), (3, 3, 3), (2, 4, -3), (1, 0, 1), (3, 4, 3), (2, 1, 4), (0, 4, 3)]:
+        sw = Swizzle(b, m, s)
+        e = sw(x)
+        for v in [*range(0, 2048), *(rng.randint(-(1 << 20), 1 << 20) for _ in range(200))]:
+            assert e.evaluate({"x": v}) == int(sw(S(v))), (sw, v)

@@ -147,9 +147,19 @@ def _max0(x: Int) -> Int:
     return max_(x, D(0))
 
 
+def _conflict_free(smem: object, access: Layout, element_bits: int = 0, access_bits: int = 0,
+                   offset: Int | None = None) -> list[Claim]:
+    """One wavefront per phase of a shared-memory access (the model of ``banks.py``)."""
+    from .banks import AccessModel, claims_for
+
+    model = AccessModel(element_bits, access_bits)
+    return [Claim(c.id, c.description, "banks.py (32 banks of 4 bytes)", c.ranges, c.holds, c.expected, c.actual)
+            for c in claims_for(smem, access, model, offset)]
+
+
 BUILDERS: dict[str, Callable[..., list[Claim]]] = {
     "compatible": _compatible, "injective": _injective, "bijective": _bijective, "equivalent": _equivalent,
-    "in_bounds": _in_bounds, "no_overflow": _no_overflow,
+    "in_bounds": _in_bounds, "no_overflow": _no_overflow, "conflict_free": _conflict_free,
 }
 PROPERTIES = (*BUILDERS, "surjective")
 
@@ -160,7 +170,8 @@ def _items(prop: str, args: Sequence[object], options: Mapping[str, object]) -> 
 
     def replay(values: Mapping[str, int], k: int) -> Replay:
         concrete = [substitute_operand(a, values) for a in args]
-        c = builder(*concrete, **options)[k]
+        opts = {key: substitute_operand(v, values) for key, v in options.items()}  # a symbolic --offset
+        c = builder(*concrete, **opts)[k]
         w = {name: values[name] for name in c.witnesses}
         for name, lo, hi in c.ranges:
             if not (int(lo.evaluate(w)) <= w[name] < int(hi.evaluate(w))):
@@ -178,6 +189,10 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
           **options: object) -> Verdict:
     """Decide ``prop(*args)`` for every value the assumptions allow: proved, refuted or unknown."""
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
+    if isinstance(options.get("offset"), str):  # conflict_free from a spec file: an expression over its symbols
+        from .banks_cli import parse_offset
+
+        options = {**options, "offset": parse_offset(options["offset"], symbols)}  # type: ignore[arg-type]
     inputs = tuple(show(a) for a in args)
     assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
     engine = Engine(symbols, timeout)
@@ -186,6 +201,14 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
         decisions = _decide(engine, prop, args, options)
     verdict, cex, reason = summarize(decisions)
     verdict = {VALID: PROVED, "invalid": REFUTED}.get(verdict, verdict)
+    if prop == "conflict_free" and cex is not None and isinstance(cex.coordinate, tuple):
+        from .banks import AccessModel, witness_note
+
+        model = AccessModel(int(options["element_bits"]), int(options["access_bits"]))  # type: ignore[call-overload]
+        note = witness_note(args[0], args[1], model, cex.params, cex.coordinate,  # type: ignore[arg-type]
+                            options.get("offset"))  # type: ignore[arg-type]
+        cex = replace(cex, note=note)
+        reason = f"{reason}: {note}"
     return Verdict(prop, inputs, verdict, None, tuple(decisions), cex, reason, assumptions=assumptions)
 
 
@@ -202,9 +225,44 @@ def _decide(engine: Engine, prop: str, args: Sequence[object],
                                        PROVED, True, route=SEPARATED)]
         if prop == "bijective":
             decisions += decide_all(engine, _items("in_bounds", [layout, _size(layout)], {}))  # type: ignore[arg-type]
+    elif prop == "conflict_free" or any(isinstance(a, ComposedLayout) for a in args):
+        decisions = _decide_bits_first(engine, _items(prop, args, options))
     else:
         decisions = decide_all(engine, _items(prop, args, options))
     return decisions
+
+
+BITS = "z3 on 64-bit bit-vectors (bv_encoding.py)"
+
+
+def _decide_bits_first(engine: Engine, items: list[Item]) -> list[ObligationVerdict]:
+    """Swizzles and bank arithmetic are bit fields: each item is tried on the exact bit-vector encoding first (a
+    model is replayed concretely before it counts), then on the integer encoding if that does not decide it."""
+    from .bv_encoding import decide as bv_decide
+    from .encoding import Unencodable
+
+    out: list[ObligationVerdict] = []
+    for n, item in enumerate(items):
+        share = engine.remaining() / max(1, len(items) - n)
+        try:
+            status, values = bv_decide(item.holds, item.ranges, engine.symbols, share)
+        except Unencodable:
+            status, values = "unknown", None
+        if status == "proved":
+            out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
+                                         PROVED, item.deciding, route=BITS))
+            continue
+        if status == "sat" and values is not None:
+            r = item.replay(values)
+            if r.fails:
+                params = {k: v for k, v in values.items() if not k.startswith("#")}
+                ws = tuple(values[w] for w in item.witnesses)
+                cex = Counterexample(params, item.id, ws[0] if len(ws) == 1 else ws or None, r.expected, r.actual)
+                out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks,
+                                             item.condition, REFUTED, item.deciding, cex, route=BITS))
+                continue
+        out += decide_all(engine, [item])
+    return out
 
 
 def _reduce_swizzled(engine: Engine, prop: str, args: Sequence[object],

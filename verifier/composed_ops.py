@@ -177,7 +177,17 @@ def inner_problem(op: str, args: list[object]) -> list[object] | None:
     verdict transfers exactly, see the module docstring), else None."""
     if op in FORWARDED and args and _swizzle_outer(args[0]):
         return [args[0].inner, *args[1:]]  # type: ignore[attr-defined]
+    if op == "composition" and len(args) == 2 and _swizzle_outer(args[0]) and not _swizzled_tiler(args[1]):
+        return [args[0].inner, args[1]]  # layout_composed.hpp:370-377: composition(A, O, composition(B, T))
     return None
+
+
+def _swizzled_tiler(t: object) -> bool:
+    from .layouts import Tile
+
+    if isinstance(t, Tile):
+        return any(_swizzled_tiler(e) for e in t.elements)
+    return isinstance(t, (ComposedLayout, Swizzle))
 
 
 def _swizzle_outer(x: object) -> bool:

@@ -21,9 +21,9 @@ TEMPLATE_ARGS = {"upcast": 1, "downcast": 1, "recast_layout": 2}
 ORDER_TAGS = ("LayoutLeft", "LayoutRight")
 # Each property's arity, and which of its operands must be layouts (the others are shapes or extents).
 PROPERTY_ARITY = {"compatible": 2, "injective": 1, "surjective": 2, "bijective": 1, "equivalent": 2, "in_bounds": 2,
-                  "no_overflow": 1}
+                  "no_overflow": 1, "conflict_free": 2}
 PROPERTY_LAYOUTS = {"compatible": (), "injective": (0,), "surjective": (0,), "bijective": (0,), "equivalent": (0, 1),
-                    "in_bounds": (0,), "no_overflow": (0,)}
+                    "in_bounds": (0,), "no_overflow": (0,), "conflict_free": (0, 1)}
 
 
 def operands(op: str, texts: Sequence[str], symbols: Symbols) -> list[object]:
@@ -83,11 +83,12 @@ def check_property_operands(prop: str, args: Sequence[object]) -> None:
     from .swizzle import ComposedLayout, Swizzle
 
     for k in PROPERTY_LAYOUTS[prop]:
-        if isinstance(args[k], ComposedLayout) and not isinstance(args[k].inner, Swizzle) and prop != "no_overflow":
+        composed_ok = prop != "no_overflow" and not (prop == "conflict_free" and k == 1)
+        if isinstance(args[k], ComposedLayout) and not isinstance(args[k].inner, Swizzle) and composed_ok:
             continue  # a swizzled layout (Sw<3,3,3> o _0 o L): a function on L's domain
         if not isinstance(args[k], Layout):
             raise LayoutError(f"check {prop}: argument {k + 1} must be a layout (Shape:Stride)"
-                              + (" or a composed layout" if prop != "no_overflow" else ""))
+                              + (" or a composed layout" if composed_ok else ""))
 
 
 def build(op: str, texts: Sequence[str], symbols: Symbols, relations: Sequence[str] = (),

@@ -111,13 +111,18 @@ class Swizzle:
         return self._symbolic(x)
 
     def _symbolic(self, x: Int) -> Int:
-        # z_k ^= y_k adds y_k * (1 - 2 z_k) * 2^zpos_k; the Y and Z masks are disjoint because |S| >= B.
+        # z_k ^= y_k adds (1 - 2 z_k) * 2^zpos_k where y_k is set: an if-then-else of linear terms rather than the
+        # product y_k * (1 - 2 z_k), which would make the solver's problem nonlinear.  The Y and Z masks are
+        # disjoint because |S| >= B.
+        from .integers import Op
+
         out = x
         ylo = self.base + max(0, self.shift)
         zlo = self.base - min(0, self.shift)
         for k in range(self.bits):
             y, z = _bit(x, ylo + k), _bit(x, zlo + k)
-            out = out + y * (S(1) - S(2) * z) * S(1 << (zlo + k))
+            flip = (S(1) - S(2) * z) * S(1 << (zlo + k))
+            out = out + Int(Op("ite", (Op("==", (y.expr, S(0).expr)), S(0).expr, flip.expr)), False)
         return out
 
     def substitute(self, values: Mapping[str, int]) -> Swizzle:

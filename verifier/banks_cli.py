@@ -89,7 +89,6 @@ def cmd_bank_conflicts(args: argparse.Namespace) -> int:
     from .banks import AccessModel, wavefronts
     from .cli import _params
     from .problems import build
-
     from .symbols import Symbols
 
     model = AccessModel(args.element_bits, args.access_bits)

@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from verifier.cli_args import int64, shorten, timeout_arg
 from verifier.errors import LayoutError
 
 SWEEP = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)=(-?\d+)(?:\.\.(-?\d+))?$")
@@ -45,7 +46,7 @@ def add_parser(sub) -> None:
     g.add_argument("--sweep", action="append", default=[], metavar="NAME=LO..HI",
                    help="the values of a symbol (inclusive range, or one value NAME=V)")
     g.add_argument("--host", action="store_true", help="run the generated code on the CPU (g++), no GPU needed")
-    g.add_argument("--timeout", type=float, default=10.0, metavar="S", help="the engine's time budget (case ids)")
+    g.add_argument("--timeout", type=timeout_arg, default=10.0, metavar="S", help="the engine's time budget (case ids)")
     g.add_argument("--json", action="store_true", help="print one JSON object")
     g.set_defaults(func=cmd_gpu)
 
@@ -56,8 +57,8 @@ def _ranges(items: Sequence[str]) -> dict[str, tuple[int, int]]:
         m = SWEEP.match(item.strip())
         if not m:
             raise LayoutError(f"--sweep {item!r}: expected NAME=LO..HI or NAME=VALUE, e.g. --sweep M=1..64")
-        name, lo = m.group(1), int(m.group(2))
-        hi = int(m.group(3)) if m.group(3) is not None else lo
+        name, lo = m.group(1), int64(m.group(2), f"--sweep {m.group(1)}")
+        hi = int64(m.group(3), f"--sweep {name}") if m.group(3) is not None else lo
         if name in out:
             raise LayoutError(f"--sweep {name} is given twice")
         if lo > hi:
@@ -89,7 +90,7 @@ def _device(host: bool) -> str:
 def cmd_gpu(args: argparse.Namespace) -> int:
     target = args.target.strip()
     ranges = _ranges(args.sweep)
-    if target.endswith(".toml") or Path(target).is_file():
+    if target.endswith(".toml") or _is_file(target):
         return _spec(target, ranges, args)
     corpus = {e["id"]: e for e in json.loads(CORPUS.read_text())} if CORPUS.is_file() else {}
     if target in corpus:
@@ -98,6 +99,13 @@ def cmd_gpu(args: argparse.Namespace) -> int:
         raise LayoutError(f"{target!r} is not a case of the parametric corpus ({len(corpus)} cases) "
                           "and not a layout")
     return _layout(target, ranges, args)
+
+
+def _is_file(target: str) -> bool:
+    try:
+        return Path(target).is_file()
+    except (OSError, ValueError):  # a name too long for the file system, or holding NUL: not a file
+        return False
 
 
 def _layout(text: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespace) -> int:
@@ -111,7 +119,8 @@ def _layout(text: str, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
     layout = parse_layout(text, symbols)
     missing = sorted(layout.symbols() - set(ranges))
     if missing:
-        raise LayoutError(f"symbol {missing[0]} needs values: --sweep {missing[0]}=1..64")
+        name = shorten(missing[0], 20)
+        raise LayoutError(f"symbol {name} needs values: --sweep {name}=1..64")
     extra = sorted(set(ranges) - layout.symbols())
     if extra:
         raise LayoutError(f"--sweep {extra[0]}: the layout has no symbol {extra[0]}")

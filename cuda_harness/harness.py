@@ -280,7 +280,7 @@ def _launch_cute(run: Runner, cname: str, p: np.ndarray, n: int, width: int, cap
 
 # -- the GPU sweep -------------------------------------------------------------------------------------------------
 
-_STATUS = {0: "correct", 1: "wrong", 2: "ub", 3: "too_large", 4: "wrong"}
+_STATUS = {0: "correct", 1: "wrong", 2: "ub", 3: "too_large", 4: "wrong", 5: "warning"}
 # Caps of the successive passes: an assignment too large for one pass is run again with the next.
 CAPS = (1 << 12, 1 << 15, 1 << 18, DEFAULT_CAP)
 # Scratch memory of one launch (2*cap integers per thread): on the GPU, and in host mode.

@@ -94,7 +94,10 @@ def problem(entry: dict) -> tuple[str, list[object], Symbols]:
     sy = Symbols()
     for o in ops:
         for name in _names(o):
-            sy.declare(name)
+            # A range that starts below the default 1 (a stride S from 0) widens the engine's domain to match the
+            # ground truth's sweep; otherwise a value swept there would not be one the verdict speaks of.
+            lo = entry.get("range", {}).get(name, [1])[0]
+            sy.declare(name, **({"lo": lo} if lo < 1 else {}))
     for text in entry.get("assume", []):
         sy.assume(parse_relation(text, sy))
     return op, [*template, *ops], sy

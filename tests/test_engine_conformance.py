@@ -2,8 +2,9 @@
 
 Every CUTLASS unit-test case (``tests/data/cutlass_unit_cases.json``), swizzled and scaled-basis operands included,
 in its original, all-dynamic and all-static variants: the engine says ``valid`` exactly where compiled CuTe's own result
-satisfies the postcondition (decided in C++ by ``verifier.cute_sweep``), and ``invalid`` exactly where it does not,
-divides by zero, or does not compile.
+meets CuTe's documented contract (decided in C++ by ``verifier.cute_sweep``), with a warning where it meets the
+contract but not a stricter clause, and ``invalid`` exactly where it does not, divides by zero, or does not compile.
+None of these cases is ``invalid`` where CUTLASS's own unit test asserts the result.
 """
 
 from __future__ import annotations
@@ -35,7 +36,14 @@ def test_verdicts_agree_with_compiled_cute(truth) -> None:
     for (case, variant), t in zip(CASES, truth, strict=True):
         v = verify(case["op"], operands(case["args"], variant), Symbols(), timeout=10, derive=False)
         cute = "rejected" if t.rejected else next(iter(t.status.values()))
-        expected = {"correct": VALID, "wrong": INVALID, "ub": INVALID, "rejected": INVALID}.get(cute)
+        # "warning": CuTe's documented contract holds, a stricter clause (a partial tile, the complement's
+        # cosize bound, a true left inverse, the same bytes of a recast) does not: valid, with that warning.
+        expected = {"correct": VALID, "warning": VALID, "wrong": INVALID, "ub": INVALID,
+                    "rejected": INVALID}.get(cute)
+        if cute == "warning" and v.verdict == VALID and not v.warnings:
+            bad.append(f"{case['file']}:{case['line']} {case['op']}{tuple(case['args'])} [{variant}]: "
+                       "compiled CuTe meets its contract but not a stricter clause; the engine lists no warning")
+            continue
         if v.verdict != expected:
             bad.append(f"{case['file']}:{case['line']} {case['op']}{tuple(case['args'])} [{variant}]: "
                        f"engine {v.verdict} ({v.reason}), compiled CuTe {cute}")

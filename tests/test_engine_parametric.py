@@ -15,7 +15,7 @@ import pytest
 
 from verifier.cute_sweep import SweepCase, sweep
 from verifier.engine import verify
-from verifier.verdicts import INVALID, UNKNOWN, VALID
+from verifier.verdicts import INVALID, UNKNOWN, VALID, Policy
 
 from .case_args import parametric, parametric_assignments, problem
 
@@ -88,3 +88,41 @@ def test_decided_share(verdicts) -> None:
     decided = sum(v.verdict != UNKNOWN for v in verdicts)
     assert decided >= 0.95 * len(verdicts), [(e["id"], v.reason) for e, v in zip(CORPUS, verdicts)
                                             if v.verdict == UNKNOWN]
+
+
+def test_warnings_where_cute_meets_only_its_contract(verdicts, truth) -> None:
+    """Where compiled CuTe meets its documented contract everywhere in range but a stricter clause fails somewhere
+    (a partial tile ...), a ``valid`` verdict lists a warning; and a warning is never listed where compiled CuTe
+    meets every clause everywhere in range."""
+    bad, warned = [], 0
+    for entry, v, t in zip(CORPUS, verdicts, truth, strict=True):
+        statuses = set(t.status.values())
+        if v.verdict != VALID or t.rejected or statuses & {"wrong", "ub", "too_large"}:
+            continue
+        if "warning" in statuses and not v.warnings:
+            bad.append(f"{entry['id']}: compiled CuTe breaks a stricter clause, the engine lists no warning")
+        if statuses == {"correct"} and v.warnings:
+            bad.append(f"{entry['id']}: warning {v.warnings[0].id} where compiled CuTe meets every clause")
+        warned += bool(v.warnings)
+    assert not bad, "\n".join(bad)
+    assert warned > 0
+
+
+def test_strict_counterexamples_are_values_where_a_clause_fails(verdicts, truth, cute) -> None:
+    """``--strict`` turns each warning into ``invalid`` with a counterexample where compiled CuTe breaks that
+    stricter clause (or its contract)."""
+    todo = []
+    for entry, v in zip(CORPUS, verdicts, strict=True):
+        if v.verdict == VALID and v.warnings:
+            op, args, sy = problem(entry)
+            s = verify(op, args, sy, timeout=10, derive=False, policy=Policy(strict=True))
+            assert s.verdict in (INVALID, UNKNOWN), (entry["id"], s.verdict)
+            if s.counterexample is not None:
+                todo.append((entry, s))
+    assert todo
+    results = sweep([SweepCase(*parametric(e)) for e, _ in todo],
+                    [[dict(s.counterexample.params)] for _, s in todo])
+    bad = [f"{e['id']}: strict counterexample {dict(s.counterexample.params)} but compiled CuTe says {r.status}"
+           for (e, s), r in zip(todo, results, strict=True)
+           if next(iter(r.status.values())) not in ("warning", "wrong", "ub")]
+    assert not bad, "\n".join(bad)

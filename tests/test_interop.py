@@ -29,7 +29,7 @@ from verifier.checks import check
 from verifier.engine import verify
 from verifier.int_tuple import leaves
 from verifier.symbols import INT64_MAX
-from verifier.verdicts import INVALID, PROVED, VALID
+from verifier.verdicts import INVALID, PROVED, VALID, Policy
 
 FAST = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -147,11 +147,13 @@ def test_dsl_assumptions_reach_the_symbol_table() -> None:
 
 
 def test_dsl_divisibility_decides_the_engine() -> None:
-    # zipped_divide by 128 is exact only when the extent is a multiple of 128: `?{div=128}` says so, `?` does not.
+    # zipped_divide by 128 is exact only when the extent is a multiple of 128: `?{div=128}` says so, `?` does not
+    # (a partial tile: a warning, invalid under --strict).
     for text, expected in (("(?{div=128}):(1)", VALID), ("(?):(1)", INVALID)):
         table = Symbols()
         layout = parse_dsl_layout(text, table)
-        v = verify("zipped_divide", [layout, parse("<_128>", table)], table, derive=False)
+        v = verify("zipped_divide", [layout, parse("<_128>", table)], table, derive=False,
+                   policy=Policy(strict=True))
         assert v.verdict == expected, (text, v.reason)
 
 

@@ -476,3 +476,29 @@ def test_garbage_only_raises_layout_errors(text: str) -> None:
         except LayoutError as err:
             assert "\n" not in str(err)
             assert re.match(r"column \d+: ", str(err))
+
+
+# -- coordinates holding '_' (slice, slice_and_offset, local_tile) ---------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("(_,2)", (UNDERSCORE, D(2))),
+    ("_", UNDERSCORE),
+    ("(2,(_,_3))", (D(2), (UNDERSCORE, S(3)))),
+    ("(_,M+1)", (UNDERSCORE, M + D(1))),
+])
+def test_coordinate_with_underscore(text: str, expected: object) -> None:
+    from verifier.notation import parse_coord
+
+    table = Symbols()
+    table.declare("M")
+    assert parse_coord(text, table) == expected
+    assert parse(text, table) == expected  # an operand that is a tuple may be a coordinate
+    assert format_tuple(parse_coord(text, table)) == text
+
+
+@pytest.mark.parametrize(("text", "fn"), [("(_,2):(1,2)", parse), ("(2,_)", parse_int_tuple),
+                                          ("(4,2):(_,1)", parse), ("_+1", parse), ("(_*2)", parse)])
+def test_underscore_outside_a_coordinate_is_an_error(text: str, fn) -> None:
+    with pytest.raises(LayoutError, match="'_'|expected"):
+        fn(text, Symbols())

@@ -96,7 +96,7 @@ from .layouts import (
     sublayout,
     take,
 )
-from .notation import parse, parse_int_tuple, parse_layout, parse_relation, parse_shape, parse_tile
+from .notation import parse, parse_coord, parse_int_tuple, parse_layout, parse_relation, parse_shape, parse_tile
 from .obligations import Obligation
 from .pictures import to_png, to_svg, to_tikz
 from .swizzle import ComposedLayout, Swizzle, make_composed_layout
@@ -115,7 +115,8 @@ __all__ = [
     "Bool", "CuteRejection", "D", "Int", "Layout", "LayoutError", "LayoutSyntaxError", "S", "Symbol", "Symbols",
     "Tile", "UNDERSCORE", "UndefinedBehavior", "append", "ceil_div", "compact_col_major", "compact_major",
     "compact_row_major", "compatible", "congruent", "cosize", "crd2crd", "crd2idx", "depth", "elem_scale",
-    "flatten", "group", "idx2crd", "inner_product", "make_layout", "parse", "parse_int_tuple", "parse_layout",
+    "flatten", "group", "idx2crd", "inner_product", "make_layout", "parse", "parse_coord", "parse_int_tuple",
+    "parse_layout",
     "parse_relation", "parse_shape", "parse_tile", "prefix_product", "prepend", "print_1d", "print_layout",
     "product", "rank", "replace", "select", "shape", "shape_div", "size", "stride", "sublayout", "symbol", "take",
     "weakly_congruent",

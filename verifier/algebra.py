@@ -65,6 +65,8 @@ Tiler = Layout | Tile | IntTuple | Underscore
 
 # Postconditions are decided by enumeration on concrete layouts up to this size (the engine decides the rest).
 POSTCONDITION_LIMIT = 1 << 14
+# The largest recast factor N of upcast<N> / downcast<N> (recast_layout's ratio too).
+RECAST_LIMIT = 1 << 16
 
 # -- helpers ------------------------------------------------------------------------------------------------------
 
@@ -661,8 +663,10 @@ def _upcast(n: int, shape: IntTuple, stride: IntTuple) -> Layout:
             record("UP-3", f"the unit-stride extent is a multiple of {k} (else upcast rounds it up)",
                    "layout.hpp:1817", NEVER, eq(shape % k, S(0)))
         return Layout(ceil_div_int(shape, k), signum(stride) * ceil_div_int(abs_(stride), big_n))
-    record("UP-2", f"a dynamic stride is a multiple of {n} and at least {n} in magnitude",
-           "layout.hpp:1820-1822", NEVER, and_(eq(stride % big_n, S(0)), ge(abs_(stride), big_n)))
+    # A nonzero multiple of N is at least N in magnitude; a 0 stride or a size-1 mode is what CuTe's per-mode
+    # contract gives anyway.
+    record("UP-2", f"a dynamic stride is a multiple of {n} (or its mode has size 1)",
+           "layout.hpp:1820-1822", NEVER, or_(eq(shape, S(1)), eq(stride % big_n, S(0))))
     return Layout(shape, safe_div(stride, big_n))
 
 
@@ -696,6 +700,9 @@ def recast_layout(old_bits: int, new_bits: int, layout: Layout) -> Layout:
     """``recast_layout<Old,New>(L)`` by element bit widths (layout.hpp:1870-1891)."""
     if old_bits <= 0 or new_bits <= 0:
         raise LayoutError(f"recast_layout: bit widths must be positive, got {old_bits} and {new_bits}")
+    if max(old_bits, new_bits) > RECAST_LIMIT:
+        raise LayoutError(f"recast_layout: bit width {max(old_bits, new_bits)} is above the limit {RECAST_LIMIT} "
+                          "of this tool")
     g = _gcd(new_bits, old_bits)
     num, den = new_bits // g, old_bits // g
     if num == 1 and den == 1:
@@ -710,6 +717,9 @@ def recast_layout(old_bits: int, new_bits: int, layout: Layout) -> Layout:
 def _check_ratio(n: int, op: str) -> None:
     if not isinstance(n, int) or n < 1:
         raise LayoutError(f"{op}<N>: N must be a positive integer, got {n!r}")
+    # The recast postconditions enumerate the N narrow elements of a wide one; no element type is this wide.
+    if n > RECAST_LIMIT:
+        raise LayoutError(f"{op}<N>: N = {n} is above the limit {RECAST_LIMIT} of this tool")
 
 
 # -- max_common, nullspace, ordered layouts (layout.hpp:1380-1508; stride.hpp:402-465) ------------------------------
@@ -750,6 +760,9 @@ def compact_order(shape: IntTuple, order: IntTuple) -> IntTuple:
     """``compact_order`` (stride.hpp:402-465): dynamic order values are replaced by large static ones."""
     def product_like(t: IntTuple, guide: IntTuple) -> IntTuple:
         if type(guide) is tuple:
+            if type(t) is not tuple or len(t) < len(guide):  # get<I>(shape) of a mode the shape lacks
+                raise CuteRejection("compile error: the shape has fewer modes than the order (product_like)",
+                                    "int_tuple.hpp:258-261")
             return tuple(product_like(x, g) for x, g in zip(t, guide))  # type: ignore[arg-type]
         return product(t)
 

@@ -47,7 +47,8 @@ def cmd_check_conflict_free(args: argparse.Namespace) -> int:
     """``check conflict_free``: the symbols that only ``--offset`` names (a stage or k-block index) are indices,
     ``0 <= s``, unless an assumption narrows them; the others are as everywhere (``1 <= M``)."""
     from .checks import check
-    from .cli import _params
+    from .cli import _policy
+    from .cli_args import params as _params
     from .problems import build
     from .report import to_json, to_text
     from .symbols import Symbols
@@ -58,7 +59,7 @@ def cmd_check_conflict_free(args: argparse.Namespace) -> int:
             symbols.declare(name, lo=0)
     operands = build("conflict_free", args.args, symbols, args.assume, _params(args.param), prop=True)
     options = check_options(args, symbols)
-    v = check("conflict_free", operands, symbols, timeout=args.timeout, **options)
+    v = check("conflict_free", operands, symbols, timeout=args.timeout, policy=_policy(args), **options)
     print(to_json(v) if args.json else to_text(v))
     return v.exit_code
 
@@ -87,7 +88,7 @@ def parse_offset(text: str, symbols: object) -> object:
 
 def cmd_bank_conflicts(args: argparse.Namespace) -> int:
     from .banks import AccessModel, wavefronts
-    from .cli import _params
+    from .cli_args import params as _params
     from .problems import build
     from .symbols import Symbols
 

@@ -55,8 +55,9 @@ def decide(check: Check) -> Verdict:
 
     args, symbols = check.problem()
     if check.is_property:
-        return check_property(check.op, args, symbols, timeout=check.timeout, **dict(check.options))
-    return verify(check.op, args, symbols, timeout=check.timeout)
+        return check_property(check.op, args, symbols, timeout=check.timeout, policy=check.policy,
+                              **dict(check.options))
+    return verify(check.op, args, symbols, timeout=check.timeout, policy=check.policy)
 
 
 def _timed(check: Check) -> tuple[Verdict, float]:
@@ -131,6 +132,7 @@ def cache_key(check: Check) -> str:
         "symbols": [[s.name, s.lo, s.hi, s.multiple_of, s.bits] for s in symbols],
         "relations": [str(r) for r in symbols.relations], "params": sorted(check.params),
         "options": sorted((k, repr(v)) for k, v in check.options), "timeout": check.timeout,
+        "strict": check.strict, "ignore": list(check.ignore),
         "tool": tool_version(),
     }
     return hashlib.sha256(json.dumps(canonical, sort_keys=True).encode()).hexdigest()

@@ -25,7 +25,8 @@ from .basis import ScaledBasis, basis_get
 from .claims import Claim, Replay, substitute_operand
 from .codomain import Path, coshape_components, differ, paths_of, same, within
 from .conditions import show
-from .engine import Engine, Item, decide_all, summarize
+from .domain import check_domain
+from .engine import Engine, Item, check_sat, decide_all, summarize
 from .errors import LayoutError
 from .int_tuple import IntTuple, compatible, leaves, product
 from .integers import Bool, D, Int, and_, eq, ge, le, max_, min_, symbol
@@ -33,7 +34,17 @@ from .interop import coerce
 from .layouts import Layout, size
 from .swizzle import ComposedLayout
 from .symbols import Symbols
-from .verdicts import PROVED, REFUTED, UNKNOWN, VALID, Counterexample, ObligationVerdict, Verdict
+from .verdicts import (
+    DEFAULT_POLICY,
+    PROVED,
+    REFUTED,
+    UNKNOWN,
+    VALID,
+    Counterexample,
+    ObligationVerdict,
+    Policy,
+    Verdict,
+)
 
 _I, _J = symbol("#i"), symbol("#j")
 SEPARATED = "sorted strides (no solver)"
@@ -186,8 +197,9 @@ def _items(prop: str, args: Sequence[object], options: Mapping[str, object]) -> 
 
 
 def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 10.0,
-          **options: object) -> Verdict:
-    """Decide ``prop(*args)`` for every value the assumptions allow: proved, refuted or unknown."""
+          policy: Policy = DEFAULT_POLICY, **options: object) -> Verdict:
+    """Decide ``prop(*args)`` for every value the assumptions allow: proved, refuted or unknown.  Raises
+    ``LayoutError`` when the assumptions admit no value or an extent can be negative (``domain.py``)."""
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     if isinstance(options.get("offset"), str):  # conflict_free from a spec file: an expression over its symbols
         from .banks_cli import parse_offset
@@ -195,11 +207,15 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
         options = {**options, "offset": parse_offset(options["offset"], symbols)}  # type: ignore[arg-type]
     inputs = tuple(show(a) for a in args)
     assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
+    undecided = check_domain(prop, args, symbols)
+    if undecided is not None:
+        return Verdict(prop, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
     engine = Engine(symbols, timeout)
-    decisions = _reduce_swizzled(engine, prop, args, options)
+    decisions = _reduce_swizzled(engine, prop, args, options, policy)
     if decisions is None:
-        decisions = _decide(engine, prop, args, options)
-    verdict, cex, reason = summarize(decisions)
+        decisions = _decide(engine, prop, args, options, policy)
+    decisions = [replace(d, severity=policy.severity(d.id)) for d in decisions]
+    verdict, cex, reason = summarize(decisions, policy)
     verdict = {VALID: PROVED, "invalid": REFUTED}.get(verdict, verdict)
     if prop == "conflict_free" and cex is not None and isinstance(cex.coordinate, tuple):
         from .banks import AccessModel, witness_note
@@ -212,8 +228,8 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
     return Verdict(prop, inputs, verdict, None, tuple(decisions), cex, reason, assumptions=assumptions)
 
 
-def _decide(engine: Engine, prop: str, args: Sequence[object],
-            options: Mapping[str, object]) -> list[ObligationVerdict]:
+def _decide(engine: Engine, prop: str, args: Sequence[object], options: Mapping[str, object],
+            policy: Policy = DEFAULT_POLICY) -> list[ObligationVerdict]:
     decisions: list[ObligationVerdict]
     if prop == "surjective":
         decisions = _surjective(engine, args[0], args[1])  # type: ignore[arg-type]
@@ -224,18 +240,19 @@ def _decide(engine: Engine, prop: str, args: Sequence[object],
                                        "sorted by |stride|, each stride exceeds the reach of the smaller ones",
                                        PROVED, True, route=SEPARATED)]
         if prop == "bijective":
-            decisions += decide_all(engine, _items("in_bounds", [layout, _size(layout)], {}))  # type: ignore[arg-type]
+            decisions += decide_all(engine, _items("in_bounds", [layout, _size(layout)], {}),  # type: ignore
+                                    policy)
     elif prop == "conflict_free" or any(isinstance(a, ComposedLayout) for a in args):
-        decisions = _decide_bits_first(engine, _items(prop, args, options))
+        decisions = _decide_bits_first(engine, _items(prop, args, options), policy)
     else:
-        decisions = decide_all(engine, _items(prop, args, options))
+        decisions = decide_all(engine, _items(prop, args, options), policy)
     return decisions
 
 
 BITS = "z3 on 64-bit bit-vectors (bv_encoding.py)"
 
 
-def _decide_bits_first(engine: Engine, items: list[Item]) -> list[ObligationVerdict]:
+def _decide_bits_first(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLICY) -> list[ObligationVerdict]:
     """Swizzles and bank arithmetic are bit fields: each item is tried on the exact bit-vector encoding first (a
     model is replayed concretely before it counts), then on the integer encoding if that does not decide it."""
     from .bv_encoding import decide as bv_decide
@@ -261,12 +278,12 @@ def _decide_bits_first(engine: Engine, items: list[Item]) -> list[ObligationVerd
                 out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks,
                                              item.condition, REFUTED, item.deciding, cex, route=BITS))
                 continue
-        out += decide_all(engine, [item])
+        out += decide_all(engine, [item], policy)
     return out
 
 
-def _reduce_swizzled(engine: Engine, prop: str, args: Sequence[object],
-                     options: Mapping[str, object]) -> list[ObligationVerdict] | None:
+def _reduce_swizzled(engine: Engine, prop: str, args: Sequence[object], options: Mapping[str, object],
+                     policy: Policy = DEFAULT_POLICY) -> list[ObligationVerdict] | None:
     """The property of a swizzled layout as the same property of its inner layout, where an exact lemma of
     ``swizzle_props`` allows it (None otherwise: the bit-level encoding decides it)."""
     from .swizzle_props import LEMMA_BOUNDS, LEMMA_EQUIV, LEMMA_INJECTIVE, divides_block, swizzled_layout
@@ -280,22 +297,22 @@ def _reduce_swizzled(engine: Engine, prop: str, args: Sequence[object],
         return [replace(d, route=f"{lemma}; {d.route}" if d.route else lemma) for d in ds]
 
     if prop == "injective":
-        return routed(_decide(engine, prop, [inner], options), LEMMA_INJECTIVE)
+        return routed(_decide(engine, prop, [inner], options, policy), LEMMA_INJECTIVE)
     if prop in ("in_bounds", "bijective") and offset.is_constant(0):
         extent = args[1] if prop == "in_bounds" else size(inner)
         e = extent if isinstance(extent, Int) else size(extent)  # type: ignore[arg-type]
         if engine_proves(engine, divides_block(sw, e)):  # type: ignore[arg-type]
             rest = [inner, *args[1:]]
-            return routed(_decide(engine, prop, rest, options), f"{LEMMA_BOUNDS}" if prop == "in_bounds"
+            return routed(_decide(engine, prop, rest, options, policy), f"{LEMMA_BOUNDS}" if prop == "in_bounds"
                           else f"{LEMMA_INJECTIVE}; {LEMMA_BOUNDS}")
         if prop == "bijective":  # injective by the lemma; the bounds on the swizzle's bits
-            return (routed(_decide(engine, "injective", [inner], options), LEMMA_INJECTIVE)
-                    + decide_all(engine, _items("in_bounds", [args[0], size(inner)], {})))
+            return (routed(_decide(engine, "injective", [inner], options, policy), LEMMA_INJECTIVE)
+                    + decide_all(engine, _items("in_bounds", [args[0], size(inner)], {}), policy))
         return None
     if prop == "equivalent" and len(args) == 2:
         second = swizzled_layout(args[1])
         if second is not None and second[0] == sw and second[1] == offset:
-            return routed(_decide(engine, prop, [inner, second[2]], options), LEMMA_EQUIV)
+            return routed(_decide(engine, prop, [inner, second[2]], options, policy), LEMMA_EQUIV)
     return None
 
 
@@ -352,9 +369,8 @@ def _surjective_quantified(engine: Engine, layout: Layout, target: Int, desc: st
     li = enc.term(layout(_I))
     missed = z3.ForAll([i], z3.Implies(z3.And(i >= 0, i < enc.term(_size(layout))), li != k))
     s = z3.Solver()
-    s.set("timeout", max(1, int(engine.remaining() * 1000)))
     s.add(*enc.assumptions(), k >= 0, k < enc.term(target), missed)
-    r = s.check()
+    r = check_sat(s, engine.remaining())
     cond = f"for all k < {target}: exists i < size(L): L(i) == k"
     if r == z3.unsat:
         return ObligationVerdict("SURJ", desc, "layout.hpp", "property", cond, PROVED, True)

@@ -26,8 +26,8 @@ from . import algebra
 from .basis import as_coordinate, has_basis
 from .codomain import same_values
 from .errors import CuteRejection, UndefinedBehavior
-from .int_tuple import IntTuple, leaves, product, product_each, substitute_tuple
-from .integers import Bool, Const, D, Int, and_, eq, ge, le, lt, ne, substitute, symbol
+from .int_tuple import IntTuple, crd2idx, idx2crd, leaves, product, product_each, substitute_tuple
+from .integers import Bool, Const, D, Int, Op, S, and_, eq, ge, le, lt, ne, substitute, symbol
 from .layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
 from .obligations import Recorder
 
@@ -102,6 +102,8 @@ def _complement(layout: Layout, cotarget: IntTuple) -> list[Claim]:
     n_r = size(r)
     src = "layout.hpp:1166-1171"
     return [
+        _fact("CPL-POST-NONEMPTY", "the complement is not empty: size(R) >= 1 (a 0-extent mode, CPL-2, completes "
+              "nothing)", src, ge(n_r, D(1))),
         _fact("CPL-POST-COVER", "(L, complement) covers the cotarget: cosize((L,R)) >= size(cotarget)", src,
               ge(cosize(make_layout(layout, r)), cot)),
         _fact("CPL-POST-BOUND", "cosize(R) <= round_up(size(cotarget), cosize(L))", src,
@@ -123,7 +125,10 @@ def _right_inverse(layout: Layout) -> list[Claim]:
 def _left_inverse(layout: Layout) -> list[Claim]:
     r = algebra.left_inverse(layout)
     assert isinstance(r, Layout)
-    return [_claim("LI-3", "R(L(i)) == i for every i < size(L)", "layout.hpp:1313-1316",
+    # LI-POST is CuTe's documented contract, the quasi-inverse; LI-3 (a true inverse) needs an injective L.
+    return [_claim("LI-POST", "the quasi-inverse: L(R(L(i))) == L(i) for every i < size(L)", "layout.hpp:1313-1316",
+                   size(layout), layout(_I), layout(r(layout(_I)))),
+            _claim("LI-3", "R(L(i)) == i for every i < size(L)", "layout.hpp:1313-1316",
                    size(layout), _I, r(layout(_I)))]
 
 
@@ -184,7 +189,7 @@ def _product(a: Layout, tiler: object) -> list[Claim]:
     return out
 
 
-def _recast(n: int, narrow: Layout, wide: Layout, ks: list[int], what: str) -> list[Claim]:
+def _recast(n: int, narrow: Layout, wide: Layout, ks: list[int], what: str, prefix: str = "RC") -> list[Claim]:
     """Upcast / downcast address the same bytes (``docs/semantics.md``).  Leaf by leaf, narrow coordinate ``c``
     lies in wide element ``c' = c / k`` at byte offset ``r = sum (c % k) * d``; if ``narrow(c) == N*wide(c') + r``
     for every ``c``, the leaves divide and the offsets ``r`` enumerate ``[0, N)``, the two layouts address the
@@ -193,14 +198,18 @@ def _recast(n: int, narrow: Layout, wide: Layout, ks: list[int], what: str) -> l
     src = "layout.hpp:1801-1891"
     shapes, strides = list(leaves(narrow.shape)), list(leaves(narrow.stride))
     wstrides = list(leaves(wide.stride))
+    count = 1
+    for k in ks:
+        count *= max(k, 1)
     offsets = [0]
-    for k, d in zip(ks, strides):
-        if k > 1:
-            offsets = [o + j * int(d) for o in offsets for j in range(k)]
-    out = [_same_size("RC-SIZE", f"{what}: N * size(wide) == size(narrow)", src, size(narrow), size(wide) * n),
-           _fact("RC-REM", f"{what}: the byte offsets inside one wide element are 0..N-1", src,
-                 Bool(Const(sorted(offsets) == list(range(n))), False))]
-    out += [_fact("RC-DIV", f"{what}: extent {k} divides narrow mode {m}", src, eq(shapes[m] % D(k), D(0)))
+    if count == n:  # otherwise there are not N offsets, and nothing to enumerate
+        for k, d in zip(ks, strides):
+            if k > 1:
+                offsets = [o + j * int(d) for o in offsets for j in range(k)]
+    out = [_same_size(f"{prefix}-SIZE", f"{what}: N * size(wide) == size(narrow)", src, size(narrow), size(wide) * n),
+           _fact(f"{prefix}-REM", f"{what}: the byte offsets inside one wide element are 0..N-1", src,
+                 Bool(Const(count == n and sorted(offsets) == list(range(n))), False))]
+    out += [_fact(f"{prefix}-DIV", f"{what}: extent {k} divides narrow mode {m}", src, eq(shapes[m] % D(k), D(0)))
             for m, k in enumerate(ks) if k > 1]
     coord, left = [], _I
     for m, s in enumerate(shapes):
@@ -211,8 +220,8 @@ def _recast(n: int, narrow: Layout, wide: Layout, ks: list[int], what: str) -> l
     for c, k, d, wd in zip(coord, ks, strides, wstrides):
         w = w + (c / D(k)) * wd if k > 1 else w + c * wd
         r = r + (c % D(k)) * d if k > 1 else r
-    out.append(_claim("RC-POST", f"{what}: narrow(c) == N*wide(c / k) + offset, for every narrow coordinate", src,
-                      size(narrow), narrow(_I), w * n + r))
+    out.append(_claim(f"{prefix}-POST", f"{what}: narrow(c) == N*wide(c / k) + offset, for every narrow coordinate",
+                      src, size(narrow), narrow(_I), w * n + r))
     return out
 
 
@@ -225,7 +234,9 @@ def _upcast(n: int, layout: Layout) -> list[Claim]:
 def _downcast(n: int, layout: Layout) -> list[Claim]:
     r = algebra.downcast(n, layout)
     ks = [n if d.is_constant(1) or d.is_constant(-1) else 1 for d in leaves(layout.stride)]
-    return _recast(n, r, layout, ks, f"downcast<{n}>")
+    # For downcast the same bytes is CuTe's contract (its per-mode rule assumes one unit-stride mode): errors,
+    # named apart from upcast's RC-* warnings.
+    return _recast(n, r, layout, ks, f"downcast<{n}>", "DN-RC")
 
 
 def _recast_layout(old: int, new: int, layout: Layout) -> list[Claim]:
@@ -258,8 +269,135 @@ def _tile_to_shape(block: Layout, target: object, order: object = "LayoutLeft") 
     return out
 
 
+def _filter(layout: Layout, profile: IntTuple | None = None) -> list[Claim]:
+    """``filter(L)`` is ``L'`` (L without its static-0-stride modes, ``filter_zeros``) coalesced: the same
+    function on ``L'``'s domain (docs/semantics.md)."""
+    if profile is not None and type(profile) is tuple:
+        return []  # by mode: decided by the algebra's enumeration on concrete operands
+    lz = algebra.filter_zeros(layout)
+    r = algebra.filter(layout)
+    src = "layout.hpp:931-950"
+    return [_same_size("FLT-POST-SIZE", "size(R) == size(L') for L' = L without its static-0-stride modes", src,
+                       size(lz), size(r)),
+            _claim("FLT-POST", "R(i) == L'(i) for every i < size(L')", src, size(lz), lz(_I), r(_I))]
+
+
+def _nullspace(layout: Layout) -> list[Claim]:
+    """NUL-POST (layout.hpp:1477-1480, docs/semantics.md): ``L(R(i)) == 0`` for ``i < size(R)``, and ``size(R)``
+    is the product of the extents of every flat mode whose stride is 0 at run time (a dynamic 0 included)."""
+    r = algebra.nullspace(layout)
+    zero: Int = D(1)
+    for s, d in zip(leaves(layout.shape), leaves(layout.stride)):
+        zero = zero * Int(Op("ite", (eq(d, D(0)).expr, s.expr, D(1).expr)), False)  # type: ignore[union-attr]
+    src = "layout.hpp:1477-1508"
+    return [_same_size("NUL-POST-SIZE", "size(R) is the product of the extents of the zero-stride modes", src,
+                       zero, size(r)),
+            _claim("NUL-POST", "L(R(i)) == 0 for every i < size(R)", src, size(r), D(0), layout(r(_I)))]
+
+
+def _max_common_vector(a: Layout, b: Layout) -> list[Claim]:
+    """MCV-POST (layout.hpp:1404): for ``n < N``, ``j = b.get_1d_coord(n)`` lies in both domains, ``b(j) == n``
+    and ``a(j) == n``.  ``get_1d_coord`` is exact for the compact layouts CuTe means; for others this is a
+    sufficient condition, so a refutation is confirmed by the algebra's enumeration (``CONFIRM_BY_ORACLE``)."""
+    n = algebra.max_common_vector(a, b)
+    j = crd2idx(idx2crd(_I, b.shape, b.stride), b.shape)
+    src = "layout.hpp:1398-1416"
+    return [Claim("MCV-J", "for n < N: j = get_1d_coord(n) of b lies in both domains and b(j) == n", src,
+                  (("#i", D(0), n),), and_(lt(j, size(a)), lt(j, size(b)), eq(b(j), _I)), _I, b(j)),
+            _claim("MCV-A", "for n < N: a(j) == n at j = get_1d_coord(n) of b", src, n, _I, a(j))]
+
+
+def _max_common_layout(a: Layout, b: Layout) -> list[Claim]:
+    """CuTe's ``@post`` (layout.hpp:1378): ``a(R(i)) == i`` and ``b(R(i)) == i`` for every ``i < size(R)``."""
+    r = algebra.max_common_layout(a, b)
+    src = "layout.hpp:1374-1394"
+    return [_claim("MCL-POST-A", "a(R(i)) == i for every i < size(R)", src, size(r), _I, a(r(_I))),
+            _claim("MCL-POST-B", "b(R(i)) == i for every i < size(R)", src, size(r), _I, b(r(_I)))]
+
+
+def _bijective_onto_size(id: str, what: str, src: str, r: Layout) -> list[Claim]:
+    """``R`` is a bijection of ``[0, size(R))`` onto itself: in bounds and injective."""
+    n = size(r)
+    return [Claim(f"{id}-BOUND", f"{what}: 0 <= R(i) < size(R) for every i < size(R)", src,
+                  (("#i", D(0), n),), and_(ge(r(_I), D(0)), lt(r(_I), n)), None, r(_I)),
+            Claim(f"{id}-INJ", f"{what}: R(i) != R(j) for i < j < size(R)", src,
+                  (("#i", D(0), n), ("#j", _I + D(1), n)), ne(r(_I), r(_J)))]
+
+
+def _make_ordered_layout(shape: IntTuple, order: IntTuple) -> list[Claim]:
+    """``make_ordered_layout(S, O)`` is compact: a bijection of ``[0, size(S))`` (layout.hpp:420-428)."""
+    r = algebra.make_ordered_layout(shape, order)
+    return _bijective_onto_size("ORD", "make_ordered_layout is compact", "layout.hpp:420-428", r)
+
+
+def _make_layout_like(layout: Layout) -> list[Claim]:
+    """``make_layout_like(L)`` has L's shape and is compact where L's stride is not a static 0 (those modes keep
+    their 0, layout.hpp:431-445): its ``filter_zeros`` is a bijection of ``[0, size)``."""
+    r = algebra.make_layout_like(layout)
+    return _bijective_onto_size("LIKE", "make_layout_like is compact past its static-0 modes", "layout.hpp:431-445",
+                                algebra.filter_zeros(r))
+
+
+def _fill(coord: object, parts: list[IntTuple]) -> IntTuple:
+    """``coord`` with its k-th ``_`` replaced by ``parts[k]`` (in order)."""
+    if type(coord) is tuple:
+        return tuple(_fill(c, parts) for c in coord)
+    if isinstance(coord, Underscore):
+        return parts.pop(0)
+    return coord  # type: ignore[return-value]
+
+
+def _slice_claims(coord: object, layout: Layout, r: Layout, offset: Int, where: str = "") -> list[Claim]:
+    """SLC-POST (layout.hpp:689-703): ``offset + R(i) == L(c')`` where ``c'`` is ``c`` with its ``_``s taking the
+    coordinate of ``i`` in ``R``'s modes (each ``_`` owns one mode of ``R``, underscore.hpp:95-130)."""
+    n = size(r)
+    crd = idx2crd(_I, r.shape)
+    parts = list(crd) if type(r.shape) is tuple else [crd]
+    full = _fill(coord, parts)
+    return [_claim("SLC-POST", f"offset + R(i) == L(c with its '_' at R's coordinate of i){where}",
+                   "layout.hpp:689-703", n, layout(full), offset + r(_I))]
+
+
+def _slice(coord: object, layout: Layout) -> list[Claim]:
+    """``slice(c, L)`` is the layout of ``slice_and_offset(c, L)``: it differs from ``L`` by that offset."""
+    r = algebra.slice_layout(coord, layout)  # type: ignore[arg-type]
+    offset = crd2idx(algebra._underscore_as_zero(coord), layout.shape, layout.stride)
+    return _slice_claims(coord, layout, r, offset)
+
+
+def _slice_and_offset(coord: object, layout: Layout) -> list[Claim]:
+    view = algebra.slice_and_offset(coord, layout)  # type: ignore[arg-type]
+    return _slice_claims(coord, layout, view.layout, view.offset)
+
+
+def _local_tile(layout: Layout, tiler: object, coord: object) -> list[Claim]:
+    """``local_tile`` is ``zipped_divide`` then a slice: the divide's claims and the slice's (tensor_impl.hpp)."""
+    tiled = algebra.zipped_divide(layout, tiler)  # type: ignore[arg-type]
+    view = algebra.local_tile(layout, tiler, coord)  # type: ignore[arg-type]
+    r0, r1 = rank(tiled, 0), rank(tiled, 1)
+    rest = algebra._append_coord(coord, r1) if type(coord) is tuple else coord  # type: ignore[arg-type]
+    c = (algebra._repeat_underscore(r0), rest)
+    return _divide(layout, tiler) + _slice_claims(c, tiled, view.layout, view.offset, " (the tile)")
+
+
+def _local_partition(layout: Layout, thr: Layout, index: Int) -> list[Claim]:
+    """``local_partition`` is ``zipped_divide`` by the thread shape then a slice at the thread's coordinate."""
+    shp = thr.shape
+    tiler = product_each(shp)
+    tiled = algebra.zipped_divide(layout, tiler)
+    view = algebra.local_partition(layout, thr, index)
+    hier = idx2crd(index, shp, thr.stride)
+    r = rank(thr)
+    flat = algebra.crd2crd(hier, shp, S(1) if r == 1 else (S(1),) * r)
+    r0, r1 = rank(tiled, 0), rank(tiled, 1)
+    first = algebra._append_coord(flat, r0) if type(flat) is tuple else flat  # type: ignore[arg-type]
+    c = (first, algebra._repeat_underscore(r1))
+    return _divide(layout, tiler) + _slice_claims(c, tiled, view.layout, view.offset, " (the thread's elements)")
+
+
 #: Claims that are sufficient but not necessary: a refutation is confirmed by the algebra's concrete verdict.
-CONFIRM_BY_ORACLE = {"RC-SIZE", "RC-REM", "RC-DIV", "RC-POST"}
+CONFIRM_BY_ORACLE = {"RC-SIZE", "RC-REM", "RC-DIV", "RC-POST", "DN-RC-SIZE", "DN-RC-REM", "DN-RC-DIV", "DN-RC-POST",
+                     "MCV-J", "MCV-A"}
 
 
 def _rename(c: Claim, where: str) -> Claim:
@@ -287,6 +425,16 @@ BUILDERS: dict[str, Callable[..., list[Claim]]] = {
     "tile_to_shape": _tile_to_shape,
     "blocked_product": lambda a, b: _product(*_padded(a, b)),
     "raked_product": lambda a, b: _product(*_padded(a, b)),
+    "filter": _filter,
+    "nullspace": _nullspace,
+    "max_common_vector": _max_common_vector,
+    "max_common_layout": _max_common_layout,
+    "make_ordered_layout": _make_ordered_layout,
+    "make_layout_like": _make_layout_like,
+    "slice": _slice,
+    "slice_and_offset": _slice_and_offset,
+    "local_tile": _local_tile,
+    "local_partition": _local_partition,
 }
 
 
@@ -346,7 +494,7 @@ class Replay:
     undefined: str | None = None
 
 
-def replay(op: str, args: Sequence[object], index: int, values: Mapping[str, int]) -> Replay:
+def replay(op: str, args: Sequence[object], index: int, values: Mapping[str, int], id: str = "") -> Replay:
     """Rebuild the claims of ``op`` on concrete operands and evaluate claim ``index`` at the witnesses."""
     concrete = [substitute_operand(a, values) for a in args]
     try:

@@ -12,32 +12,34 @@
   table.
 * ``cute-verify run FILE...``: the checks of spec files (``spec_cli.py``): text, JSON, SARIF or JUnit reports.
 
-Exit status: 0 valid / proved, 1 invalid / refuted, 3 unknown, 2 bad input with a one-line message on stderr
-(never a traceback).
+``--strict`` makes warnings errors; ``--select RULE,...`` / ``--ignore RULE,...`` pick the obligations that count,
+by ID or prefix, as ruff does (docs/semantics.md, Severities).
+
+Exit status: 0 valid / proved (warnings allowed unless ``--strict``), 1 invalid / refuted, 3 unknown, 2 bad input
+with a one-line message on stderr (never a traceback).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Sequence
 
+from .basis import has_basis
+from .cli_args import UsageError, params, timeout_arg
 from .errors import LayoutError, UndefinedBehavior
-from .int_tuple import format_tuple, leaves
+from .int_tuple import format_tuple, leaves, product
 from .layouts import Layout, cosize, rank, size
-from .notation import parse_layout
 from .symbols import Symbols
-from .tables import print_1d, print_layout
+from .tables import print_1d, print_1d_cells, print_cells, print_layout
+from .verdicts import Policy
 
 TABLE_LIMIT = 4096
 VALUES_LIMIT = 1 << 20
-_PARAM = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)=(-?\d+)$")
+EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 2, 4, 130
 
-
-class UsageError(LayoutError):
-    pass
+__all__ = ["UsageError", "build_parser", "main"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -45,29 +47,24 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _params(items: Sequence[str]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for item in items:
-        m = _PARAM.match(item.strip())
-        if not m:
-            raise UsageError(f"--param {item!r}: expected NAME=INTEGER, e.g. --param M=128")
-        if m.group(1) in out:
-            raise UsageError(f"--param {m.group(1)} is given twice")
-        out[m.group(1)] = int(m.group(2))
-    return out
+def _evaluate(text: str, values: dict[str, int], dsl: bool = False) -> tuple[object, object]:
+    from .problems import parse_operand
+    from .swizzle import ComposedLayout
 
-
-def _evaluate(text: str, params: dict[str, int]) -> tuple[Layout, Layout]:
     symbols = Symbols()
-    layout = parse_layout(text, symbols)
-    symbols.check_values(params)
+    layout = parse_operand(text, symbols, dsl)
+    if not isinstance(layout, Layout | ComposedLayout):
+        what = "a swizzle alone has no shape: compose it, Sw<B,M,S> o L" if type(layout).__name__ == "Swizzle" \
+            else "expected a layout Shape:Stride"
+        raise LayoutError(f"{text!r}: {what}")
+    symbols.check_values(values)
     try:
-        concrete = layout.substitute(params)
+        concrete = layout.substitute(values)
     except UndefinedBehavior as exc:
-        raise LayoutError(f"with {_show(params)}: {exc} in the layout's integers") from None
+        raise LayoutError(f"with {_show(values)}: {exc} in the layout's integers") from None
     for leaf in leaves(concrete.shape):
         if leaf.value is not None and leaf.value <= 0:
-            raise LayoutError(f"with {_show(params)}: the shape {format_tuple(concrete.shape)} has the "
+            raise LayoutError(f"with {_show(values)}: the shape {format_tuple(concrete.shape)} has the "
                               f"non-positive extent {leaf}")
     return layout, concrete
 
@@ -77,8 +74,9 @@ def _show(params: dict[str, int]) -> str:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    params = _params(args.param)
-    original, layout = _evaluate(args.layout, params)
+    original, layout = _evaluate(args.layout, params(args.param, anonymous=True), args.dsl)
+    if not isinstance(layout, Layout) or has_basis(layout.stride):
+        return _eval_function(layout, args.json)
     n, co = size(layout), cosize(layout)
     concrete = layout.concrete
     count = int(n) if concrete else None
@@ -101,13 +99,42 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval_function(layout: object, as_json: bool) -> int:
+    """``eval`` of an identity / scaled-basis layout (its values are coordinates) or of a swizzled or composed
+    layout (its values are indices, through the swizzle): the same report, the values computed concretely."""
+    n = layout.size()  # type: ignore[attr-defined]
+    concrete = layout.concrete  # type: ignore[attr-defined]
+    count = int(n) if concrete and n.concrete else None
+    co = "-" if isinstance(layout, Layout) else str(layout.cosize())  # type: ignore[attr-defined]
+    cells: list[str] | None = None
+    if count is not None and count <= (VALUES_LIMIT if as_json else TABLE_LIMIT):
+        cells = [str(layout(i)) for i in range(count)]  # type: ignore[operator]
+    if as_json:
+        values = None if cells is None else [v if isinstance(layout, Layout) else int(v) for v in cells]
+        print(json.dumps({"result": str(layout), "size": str(n), "cosize": co, "values": values}))
+        return 0
+    print(layout)
+    print(f"size   : {n}")
+    print(f"cosize : {co}")
+    if not concrete:
+        names = ", ".join(sorted(layout.symbols()))  # type: ignore[attr-defined]
+        print(f"values depend on {names}; give --param NAME=VALUE for each to see the table")
+    elif cells is None:
+        print(f"(table omitted: {count} entries, more than {TABLE_LIMIT})")
+    elif layout.rank() == 2:  # type: ignore[attr-defined]
+        rows = int(product(layout.shape[0]))  # type: ignore[attr-defined]
+        sys.stdout.write(print_cells(str(layout), cells, rows))
+    else:
+        sys.stdout.write(print_1d_cells(cells))
+    return 0
+
+
 def _problem(args: argparse.Namespace, op: str, prop: bool = False) -> tuple[list[object], Symbols]:
     from .problems import build
 
-    if args.timeout <= 0:
-        raise UsageError(f"--timeout must be positive, got {args.timeout}")
     symbols = Symbols()
-    operands = build(op, args.args, symbols, args.assume, _params(args.param), prop=prop)
+    operands = build(op, args.args, symbols, args.assume, params(args.param, anonymous=True), prop=prop,
+                     dsl=getattr(args, "dsl", False))
     return operands, symbols
 
 
@@ -116,7 +143,7 @@ def cmd_op(args: argparse.Namespace) -> int:
     from .report import to_json, to_text
 
     operands, symbols = _problem(args, args.command)
-    v = verify(args.command, operands, symbols, timeout=args.timeout)
+    v = verify(args.command, operands, symbols, timeout=args.timeout, policy=_policy(args))
     print(to_json(v) if args.json else to_text(v))
     return v.exit_code
 
@@ -137,26 +164,40 @@ def cmd_check(args: argparse.Namespace) -> int:
         options["extended"] = True
     if args.property == "no_overflow":
         options["bits"] = args.bits
-    v = check(args.property, operands, symbols, timeout=args.timeout, **options)
+    v = check(args.property, operands, symbols, timeout=args.timeout, policy=_policy(args), **options)
     print(to_json(v) if args.json else to_text(v))
     return v.exit_code
 
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--assume", action="append", default=[], metavar="EXPR",
-                   help="an assumption on the symbols, e.g. 'M % 8 == 0' or 'lda >= M'")
+                   help="an assumption on the symbols, e.g. 'M %% 8 == 0' or 'lda >= M'")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a value for a symbol")
-    p.add_argument("--timeout", type=float, default=10.0, metavar="S", help="time budget in seconds (default 10)")
+    p.add_argument("--timeout", type=timeout_arg, default=10.0, metavar="S",
+                   help="time budget in seconds (default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--dsl", action="store_true", help="operands in the CuTe DSL's notation, e.g. (?,4):(1,?{div=8}) "
+                   "(detected from '?' otherwise)")
+    p.add_argument("--strict", action="store_true", help="make warnings errors (invalid, exit status 1)")
+    p.add_argument("--select", action="append", default=[], metavar="RULE,...",
+                   help="decide only these obligations (IDs or prefixes, e.g. CMP-POST,DIV)")
+    p.add_argument("--ignore", action="append", default=[], metavar="RULE,...",
+                   help="leave these obligations out of the verdict (IDs or prefixes, e.g. DIV-EXACT)")
+
+
+def _policy(args: argparse.Namespace) -> Policy:
+    return Policy.parse(args.strict, args.select, args.ignore)
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="cute-verify", description="Verify CuTe layouts whose integers are known only at run time.")
+    p.add_argument("--debug", action="store_true", help="show the traceback of an internal error (exit status 4)")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     e = sub.add_parser("eval", help="print a layout as CuTe would, with its size, cosize and table")
     e.add_argument("layout", help="a layout in CuTe notation, e.g. '(M,_8):(_1,M)'")
     e.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a value for a symbol")
     e.add_argument("--json", action="store_true", help="print one JSON object")
+    e.add_argument("--dsl", action="store_true", help="LAYOUT is in the CuTe DSL's notation (detected from '?')")
     e.set_defaults(func=cmd_eval)
     c = sub.add_parser("check", help="prove or refute a property of layouts")
     c.add_argument("property", help="compatible, injective, surjective, bijective, equivalent, in_bounds, "
@@ -190,20 +231,53 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _error(message: str) -> None:
+    print(f"cute-verify: error: {message}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; every failure is one line on stderr and an exit status (module docstring), never a
+    traceback: bad input 2, an error of ours 4 ("please report"; ``--debug`` shows the traceback), Ctrl-C 130."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    if debug:
+        argv = [a for a in argv if a != "--debug"]
+    from .interrupt import handling, interrupted
+
     try:
-        args = build_parser().parse_args(argv)
-        return int(args.func(args))
+        with handling():
+            args = build_parser().parse_args(argv)
+            code = int(args.func(args))
+        if interrupted():  # a KeyboardInterrupt that Python dropped (raised in a __del__)
+            raise KeyboardInterrupt
+        return code
     except LayoutError as exc:
-        print(f"cute-verify: error: {exc}", file=sys.stderr)
-        return 2
+        _error(str(exc))
+        return EXIT_USAGE
     except RecursionError:
-        print("cute-verify: error: input too deeply nested", file=sys.stderr)
-        return 2
+        _error("input too deeply nested")
+        return EXIT_USAGE
     except BrokenPipeError:
         # The reader (``| head``) closed the pipe: not an error of ours; keep Python from reporting it at exit.
         sys.stdout = None  # type: ignore[assignment]
         return 0
+    except KeyboardInterrupt:
+        # Objects the interrupt left half-built complain when they are freed at exit: nothing to report.
+        sys.unraisablehook = lambda _: None
+        _error("interrupted")
+        return EXIT_INTERRUPTED
+    except MemoryError:
+        _error("out of memory; please report the input that caused it")
+        return EXIT_INTERNAL
+    except Exception as exc:
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        where = "" if debug else " (rerun with --debug for the traceback)"
+        _error(f"internal error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}; "
+               f"please report{where}")
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

@@ -26,11 +26,14 @@ import z3
 
 from . import algebra, claims
 from .encoding import Encoder, Unencodable
+from .errors import LayoutError
 from .int_tuple import format_tuple, leaves
 from .integers import TRUE, Bool, Int, and_, eq, ge, mod, not_, symbol
 from .layouts import Layout, Tile
 from .symbols import Symbols
-from .verdicts import PROVED, REFUTED, UNKNOWN, VALID, Guard
+from .verdicts import PROVED, REFUTED, UNKNOWN, VALID, Guard, Policy
+
+STRICT = Policy(strict=True)
 
 MAX_CANDIDATES = 64
 NECESSITY_SAMPLES = 2000
@@ -50,7 +53,7 @@ def _statics(obj: object) -> set[int]:
         out.add(abs(obj))
     elif isinstance(obj, Int) or type(obj) is tuple:
         for x in leaves(obj):  # type: ignore[arg-type]
-            if x.static and x.value is not None:
+            if isinstance(x, Int) and x.static and x.value is not None:  # a coordinate's '_' is no integer
                 out.add(abs(int(x.value)))
     return out
 
@@ -72,29 +75,41 @@ def _with(symbols: Symbols, extra: Sequence[Bool]) -> Symbols:
     return s
 
 
-def derive_guard(op: str, args: Sequence[object], symbols: Symbols, timeout: float = 10.0) -> Guard | None:
-    """The weakest candidate condition that makes ``op(*args)`` provably valid, or None if none does."""
+NO_GUARD_IN_TIME = "no guard found within the budget"
+NO_GUARD = "no guard of the form 'X % t == 0 and X >= 2 ...' makes it valid"
+
+
+def derive_guard(op: str, args: Sequence[object], symbols: Symbols, timeout: float = 10.0,
+                 policy: Policy = STRICT, covers: tuple[str, ...] = ()) -> tuple[Guard | None, str | None]:
+    """The weakest candidate condition under which ``op(*args)`` is proved valid with ``policy`` (strict by
+    default: warnings must hold too), or None and why: the search ran out of time or of candidates."""
     from .engine import verify
 
     deadline = time.monotonic() + timeout
     names = [s.name for s in symbols if not s.name.startswith("?")]
     if not names or len(names) < sum(1 for _ in symbols):
-        return None
+        return None, "no guard is searched over anonymous (?) symbols"
     moduli = sorted(t for t in set().union(*(_statics(a) for a in args)) if t > 1)
     per_symbol = [_atoms(n, moduli) for n in names]
     combos = sorted(itertools.product(*per_symbol), key=lambda c: (_weight(c), [a[2] for a in c]))
+    undecided = False
     for combo in combos[1:MAX_CANDIDATES + 1]:
         left = deadline - time.monotonic()
         if left <= 0:
-            return None
+            return None, NO_GUARD_IN_TIME
         atoms = [a for _, a, text in combo if text]
-        v = verify(op, args, _with(symbols, atoms), timeout=min(left, max(0.5, timeout / 8)), derive=False)
+        try:
+            v = verify(op, args, _with(symbols, atoms), timeout=min(left, max(0.5, timeout / 8)), derive=False,
+                       policy=policy)
+        except LayoutError:
+            continue  # the candidate excludes every admitted value: a guard that holds vacuously is none
         if v.verdict == VALID:
             texts = [text for _, _, text in combo if text]
             necessary, witness = _necessity(op, args, symbols, and_(*atoms), deadline)
             return Guard(" and ".join(texts), necessary, _cpp(names, texts), _python(op, args, texts),
-                         witness)
-    return None
+                         witness, covers), None
+        undecided = undecided or v.verdict == UNKNOWN
+    return None, NO_GUARD_IN_TIME if undecided else NO_GUARD
 
 
 def _weight(combo: Sequence[tuple[int, Bool, str]]) -> int:
@@ -106,17 +121,16 @@ def _weight(combo: Sequence[tuple[int, Bool, str]]) -> int:
 
 def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
                deadline: float) -> tuple[str, dict[str, int] | None]:
-    from .engine import items_for, valid_at
+    from .engine import check_sat, items_for, valid_at
 
     # Prove: outside the condition some quantifier-free claim always fails.
     try:
         facts = [i.holds for i in items_for(op, args, algebra.apply(op, *args)) if i.deciding and not i.ranges]
         enc = Encoder(symbols)
         s = z3.Solver()
-        s.set("timeout", max(1, int(1000 * min(2.0, max(0.0, deadline - time.monotonic())))))
         s.add(*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts))
         s.add(*(enc.term(d) != 0 for d in list(enc.divisors)))
-        if facts and s.check() == z3.unsat:
+        if facts and check_sat(s, min(2.0, max(0.001, deadline - time.monotonic()))) == z3.unsat:
             return PROVED, None
     except Unencodable:
         pass
@@ -127,7 +141,7 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
         if cond.evaluate(values) or not _admitted(symbols, values):
             continue
         try:
-            if valid_at(op, args, values, limit=1 << 12):
+            if valid_at(op, args, values, limit=1 << 12, strict=True):
                 return REFUTED, values
         except claims.TooLarge:
             continue
@@ -145,7 +159,9 @@ def _small_points(symbols: Symbols, names: list[str]) -> list[dict[str, int]]:
 
 
 def _admitted(symbols: Symbols, values: dict[str, int]) -> bool:
-    return all(r.evaluate(values) for r in symbols.relations)
+    from .symbols import _holds
+
+    return all(_holds(r, values) for r in symbols.relations)
 
 
 def show(arg: object) -> str:

@@ -5,6 +5,9 @@ builds the operands from symbol values read at run time, calls CuTe 4.2's operat
 CuTe's own results only**, whether the result is correct.  Every assignment gets one status:
 
 * ``correct``   the postcondition below holds;
+* ``warning``   CuTe's documented contract holds but a stricter clause below does not: a partial tile of a divide
+                (its size is not A's), the complement's cosize bound (2), a left inverse that is only the
+                quasi-inverse ``L(R(L(i))) == L(i)`` (the contract) and not ``R(L(i)) == i``, an upcast's same bytes;
 * ``wrong``     it fails: CuTe silently returned a layout that is not the one asked for (also when evaluating
                 CuTe's result faults while checking it);
 * ``ub``        CuTe's operation itself divided by zero (SIGFPE; caught per assignment by ``sigsetjmp``);
@@ -32,7 +35,9 @@ The postconditions (``docs/semantics.md``; ``size``, ``cosize`` and ``L(i)`` at 
   of ``A(i % size(A)) + C(B(i / size(A)))`` (multisets, because blocked/raked interleave the modes).
 * ``upcast<N>``/``downcast<N>``/``recast_layout<Old,New>``: the same bytes: with ``num/den`` the reduced ratio of
   the new to the old element width, ``size(R)*num == size(L)*den`` and the multisets ``{num*R(i)+k | k < num}``
-  and ``{den*L(j)+k | k < den}`` agree (``upcast<N>`` is ``N/1``, ``downcast<N>`` is ``1/N``).
+  and ``{den*L(j)+k | k < den}`` agree (``upcast<N>`` is ``N/1``, ``downcast<N>`` is ``1/N``).  For a pure upcast
+  CuTe's contract is per mode (layout.hpp:1801-1803: the unit-stride mode's size and every other stride divided
+  by N); the same bytes failing while that holds (a non-contiguous or size-1 mode) is ``warning``.
 * ``right_inverse``: ``L(R(i)) == i`` for ``i < size(R)``; ``left_inverse``: ``R(L(i)) == i`` for ``i < size(L)``.
 * ``tile_to_shape(block, target)`` (``layout.hpp:1774-1799``, default order): ``size(mode j of R) ==
   product(mode j of target)``, and R is the block repeated in column-major order over the tile counts
@@ -67,7 +72,7 @@ from .swizzle import ComposedLayout
 # Operations whose operands may be swizzled (ComposedLayout), as algebra.py models them.
 SWIZZLED = ("composition", "right_inverse", "left_inverse")
 
-STATUSES = ("correct", "wrong", "ub", "too_large")
+STATUSES = ("correct", "warning", "wrong", "ub", "too_large")
 # Enumeration work per assignment is bounded by this many layout evaluations (and multiset elements).
 DEFAULT_CAP = 1 << 22
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
@@ -384,7 +389,7 @@ class _Gen:
             self.step("check_complement(t0, xsize(x0), c0, cap)")
             ds = self._digits(["xsize(t0)", "xsize(c0)"])
             n = self._size_is("xsize(r)", ds, 2)
-            self.emit(f"if ({n} != xsize(x0)) return ST_WRONG;  // exact tiling: no padding beyond A")
+            self.emit(f"if ({n} != xsize(x0)) WARN();  // a partial tile pads past A: a warning (DIV-EXACT)")
             self.step(f"same_function(r, {n}, {ds}, cap, [&](ll const* d) "
                       "{ return (ll)x0(int(t0(int(d[0])) + c0(int(d[1])))); })")
             return
@@ -405,7 +410,7 @@ class _Gen:
         sizes = [f"xsize({kind}{j})" if kind != "a" else f"xsize({_mode('x0', a, j)})" for kind, j in order]
         ds = self._digits(sizes)
         n = self._size_is("xsize(r)", ds, len(order))
-        self.emit(f"if ({n} != xsize(x0)) return ST_WRONG;  // exact tiling: no padding beyond A")
+        self.emit(f"if ({n} != xsize(x0)) WARN();  // a partial tile pads past A: a warning (DIV-EXACT)")
         terms = []
         for j in range(rk):
             if j < nt:
@@ -496,14 +501,17 @@ _PRELUDE = r"""
 using namespace cute;
 typedef long long ll;
 
-enum : int { ST_CORRECT = 0, ST_WRONG = 1, ST_UB = 2, ST_TOO_LARGE = 3, ST_FAULT = 4 };
+enum : int { ST_CORRECT = 0, ST_WRONG = 1, ST_UB = 2, ST_TOO_LARGE = 3, ST_FAULT = 4, ST_WARN = 5 };
 static sigjmp_buf g_jump;
 static volatile int g_phase = 0;  // 0 while CuTe's operation runs (a fault is UB), 1 while checking
 static void on_signal(int) { siglongjmp(g_jump, 1); }
 
-// "wrong" ends the check at once; "too_large" is remembered while the other checks may still find "wrong".
+// "wrong" ends the check at once; "too_large" is remembered while the other checks may still find "wrong";
+// "warning" (CuTe's contract holds, a clause stricter than it fails) is remembered unless something is too large.
 #define STEP(x) do { int s_ = (x); if (s_ == ST_WRONG) return ST_WRONG; \
-                     if (s_ == ST_TOO_LARGE) st = ST_TOO_LARGE; } while (0)
+                     if (s_ == ST_TOO_LARGE) st = ST_TOO_LARGE; \
+                     if (s_ == ST_WARN && st == ST_CORRECT) st = ST_WARN; } while (0)
+#define WARN() do { if (st == ST_CORRECT) st = ST_WARN; } while (0)
 
 static ll sat(__int128 x) { return x > LLONG_MAX ? LLONG_MAX : x < LLONG_MIN ? LLONG_MIN : (ll)x; }
 static ll mul(ll a, ll b) { return sat((__int128)a * b); }
@@ -595,7 +603,8 @@ template <class L, class R> int check_complement(L const& l, ll cot, R const& r,
   ll nl = xsize(l), nr = xsize(r), cl = xcosize(l), cr = xcosize(r);
   if (nr < 1 || cl < 1) return ST_WRONG;                   // an empty complement completes nothing
   if (add(cl, cr) - 1 < cot) return ST_WRONG;              // (1) cosize((L,R)) >= size(cotarget)
-  if (cr > mul(add(cot, cl - 1) / cl, cl)) return ST_WRONG;  // (2) cosize(R) <= round_up(size(cotarget), cosize(L))
+  // (2) cosize(R) <= round_up(size(cotarget), cosize(L)): a warning, compiled CuTe's complement does not meet it
+  bool bounded = cr <= mul(add(cot, cl - 1) / cl, cl);
   if (nl > cap || nr > cap) return ST_TOO_LARGE;
   std::vector<ll> lv(nl);
   for (ll j = 0; j < nl; ++j) lv[j] = (ll)l(int(j));
@@ -607,7 +616,7 @@ template <class L, class R> int check_complement(L const& l, ll cot, R const& r,
     if (std::binary_search(lv.begin(), lv.end(), v)) return ST_WRONG;      // (4) disjoint from L
     prev = v;
   }
-  return ST_CORRECT;
+  return bounded ? ST_CORRECT : ST_WARN;
 }
 
 template <class L, class R> int check_right_inverse(L const& l, R const& r, ll cap) {
@@ -622,21 +631,55 @@ template <class L, class R> int check_left_inverse(L const& l, R const& r, ll ca
   ll n = xsize(l);
   if (n < 0) return ST_WRONG;
   if (n > cap) return ST_TOO_LARGE;
-  for (ll i = 0; i < n; ++i) { if ((ll)r(l(int(i))) != i) return ST_WRONG; }
-  return ST_CORRECT;
+  // CuTe's contract is the quasi-inverse L(R(L(i))) == L(i) (layout.hpp:1313-1316); R(L(i)) == i needs an
+  // injective L: a warning.
+  int st = ST_CORRECT;
+  for (ll i = 0; i < n; ++i) {
+    ll li = (ll)l(int(i));
+    if ((ll)l(r(int(li))) != li) return ST_WRONG;
+    if ((ll)r(int(li)) != i) st = ST_WARN;
+  }
+  return st;
+}
+
+// CuTe's per-mode upcast contract (layout.hpp:1801-1803), leaf by leaf on the values: upcast<N> divides a
+// unit-stride mode's size by N/|d| (rounding up) and every other stride by N.  A stride that neither divides nor is
+// divided by N breaks it (CuTe assumes it away, layout.hpp:1820); a size-1 mode's stride is never used.
+static bool up_leaf(ll n, ll& s, ll& d) {
+  if (n == 1 || d == 0) return true;
+  ll a = d < 0 ? -d : d, sg = d < 0 ? -1 : 1;
+  if (a % n == 0) { d = sg * (a / n); return true; }
+  if (n % a == 0) { ll k = n / a; s = (s + k - 1) / k; d = sg; return true; }
+  return s == 1;
+}
+template <class L, class R> bool recast_modes(L const& l, R const& r, ll num) {
+  std::vector<ll> ls, ld, rs, rd;
+  leaves2(shape(l), stride(l), [&](ll s, ll d) { ls.push_back(s); ld.push_back(d); });
+  leaves2(shape(r), stride(r), [&](ll s, ll d) { rs.push_back(s); rd.push_back(d); });
+  if (ls.size() != rs.size()) return false;
+  for (size_t k = 0; k < ls.size(); ++k) {
+    ll s = ls[k], d = ld[k];
+    if (!up_leaf(num, s, d)) return false;
+    if (s != rs[k] || (s != 1 && d != rd[k])) return false;
+  }
+  return true;
 }
 
 // The same bytes: {num*R(i)+k | k < num} == {den*L(j)+k | k < den} as multisets, in units of gcd(old, new) bits.
 template <class L, class R> int check_recast(L const& l, R const& r, ll num, ll den, ll cap) {
   ll nl = xsize(l), nr = xsize(r);
-  if (nl < 0 || nr < 0 || mul(nr, num) != mul(nl, den)) return ST_WRONG;
+  // For an upcast the same bytes is stricter than CuTe's per-mode contract: a warning (non-contiguous or size-1
+  // modes); for a downcast (den > 1) it is the contract.
+  int miss = den == 1 ? ST_WARN : ST_WRONG;
+  if (den == 1 && !recast_modes(l, r, num)) return ST_WRONG;
+  if (nl < 0 || nr < 0 || mul(nr, num) != mul(nl, den)) return miss;
   if (mul(nr, num) > cap) return ST_TOO_LARGE;
   std::vector<ll> x, y;
   x.reserve(nr * num);
   y.reserve(nl * den);
   for (ll i = 0; i < nr; ++i) { ll v = (ll)r(int(i)); for (ll k = 0; k < num; ++k) x.push_back(num * v + k); }
   for (ll j = 0; j < nl; ++j) { ll v = (ll)l(int(j)); for (ll k = 0; k < den; ++k) y.push_back(den * v + k); }
-  return same_multiset(x, y) ? ST_CORRECT : ST_WRONG;
+  return same_multiset(x, y) ? ST_CORRECT : miss;
 }
 """
 
@@ -696,7 +739,7 @@ def _unit(cases: Sequence[CppCase], rejected: set[int]) -> tuple[str, dict[int, 
 # attribute, and an error in the checking code must not pass for CuTe's rejection.
 _SENTINEL = CppCase("  auto r = 0;\n  return cute::make_tuple(r);" + SEP + "  return st;", ())
 
-_CODES = {0: "correct", 1: "wrong", 2: "ub", 3: "too_large", 4: "wrong"}
+_CODES = {0: "correct", 1: "wrong", 2: "ub", 3: "too_large", 4: "wrong", 5: "warning"}
 
 
 def _compile(cases: Sequence[CppCase]) -> Binary:

@@ -15,37 +15,21 @@ to standard output.  Files are written atomically.  Bad input exits 2 with one l
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
+from .cli_args import params, timeout_arg
 from .errors import LayoutError
-from .files import write_atomic
+from .files import check_output, write_output
 from .layouts import Layout
 from .symbols import Symbols
 
 FORMATS = {".svg": "svg", ".png": "png", ".tex": "latex"}
 
 
-_PARAM = re.compile(r"^([A-Za-z][A-Za-z0-9_]*|\?[0-9]+)=(-?\d+)$")
-
-
 def _params(items: list[str], anonymous: bool) -> dict[str, int]:
     """``--param NAME=VALUE``; with ``--dsl`` also ``?K=VALUE`` for the K-th ``?`` of the layout (from 1)."""
-    from .cli import UsageError
-    from .cli import _params as plain
-
-    if not anonymous:
-        return plain(items)
-    out: dict[str, int] = {}
-    for item in items:
-        m = _PARAM.match(item.strip())
-        if not m:
-            raise UsageError(f"--param {item!r}: expected NAME=INTEGER or ?K=INTEGER (the K-th '?'), e.g. ?1=128")
-        if m.group(1) in out:
-            raise UsageError(f"--param {m.group(1)} is given twice")
-        out[m.group(1)] = int(m.group(2))
-    return out
+    return params(items, anonymous)
 
 
 def _format(args: argparse.Namespace) -> str:
@@ -61,15 +45,9 @@ def _format(args: argparse.Namespace) -> str:
 
 
 def _write(path: str, data: str | bytes) -> None:
-    if path == "-":
-        if isinstance(data, bytes):
-            raise LayoutError("PNG output needs a file: -o FILE.png")
-        sys.stdout.write(data)
-        return
-    target = Path(path)
-    if not target.parent.is_dir():
-        raise LayoutError(f"-o {path}: the directory {target.parent} does not exist")
-    write_atomic(target, data)
+    if path == "-" and isinstance(data, bytes) and sys.stdout.isatty():
+        raise LayoutError("PNG output to a terminal: -o FILE.png, or redirect standard output")
+    write_output(path, data, "-o")
 
 
 def _render(picture: object, fmt: str) -> str | bytes:
@@ -83,6 +61,7 @@ def cmd_draw(args: argparse.Namespace) -> int:
     from .cli import UsageError
 
     fmt = _format(args)
+    check_output(args.output, "-o")
     if args.counterexample:
         return _draw_counterexample(args, fmt)
     if len(args.args) != 1:
@@ -165,5 +144,5 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--counterexample", action="store_true",
                    help="decide OP ARGS (or check PROPERTY ARGS) and draw its counterexample")
     d.add_argument("--assume", action="append", default=[], metavar="EXPR", help="--counterexample: assumption")
-    d.add_argument("--timeout", type=float, default=10.0, metavar="S", help="--counterexample: time budget")
+    d.add_argument("--timeout", type=timeout_arg, default=10.0, metavar="S", help="--counterexample: time budget")
     d.set_defaults(func=cmd_draw)

@@ -34,6 +34,23 @@ Interval = tuple[int | None, int | None]
 _TOP: Interval = (None, None)
 
 
+def _divisors_of(e: Expr) -> list[Expr]:
+    """Every divisor of a ``/`` or ``%`` in ``e``, as written."""
+    out: list[Expr] = []
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Op):
+            if x.op in ("/", "%") and x.args[1] not in out:
+                out.append(x.args[1])
+            stack.extend(x.args)
+    return out
+
+
+def _negative(iv: Interval) -> bool:
+    return iv[1] is not None and iv[1] < 0
+
+
 class Unencodable(Exception):
     """The expression uses an operation the encoder cannot express exactly."""
 
@@ -115,8 +132,17 @@ class Encoder:
                 out.append(v <= sym.hi)
         for rel in self.symbols.relations:
             if names is None or set(rel.expr.symbols()) & names:
-                out.append(self.boolean(rel))
+                out.append(self.relation(rel))
         return out
+
+    def relation(self, rel: Bool) -> z3.BoolRef:
+        """An assumption holds only where it is defined: ``M/(N-1) >= 0`` also says ``N-1 != 0``.  Z3's value for
+        ``x/0`` is arbitrary, so without this an assumption that divides by zero could admit any value (or every
+        value).  Its divisors are the user's, not CuTe's: they are not recorded in ``divisors``."""
+        e = rel.expr
+        defined = [self._encode_int(self.simplifier.simplify(d)) != 0 for d in _divisors_of(e)
+                   if not self._positive(d) and not _negative(self.interval(d))]
+        return z3.And(self._encode_bool(self.simplifier.simplify(e)), *defined)
 
     # -- interval analysis ------------------------------------------------------------------------------------
 
@@ -147,7 +173,8 @@ class Encoder:
             return _interval_mul(iv[0], iv[1])
         if e.op == "/":
             (a, b), (c, d) = iv
-            if a is not None and a >= 0 and c is not None and c >= 1:
+            # d < c: the divisor's interval is empty (contradictory bounds), which tells nothing.
+            if a is not None and a >= 0 and c is not None and c >= 1 and (d is None or d >= c):
                 return (0 if d is None else a // d, None if b is None else b // c)
             return _TOP
         if e.op == "%":

@@ -32,14 +32,27 @@ import z3
 from . import algebra, claims
 from .claims import Claim, Replay
 from .conditions import derive_guard, show
+from .domain import check_domain
 from .encoding import Encoder, Unencodable
 from .errors import UndefinedBehavior
 from .integers import Bool, D, Expr, Int, and_, format_expr, ne
 from .interop import coerce
+from .interrupt import interrupted
 from .layouts import Tile
-from .obligations import NEVER, UB
+from .obligations import NEVER, UB, WARNING, severity
 from .symbols import Symbols
-from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, ObligationVerdict, Verdict
+from .verdicts import (
+    DEFAULT_POLICY,
+    INVALID,
+    PROVED,
+    REFUTED,
+    UNKNOWN,
+    VALID,
+    Counterexample,
+    ObligationVerdict,
+    Policy,
+    Verdict,
+)
 
 DEFAULT_TIMEOUT = 10.0
 BOUNDED_SPAN = 64
@@ -47,6 +60,11 @@ SETTLED_BUDGET = 0.25  # seconds an item gets once the verdict is settled by ano
 # Preconditions whose failure is itself the error, with no postcondition to confirm it: a tile or thread
 # coordinate outside the grid gives a view outside the tensor (docs/semantics.md, partitions).
 SELF_EVIDENT = {"IX-2", "IX-3"}
+# The assumption CuTe documents for upcast's per-mode recast (layout.hpp:1820-1822): its failure is the error,
+# while the claims' "same bytes" reading (RC-*) is stricter than CuTe's contract (a warning).
+CONTRACT = {"UP-2"}
+# Unchecked preconditions that decide the verdict even where the operation has claims (docs/semantics.md).
+_KEPT = SELF_EVIDENT | {"MCV-1"}
 # The algebra's own concrete postconditions are superseded by the engine's claims of the same meaning.
 _SUPERSEDED = {"CMP-POST", "CMP-POST-SIZE", "CPL-POST", "RI-POST", "LI-3", "DIV-POST", "DIV-EXACT", "PRD-POST"}
 
@@ -184,6 +202,23 @@ class Engine:
                               note=f"undefined behaviour: {r.undefined}" if r.undefined else None)
 
 
+_CTRL_C_OFF = False
+
+
+def check_sat(s: z3.Solver, seconds: float) -> z3.CheckSatResult:
+    """``s.check()`` within ``seconds``.  Z3 would catch Ctrl-C itself and answer unknown, which turned an
+    interrupt into an ``unknown`` verdict and let the run go on; an interrupted call raises ``KeyboardInterrupt``."""
+    global _CTRL_C_OFF
+    if not _CTRL_C_OFF:
+        z3.set_param("ctrl_c", False)  # SIGINT is ours (interrupt.py): it interrupts Z3 and stops the command
+        _CTRL_C_OFF = True
+    s.set("timeout", max(1, int(seconds * 1000)))
+    r = s.check()
+    if r == z3.unknown and (interrupted() or s.reason_unknown() == "interrupted from keyboard"):
+        raise KeyboardInterrupt
+    return r
+
+
 def _solve(constraints: Sequence[z3.BoolRef], budget: float) -> tuple[str, z3.ModelRef | None, str]:
     """Z3 on ``constraints`` within ``budget`` seconds.  On nonlinear problems Z3's time varies by orders of
     magnitude with its random seed (0.04 s to 6 s on one of proofs/' theorems), so a budget of a second or more is
@@ -196,8 +231,7 @@ def _solve(constraints: Sequence[z3.BoolRef], budget: float) -> tuple[str, z3.Mo
     why = ""
     for seed, share in slices:
         s.set("random_seed", seed)
-        s.set("timeout", max(1, int(share * 1000)))
-        r = s.check()
+        r = check_sat(s, share)
         if r == z3.sat:
             return "sat", s.model(), ""
         if r == z3.unsat:
@@ -216,17 +250,18 @@ def _claim_items(op: str, args: Sequence[object], built: list[Claim]) -> list[It
     for k, c in enumerate(built):
         confirm = _oracle_replay if c.id in claims.CONFIRM_BY_ORACLE else claims.replay
         items.append(Item(c.id, c.description, c.source, NEVER, True, c.ranges, c.holds,
-                          lambda values, k=k, confirm=confirm: confirm(op, args, k, values)))
+                          lambda values, k=k, confirm=confirm, id=c.id: confirm(op, args, k, values, id)))
     return items
 
 
-def _oracle_replay(op: str, args: Sequence[object], k: int, values: Mapping[str, int]) -> Replay:
+def _oracle_replay(op: str, args: Sequence[object], k: int, values: Mapping[str, int], id: str) -> Replay:
     """The claim fails here and the algebra's own concrete postcondition says CuTe's result is wrong here."""
     r = claims.replay(op, args, k, values)
     if not r.fails:
         return r
     try:
-        wrong = not valid_at(op, args, {n: v for n, v in values.items() if n not in claims.WITNESSES})
+        wrong = not valid_at(op, args, {n: v for n, v in values.items() if n not in claims.WITNESSES},
+                             strict=severity(id) == WARNING)
     except claims.TooLarge:
         wrong = False
     return r if wrong else Replay(False)
@@ -237,10 +272,14 @@ def _obligation_items(op: str, args: Sequence[object], outcome: algebra.Outcome,
     for ob in outcome.obligations:
         if have_claims and ob.id in _SUPERSEDED:
             continue
-        deciding = ob.cute_checks == UB or (not have_claims and ob.cute_checks == NEVER)
+        # With claims, CuTe's unchecked preconditions are shown but the claims decide, except the ones whose
+        # failure is the error itself and those the semantics list among the operation's checks.
+        deciding = (ob.cute_checks == UB or ob.id in CONTRACT
+                    or (ob.cute_checks == NEVER and (not have_claims or ob.id in _KEPT)))
         cond = ob.condition
 
-        def replay(values: Mapping[str, int], cond: Bool = cond, ub: bool = ob.cute_checks == UB) -> Replay:
+        def replay(values: Mapping[str, int], cond: Bool = cond, ub: bool = ob.cute_checks == UB,
+                   ob_id: str = ob.id) -> Replay:
             if cond.evaluate(values):
                 return Replay(False)
             if ub:
@@ -248,7 +287,7 @@ def _obligation_items(op: str, args: Sequence[object], outcome: algebra.Outcome,
             # Without a postcondition of its own, a failing condition is reported only where the algebra's
             # concrete postcondition confirms that CuTe's result is wrong.
             try:
-                return Replay(not valid_at(op, args, values))
+                return Replay(not valid_at(op, args, values, strict=severity(ob_id) == WARNING))
             except claims.TooLarge:
                 return Replay(False)
 
@@ -277,11 +316,17 @@ def items_for(op: str, args: Sequence[object], outcome: algebra.Outcome) -> list
 
 
 def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
-           derive: bool = True) -> Verdict:
-    """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow?"""
+           derive: bool = True, policy: Policy = DEFAULT_POLICY) -> Verdict:
+    """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow?
+
+    Raises ``LayoutError`` (``domain.VacuousAssumptions``) when the assumptions admit no value or an operand's
+    extent can be negative: bad input, never a vacuous ``valid``."""
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
     assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
+    undecided = check_domain(op, args, symbols)
+    if undecided is not None:
+        return Verdict(op, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
     outcome = algebra.apply(op, *args)
     if outcome.rejection is not None:
         return Verdict(op, inputs, INVALID, reason=str(outcome.rejection),
@@ -293,7 +338,7 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
 
     inner = inner_problem(op, list(args))
     if inner is not None:  # Sw o O o B: the operation on B decides it exactly (composed_ops.py)
-        v = verify(op, inner, symbols, timeout, derive)
+        v = verify(op, inner, symbols, timeout, derive, policy)
         routed = tuple(replace(d, route=f"{TRANSFER}; {d.route}" if d.route else TRANSFER) for d in v.obligations)
         return replace(v, inputs=inputs, result=str(outcome.result), obligations=routed)
     if any(_unmodelled(a, op) for a in args):
@@ -308,17 +353,21 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
         items = items_for(op, args, outcome)
         symbolic_post = claims.has_postcondition(op)
     engine = Engine(symbols, timeout)
-    decisions = decide_all(engine, items)
-    verdict, cex, reason = summarize(decisions)
+    decisions = decide_all(engine, items, policy)
+    verdict, cex, reason = summarize(decisions, policy)
     if verdict == VALID and not symbolic_post and not _decided_post(decisions):
         # Proving the obligations is not a proof of the result: the postcondition is decided here only by the
         # algebra's enumeration on concrete values, which did not run (too large) or recorded nothing.
         verdict, reason = UNKNOWN, f"{op}: no postcondition was decided for these operands; its obligations hold"
     result = str(outcome.result)
     out = Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, assumptions=assumptions)
-    if derive and verdict == INVALID and any(True for _ in symbols):
-        guard = derive_guard(op, args, symbols, timeout=max(1.0, engine.remaining()))
-        out = Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, guard, assumptions)
+    failing = tuple(dict.fromkeys(d.id for d in decisions if d.deciding and d.status == REFUTED
+                                  and policy.counts(d.id)))
+    if derive and (verdict == INVALID or (verdict == VALID and out.warnings)) and any(True for _ in symbols):
+        # The guard covers warnings too: a partial tile's guard is what can_implement needs without predication.
+        guard, note = derive_guard(op, args, symbols, timeout=max(1.0, engine.remaining()),
+                                   policy=replace(policy, strict=True), covers=failing)
+        out = replace(out, guard=guard, guard_note=note)
     return out
 
 
@@ -359,7 +408,7 @@ def _concrete(arg: object) -> bool:
     return bool(getattr(arg, "concrete", True))
 
 
-def decide_all(engine: Engine, items: list[Item]) -> list[ObligationVerdict]:
+def decide_all(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLICY) -> list[ObligationVerdict]:
     """Decide every item (the division-by-zero item last, once every divisor has been met)."""
     # Encode everything first so that DIV0 collects every divisor.
     for item in items:
@@ -378,31 +427,39 @@ def decide_all(engine: Engine, items: list[Item]) -> list[ObligationVerdict]:
         item = everything[k]
         share = engine.remaining() / max(1, len(everything) - n)
         d = engine.decide(item, budget=share, assume_nonzero=item is not div0, hints=hints)
-        if d.status == REFUTED and item.deciding and d.counterexample is not None:
+        if d.status == REFUTED and item.deciding and d.counterexample is not None and policy.settles(item.id):
             hints.append(d.counterexample.params)
         reason = d.reason
         if d.status == UNKNOWN and hints:
             reason = f"{reason} (given less time: the verdict was already settled by a counterexample)"
         out[k] = ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
-                                   d.status, item.deciding, d.counterexample, reason, d.route)
+                                   d.status, item.deciding, d.counterexample, reason, d.route,
+                                   policy.severity(item.id))
     return [out[k] for k in range(len(everything))]
 
 
-def summarize(decisions: Sequence[ObligationVerdict]) -> tuple[str, Counterexample | None, str | None]:
-    deciding = [d for d in decisions if d.deciding]
+def summarize(decisions: Sequence[ObligationVerdict],
+              policy: Policy = DEFAULT_POLICY) -> tuple[str, Counterexample | None, str | None]:
+    """``invalid`` exactly when an obligation that settles the verdict fails (an error, or any obligation under
+    ``--strict``, among those selected); a failing warning leaves the verdict ``valid``, listed with it."""
+    deciding = [d for d in decisions if d.deciding and policy.settles(d.id)]
     refuted = [d for d in deciding if d.status == REFUTED]
     if refuted:
-        # A counterexample with a coordinate shows the wrong index itself; prefer it.
-        d = next((d for d in refuted if d.counterexample and d.counterexample.coordinate is not None), refuted[0])
-        return INVALID, d.counterexample, f"{d.id} fails: {d.description}"
+        # An error before a warning; a counterexample with a coordinate shows the wrong index itself.
+        errors = [d for d in refuted if d.severity != WARNING] or refuted
+        d = next((d for d in errors if d.counterexample and d.counterexample.coordinate is not None), errors[0])
+        promoted = " (a warning, an error under --strict)" if d.severity == WARNING else ""
+        return INVALID, d.counterexample, f"{d.id} fails{promoted}: {d.description}"
     unknown = [d for d in deciding if d.status == UNKNOWN]
     if unknown:
         return UNKNOWN, None, "; ".join(f"{d.id}: {d.reason}" for d in unknown)
     return VALID, None, None
 
 
-def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: int = 1 << 16) -> bool:
-    """Concrete ground truth from our model: CuTe's result at these values is correct and free of UB.
+def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: int = 1 << 16,
+             strict: bool = False) -> bool:
+    """Concrete ground truth from our model: CuTe's result at these values meets CuTe's contract (every error
+    obligation; ``strict``: every warning too) and is free of UB.
 
     Raises ``claims.TooLarge`` when the postcondition would need more than ``limit`` evaluations, or when the
     operation has no postcondition here and the algebra recorded none at these values (too large to enumerate)."""
@@ -410,15 +467,19 @@ def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: 
     outcome = algebra.apply(op, *concrete)
     if outcome.rejection is not None or outcome.undefined is not None:
         return False
-    if any(o.status == "fails" for o in outcome.obligations if o.cute_checks == UB or o.id in SELF_EVIDENT):
+    counts = (lambda id: True) if strict else (lambda id: severity(id) != WARNING)  # noqa: E731
+    if any(o.status == "fails" for o in outcome.obligations
+           if o.cute_checks == UB or (o.id in SELF_EVIDENT | CONTRACT and counts(o.id))):
         return False
     try:
         built = [] if any(_unmodelled(a, op) for a in concrete) else claims.build(op, concrete)
         if not built:
+            # The algebra's enumerated postconditions (swizzled and scaled-basis operands) include LI-3, the only
+            # one stricter than CuTe's contract, which is not enumerated on its own: counted in both modes.
             posts = [o for o in outcome.obligations if _is_post(o.id)]
             if not posts:
                 raise claims.TooLarge(f"{op}: no concrete postcondition recorded at these values")
             return all(o.status == "holds" for o in posts)
-        return all(claims.first_failure(c, limit) is None for c in built)
+        return all(claims.first_failure(c, limit) is None for c in built if counts(c.id))
     except UndefinedBehavior:
         return False

@@ -377,7 +377,13 @@ def crd2crd(coord: IntTuple, src_shape: IntTuple, dst_shape: IntTuple) -> IntTup
 
 
 def substitute_tuple(t: IntTuple, values: Mapping[str, int]) -> IntTuple:
-    return transform_leaf(t, lambda x: x.substitute(values) if type(x) is ScaledBasis else substitute(x, values))
+    """The tuple with symbol values substituted; ``_`` leaves of a coordinate stay."""
+    def leaf(x: Int) -> Int:
+        if type(x) is ScaledBasis:
+            return x.substitute(values)  # type: ignore[no-any-return]
+        return x if not isinstance(x, Int) else substitute(x, values)
+
+    return transform_leaf(t, leaf)
 
 
 def symbols_of(t: IntTuple) -> set[str]:

@@ -170,6 +170,8 @@ class _DslParser:
                 self.i += 1
                 if self.tok[0] != "int":
                     raise self.error(f"expected a mode index after '@', found {self.found()}")
+                if len(self.tok[1]) > 2 or int(self.tok[1]) > 64:
+                    raise self.error(f"mode index {self.tok[1][:20]} is larger than 64")
                 modes.append(int(self.tok[1]))
                 self.i += 1
             return ScaledBasis(leaf, tuple(reversed(modes)))  # type: ignore[return-value]
@@ -195,9 +197,9 @@ class _DslParser:
 
     def number(self) -> int:
         _, text, pos = self.tok
+        if len(text.lstrip("0")) > 19 or int(text) > _MAX:
+            raise self.error(f"integer {text[:20]}{'...' if len(text) > 20 else ''} does not fit in 64 bits", pos)
         v = int(text)
-        if v > _MAX:
-            raise self.error(f"integer {text} does not fit in 64 bits", pos)
         self.i += 1
         return v
 
@@ -213,9 +215,9 @@ class _DslParser:
                 if not m:
                     raise self.error(f"unknown attribute {attr!r} in '?{{...}}' (expected i32, i64 or div=N)", apos)
                 if m.group(2) is not None:
-                    d = int(m.group(2))
+                    d = int(m.group(2)) if len(m.group(2).lstrip("0")) <= 19 else _MAX + 1
                     if d < 1 or d > _MAX:
-                        raise self.error(f"div={m.group(2)} must be a positive 64-bit integer", apos)
+                        raise self.error(f"div={m.group(2)[:20]} must be a positive 64-bit integer", apos)
                     assumptions["multiple_of"] = d
                 else:
                     assumptions["bits"] = 64 if m.group(1) == "i64" else 32

@@ -4,6 +4,7 @@ Grammar (whitespace is ignored)::
 
     layout   := tuple ':' tuple
     tile     := '<' element (',' element)* '>'        element := layout | tuple | '_' | tile
+    coord    := '(' coord (',' coord)* ')' | '_' | expr   a coordinate; '_' slices that mode (``slice``, ``local_tile``)
     tuple    := '(' tuple (',' tuple)* ')' | expr      a one-leaf '(e)' followed by an operator is a parenthesis
     expr     := term (('+'|'-') term)*
     term     := unary (('*'|'/'|'%') unary)*
@@ -119,6 +120,8 @@ class _Parser:
         self.leaf_pos: dict[int, list[int]] = {}
         # Scaled-basis leaves ('_1@0') are allowed while a stride is being parsed.
         self.in_stride = False
+        # '_' leaves are allowed while a coordinate is being parsed ('(_,2)': slice mode 0, take row 2 of mode 1).
+        self.in_coord = False
 
     # -- token helpers ---------------------------------------------------------------------------------------
     @property
@@ -162,6 +165,9 @@ class _Parser:
     def int_tuple(self, leaves_out: list[tuple[Int, int]]) -> IntTuple:
         """A tuple or an expression leaf; appends (leaf, position) pairs to ``leaves_out`` in leaf order."""
         t = self.tok
+        if t.kind == "under" and self.in_coord:
+            self.advance()
+            return UNDERSCORE  # type: ignore[return-value]
         if t.text == "(" and t.kind == "punct":
             start = t.pos
             self.enter(start)
@@ -322,6 +328,9 @@ class _Parser:
             self._count_operator(self.tok.pos)
             op_tok = self.advance()
             right = self.unary()
+            if op_tok.text in "/%" and right.value == 0:
+                # Even with a symbolic dividend: CuTe would divide by zero for every value.
+                raise self.error("division by zero in the notation", op_tok.pos)
             try:
                 if op_tok.text == "*":
                     left = left * right
@@ -372,7 +381,8 @@ class _Parser:
             self.leave()
             return v
         if t.kind == "under":
-            raise self.error("'_' (Underscore) is only allowed as an element of a tiler <...>")
+            raise self.error("'_' (Underscore) is only allowed as an element of a tiler <...> or of a coordinate "
+                             "such as (_,2)")
         if t.kind == "op2" or (t.kind == "punct" and t.text in "<>"):
             raise self.error(f"unknown operator {t.text!r} in an integer")
         if t.kind == "end":
@@ -397,10 +407,11 @@ class _Parser:
         return fn(*args)
 
     def _literal(self, digits: str, pos: int) -> int:
-        v = int(digits)
-        if not -INT64_MAX - 1 <= v <= INT64_MAX:
-            raise self.error(f"integer {digits} does not fit in 64 bits", pos)
-        return v
+        shown = digits if len(digits) <= 40 else f"{digits[:20]}...({len(digits)} digits)"
+        # Checked on the length first: Python refuses to convert more than 4300 digits at all.
+        if len(digits.lstrip("-").lstrip("0")) > 19 or not -INT64_MAX - 1 <= int(digits) <= INT64_MAX:
+            raise self.error(f"integer {shown} does not fit in 64 bits", pos)
+        return int(digits)
 
     # -- layouts and tiles -----------------------------------------------------------------------------------
     def layout(self) -> Layout:
@@ -533,6 +544,18 @@ def parse_shape(text: str, symbols: Symbols | None = None) -> IntTuple:
     return result
 
 
+def parse_coord(text: str, symbols: Symbols | None = None) -> IntTuple:
+    """A coordinate: an IntTuple whose leaves may also be ``_`` (CuTe's Underscore), as ``slice(c, L)``,
+    ``slice_and_offset`` and ``local_tile`` take it: ``(_,2)`` keeps mode 0 and fixes mode 1 at 2."""
+    p = _Parser(text, symbols)
+    if p.tok.kind == "end":
+        raise p.error("empty input: expected a coordinate such as (_,2)")
+    p.in_coord = True
+    result = p.int_tuple([])
+    p.at_end("coordinate")
+    return result
+
+
 def parse_tile(text: str, symbols: Symbols | None = None) -> Tile:
     """A by-mode tiler ``<L0, L1, ...>``."""
     p = _Parser(text, symbols)
@@ -564,7 +587,9 @@ def parse(text: str, symbols: Symbols | None = None) -> Layout | Tile | IntTuple
         return result
     save = p.i
     leaves_out: list[tuple[Int, int]] = []
+    p.in_coord = True
     shape = p.int_tuple(leaves_out)
+    p.in_coord = False
     if p.tok.text == ":":
         p.i = save
         start = p.tok.pos

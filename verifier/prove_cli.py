@@ -12,32 +12,26 @@ import argparse
 import json
 from pathlib import Path
 
+from .cli_args import timeout_arg
 from .errors import LayoutError
-from .files import write_atomic
+from .files import check_output, write_output
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "proofs"
-
-
-def write_atomically(path: Path, text: str) -> None:
-    path = path.resolve()
-    if not path.parent.is_dir():
-        raise LayoutError(f"--write-docs {path}: no folder {path.parent}")
-    write_atomic(path, text)
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
     from .report import proofs_markdown, proofs_table
     from .theorems import load, prove
 
-    if args.timeout <= 0:
-        raise LayoutError(f"--timeout must be positive, got {args.timeout}")
+    if args.write_docs:
+        check_output(args.write_docs, "--write-docs")
     paths = args.paths or [DEFAULT_PATH]
     theorems = load(paths)
     if not theorems:
         raise LayoutError(f"no theorems in {', '.join(map(str, paths))}")
     results = prove(theorems, timeout=args.timeout)
     if args.write_docs:
-        write_atomically(Path(args.write_docs), proofs_markdown(results))
+        write_output(args.write_docs, proofs_markdown(results), "--write-docs")
     print(json.dumps([r.to_json() for r in results]) if args.json else proofs_table(results))
     return 0 if all(r.ok for r in results) else 1
 
@@ -45,7 +39,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("prove", help="run a library of theorems (default: proofs/) and check their verdicts")
     p.add_argument("paths", nargs="*", metavar="PATH", help="theorem files (.py) or folders of them")
-    p.add_argument("--timeout", type=float, default=20.0, metavar="S",
+    p.add_argument("--timeout", type=timeout_arg, default=20.0, metavar="S",
                    help="time budget per theorem in seconds (default 20)")
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per theorem")
     p.add_argument("--write-docs", metavar="FILE", help="also write the Markdown report, e.g. docs/proofs.md")

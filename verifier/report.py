@@ -12,7 +12,8 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, Verdict
+from .obligations import severity
+from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, ObligationVerdict, Verdict
 
 if TYPE_CHECKING:
     from .batch import CheckResult
@@ -38,8 +39,23 @@ def counterexample_table(c: Counterexample) -> list[str]:
     return lines
 
 
+def _warning_lines(v: Verdict) -> list[str]:
+    """Each failing warning of a verdict that they do not make invalid: its description and counterexample."""
+    if v.verdict not in (VALID, PROVED):
+        return []
+    lines = []
+    for o in v.warnings:
+        lines.append(f"warning: {o.id} fails: {o.description} ({o.source})")
+        if o.counterexample is not None:
+            lines += counterexample_table(o.counterexample)
+    return lines
+
+
 def to_text(v: Verdict, details: bool = True) -> str:
-    lines = [f"{v.verdict}: {v.op}({', '.join(v.inputs)})" + (f": {v.reason}" if v.reason else "")]
+    head = f"{v.verdict}: {v.op}({', '.join(v.inputs)})" + (f": {v.reason}" if v.reason else "")
+    n = len(v.warnings) if v.verdict in (VALID, PROVED) else 0
+    lines = [head + (f" ({n} warning{'s' if n > 1 else ''}; --strict makes {'them errors' if n > 1 else 'it an error'})"
+                     if n else "")]
     if v.result is not None:
         lines.append(f"result : {v.result}")
     if v.assumptions:
@@ -47,9 +63,13 @@ def to_text(v: Verdict, details: bool = True) -> str:
     if v.counterexample is not None:
         lines.append("counterexample:")
         lines += counterexample_table(v.counterexample)
+    lines += _warning_lines(v)
+    if v.guard is None and v.guard_note is not None:
+        lines.append(f"condition: {v.guard_note}")
     if v.guard is not None:
         g = v.guard
-        lines.append(f"condition: {g.condition}  (sufficient: proved; necessary: {g.necessary})")
+        covers = f"; covers {', '.join(g.covers)}" if g.covers else ""
+        lines.append(f"condition: {g.condition}  (sufficient: proved; necessary: {g.necessary}{covers})")
         if g.necessity_witness:
             shown = ", ".join(f"{k}={x}" for k, x in g.necessity_witness.items())
             lines.append(f"  not necessary: the result is also correct at {shown}")
@@ -60,7 +80,7 @@ def to_text(v: Verdict, details: bool = True) -> str:
     if details and v.obligations:
         lines.append("obligations:")
         for o in v.obligations:
-            mark = "" if o.deciding else " (informative)"
+            mark = " (informative)" if not o.deciding else "" if o.severity == "error" else f" ({o.severity})"
             lines.append(f"  [{o.status}] {o.id} ({o.source}){mark}: {o.description}")
             if o.reason:
                 lines.append(f"      {o.reason}")
@@ -167,22 +187,46 @@ def _message(r: CheckResult) -> str:
     return " ".join(parts)
 
 
+def _warning_result(r: CheckResult, o: ObligationVerdict) -> dict[str, object]:
+    """A failing warning of a check whose verdict is as expected: a SARIF ``warning`` at the check's line."""
+    c = o.counterexample
+    text = f"{r.check.name}: {_call(r.verdict)}: warning {o.id}: {o.description}"
+    if c is not None:
+        text += f". Counterexample: {', '.join(f'{k}={x}' for k, x in c.params.items()) or 'any values'}"
+        if c.expected is not None or c.actual is not None:
+            text += f": expected {c.expected}, CuTe gives {c.actual}"
+    g = r.verdict.guard
+    if g is not None:
+        text += f". Holds when {g.condition}"
+    return {"ruleId": o.id, "level": "warning", "kind": "fail", "message": {"text": text + "."},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": r.check.file},
+                                                "region": {"startLine": r.check.line}}}],
+            "partialFingerprints": {"checkName/v1": f"{r.check.name}/{o.id}"},
+            "properties": {"check": r.check.name, "verdict": r.verdict.verdict, "expect": r.check.expect,
+                           "matched": r.matched, "counterexample": c.to_json() if c else None}}
+
+
 def results_sarif(results: Sequence[CheckResult]) -> str:
     """SARIF 2.1.0: one rule per obligation kind (``CMP-POST``, ``DIV-EXACT``, ``UP-2``, ``DIV0``, ``INJECTIVE``
     ...), one result per check whose verdict is not ``valid``/``proved`` or not the expected one, located at the
     check's line in its spec file.  A verdict that is not the expected one is an ``error``; an expected-invalid
-    check (a known bug, kept visible) is a ``note``; an unknown one a ``warning``."""
+    check (a known bug, kept visible) is a ``note``; an unknown one a ``warning``; each failing warning of a
+    ``valid`` check is a ``warning`` of its obligation's rule.  Each rule's ``defaultConfiguration.level`` is its
+    obligation's severity."""
     from .batch import tool_version
 
     rules: dict[str, dict[str, object]] = {}
     for r in results:
         for o in r.verdict.obligations:
             rules.setdefault(o.id, {"id": o.id, "name": o.id, "shortDescription": {"text": o.description},
-                                    "properties": {"source": o.source, "cuteChecks": o.cute_checks}})
+                                    "defaultConfiguration": {"level": severity(o.id)},
+                                    "properties": {"source": o.source, "cuteChecks": o.cute_checks,
+                                                   "severity": severity(o.id)}})
     out = []
     for r in results:
         v = r.verdict
         if r.matched and v.verdict in (VALID, PROVED):
+            out += [_warning_result(r, o) for o in v.warnings]
             continue
         rule = _rule_id(v)
         if rule not in rules:
@@ -214,7 +258,7 @@ def results_sarif(results: Sequence[CheckResult]) -> str:
 def results_junit(results: Sequence[CheckResult], seconds: float) -> str:
     """JUnit XML: a ``testsuite`` per spec file, a ``testcase`` per check, a ``failure`` when the verdict is not
     the expected one (its text is the verdict in full); expected-invalid checks pass with the counterexample in
-    ``system-out``."""
+    ``system-out``, and a valid check with warnings passes with its warnings there."""
     from xml.etree import ElementTree as ET
 
     root = ET.Element("testsuites", name=TOOL_NAME, tests=str(len(results)),
@@ -235,6 +279,8 @@ def results_junit(results: Sequence[CheckResult], seconds: float) -> str:
                 f.text = to_text(r.verdict, details=True)
             elif r.verdict.verdict in (INVALID, REFUTED):
                 ET.SubElement(case, "system-out").text = _message(r)
+            elif r.verdict.warnings:  # passed, with its warnings as output (--strict / strict = true fail it)
+                ET.SubElement(case, "system-out").text = "\n".join(_warning_lines(r.verdict))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 

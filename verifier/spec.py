@@ -41,13 +41,14 @@ import functools
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import problems
 from .errors import LayoutError
 from .notation import parse_relation
 from .symbols import INT32_MAX, INT64_MAX, Symbol, Symbols
+from .verdicts import Policy
 
 try:
     import tomllib
@@ -55,12 +56,13 @@ except ImportError:  # Python 3.10: the same parser, published as tomli
     import tomli as tomllib  # type: ignore[no-redef]
 
 DEFAULT_TIMEOUT = 10.0
+MAX_SPEC_BYTES = 1 << 20
 OP_VERDICTS = ("valid", "invalid", "unknown")
 PROPERTY_VERDICTS = ("proved", "refuted", "unknown")
-_TOP_KEYS = ("include", "timeout", "symbols", "assume", "check")
+_TOP_KEYS = ("include", "timeout", "strict", "symbols", "assume", "check")
 _SYMBOL_KEYS = ("min", "max", "multiple_of", "bits")
 _CHECK_KEYS = ("name", "op", "property", "args", "expect", "timeout", "assume", "params", "extended", "bits",
-               "element_bits", "access_bits", "offset", "description")
+               "element_bits", "access_bits", "offset", "ignore", "description")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
@@ -90,6 +92,12 @@ class Check:
     description: str | None = None
     symbols: tuple[Symbol, ...] = ()
     relations: tuple[str, ...] = field(default=())
+    strict: bool = False  # the file's ``strict = true``: warnings are errors
+    ignore: tuple[str, ...] = ()  # obligations left out of the verdict (``ignore = ["DIV-EXACT"]``)
+
+    @property
+    def policy(self) -> Policy:
+        return Policy(self.strict, (), self.ignore)
 
     @property
     def id(self) -> str:
@@ -170,8 +178,10 @@ def _harmless(symbols: tuple[Symbol, ...], chosen: list[str], group: list[str], 
     """The engine proves: every value of ``inside`` that its own assumptions allow extends to values of the group's
     other symbols that satisfy the group (undecided within a second: not harmless)."""
     import z3
+    from z3.z3util import get_vars
 
     from .encoding import Encoder, Unencodable
+    from .engine import check_sat
 
     outside = set().union(*(names[t] for t in group)) - inside
     table = _Scoped(strict=True, declared={s.name: s for s in symbols})
@@ -184,10 +194,11 @@ def _harmless(symbols: tuple[Symbol, ...], chosen: list[str], group: list[str], 
     except Unencodable:
         return False
     s = z3.Solver()
-    s.set("timeout", 1000)
     s.add(*enc.assumptions(inside), *mine,
-          z3.ForAll([enc.var(n) for n in sorted(outside)], z3.Not(z3.And(*enc.assumptions(outside), *theirs))))
-    return s.check() == z3.unsat
+          # A symbol assumed a multiple of m is encoded as m * q (Encoder.var): quantify over q.
+          z3.ForAll([c for n in sorted(outside) for c in get_vars(enc.var(n))],
+                    z3.Not(z3.And(*enc.assumptions(outside), *theirs))))
+    return check_sat(s, 1.0) == z3.unsat
 
 
 # -- where keys are -------------------------------------------------------------------------------------------
@@ -290,8 +301,9 @@ class _File:
 class _Suite:
     symbols: dict[str, tuple[Symbol, _File, tuple[object, ...]]] = field(default_factory=dict)
     relations: list[tuple[str, _File, tuple[object, ...]]] = field(default_factory=list)
-    checks: list[tuple[dict, _File, tuple[object, ...], float]] = field(default_factory=list)
+    checks: list[tuple[dict, _File, tuple[object, ...], float, bool]] = field(default_factory=list)
     loaded: set[Path] = field(default_factory=set)
+    roots: tuple[Path, ...] = ()
 
 
 def shown_path(path: Path) -> str:
@@ -302,23 +314,25 @@ def shown_path(path: Path) -> str:
         return str(path)
 
 
-def load(paths: Sequence[str | os.PathLike[str]]) -> list[Check]:
-    """Every check of the given spec files, in order; each file (with its includes) is its own suite."""
+def load(paths: Sequence[str | os.PathLike[str]], include_roots: Sequence[str | os.PathLike[str]] = ()
+         ) -> list[Check]:
+    """Every check of the given spec files, in order; each file (with its includes) is its own suite.  An include
+    must be a regular file below the including file's folder or below one of ``include_roots``."""
     out: list[Check] = []
     for p in paths:
-        out += load_suite(p)
+        out += load_suite(p, include_roots)
     return out
 
 
-def load_suite(path: str | os.PathLike[str]) -> list[Check]:
-    suite = _Suite()
+def load_suite(path: str | os.PathLike[str], include_roots: Sequence[str | os.PathLike[str]] = ()) -> list[Check]:
+    suite = _Suite(roots=tuple(_resolve(Path(r)) or Path(r).absolute() for r in include_roots))
     _load_file(Path(path), suite, (), None)
     symbols = tuple(s for s, _, _ in suite.symbols.values())
     relations = _check_relations(suite, symbols)
     seen: dict[str, tuple[_File, tuple[object, ...]]] = {}
     out = []
-    for raw, f, key, timeout in suite.checks:
-        check = _check(raw, f, key, timeout, symbols, relations)
+    for raw, f, key, timeout, strict in suite.checks:
+        check = replace(_check(raw, f, key, timeout, symbols, relations), strict=strict)
         if check.name in seen:
             f0, k0 = seen[check.name]
             raise f.error((*key, "name"), f"check name {check.name!r} is already used at {f0.shown}:{f0.line(k0)}")
@@ -327,36 +341,91 @@ def load_suite(path: str | os.PathLike[str]) -> list[Check]:
     return out
 
 
+def _resolve(path: Path) -> Path | None:
+    """``path`` with every symbolic link resolved, or None when it cannot be (a loop, a NUL, too long a name)."""
+    try:
+        return path.resolve(strict=False)
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
+def _read_spec(path: Path, shown: str) -> str:
+    """The text of a regular file of at most ``MAX_SPEC_BYTES``, read without blocking on a FIFO or a device and
+    without following it past the limit (``/dev/zero``); any problem is a one-line ``SpecError``."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise SpecError(shown, 1, "", "no such file") from None
+    except (OSError, ValueError) as exc:
+        raise SpecError(shown, 1, "", f"cannot read: {getattr(exc, 'strerror', None) or 'bad file name'}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise SpecError(shown, 1, "", "not a regular file (a spec file cannot be a device, a FIFO or a folder)")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_SPEC_BYTES + 1)
+    except OSError as exc:
+        raise SpecError(shown, 1, "", f"cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_SPEC_BYTES:
+        raise SpecError(shown, 1, "", f"larger than the limit of {MAX_SPEC_BYTES} bytes for a spec file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError(shown, 1, "", f"not UTF-8 text (byte {exc.start})") from None
+
+
 def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple[_File, tuple[object, ...]] | None
                ) -> None:
-    resolved = path.resolve()
+    shown = shown_path(path)
+    resolved = _resolve(path)
+    if resolved is None:
+        if origin is not None:
+            raise origin[0].error(origin[1], "cannot resolve the included path (a symbolic-link loop or a bad name)")
+        raise SpecError(shown, 1, "", "cannot resolve the path (a symbolic-link loop or a bad name)")
+    if origin is not None:
+        parent = _resolve(origin[0].path.parent)
+        roots = ([parent] if parent is not None else []) + list(suite.roots)
+        if not any(resolved.is_relative_to(r) for r in roots):
+            raise origin[0].error(origin[1], f"{shown} is outside {shown_path(origin[0].path.parent) or '.'} "
+                                             "(includes stay below the including file's folder; --include-root DIR "
+                                             "allows another tree)")
     if resolved in stack:
         assert origin is not None
         raise origin[0].error(origin[1], f"include cycle: {' -> '.join(shown_path(p) for p in (*stack, resolved))}")
     if resolved in suite.loaded:
         return
     suite.loaded.add(resolved)
-    shown = shown_path(path)
     try:
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        if origin is not None:
+        text = _read_spec(path, shown)
+    except SpecError as exc:
+        if origin is not None and str(exc).endswith(": no such file"):
             raise origin[0].error(origin[1], f"no such file: {shown}") from None
-        raise SpecError(shown, 1, "", "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(shown, 1, "", f"cannot read: {exc}") from None
+        raise
     f = _File(path, shown, key_lines(text))
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise _syntax_error(f, text, exc) from None
+        # An included file's text is not echoed (the include may name a file that is not a spec file).
+        raise _syntax_error(f, text, exc, echo=origin is None) from None
+    except ValueError:  # tomllib converts integer literals with int(): more than 4300 digits is a ValueError
+        raise SpecError(shown, 1, "", "an integer literal is far too long (CuTe's integers are at most int64)") \
+            from None
     for key in data:
         if key not in _TOP_KEYS:
-            raise f.error((key,), f"unknown key {key!r}; a spec file has {', '.join(_TOP_KEYS)}")
+            what = f"unknown key {key!r}" if origin is None else "an unknown key"
+            raise f.error((key,) if origin is None else (), f"{what}; a spec file has {', '.join(_TOP_KEYS)}")
     timeout = DEFAULT_TIMEOUT
     if "timeout" in data:
         timeout = _timeout(f, ("timeout",), data["timeout"])
+    strict = data.get("strict", False)
+    if not isinstance(strict, bool):
+        raise f.error(("strict",), "must be true or false")
     for k, inc in enumerate(_strings(f, ("include",), data.get("include", []))):
+        if "\0" in inc:
+            raise f.error(("include", k), "a file name cannot hold a NUL character")
         _load_file(path.parent / inc, suite, (*stack, resolved), (f, ("include", k)))
     symbols = data.get("symbols", {})
     if not isinstance(symbols, dict):
@@ -369,10 +438,10 @@ def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple
     if not isinstance(checks, list) or not all(isinstance(c, dict) for c in checks):
         raise f.error(("check",), "must be an array of tables: [[check]]")
     for k, raw in enumerate(checks):
-        suite.checks.append((raw, f, ("check", k), timeout))
+        suite.checks.append((raw, f, ("check", k), timeout, strict))
 
 
-def _syntax_error(f: _File, text: str, exc: Exception) -> SpecError:
+def _syntax_error(f: _File, text: str, exc: Exception, echo: bool = True) -> SpecError:
     msg = str(exc)
     m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
     if not m:  # "(at end of document)"
@@ -380,6 +449,8 @@ def _syntax_error(f: _File, text: str, exc: Exception) -> SpecError:
         return SpecError(f.shown, max(1, len(text.splitlines())), "", f"TOML syntax at the end: {problem}")
     line, col = int(m.group(1)), int(m.group(2))
     problem = msg[: m.start()].strip()
+    if not echo:
+        return SpecError(f.shown, line, "", f"TOML syntax, column {col} (an included file)")
     source = text.splitlines()[line - 1] if line <= len(text.splitlines()) else ""
     km = _KEY.match(source)
     key = ".".join(_split_key(km.group(1))) if km else ""
@@ -395,8 +466,11 @@ def _strings(f: _File, key: tuple[object, ...], value: object) -> list[str]:
 
 
 def _timeout(f: _File, key: tuple[object, ...], value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise f.error(key, f"must be a positive number of seconds, got {value!r}")
+    from .cli_args import MAX_TIMEOUT
+
+    if (isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_TIMEOUT
+            or value != value):
+        raise f.error(key, f"must be a positive, finite number of seconds (at most {MAX_TIMEOUT:g}), got {value!r}")
     return float(value)
 
 
@@ -444,13 +518,15 @@ def _declare(f: _File, suite: _Suite, name: str, decl: object) -> None:
 
 
 def _satisfiable(symbols: Symbols) -> bool:
-    """False when the engine proves that no value satisfies the assumptions (undecided counts as satisfiable)."""
-    from .claims import Replay
-    from .engine import Engine, Item
-    from .integers import FALSE
+    """False when the solver proves that no value satisfies the assumptions (undecided counts as satisfiable
+    here: the check is then ``unknown`` when it runs, ``domain.check_domain``)."""
+    from .domain import VacuousAssumptions, admitted_value
 
-    item = Item("ASSUMPTIONS", "", "", "", False, (), FALSE, lambda values: Replay(False))
-    return Engine(symbols, timeout=2.0).decide(item).status != "proved"
+    try:
+        admitted_value(symbols)
+    except VacuousAssumptions:
+        return False
+    return True
 
 
 def _check_relations(suite: _Suite, symbols: tuple[Symbol, ...]) -> tuple[str, ...]:
@@ -524,8 +600,14 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
     description = raw.get("description")
     if description is not None and not isinstance(description, str):
         raise f.error((*key, "description"), "must be a string")
+    ignore = tuple(_strings(f, (*key, "ignore"), raw.get("ignore", [])))
+    try:
+        Policy(False, (), ignore)
+    except LayoutError as exc:
+        raise f.error((*key, "ignore"), str(exc)) from None
     check = Check(name, op, is_property, tuple(str(a) for a in args), expect, timeout, f.shown, f.line(key),
-                  tuple(assume), tuple(params.items()), tuple(options), description, symbols, relations)
+                  tuple(assume), tuple(params.items()), tuple(options), description, symbols, relations,
+                  ignore=ignore)
     try:
         _, table = check.problem()
     except LayoutError as exc:

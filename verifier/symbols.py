@@ -139,5 +139,15 @@ class Symbols:
                 raise LayoutError(f"--param {name}={v}: outside the assumptions {sym.describe()}")
         for rel in self.relations:
             names = set(rel.expr.symbols())
-            if names <= values.keys() and not rel.evaluate(values):
+            if names <= values.keys() and not _holds(rel, values):
                 raise LayoutError(f"values {dict(values)} break the assumption {rel}")
+
+
+def _holds(rel: Bool, values: Mapping[str, int]) -> bool:
+    """``rel`` at ``values``; an assumption that divides by zero there does not hold (it is undefined in C++)."""
+    from .errors import UndefinedBehavior
+
+    try:
+        return bool(rel.evaluate(dict(values)))
+    except UndefinedBehavior:
+        return False

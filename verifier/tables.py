@@ -51,6 +51,27 @@ def print_1d(layout: Layout) -> str:
     return f"Coord : {coords}\nIndex : {idx}\n"
 
 
+def print_cells(title: str, cells: Sequence[str], rows: int) -> str:
+    """``print_layout``'s grid for values that are not plain integers (coordinates of an identity layout): cell
+    ``i`` is row ``i % rows``, column ``i / rows``, each cell as wide as the widest value."""
+    cols = len(cells) // rows
+    width = max(len(c) for c in cells) + 2
+    lines = [title, "    " + "".join(f"  {n:>{width - 2}} " for n in range(cols))]
+    rule = "    " + ("+" + "-" * width) * cols + "+"
+    for m in range(rows):
+        lines.append(rule)
+        lines.append(f"{m:>2}  " + "".join(f"| {cells[m + rows * n]:>{width - 2}} " for n in range(cols)) + "|")
+    lines.append(rule)
+    return "\n".join(lines) + "\n"
+
+
+def print_1d_cells(cells: Sequence[str]) -> str:
+    """``print_1d`` for values printed as text."""
+    width = max([len(str(i)) for i in range(len(cells))] + [len(v) for v in cells] + [1])
+    coords = " ".join(f"{i:>{width}}" for i in range(len(cells)))
+    return f"Coord : {coords}\nIndex : {' '.join(f'{v:>{width}}' for v in cells)}\n"
+
+
 def print_window(layout: Layout, marks: Sequence[int], radius: int = 3) -> str:
     """The part of ``layout``'s table around the 1-D coordinates ``marks``, each marked ``*``: for a rank-2 layout
     the rows and columns within ``radius`` of a mark (the 1-D coordinate ``i`` is row ``i % size<0>``, column

@@ -36,6 +36,7 @@ from pathlib import Path
 from . import algebra, checks, engine
 from .claims import CONFIRM_BY_ORACLE, Claim, Replay, has_postcondition, substitute_operand
 from .conditions import show
+from .domain import admitted_value
 from .errors import CuteRejection, LayoutError, UndefinedBehavior
 from .int_tuple import leaves, symbols_of
 from .integers import TRUE, Bool, Const, Int, and_, eq, substitute
@@ -43,7 +44,7 @@ from .layouts import Layout, Tile, make_layout
 from .notation import parse, parse_relation, parse_tile
 from .obligations import UB
 from .symbols import Symbols
-from .verdicts import INVALID, PROVED, REFUTED, VALID, Counterexample, Verdict
+from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, Policy, Verdict
 
 DOMAINS = {"int32": "every int32 value", "positive": "every positive integer"}
 EXPECTATIONS = (PROVED, REFUTED)
@@ -183,12 +184,16 @@ class Statement:
         deadline = time.monotonic() + timeout
         operands = self.operands(symbols)
         if self.kind == "valid":
-            v = engine.verify(self.name, operands, symbols, timeout=timeout, derive=False)
+            v = engine.verify(self.name, operands, symbols, timeout=timeout, derive=False,
+                              policy=Policy(strict=bool(self.options.get("strict"))))
         elif self.kind == "check":
             v = checks.check(self.name, operands, symbols, timeout=timeout, **self.options)
         else:
             build = _equal_claims if self.kind == "equal" else self.build
             assert build is not None
+            _, undecided = admitted_value(symbols)  # raises VacuousAssumptions: no vacuous theorem
+            if undecided is not None:
+                return Verdict(str(self), tuple(_text(a) for a in self.args), UNKNOWN, reason=undecided)
             v = _decide_claims(self, build, operands, symbols, timeout)
         faults = [item for a in self.args for item in _faults(a, symbols)]
         if not faults or v.verdict not in (PROVED, VALID):
@@ -203,11 +208,12 @@ class Statement:
                        reason=reason)
 
 
-def valid(op: str, *args: object) -> Statement:
-    """CuTe's ``op(*args)`` is correct for every allowed value (``docs/semantics.md``)."""
+def valid(op: str, *args: object, strict: bool = False) -> Statement:
+    """CuTe's ``op(*args)`` is correct for every allowed value (``docs/semantics.md``); ``strict``: with no
+    warning either (no partial tile ...)."""
     if op not in algebra.OPERATIONS:
         raise TheoremError(f"unknown operation {op!r}")
-    return Statement("valid", op, args)
+    return Statement("valid", op, args, {"strict": True} if strict else {})
 
 
 def check(prop: str, *args: object, **options: object) -> Statement:
@@ -316,6 +322,14 @@ class Theorem:
             raise TheoremError(f"{self.name}: expect must be one of {EXPECTATIONS}, got {self.expect!r}")
         if self.domain not in DOMAINS:
             raise TheoremError(f"{self.name}: domain must be one of {tuple(DOMAINS)}, got {self.domain!r}")
+        if not isinstance(self.name, str) or not self.name:
+            raise TheoremError(f"a theorem's name must be a non-empty string, got {self.name!r}")
+        if not isinstance(self.symbols, str | Mapping) or (isinstance(self.symbols, Mapping) and not all(
+                isinstance(n, str) and isinstance(a, Mapping) for n, a in self.symbols.items())):
+            raise TheoremError(f"{self.name}: symbols must be names (\"M N\") or a dict of name -> assumptions "
+                               f"({{\"M\": {{\"multiple_of\": 8}}}}), got {self.symbols!r:.60}")
+        if isinstance(self.assume, str) or not all(isinstance(a, str) for a in self.assume):
+            raise TheoremError(f"{self.name}: assume must be a list of relations, e.g. [\"M <= N\"]")
 
     def declared(self) -> dict[str, dict[str, int | None]]:
         if isinstance(self.symbols, str):
@@ -372,7 +386,12 @@ class Theorem:
 
     def run(self, timeout: float = DEFAULT_TIMEOUT) -> TheoremResult:
         start = time.monotonic()
-        v = self.statement.decide(self.table(), timeout)
+        try:
+            v = self.statement.decide(self.table(), timeout)
+        except TheoremError:
+            raise
+        except LayoutError as exc:  # assumptions that admit no value, a negative extent: the theorem is malformed
+            raise TheoremError(f"{self.name}: {exc}") from None
         seconds = time.monotonic() - start
         verdict = {VALID: PROVED, INVALID: REFUTED}.get(v.verdict, v.verdict)
         return TheoremResult(self, verdict, seconds, strategy(v, self.domain), v.counterexample, v.reason, v)

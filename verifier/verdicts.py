@@ -8,8 +8,11 @@ its own status.  ``report.py`` is the one place that renders these for people an
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+
+from .errors import LayoutError
+from .obligations import ERROR, KNOWN, WARNING, severity
 
 PROVED, REFUTED, UNKNOWN = "proved", "refuted", "unknown"
 VALID, INVALID = "valid", "invalid"
@@ -52,9 +55,10 @@ class ObligationVerdict:
     counterexample: Counterexample | None = None
     reason: str | None = None
     route: str | None = None  # the engine's route that decided it (engine.FULL / engine.BOUNDED), if one did
+    severity: str = ERROR  # obligations.ERROR / WARNING; "ignored" when --select / --ignore leave it out
 
     def to_json(self) -> dict[str, object]:
-        return {"id": self.id, "source": self.source, "description": self.description,
+        return {"id": self.id, "severity": self.severity, "source": self.source, "description": self.description,
                 "cute_checks": self.cute_checks, "status": self.status, "condition": self.condition,
                 "deciding": self.deciding,
                 "counterexample": self.counterexample.to_json() if self.counterexample else None,
@@ -65,7 +69,8 @@ class ObligationVerdict:
         cex = obj.get("counterexample")
         return ObligationVerdict(obj["id"], obj["description"], obj["source"], obj["cute_checks"],  # type: ignore
                                  obj["condition"], obj["status"], obj["deciding"],  # type: ignore[arg-type]
-                                 Counterexample.from_json(cex) if cex else None, obj.get("reason"))  # type: ignore
+                                 Counterexample.from_json(cex) if cex else None, obj.get("reason"),  # type: ignore
+                                 None, str(obj.get("severity", ERROR)))
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,7 @@ class Guard:
     cpp: str
     python: str
     necessity_witness: Mapping[str, int] | None = None
+    covers: tuple[str, ...] = ()  # the failing obligations (errors and warnings) under which it was proved
 
 
 @dataclass(frozen=True)
@@ -92,10 +98,16 @@ class Verdict:
     reason: str | None = None
     guard: Guard | None = None
     assumptions: tuple[str, ...] = field(default=())
+    guard_note: str | None = None  # why no guard is shown (the search did not finish, or found none)
 
     @property
     def exit_code(self) -> int:
         return {VALID: 0, PROVED: 0, INVALID: 1, REFUTED: 1}.get(self.verdict, 3)
+
+    @property
+    def warnings(self) -> tuple[ObligationVerdict, ...]:
+        """The warnings that fail (with their counterexamples); a ``valid`` verdict may have some."""
+        return tuple(o for o in self.obligations if o.severity == WARNING and o.status == REFUTED and o.deciding)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -109,6 +121,9 @@ class Verdict:
             "guard_python": self.guard.python if self.guard else None,
             "necessity_witness": dict(self.guard.necessity_witness) if self.guard and self.guard.necessity_witness
             else None,
+            "condition_covers": list(self.guard.covers) if self.guard else None,
+            "guard_note": self.guard_note,
+            "warnings": [o.id for o in self.warnings],
         }
 
     @staticmethod
@@ -119,8 +134,49 @@ class Verdict:
         if obj.get("condition") is not None:
             witness = obj.get("necessity_witness")
             guard = Guard(obj["condition"], obj["condition_is_necessary"], obj["guard_cpp"],  # type: ignore
-                          obj["guard_python"], dict(witness) if witness else None)  # type: ignore[arg-type]
+                          obj["guard_python"], dict(witness) if witness else None,  # type: ignore[arg-type]
+                          tuple(obj.get("condition_covers") or ()))  # type: ignore[arg-type]
         return Verdict(obj["op"], tuple(obj["inputs"]), obj["verdict"], obj.get("result"),  # type: ignore
                        tuple(ObligationVerdict.from_json(o) for o in obj["obligations"]),  # type: ignore
                        Counterexample.from_json(cex) if cex else None, obj.get("reason"), guard,  # type: ignore
-                       tuple(obj.get("assumptions", ())))  # type: ignore[arg-type]
+                       tuple(obj.get("assumptions", ())), obj.get("guard_note"))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Which obligations count, as ruff selects rules: ``select`` (default: all) less ``ignore``, by ID or by an
+    ID's prefix up to a dash (``CPL-POST`` selects ``CPL-POST-BOUND``); ``strict`` makes warnings errors."""
+
+    strict: bool = False
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for rule in (*self.select, *self.ignore):
+            if not any(_matches(k, rule) for k in KNOWN):
+                raise LayoutError(f"unknown obligation {rule!r} in --select / --ignore; the IDs are listed in "
+                                  "docs/semantics.md, Severities")
+
+    def counts(self, id: str) -> bool:
+        chosen = not self.select or any(_matches(id, r) for r in self.select)
+        return chosen and not any(_matches(id, r) for r in self.ignore)
+
+    def settles(self, id: str) -> bool:
+        """A failure of ``id`` makes the verdict ``invalid`` / ``refuted``."""
+        return self.counts(id) and (self.strict or severity(id) == ERROR)
+
+    def severity(self, id: str) -> str:
+        return severity(id) if self.counts(id) else "ignored"
+
+    @staticmethod
+    def parse(strict: bool = False, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> Policy:
+        """From the command line's comma-separated lists."""
+        split = lambda xs: tuple(r.strip() for x in xs for r in x.split(",") if r.strip())  # noqa: E731
+        return Policy(strict, split(select), split(ignore))
+
+
+def _matches(id: str, rule: str) -> bool:
+    return id == rule or id.startswith(rule + "-")
+
+
+DEFAULT_POLICY = Policy()

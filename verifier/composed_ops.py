@@ -79,6 +79,10 @@ def recast_composed(n: int, c: ComposedLayout, up: bool) -> object:
 
     if n < 1:
         raise LayoutError(f"{'upcast' if up else 'downcast'}<N>: N must be a positive integer, got {n}")
+    from .gmma import SmemPtrFlag, recast_flagged
+
+    if isinstance(c.offset, SmemPtrFlag) and isinstance(c.outer, Swizzle):  # pointer_flagged.hpp:70-84
+        return _without(RECAST_POSTS, lambda: recast_flagged(n, c, up))
     # Always a ComposedLayout, even for an identity swizzle: the recast offset is a C<0u> (upcast<uint32_t N>),
     # which the identity overload composition(Swizzle<0,M,S>, Int<0>, Layout) does not take (swizzle_layout.hpp:305).
     result = _without(RECAST_POSTS, lambda: ComposedLayout(

@@ -156,7 +156,7 @@ class ComposedLayout:
         for part in (outer, inner):
             if not isinstance(part, (Swizzle, Layout, ComposedLayout)):
                 raise LayoutError(f"a composed layout is made of swizzles and layouts, not {part!r}")
-        if type(offset) is not Int:
+        if not isinstance(offset, Int):
             raise LayoutError(f"the offset of a composed layout is an integer, not {offset!r}")
         object.__setattr__(self, "outer", outer)
         object.__setattr__(self, "offset", offset)
@@ -230,8 +230,8 @@ class ComposedLayout:
     def substitute(self, values: Mapping[str, int]) -> ComposedLayout:
         from .integers import substitute
 
-        return ComposedLayout(self.outer.substitute(values), substitute(self.offset, values),
-                              self.inner.substitute(values))
+        offset = self.offset if type(self.offset) is not Int else substitute(self.offset, values)  # smem_ptr flags
+        return ComposedLayout(self.outer.substitute(values), offset, self.inner.substitute(values))
 
     def values(self, limit: int | None = None) -> list[int]:
         """``[C(0), ..., C(size-1)]`` for a concrete composed layout."""
@@ -249,7 +249,9 @@ def make_composed_layout(a: Fn, offset: Int | int, b: Fn) -> ComposedLayout:
 def compose3(a: Fn, offset: Int, b: Fn) -> Fn:
     """The three-argument ``composition(a, o, b)`` (layout_composed.hpp:358-368), whose overload for an identity
     swizzle, a static ``_0`` offset and a plain layout returns the layout (swizzle_layout.hpp:305-315)."""
-    if isinstance(a, Swizzle) and a.identity and offset.is_constant(0) and isinstance(b, Layout):
+    # An smem_ptr flag is an Int<0> by derivation: the generic overload matches it better (gmma.py).
+    if isinstance(a, Swizzle) and a.identity and type(offset) is Int and offset.is_constant(0) \
+            and isinstance(b, Layout):
         return b
     return ComposedLayout(a, offset, b)
 

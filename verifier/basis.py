@@ -138,6 +138,10 @@ def _int_plus_other(i: Int, other: Value, source: str, message: str) -> Value:
 
 def add(a: Value, b: Value) -> Value:
     """CuTe's ``a + b`` over integers, scaled bases and arithmetic tuples (arithmetic_tuple.hpp:88-176, 411-457)."""
+    if isinstance(a, Int) and type(a) is not Int:  # an smem_ptr flag is an Int<0> (gmma.py)
+        a = Int(a.expr, a.static)
+    if isinstance(b, Int) and type(b) is not Int:
+        b = Int(b.expr, b.static)
     ta, tb = type(a), type(b)
     if ta is Int and tb is Int:
         return a + b  # type: ignore[operator]

@@ -222,6 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_prove(sub)
     add_draw(sub)
     add_banks(sub)
+    from .gmma import add_parser as add_gmma
+
+    add_gmma(sub)
     add_gpu(sub)
     for op in OPERATIONS:
         o = sub.add_parser(op, help=f"is CuTe's {op} valid for every allowed value?")

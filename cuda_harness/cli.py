@@ -48,6 +48,10 @@ def add_parser(sub) -> None:
     g.add_argument("--host", action="store_true", help="run the generated code on the CPU (g++), no GPU needed")
     g.add_argument("--timeout", type=timeout_arg, default=10.0, metavar="S", help="the engine's time budget (case ids)")
     g.add_argument("--json", action="store_true", help="print one JSON object")
+    g.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="one value for a symbol (the same as --sweep NAME=VALUE)")
+    g.add_argument("--assume", action="append", default=[], metavar="EXPR",
+                   help="sweep only the assignments that satisfy EXPR, e.g. 'M %% 8 == 0'")
     g.set_defaults(func=cmd_gpu)
 
 
@@ -88,8 +92,16 @@ def _device(host: bool) -> str:
 
 
 def cmd_gpu(args: argparse.Namespace) -> int:
+    from verifier.cli_args import params
+
     target = args.target.strip()
     ranges = _ranges(args.sweep)
+    for name, value in params(args.param).items():
+        if name in ranges:
+            raise LayoutError(f"--param {name} and --sweep {name} are both given")
+        if not -(2**31) <= value <= 2**31 - 1:
+            raise LayoutError(f"--param {name}={value}: a run-time int of CuTe is an int32")
+        ranges[name] = (value, value)
     if target.endswith(".toml") or _is_file(target):
         return _spec(target, ranges, args)
     corpus = {e["id"]: e for e in json.loads(CORPUS.read_text())} if CORPUS.is_file() else {}
@@ -126,7 +138,7 @@ def _layout(text: str, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
         raise LayoutError(f"--sweep {extra[0]}: the layout has no symbol {extra[0]}")
     if _count(ranges) > MAX_LAYOUT_ASSIGNMENTS:
         raise LayoutError(f"{_count(ranges)} assignments: at most {MAX_LAYOUT_ASSIGNMENTS} for a layout")
-    envs = grid(ranges) if ranges else [{}]
+    envs = _assumed(grid(ranges) if ranges else [{}], args.assume, symbols)
     for env in envs:
         symbols.check_values(env)
         concrete = layout.substitute(env)
@@ -150,15 +162,40 @@ def _layout(text: str, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
         for c in bad[:10]:
             print(f"  {_env(c.env)}: {c.detail}")
     else:
-        print(f"agree: {layout} on {device} ({rep.method}): CuTe on the device, the model on the device and the "
+        print(f"agree: {layout} on {device} ({rep.method}): CuTe {_on(args)}, the model {_on(args)} and the "
               f"host model agree at {indices} indices over {k} assignment(s)")
 
     def yes(flag: str) -> str:
         return f"{sum(getattr(c, flag) is True for c in rep.checks)} of {k}"
 
     print(f"  injective at {yes('injective')}; in bounds at {yes('in_bounds')}; bijective at {yes('bijective')} "
-          "(guarded copy on device memory, writes counted with atomics)")
+          f"(guarded copy on {'host' if args.host else 'device'} memory, writes counted with atomics)")
     return 1 if bad else 0
+
+
+def _on(args: argparse.Namespace) -> str:
+    """Where the generated code ran, in words: host mode is not a device."""
+    return "in host mode (g++ on the CPU)" if args.host else "on the device"
+
+
+def _side(args: argparse.Namespace) -> str:
+    return "host" if args.host else "device"
+
+
+def _assumed(envs: list[dict[str, int]], relations: Sequence[str], symbols) -> list[dict[str, int]]:
+    """The assignments that satisfy every ``--assume`` (over the given table's symbols)."""
+    if not relations:
+        return envs
+    from verifier.problems import assume
+    from verifier.symbols import _holds
+
+    before = len(symbols.relations)
+    assume(symbols, relations)
+    rels = symbols.relations[before:]
+    out = [e for e in envs if all(_holds(r, e) for r in rels)]
+    if not out:
+        raise LayoutError("no assignment of the sweep satisfies the --assume relations")
+    return out
 
 
 def _env(env: dict[str, int]) -> str:
@@ -187,6 +224,13 @@ def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
             raise LayoutError(f"no assignment in the --sweep ranges satisfies {' and '.join(entry['assume'])}")
     else:
         envs = parametric_assignments(entry)
+    if args.assume:
+        from verifier.symbols import Symbols
+
+        table = Symbols()
+        for name in entry["range"]:
+            table.lookup(name)
+        envs = _assumed(envs, args.assume, table)
     if len(envs) > MAX_SWEEP_ASSIGNMENTS:
         raise LayoutError(f"{len(envs)} assignments: at most {MAX_SWEEP_ASSIGNMENTS}")
     device = _device(args.host)
@@ -204,9 +248,9 @@ def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
     at_cx = res.status.get(key(cx)) if cx else None
     disagree = None
     if v.verdict == "valid" and (wrong or res.rejected):
-        disagree = f"the engine proved it valid, but CuTe is wrong on the device at {_env(wrong[0])}"
+        disagree = f"the engine proved it valid, but CuTe is wrong {_on(args)} at {_env(wrong[0])}"
     if v.verdict == "invalid" and cx and at_cx not in ("wrong", "ub"):
-        disagree = f"the engine's counterexample {_env(cx)} is '{at_cx}' on the device"
+        disagree = f"the engine's counterexample {_env(cx)} is '{at_cx}' {_on(args)}"
     verdict = "invalid" if (wrong or res.rejected) else "valid"
     code = 3 if disagree else (1 if verdict == "invalid" else 0)
     if args.json:
@@ -217,7 +261,7 @@ def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
         return code
     args_text = ", ".join(entry["args"])
     if res.rejected:
-        print(f"invalid: {op}({args_text}) does not compile on the device: {res.rejected}")
+        print(f"invalid: {op}({args_text}) does not compile {_on(args)}: {res.rejected}")
     elif wrong:
         print(f"invalid: {op}({args_text}) on {device} ({method}): CuTe's result is wrong at {len(wrong)} of "
               f"{len(envs)} assignments")
@@ -229,7 +273,7 @@ def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
               f"{counts.get('correct', 0)} assignments decided" +
               (f" ({counts.get('ub', 0)} divide by zero, {counts.get('too_large', 0)} too large)"
                if counts.get("ub") or counts.get("too_large") else ""))
-    engine = f"engine: {v.verdict}" + (f", counterexample {_env(cx)} (device: {at_cx})" if cx else "")
+    engine = f"engine: {v.verdict}" + (f", counterexample {_env(cx)} ({_side(args)}: {at_cx})" if cx else "")
     print(engine + ("" if disagree is None else f"; DISAGREES: {disagree}"))
     return code
 
@@ -268,10 +312,15 @@ def _spec_envs(table, ranges: dict[str, tuple[int, int]]) -> list[dict[str, int]
     return [e for e in envs if all(r.evaluate(e) for r in table.relations)]
 
 
+def _names(text: str) -> list[str]:
+    return re.findall(r"[A-Za-z][A-Za-z0-9_]*", text)
+
+
 def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespace) -> int:
     from verifier import spec
     from verifier.cute_sweep import SUPPORTED, SweepCase, key
     from verifier.engine import verify
+    from verifier.notation import parse_relation
 
     from .harness import sweep
 
@@ -286,6 +335,11 @@ def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespac
         case = SweepCase(c.op, tuple(ops[n_tpl:]), tuple(int(x) for x in ops[:n_tpl]))  # type: ignore[call-overload]
         unknown = sorted(set(ranges) - set(table.table))
         envs = _spec_envs(table, {k: v for k, v in ranges.items() if k in table.table})
+        if args.assume:
+            from verifier.symbols import _holds
+
+            rels = [parse_relation(t, table) for t in args.assume if set(_names(t)) <= set(table.table)]
+            envs = [e for e in envs if all(_holds(r, e) for r in rels)]
         v = verify(c.op, ops, table, timeout=min(c.timeout, args.timeout), derive=False)
         cx = dict(v.counterexample.params) if v.counterexample is not None else None
         if cx is not None and cx not in envs:
@@ -313,7 +367,7 @@ def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespac
         print(json.dumps({"verdict": verdict, "spec": path, "device": device, "method": method, "checks": rows,
                           "not_run": [{"name": c.name, "line": c.line, "why": why} for c, why in skipped]}))
         return 3 if disagreements else 0
-    print(f"{verdict}: {path} on {device} ({method}): {len(rows)} check(s) swept on the device, "
+    print(f"{verdict}: {path} on {device} ({method}): {len(rows)} check(s) swept {_on(args)}, "
           f"{disagreements} disagree with the engine; {len(skipped)} not run")
     for r in rows:
         mark = "DISAGREES" if r["disagrees"] else "ok"
@@ -321,7 +375,7 @@ def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespac
                  else f"rejected: {r['rejected']}" if r["rejected"] else f"correct at all {r['assignments']}")
         cxs = f", counterexample {_env(r['counterexample'])} ({r['device_at_counterexample']})" \
             if r["counterexample"] is not None else ""
-        print(f"  [{mark}] {r['name']} (line {r['line']}): device {r['device']} ({found}); engine {r['engine']}"
+        print(f"  [{mark}] {r['name']} (line {r['line']}): {_side(args)} {r['device']} ({found}); engine {r['engine']}"
               f"{cxs}; expected {r['expect']}")
     for c, why in skipped:
         print(f"  [not run] {c.name} (line {c.line}): {why}")

@@ -206,6 +206,13 @@ template <class A, class B, class R> DEV int check_composition(A const& a, B con
   ll ds[1] = {n};
   return same_function(r, n, ds, cap, [&](ll const* d) { return (ll)a(b(int(d[0]))); });
 }
+// coalesce keeps the function: size(R) == size(L) and R(i) == L(i) (layout.hpp:861-863).
+template <class L, class R> DEV int check_coalesce(L const& l, R const& r, ll cap) {
+  ll n = xsize(l);
+  if (xsize(r) != n) return ST_WRONG;
+  ll ds[1] = {n};
+  return same_function(r, n, ds, cap, [&](ll const* d) { return (ll)l(int(d[0])); });
+}
 template <class L, class R> DEV int dv_check_complement(Scratch& sc, L const& l, ll cot, R const& r, ll cap) {
   ll nl = xsize(l), nr = xsize(r), cl = xcosize(l), cr = xcosize(r);
   if (nr < 1 || cl < 1) return ST_WRONG;

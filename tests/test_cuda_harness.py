@@ -274,7 +274,7 @@ def test_cli_case_id_confirms_the_engine(capsys) -> None:
     code, out, _ = _cli(capsys, "cmp-seed-colmajor-rowmajor", "--sweep", "M=1..6", "--sweep", "N=1..6", "--host",
                         "--timeout", "60")
     assert code == 1 and out.startswith("invalid: composition((M,N):(1,M), (M,N):(N,1))")
-    assert "engine: invalid, counterexample" in out and "(device: wrong)" in out and "DISAGREES" not in out
+    assert "engine: invalid, counterexample" in out and "(host: wrong)" in out and "DISAGREES" not in out
     code, out, _ = _cli(capsys, "gemm-zdiv-MN-128x64", "--sweep", "M=128..256", "--sweep", "N=64", "--host",
                         "--timeout", "60", "--json")
     got = json.loads(out)
@@ -326,6 +326,11 @@ name = "a bijection"
 property = "bijective"
 args = ["(M,N):(_1,M)"]
 expect = "proved"
+
+[[check]]
+name = "coalesce"
+op = "coalesce"
+args = ["(M,_2):(_1,M)"]
 """
 
 
@@ -334,9 +339,12 @@ def test_cli_spec_file_is_swept_and_checked_against_the_engine(capsys, tmp_path)
     f.write_text(SPEC)
     code, out, _ = _cli(capsys, str(f), "--host", "--timeout", "60")
     assert code == 0 and out.startswith(f"agree: {f} on the CPU"), out
-    assert "[ok] tiles (line 6): device valid" in out
-    assert "[ok] seed 003 (line 13): device invalid (wrong at 1 of 1" in out
+    assert "swept in host mode (g++ on the CPU)" in out and "on the device" not in out  # host mode is no device
+    assert "[ok] tiles (line 6): host valid" in out
+    assert "[ok] seed 003 (line 13): host invalid (wrong at 1 of 1" in out
     assert "[not run] a bijection (line 19): a property" in out
+    # The generated code of a coalesce check used to call an undeclared check_coalesce: a false DISAGREE.
+    assert "[ok] coalesce (line 25): host valid (correct at all" in out
 
 
 def test_injection_through_spec_files(capsys, tmp_path, monkeypatch) -> None:

@@ -22,16 +22,19 @@ import json
 import multiprocessing
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from . import files
 from .conditions import show
 from .errors import LayoutError
 from .spec import Check
 from .verdicts import UNKNOWN, Verdict
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,7 @@ def decide(check: Check) -> Verdict:
     if check.is_property:
         return check_property(check.op, args, symbols, timeout=check.timeout, policy=check.policy,
                               **dict(check.options))
-    return verify(check.op, args, symbols, timeout=check.timeout, policy=check.policy)
+    return verify(check.op, args, symbols, timeout=check.timeout, policy=check.policy, semantics=check.semantics)
 
 
 def _timed(check: Check) -> tuple[Verdict, float]:
@@ -86,8 +89,10 @@ def shard(checks: Sequence[Check], i: int, n: int) -> list[Check]:
     return [c for k, c in enumerate(checks) if k % n == i - 1]
 
 
-def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None) -> list[CheckResult]:
-    """Decide every check (in ``jobs`` processes), taking what the cache has and storing what it lacks."""
+def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None, progress: bool = False
+        ) -> list[CheckResult]:
+    """Decide every check (in ``jobs`` processes), taking what the cache has and storing what it lacks.  With
+    ``progress``, a progress bar on standard error while checks are decided (only when it is a terminal)."""
     keys = [cache_key(c) for c in checks] if cache is not None else []
     results: list[CheckResult | None] = [None] * len(checks)
     todo = []
@@ -101,14 +106,25 @@ def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None
         # spawn, not fork: a forked child would inherit Z3's state from the loading (assumption checks) above.
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
-            decided = list(pool.map(_timed, [checks[k] for k in todo]))
+            decided = list(_progress(pool.map(_timed, [checks[k] for k in todo]), len(todo), progress))
     else:
-        decided = [_timed(checks[k]) for k in todo]
+        decided = list(_progress((_timed(checks[k]) for k in todo), len(todo), progress))
     for k, (v, seconds) in zip(todo, decided):
         results[k] = CheckResult(checks[k], v, False, seconds)
         if cache is not None:
             cache.put(keys[k], v)
     return [r for r in results if r is not None]
+
+
+def _progress(items: Iterable[T], total: int, enabled: bool) -> Iterable[T]:
+    """``items``, with tqdm's progress line on standard error when it is a terminal (never in a pipe or a log)."""
+    import sys
+
+    if not enabled or total < 2 or not sys.stderr.isatty():
+        return items
+    from tqdm import tqdm
+
+    return tqdm(items, total=total, desc="checks", unit="check", file=sys.stderr, leave=False)
 
 
 # -- the cache ------------------------------------------------------------------------------------------------
@@ -132,7 +148,7 @@ def cache_key(check: Check) -> str:
         "symbols": [[s.name, s.lo, s.hi, s.multiple_of, s.bits] for s in symbols],
         "relations": [str(r) for r in symbols.relations], "params": sorted(check.params),
         "options": sorted((k, repr(v)) for k, v in check.options), "timeout": check.timeout,
-        "strict": check.strict, "ignore": list(check.ignore),
+        "strict": check.strict, "ignore": list(check.ignore), "semantics": check.semantics,
         "tool": tool_version(),
     }
     return hashlib.sha256(json.dumps(canonical, sort_keys=True).encode()).hexdigest()

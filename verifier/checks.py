@@ -206,7 +206,7 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
 
         options = {**options, "offset": parse_offset(options["offset"], symbols)}  # type: ignore[arg-type]
     inputs = tuple(show(a) for a in args)
-    assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
+    assumptions = symbols.described()
     undecided = check_domain(prop, args, symbols)
     if undecided is not None:
         return Verdict(prop, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)

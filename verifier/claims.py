@@ -27,7 +27,7 @@ from .basis import as_coordinate, has_basis
 from .codomain import same_values
 from .errors import CuteRejection, UndefinedBehavior
 from .int_tuple import IntTuple, crd2idx, idx2crd, leaves, product, product_each, substitute_tuple
-from .integers import Bool, Const, D, Int, Op, S, and_, eq, ge, le, lt, ne, substitute, symbol
+from .integers import Bool, Const, D, Int, Op, S, and_, eq, ge, le, lt, ne, or_, substitute, symbol
 from .layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
 from .obligations import Recorder
 
@@ -325,9 +325,30 @@ def _bijective_onto_size(id: str, what: str, src: str, r: Layout) -> list[Claim]
 
 
 def _make_ordered_layout(shape: IntTuple, order: IntTuple) -> list[Claim]:
-    """``make_ordered_layout(S, O)`` is compact: a bijection of ``[0, size(S))`` (layout.hpp:420-428)."""
+    """``make_ordered_layout(S, O)`` is compact in the order O (layout.hpp:420-428, stride.hpp:402-465): taking
+    the leaves by order (a dynamic order after every static one, ties and a mode's own leaves colexicographic),
+    each stride is the product of the extents before it; an extent-1 leaf may have any stride.  That makes it a
+    bijection of ``[0, size(S))`` without a quantifier."""
     r = algebra.make_ordered_layout(shape, order)
-    return _bijective_onto_size("ORD", "make_ordered_layout is compact", "layout.hpp:420-428", r)
+    flat_order = list(leaves(order))
+    top = max([int(o.value) for o in flat_order if o.static] + [0])  # type: ignore[arg-type]
+    keys = [int(o.value) if o.static else top + 1 + k for k, o in enumerate(flat_order)]  # type: ignore[arg-type]
+
+    def slots(s: IntTuple, o: IntTuple) -> list[int]:
+        if type(o) is tuple:
+            return [k for x, y in zip(s, o) for k in slots(x, y)]  # type: ignore[arg-type]
+        return [keys.pop(0)] * len(list(leaves(s)))
+
+    slot = slots(shape, order)
+    shapes, strides = list(leaves(r.shape)), list(leaves(r.stride))
+    src = "layout.hpp:420-428"
+    out: list[Claim] = []
+    before: Int = D(1)
+    for k in sorted(range(len(shapes)), key=lambda k: (slot[k], k)):
+        out.append(_fact("ORD-COMPACT", f"leaf {k} of the result has the stride of a compact layout in the order O",
+                         src, or_(eq(strides[k], before), eq(shapes[k], D(1))), before, strides[k]))
+        before = before * shapes[k]
+    return out
 
 
 def _make_layout_like(layout: Layout) -> list[Claim]:

@@ -47,12 +47,14 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _evaluate(text: str, values: dict[str, int], dsl: bool = False) -> tuple[object, object]:
-    from .problems import parse_operand
+def _evaluate(text: str, values: dict[str, int], dsl: bool = False, relations: Sequence[str] = ()
+              ) -> tuple[object, object]:
+    from .problems import assume, parse_operand
     from .swizzle import ComposedLayout
 
     symbols = Symbols()
     layout = parse_operand(text, symbols, dsl)
+    assume(symbols, relations)
     if not isinstance(layout, Layout | ComposedLayout):
         what = "a swizzle alone has no shape: compose it, Sw<B,M,S> o L" if type(layout).__name__ == "Swizzle" \
             else "expected a layout Shape:Stride"
@@ -74,7 +76,8 @@ def _show(params: dict[str, int]) -> str:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    original, layout = _evaluate(args.layout, params(args.param, anonymous=True), args.dsl)
+    args.json = args.json or args.format == "json"
+    original, layout = _evaluate(args.layout, params(args.param, anonymous=True), args.dsl, args.assume)
     if not isinstance(layout, Layout) or has_basis(layout.stride):
         return _eval_function(layout, args.json)
     n, co = size(layout), cosize(layout)
@@ -132,6 +135,8 @@ def _eval_function(layout: object, as_json: bool) -> int:
 def _problem(args: argparse.Namespace, op: str, prop: bool = False) -> tuple[list[object], Symbols]:
     from .problems import build
 
+    if getattr(args, "format", None) == "json":
+        args.json = True
     symbols = Symbols()
     operands = build(op, args.args, symbols, args.assume, params(args.param, anonymous=True), prop=prop,
                      dsl=getattr(args, "dsl", False))
@@ -143,8 +148,8 @@ def cmd_op(args: argparse.Namespace) -> int:
     from .report import to_json, to_text
 
     operands, symbols = _problem(args, args.command)
-    v = verify(args.command, operands, symbols, timeout=args.timeout, policy=_policy(args))
-    print(to_json(v) if args.json else to_text(v))
+    v = verify(args.command, operands, symbols, timeout=args.timeout, policy=_policy(args), semantics=args.semantics)
+    emit(args, to_json(v) if args.json else to_text(v))
     return v.exit_code
 
 
@@ -165,8 +170,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.property == "no_overflow":
         options["bits"] = args.bits
     v = check(args.property, operands, symbols, timeout=args.timeout, policy=_policy(args), **options)
-    print(to_json(v) if args.json else to_text(v))
+    emit(args, to_json(v) if args.json else to_text(v))
     return v.exit_code
+
+
+def emit(args: argparse.Namespace, text: str, json_output: bool | None = None, first_line: bool = True) -> None:
+    """Print a command's report: ``-q`` keeps the verdict line, colour where ``--color`` says (never in JSON)."""
+    from .conventions import paint, use_color
+
+    if json_output is None:
+        json_output = bool(getattr(args, "json", False))
+    if first_line and getattr(args, "quiet", False) and not json_output:
+        text = text.splitlines()[0] if text else text
+    print(text if json_output else paint(text, use_color(getattr(args, "color", "never"))))
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -176,6 +192,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=timeout_arg, default=10.0, metavar="S",
                    help="time budget in seconds (default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--format", choices=("text", "json"), help="text (default) or json (the same as --json)")
     p.add_argument("--dsl", action="store_true", help="operands in the CuTe DSL's notation, e.g. (?,4):(1,?{div=8}) "
                    "(detected from '?' otherwise)")
     p.add_argument("--strict", action="store_true", help="make warnings errors (invalid, exit status 1)")
@@ -189,15 +206,38 @@ def _policy(args: argparse.Namespace) -> Policy:
     return Policy.parse(args.strict, args.select, args.ignore)
 
 
+TOP_EPILOG = """examples:
+  cute-verify zipped_divide '(M,N):(_1,M)' '<_128,_64>' --assume 'M % 128 == 0'
+  cute-verify check bijective '(_128,_32):(_1,_128)'
+  cute-verify eval '(M,_8):(_1,M)' --param M=4
+  cute-verify run examples/gemm.cute.toml --format sarif -o layouts.sarif
+  cute-verify crd2idx '(M,N):(_1,M)' '(65535,65535)' --param M=65536 --param N=65536
+
+Every algebra operation is a command (cute-verify OP --help shows its operands and an example).
+Defaults may be set in [tool.cute-verify] of pyproject.toml (timeout, jobs, format, color, ...).
+
+exit status: 0 valid / proved / as expected, 1 invalid / refuted / not as expected, 2 bad input,
+3 unknown, 4 internal error (please report; --debug shows the traceback), 130 interrupted"""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="cute-verify", description="Verify CuTe layouts whose integers are known only at run time.")
+    from . import __version__
+
+    p = _Parser(prog="cute-verify", description="Prove or refute properties of CuTe layouts whose integers are "
+                "known only at run time: CuTe's layout algebra as CuTe 4.2 computes it, decided for every value.",
+                epilog=TOP_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"cute-verify {__version__}")
     p.add_argument("--debug", action="store_true", help="show the traceback of an internal error (exit status 4)")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="command",
+                           title="commands")
     e = sub.add_parser("eval", help="print a layout as CuTe would, with its size, cosize and table")
     e.add_argument("layout", help="a layout in CuTe notation, e.g. '(M,_8):(_1,M)'")
     e.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a value for a symbol")
     e.add_argument("--json", action="store_true", help="print one JSON object")
     e.add_argument("--dsl", action="store_true", help="LAYOUT is in the CuTe DSL's notation (detected from '?')")
+    e.add_argument("--assume", action="append", default=[], metavar="EXPR",
+                   help="an assumption the --param values must satisfy, e.g. 'M %% 8 == 0'")
+    e.add_argument("--format", choices=("text", "json"), help="text (default) or json (the same as --json)")
     e.set_defaults(func=cmd_eval)
     c = sub.add_parser("check", help="prove or refute a property of layouts")
     c.add_argument("property", help="compatible, injective, surjective, bijective, equivalent, in_bounds, "
@@ -215,10 +255,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     from . import spec_cli
     from .algebra import OPERATIONS
+    from .crd2idx_cli import add_parser as add_crd2idx
     from .draw_cli import add_parser as add_draw
+    from .dsl.cli import add_parser as add_dsl
     from .prove_cli import add_parser as add_prove
 
     spec_cli.add_parser(sub)
+    add_dsl(sub)
     add_prove(sub)
     add_draw(sub)
     add_banks(sub)
@@ -226,12 +269,68 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_gmma(sub)
     add_gpu(sub)
+    add_crd2idx(sub)
     for op in OPERATIONS:
-        o = sub.add_parser(op, help=f"is CuTe's {op} valid for every allowed value?")
+        example = f"example: {_example(OPERATION_EXAMPLES[op])}\n\n" if op in OPERATION_EXAMPLES else ""
+        o = sub.add_parser(op, help=f"is CuTe's {op} valid for every allowed value?",
+                           description=f"Is CuTe's {op}, as CuTe 4.2 computes it, correct for every value the "
+                                       "assumptions allow? Prints the verdict, a counterexample and the guard "
+                                       "under which it is valid.",
+                           epilog=example + OP_EXIT, formatter_class=argparse.RawDescriptionHelpFormatter)
         o.add_argument("args", nargs="+", help="operands in CuTe notation (layouts, <...> tilers, shapes)")
         _common(o)
+        o.add_argument("--semantics", choices=("cpp", "dsl"), default="cpp",
+                       help="which CuTe computes it: the C++ headers (default) or the CuTe Python DSL")
         o.set_defaults(func=cmd_op)
+    from .conventions import add_common
+
+    for command in sub.choices.values():
+        add_common(command)
+    p.commands = sub.choices  # type: ignore[attr-defined]
     return p
+
+
+# A representative dynamic case of every operation: shown in its --help, and run by tests/test_cli_operations.py
+# (each is decided: exit status 0 or 1, never unknown).
+OPERATION_EXAMPLES: dict[str, list[str]] = {
+    "coalesce": ["coalesce", "((M,N),K):((_1,M),M*N)"],
+    "filter": ["filter", "(M,_2,N):(_1,_0,M)"],
+    "composition": ["composition", "(M,N):(_1,M)", "(_4,_2):(_2,_1)"],
+    "complement": ["complement", "(_4,M):(_1,_4)"],
+    "right_inverse": ["right_inverse", "(_4,M):(_1,_4)"],
+    "left_inverse": ["left_inverse", "(_4,M):(_1,_4)"],
+    "logical_divide": ["logical_divide", "(M,N):(_1,M)", "<_128,_64>"],
+    "zipped_divide": ["zipped_divide", "(M,N):(_1,M)", "<_128,_64>", "--assume", "M % 128 == 0",
+                      "--assume", "N % 64 == 0"],
+    "tiled_divide": ["tiled_divide", "(M,N):(_1,M)", "<_128,_64>"],
+    "flat_divide": ["flat_divide", "(M,N):(_1,M)", "<_128,_64>"],
+    "logical_product": ["logical_product", "(_2,_2):(_1,_2)", "(M,_2):(_1,M)"],
+    "zipped_product": ["zipped_product", "(_2,_2):(_1,_2)", "(M,_2):(_1,M)"],
+    "tiled_product": ["tiled_product", "(_2,_2):(_1,_2)", "(M,_2):(_1,M)"],
+    "flat_product": ["flat_product", "(_2,_2):(_1,_2)", "(M,_2):(_1,M)"],
+    "blocked_product": ["blocked_product", "(_2,_2):(_1,_2)", "(M,_2):(_1,M)"],
+    "raked_product": ["raked_product", "(_2,_2):(_1,_2)", "(M,_2):(_1,M)"],
+    "upcast": ["upcast", "2", "(M,K):(K,_1)"],
+    "downcast": ["downcast", "2", "(M,K):(K,_1)"],
+    "recast_layout": ["recast_layout", "16", "32", "(M,K):(K,_1)"],
+    "max_common_vector": ["max_common_vector", "(M,N):(_1,M)", "(M,N):(_1,M)"],
+    "max_common_layout": ["max_common_layout", "(M,N):(_1,M)", "(M,N):(_1,M)"],
+    "nullspace": ["nullspace", "(M,_2,N):(_1,_0,M)"],
+    "make_ordered_layout": ["make_ordered_layout", "(M,N,_4)", "(_1,_0,_2)"],
+    "make_layout_like": ["make_layout_like", "(M,N):(N,_1)"],
+    "tile_to_shape": ["tile_to_shape", "(_4,_8):(_8,_1)", "(M,N)"],
+    "slice": ["slice", "(_,2)", "(M,N):(_1,M)"],
+    "slice_and_offset": ["slice_and_offset", "(_,2)", "(M,N):(_1,M)"],
+    "local_tile": ["local_tile", "(M,N):(_1,M)", "<_128,_64>", "(1,1)"],
+    "local_partition": ["local_partition", "(M,N):(_1,M)", "(_2,_2):(_1,_2)", "1"],
+}
+OP_EXIT = "exit status: 0 valid, 1 invalid, 2 bad input, 3 unknown, 4 internal error (please report)"
+
+
+def _example(argv: Sequence[str]) -> str:
+    import shlex
+
+    return "cute-verify " + " ".join(shlex.quote(a) for a in argv)
 
 
 def _error(message: str) -> None:
@@ -249,7 +348,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         with handling():
-            args = build_parser().parse_args(argv)
+            from .conventions import apply_defaults, find_pyproject, load_defaults
+
+            parser = build_parser()
+            where = find_pyproject()
+            apply_defaults(parser.commands, load_defaults(where), where)  # type: ignore[attr-defined]
+            args = parser.parse_args(argv)
             code = int(args.func(args))
         if interrupted():  # a KeyboardInterrupt that Python dropped (raised in a __del__)
             raise KeyboardInterrupt

@@ -129,7 +129,7 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
         enc = Encoder(symbols)
         s = z3.Solver()
         s.add(*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts))
-        s.add(*(enc.term(d) != 0 for d in list(enc.divisors)))
+        s.add(*(enc.nonzero(d) for d in list(enc.divisors)))
         if facts and check_sat(s, min(2.0, max(0.001, deadline - time.monotonic()))) == z3.unsat:
             return PROVED, None
     except Unencodable:

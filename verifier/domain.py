@@ -36,12 +36,6 @@ class VacuousAssumptions(LayoutError):
     """No value satisfies the assumptions: every statement would hold vacuously."""
 
 
-def describe(symbols: Symbols, relations: Sequence[object] | None = None) -> str:
-    shown = [s.describe() for s in symbols]
-    shown += [str(r) for r in (symbols.relations if relations is None else relations)]
-    return "; ".join(shown)
-
-
 def _smallest(symbols: Symbols) -> dict[str, int]:
     return {s.name: -(-s.lo // s.multiple_of) * s.multiple_of for s in symbols}
 
@@ -115,7 +109,7 @@ def _shapes(a: object) -> Iterator[Int]:
     elif isinstance(a, Int):
         yield a
     elif type(a) is tuple:
-        yield from leaves(a)  # type: ignore[arg-type]
+        yield from leaves(a)
 
 
 def check_domain(op: str, args: Sequence[object], symbols: Symbols, budget: float = BUDGET,
@@ -166,4 +160,4 @@ def check_domain(op: str, args: Sequence[object], symbols: Symbols, budget: floa
     return None
 
 
-__all__ = ["VacuousAssumptions", "admitted_value", "check_domain", "describe"]
+__all__ = ["VacuousAssumptions", "admitted_value", "check_domain"]

@@ -77,7 +77,9 @@ def cmd_draw(args: argparse.Namespace) -> int:
         from .notation import parse
 
         layout = parse(args.args[0], symbols)
-    if not isinstance(layout, Layout):
+    from .swizzle import ComposedLayout
+
+    if not isinstance(layout, Layout | ComposedLayout):
         raise UsageError(f"draw: {args.args[0]!r} is not a layout Shape:Stride")
     params = _params(args.param, anonymous=args.dsl)
     symbols.check_values(params)

@@ -81,9 +81,14 @@ class Encoder:
     def __post_init__(self) -> None:
         self.vars: dict[str, z3.ArithRef] = {}
         self.divisors: list[Expr] = []
+        # A division whose dividend involves a coordinate (a witness) runs only when that coordinate exists: its
+        # divisor must be nonzero only where the item's domain is not empty (a zero extent divides by nothing).
+        # ``empty_when[d]`` lists the emptiness conditions of the domains it was met in; None: met unconditionally.
+        self.empty_when: dict[Expr, list[Bool] | None] = {}
+        self.context_empty: Bool | None = None
         self._cache: dict[Expr, z3.ExprRef] = {}
         self._intervals: dict[Expr, Interval] = {}
-        self._walked: set[Expr] = set()
+        self._walked: set[tuple[Expr, Bool | None]] = set()
         if self.witnesses is None:
             self.witnesses = {}
         self.simplifier = Simplifier(self.interval, self._multiple)
@@ -238,18 +243,34 @@ class Encoder:
         return got  # type: ignore[return-value]
 
     def _collect_divisors(self, e: Expr) -> None:
+        ctx = self.context_empty
         stack = [e]
         while stack:
             x = stack.pop()
-            if x in self._walked or not isinstance(x, Op):
+            if (x, ctx) in self._walked or not isinstance(x, Op):
                 continue
-            self._walked.add(x)
+            self._walked.add((x, ctx))
             if x.op in ("/", "%"):
                 d = x.args[1]
                 lo, hi = self.interval(d)
-                if not ((lo is not None and lo > 0) or (hi is not None and hi < 0)) and d not in self.divisors:
-                    self.divisors.append(d)
+                if not ((lo is not None and lo > 0) or (hi is not None and hi < 0)):
+                    if d not in self.divisors:
+                        self.divisors.append(d)
+                    guarded = ctx is not None and bool(set(x.args[0].symbols()) & set(self.witnesses or ()))
+                    known = self.empty_when.get(d, [])
+                    if not guarded or known is None:
+                        self.empty_when[d] = None
+                    elif all(c != ctx for c in known):
+                        self.empty_when[d] = [*known, ctx]  # type: ignore[list-item]
             stack.extend(x.args)
+
+    def nonzero(self, d: Expr) -> z3.BoolRef:
+        """The divisor ``d`` is nonzero wherever CuTe divides by it (``empty_when``)."""
+        empties = self.empty_when.get(d)
+        ok = self.term(d) != 0
+        if not empties:
+            return ok
+        return z3.Or(ok, z3.And(*(self.boolean(c) for c in empties)))
 
     def _term(self, e: Expr) -> z3.ArithRef:
         if type(e) is Const:

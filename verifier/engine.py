@@ -35,11 +35,13 @@ from .conditions import derive_guard, show
 from .domain import check_domain
 from .encoding import Encoder, Unencodable
 from .errors import UndefinedBehavior
-from .integers import Bool, D, Expr, Int, and_, format_expr, ne
+from .integers import Bool, Const, D, Expr, Int, Op, Sym, and_, format_expr, le, ne, or_
 from .interop import coerce
 from .interrupt import interrupted
-from .layouts import Tile
+from .layouts import Layout, Tile
 from .obligations import NEVER, UB, WARNING, severity
+from .semantics import using
+from .simplify import QUOTIENT
 from .symbols import Symbols
 from .verdicts import (
     DEFAULT_POLICY,
@@ -57,6 +59,7 @@ from .verdicts import (
 DEFAULT_TIMEOUT = 10.0
 BOUNDED_SPAN = 64
 SETTLED_BUDGET = 0.25  # seconds an item gets once the verdict is settled by another item's counterexample
+MINIMISE_BUDGET = 1.0  # seconds at most spent lowering a counterexample's values
 # Preconditions whose failure is itself the error, with no postcondition to confirm it: a tile or thread
 # coordinate outside the grid gives a view outside the tensor (docs/semantics.md, partitions).
 SELF_EVIDENT = {"IX-2", "IX-3"}
@@ -124,7 +127,11 @@ class Engine:
 
     def _negation(self, item: Item) -> list[z3.BoolRef]:
         enc = self.encoder
-        out = [enc.boolean(item.holds.expr)]
+        enc.context_empty = _empty(item.ranges)
+        try:
+            out = [enc.boolean(item.holds.expr)]
+        finally:
+            enc.context_empty = None
         for w, lo, hi in item.ranges:
             v = enc.var(w)
             out += [v >= enc.term(lo), v < enc.term(hi)]
@@ -151,7 +158,7 @@ class Engine:
             return Decision(UNKNOWN, reason=f"cannot encode: {exc}")
         base = self.encoder.assumptions()
         if assume_nonzero:
-            base += [self.encoder.term(d) != 0 for d in self.divisors()]
+            base += [self.encoder.nonzero(d) for d in self.divisors()]
         budget = self.remaining() if budget is None else min(budget, self.remaining())
         if hints:
             budget = min(budget, SETTLED_BUDGET)
@@ -176,10 +183,44 @@ class Engine:
             if smaller is not None:
                 found, route = smaller, BOUNDED
         if found is not None:
-            return Decision(REFUTED, counterexample=found, route=route)
+            return Decision(REFUTED, counterexample=self._minimise(item, base + negation, found), route=route)
         if status == "sat":
             why = "the solver's candidate counterexample did not replay concretely"
         return Decision(UNKNOWN, reason=why)
+
+    def _minimise(self, item: Item, constraints: list[z3.BoolRef], found: Counterexample) -> Counterexample:
+        """The counterexample with each symbol, in table order, lowered towards the smallest admitted value at
+        which the item still fails (the others kept), by bisection.  Each candidate has every symbol pinned, so Z3
+        only looks for the witness coordinate (quick), and it is replayed concretely.  Best effort within
+        ``MINIMISE_BUDGET``: the verdict never depends on it, only how readable the values are."""
+        deadline = time.monotonic() + min(MINIMISE_BUDGET, self.remaining() / 4)
+        for sym in self.symbols:
+            name = sym.name
+            if name not in found.params:
+                continue
+            lo, hi = sym.lo, found.params[name]
+            while lo < hi and time.monotonic() < deadline:
+                mid = lo + (hi - lo) // 2
+                mid += -mid % sym.multiple_of  # an admitted value: the next multiple
+                smaller = self._fails_at(item, constraints, {**found.params, name: mid}) if mid < hi else None
+                if smaller is not None:
+                    found, hi = smaller, mid
+                else:
+                    lo = mid + 1
+        return found
+
+    def _fails_at(self, item: Item, constraints: list[z3.BoolRef], params: Mapping[str, int]
+                  ) -> Counterexample | None:
+        """The item's counterexample at exactly these symbol values (a witness found by Z3), or None."""
+        from .symbols import _holds
+
+        if not all(s.admits(params[s.name]) for s in self.symbols if s.name in params):
+            return None
+        if not all(_holds(r, params) for r in self.symbols.relations):
+            return None
+        pinned = [self.encoder.var(n) == v for n, v in params.items()]
+        status, model, _ = _solve([*constraints, *pinned], 0.1)
+        return self._confirm(item, model) if status == "sat" else None
 
     def _small(self, params: Mapping[str, int]) -> bool:
         return all(params.get(s.name, s.lo) <= s.lo + BOUNDED_SPAN * s.multiple_of for s in self.symbols)
@@ -296,12 +337,26 @@ def _obligation_items(op: str, args: Sequence[object], outcome: algebra.Outcome,
     return items
 
 
-def _div0_item(divisors: list[Expr]) -> Item:
-    cond = and_(*(ne(Int(d, False), D(0)) for d in divisors))
+def _empty(ranges: Sequence[tuple[str, Int, Int]]) -> Bool | None:
+    """When the witnesses' domain is empty (some witness-free range ``lo <= w < hi`` with ``hi <= lo``), or None
+    when no range says so: a division by an extent that runs per coordinate runs for none of an empty layout."""
+    empties = [le(hi, lo) for _, lo, hi in ranges
+               if not (set(lo.symbols()) | set(hi.symbols())) & set(claims.WITNESSES)]
+    return or_(*empties) if empties else None
+
+
+def _div0_item(divisors: list[Expr], empty_when: Mapping[Expr, list[Bool] | None]) -> Item:
+    def defined(d: Expr) -> Bool:
+        empties = empty_when.get(d)
+        ok = ne(Int(d, False), D(0))
+        return or_(ok, and_(*empties)) if empties else ok
+
+    cond = and_(*(defined(d) for d in divisors))
 
     def replay(values: Mapping[str, int]) -> Replay:
         for d in divisors:
-            if d.evaluate(values) == 0:
+            empties = empty_when.get(d)
+            if d.evaluate(values) == 0 and not (empties and all(e.evaluate(values) for e in empties)):
                 return Replay(True, undefined=f"{format_expr(d)} == 0 is a divisor")
         return Replay(False)
 
@@ -316,14 +371,33 @@ def items_for(op: str, args: Sequence[object], outcome: algebra.Outcome) -> list
 
 
 def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
-           derive: bool = True, policy: Policy = DEFAULT_POLICY) -> Verdict:
-    """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow?
+           derive: bool = True, policy: Policy = DEFAULT_POLICY, semantics: str = "cpp") -> Verdict:
+    """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow? ``semantics``:
+    which CuTe computes it, ``cpp`` (the C++ headers) or ``dsl`` (the CuTe DSL; its result in its trace form).
 
     Raises ``LayoutError`` (``domain.VacuousAssumptions``) when the assumptions admit no value or an operand's
     extent can be negative: bad input, never a vacuous ``valid``."""
+    with using(semantics):
+        verdict = _verify(op, args, symbols, timeout, derive, policy)
+    if semantics == "dsl" and verdict.result is not None and verdict.result != "None":
+        verdict = replace(verdict, result=_dsl_form(op, args, symbols))
+    return verdict
+
+
+def _dsl_form(op: str, args: Sequence[object], symbols: Symbols) -> str:
+    """The result as the CuTe DSL prints it at trace time (``?{div=4}``), computed with dsl semantics."""
+    from .dsl.forms import anonymize, trace_form
+
+    with using("dsl"):  # run-time values become parameters, as the DSL sees them (it knows none of their values)
+        r = algebra.apply(op, *(anonymize(coerce(a), {}) for a in args)).result
+    return trace_form(r, symbols) if isinstance(r, (Layout, Int)) else str(r)
+
+
+def _verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float, derive: bool, policy: Policy
+            ) -> Verdict:
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
-    assumptions = tuple(s.describe() for s in symbols) + tuple(str(r) for r in symbols.relations)
+    assumptions = symbols.described()
     undecided = check_domain(op, args, symbols)
     if undecided is not None:
         return Verdict(op, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
@@ -359,7 +433,7 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
         # Proving the obligations is not a proof of the result: the postcondition is decided here only by the
         # algebra's enumeration on concrete values, which did not run (too large) or recorded nothing.
         verdict, reason = UNKNOWN, f"{op}: no postcondition was decided for these operands; its obligations hold"
-    result = str(outcome.result)
+    result = shown_result(outcome.result, symbols)
     out = Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, assumptions=assumptions)
     failing = tuple(dict.fromkeys(d.id for d in decisions if d.deciding and d.status == REFUTED
                                   and policy.counts(d.id)))
@@ -369,6 +443,46 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
                                    policy=replace(policy, strict=True), covers=failing)
         out = replace(out, guard=guard, guard_note=note)
     return out
+
+
+def shown_result(result: object, symbols: Symbols) -> str:
+    """The result as printed: each symbolic leaf simplified under the assumptions (``M+1-1`` is ``M``, and
+    ``min(M,128)`` is 128 when ``M >= 128`` is assumed) where that is shorter; static/dynamic flags are kept."""
+    if result is None:
+        return str(result)
+    from .int_tuple import transform_leaf
+
+    enc = Encoder(symbols, {})
+
+    def back(e: Expr) -> Expr:  # the quotient atom M÷m is M/m (m divides M)
+        if isinstance(e, Sym) and QUOTIENT in e.name:
+            name, m = e.name.split(QUOTIENT)
+            return Op("/", (Sym(name), Const(int(m))))
+        if isinstance(e, Op):
+            return Op(e.op, tuple(back(a) for a in e.args))
+        return e
+
+    def leaf(x: Int) -> Int:
+        if type(x) is not Int or x.concrete:
+            return x
+        try:
+            simpler = Int(back(enc.simplifier.simplify(x.expr)), x.static)
+        except (ArithmeticError, Unencodable, RecursionError):
+            return x
+        return simpler if len(str(simpler)) < len(str(x)) else x
+
+    try:
+        if isinstance(result, Layout):
+            return str(Layout(transform_leaf(result.shape, leaf), transform_leaf(result.stride, leaf)))
+        if isinstance(result, algebra.OffsetLayout):
+            inner = result.layout
+            return str(algebra.OffsetLayout(Layout(transform_leaf(inner.shape, leaf),
+                                                   transform_leaf(inner.stride, leaf)), leaf(result.offset)))
+        if isinstance(result, Int):
+            return str(leaf(result))
+    except (ArithmeticError, TypeError):  # a leaf the simplifier does not take (a scaled basis): as computed
+        pass
+    return str(result)
 
 
 def _is_post(id: str) -> bool:
@@ -416,7 +530,7 @@ def decide_all(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLIC
             engine._negation(item)
         except Unencodable:
             pass
-    div0 = _div0_item(engine.divisors())
+    div0 = _div0_item(engine.divisors(), engine.encoder.empty_when)
     everything = [*items, div0] if engine.divisors() else items
     # Quantifier-free items first: they are cheap, and a counterexample from one settles the verdict and pins the
     # symbols for the coordinate search of the others.

@@ -13,7 +13,7 @@ Grammar (whitespace is ignored)::
     stride leaf := expr ('@' INT)*                    a scaled basis: '_1@0@1' is CuTe's E<1,0>
     swizzle  := 'Sw' '<' ['-'] INT ',' ['-'] INT ',' ['-'] INT '>'
     composed := swizzle 'o' layout | part 'o' expr 'o' part ('o' expr 'o' part)*     part := swizzle | layout
-    relation := expr CMP expr (('&&'|'||') relation)*   (assumptions such as ``lda >= M``)
+    relation := expr CMP expr (CMP expr)* (('&&'|'||') relation)*   (``lda >= M``; ``1 <= M <= 64`` chains)
 
 ``_8`` is a static integer, ``8`` a dynamic value, ``M`` a named run-time symbol, ``?`` an anonymous one, and
 ``(M+127)/128`` an expression with C++ truncating division.  Arithmetic in the notation follows CuTe's
@@ -372,6 +372,13 @@ class _Parser:
             return D(self._literal(t.text, t.pos))
         if t.kind == "punct" and t.text == "?":
             self.advance()
+            nxt = self.tok
+            if nxt.kind == "int" and nxt.pos == t.pos + 1:  # '?2': the second '?' already seen, as printed
+                self.advance()
+                name = f"?{nxt.text}"
+                if name not in self.symbols.table:
+                    raise self.error(f"unknown symbol {name!r} (the input has no {nxt.text}th '?')", t.pos)
+                return symbol(name)
             return symbol(self.symbols.fresh_anonymous().name)
         if t.kind == "name":
             self.advance()
@@ -495,7 +502,13 @@ class _Parser:
             raise self.error(f"expected a comparison (==, !=, <, <=, >, >=), found {self.describe(t)}")
         self.advance()
         rhs = self.expr()
-        return ops[t.text](lhs, rhs)
+        result = ops[t.text](lhs, rhs)
+        # A chained comparison, as the tool prints ranges: '1 <= M <= 64' is '1 <= M && M <= 64'.
+        while self.tok.text in ops and self.tok.kind in ("op2", "punct"):
+            op = self.advance().text
+            lhs, rhs = rhs, self.expr()
+            result = and_(result, ops[op](lhs, rhs))
+        return result
 
 
 def _check_shape_leaves(p: _Parser, shape_leaves: list[tuple[Int, int]]) -> None:

@@ -85,9 +85,15 @@ def _tv(tid: int) -> tuple[tuple[int, int, int], str]:
     return (r, g, b), f"{{rgb,255:red,{r};green,{g};blue,{b}}}"
 
 
-def _concrete(layout: object, params: Mapping[str, int] | None, what: str = "the layout") -> Layout:
+def _concrete(layout: object, params: Mapping[str, int] | None, what: str = "the layout",
+              coordinates: bool = False) -> Layout:
+    """``layout`` with ``params`` substituted, checked drawable: concrete, positive extents, at most ``MAX_CELLS``
+    cells.  A swizzled or composed layout is drawn through its function; scaled-basis strides (an identity
+    layout, whose values are coordinates) only where ``coordinates`` allows them."""
+    from .swizzle import ComposedLayout
+
     layout = coerce(layout)
-    if not isinstance(layout, Layout):
+    if not isinstance(layout, Layout | ComposedLayout):
         raise LayoutError(f"can only draw a layout Shape:Stride, not {type(layout).__name__}")
     if params:
         unknown = sorted(set(params) - layout.symbols())
@@ -103,27 +109,33 @@ def _concrete(layout: object, params: Mapping[str, int] | None, what: str = "the
     for leaf in leaves(layout.shape):
         if int(leaf) <= 0:
             raise LayoutError(f"{what} {layout} has the non-positive extent {leaf}")
-    if any(type(x) is ScaledBasis for x in leaves(layout.stride)):
+    if isinstance(layout, Layout) and any(type(x) is ScaledBasis for x in leaves(layout.stride)) \
+            and not coordinates:
         raise LayoutError(f"{what} {layout} has scaled-basis strides (coordinates, not indices); cannot draw it")
-    n = int(size(layout))
+    n = int(layout.size())
     if n > MAX_CELLS:
         raise LayoutError(f"{what} {layout} has {n} cells; at most {MAX_CELLS} can be drawn")
-    return layout
+    return layout  # type: ignore[return-value]
 
 
 def _rows(layout: Layout) -> int:
-    return int(size(layout, 0)) if rank(layout) >= 2 else 1
+    return int(product(layout.shape[0])) if type(layout.shape) is tuple and len(layout.shape) >= 2 else 1
 
 
 def layout_picture(layout: object, params: Mapping[str, int] | None = None) -> Picture:
-    """The index grid of a concrete layout (``params`` substitutes symbols first)."""
-    lay = _concrete(layout, params)
+    """The index grid of a concrete layout (``params`` substitutes symbols first).  A swizzled or composed layout
+    shows its indices; an identity (scaled-basis) layout shows its coordinates, shaded by position."""
+    lay = _concrete(layout, params, coordinates=True)
     rows = _rows(lay)
-    cols = int(size(lay)) // rows
+    n = int(lay.size())
+    cols = n // rows
     cells = []
-    for i, idx in enumerate(lay.values()):
+    basis = isinstance(lay, Layout) and any(type(x) is ScaledBasis for x in leaves(lay.stride))
+    for i in range(n):
+        value = lay(i)
+        idx = i if basis else int(value)
         rgb, tikz = _bw(idx)
-        cells.append(Cell(i % rows, i // rows, str(idx), rgb, tikz, idx))
+        cells.append(Cell(i % rows, i // rows, str(value), rgb, tikz, idx))
     return Picture(str(lay), rows, cols, tuple(cells))
 
 

@@ -162,6 +162,11 @@ def substitute(args: Sequence[object], symbols: Symbols, params: Mapping[str, in
     symbols.check_values(params)
     if not params:
         return list(args)
+    from .integers import D, eq, symbol
+
+    for name, value in params.items():  # the relations that mention a given symbol hold at its value
+        if name in symbols.table:
+            symbols.assume(eq(symbol(name), D(value)))
     try:
         return [substitute_operand(o, params) for o in args]
     except UndefinedBehavior as exc:

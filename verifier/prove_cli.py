@@ -21,7 +21,7 @@ DEFAULT_PATH = Path(__file__).resolve().parent.parent / "proofs"
 
 def cmd_prove(args: argparse.Namespace) -> int:
     from .report import proofs_markdown, proofs_table
-    from .theorems import load, prove
+    from .theorems import load
 
     if args.write_docs:
         check_output(args.write_docs, "--write-docs")
@@ -29,11 +29,40 @@ def cmd_prove(args: argparse.Namespace) -> int:
     theorems = load(paths)
     if not theorems:
         raise LayoutError(f"no theorems in {', '.join(map(str, paths))}")
-    results = prove(theorems, timeout=args.timeout)
+    theorems = _narrowed(theorems, args)
+    from .batch import _progress
+
+    results = [t.run(args.timeout) for t in _progress(theorems, len(theorems), not args.quiet)]
     if args.write_docs:
         write_output(args.write_docs, proofs_markdown(results), "--write-docs")
-    print(json.dumps([r.to_json() for r in results]) if args.json else proofs_table(results))
+    from .cli import emit
+
+    text = json.dumps([r.to_json() for r in results]) if args.json else proofs_table(results)
+    emit(args, text, first_line=False)
     return 0 if all(r.ok for r in results) else 1
+
+
+def _narrowed(theorems: list, args: argparse.Namespace) -> list:
+    """``--param NAME=VALUE`` and ``--assume EXPR`` added to the assumptions of every theorem that declares the
+    symbols they name (a theorem is then decided at that value / under that relation)."""
+    import dataclasses
+    import re
+
+    from .cli_args import params
+
+    values = params(args.param)
+    if not values and not args.assume:
+        return theorems
+    out = []
+    for t in theorems:
+        names = set(t.declared())
+        extra = [f"{k} == {v}" for k, v in values.items() if k in names]
+        extra += [a for a in args.assume if set(re.findall(r"[A-Za-z][A-Za-z0-9_]*", a)) - _FUNCTIONS <= names]
+        out.append(dataclasses.replace(t, assume=[*t.assume, *extra]) if extra else t)
+    return out
+
+
+_FUNCTIONS = {"min", "max", "abs", "signum", "gcd", "lcm"}
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -43,4 +72,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="time budget per theorem in seconds (default 20)")
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per theorem")
     p.add_argument("--write-docs", metavar="FILE", help="also write the Markdown report, e.g. docs/proofs.md")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="decide every theorem that declares NAME at this value")
+    p.add_argument("--assume", action="append", default=[], metavar="EXPR",
+                   help="an assumption added to every theorem that declares its symbols")
     p.set_defaults(func=cmd_prove)

@@ -9,7 +9,9 @@ helpers' failure messages are built here too.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .obligations import severity
@@ -215,6 +217,7 @@ def results_sarif(results: Sequence[CheckResult]) -> str:
     obligation's severity."""
     from .batch import tool_version
 
+    root = _source_root([r.check.file for r in results])
     rules: dict[str, dict[str, object]] = {}
     for r in results:
         for o in r.verdict.obligations:
@@ -237,7 +240,8 @@ def results_sarif(results: Sequence[CheckResult]) -> str:
         result: dict[str, object] = {
             "ruleId": rule, "level": level, "kind": "fail" if v.verdict in (INVALID, REFUTED) or not r.matched
             else "review", "message": {"text": _message(r)},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": r.check.file},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(r.check.file, root),
+                                                                     "uriBaseId": "SRCROOT"},
                                                 "region": {"startLine": r.check.line}}}],
             "partialFingerprints": {"checkName/v1": r.check.name},
             "properties": {"check": r.check.name, "verdict": v.verdict, "expect": r.check.expect,
@@ -251,8 +255,39 @@ def results_sarif(results: Sequence[CheckResult]) -> str:
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0",
            "runs": [{"tool": {"driver": {"name": TOOL_NAME, "version": tool_version(),
                                          "rules": [rules[k] for k in ordered]}},
+                     "originalUriBaseIds": {"SRCROOT": {"uri": root.as_uri() + "/"}},
                      "results": out}]}
     return json.dumps(log, indent=2)
+
+
+def _source_root(files: Sequence[str]) -> Path:
+    """The repository the spec files are in (the nearest folder with ``.git`` above the first one), else the
+    working directory: SARIF locations are relative to it (``uriBaseId`` SRCROOT), so they do not depend on where
+    the tool ran."""
+    start = Path(files[0]).resolve().parent if files else Path.cwd()
+    for d in (start, *start.parents):
+        if (d / ".git").exists():
+            return d
+    return Path.cwd().resolve()
+
+
+def _uri(file: str, root: Path) -> str:
+    from urllib.parse import quote
+
+    path = Path(file).resolve()
+    try:
+        return quote(path.relative_to(root).as_posix())
+    except ValueError:  # outside the repository: an absolute URI
+        return path.as_uri()
+
+
+_XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml(text: str) -> str:
+    """``text`` made legal in XML 1.0: characters XML cannot hold at all (control characters, even escaped) are
+    written as ``\\xNN``; ElementTree escapes the rest (``<``, ``&``, quotes)."""
+    return _XML_BAD.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def results_junit(results: Sequence[CheckResult], seconds: float) -> str:
@@ -267,20 +302,21 @@ def results_junit(results: Sequence[CheckResult], seconds: float) -> str:
     for r in results:
         files.setdefault(r.check.file, []).append(r)
     for file, rs in files.items():
-        suite = ET.SubElement(root, "testsuite", name=file, tests=str(len(rs)),
+        suite = ET.SubElement(root, "testsuite", name=_xml(file), tests=str(len(rs)),
                               failures=str(sum(not r.matched for r in rs)), errors="0", skipped="0",
                               time=f"{sum(r.seconds for r in rs):.3f}")
         for r in rs:
-            case = ET.SubElement(suite, "testcase", name=r.check.name, classname=file.removesuffix(".toml")
-                                 .replace("/", "."), file=file, line=str(r.check.line), time=f"{r.seconds:.3f}")
+            case = ET.SubElement(suite, "testcase", name=_xml(r.check.name),
+                                 classname=_xml(file.removesuffix(".toml").replace("/", ".")), file=_xml(file),
+                                 line=str(r.check.line), time=f"{r.seconds:.3f}")
             if not r.matched:
                 f = ET.SubElement(case, "failure", type=r.verdict.verdict,
-                                  message=f"expected {r.check.expect}, got {r.verdict.verdict}")
-                f.text = to_text(r.verdict, details=True)
+                                  message=_xml(f"expected {r.check.expect}, got {r.verdict.verdict}"))
+                f.text = _xml(to_text(r.verdict, details=True))
             elif r.verdict.verdict in (INVALID, REFUTED):
-                ET.SubElement(case, "system-out").text = _message(r)
+                ET.SubElement(case, "system-out").text = _xml(_message(r))
             elif r.verdict.warnings:  # passed, with its warnings as output (--strict / strict = true fail it)
-                ET.SubElement(case, "system-out").text = "\n".join(_warning_lines(r.verdict))
+                ET.SubElement(case, "system-out").text = _xml("\n".join(_warning_lines(r.verdict)))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 

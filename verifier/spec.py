@@ -3,6 +3,7 @@
 ```toml
 include = ["common.cute.toml"]          # paths relative to this file; their symbols, relations and checks join
 timeout = 10                            # default time budget of each check, in seconds
+strict = true                           # warnings are errors for this file's checks (as --strict)
 
 [symbols]
 M   = { min = 1, max = 65536, multiple_of = 8 }
@@ -22,7 +23,8 @@ timeout = 5
 ```
 
 Optional keys of a check: ``params`` (``{M = 128}``, as ``--param``), ``extended`` (``equivalent``), ``bits``
-(``no_overflow``), ``description``.  Symbols are strict: a name no file of the suite declares is an error.
+(``no_overflow``), ``ignore`` (obligation IDs or prefixes left out of its verdict, as ``--ignore``),
+``description``.  Symbols are strict: a name no file of the suite declares is an error.
 
 Loading validates everything before any check runs, and every problem is a ``SpecError``: one line naming the
 file, the line and the key (``gemm.cute.toml:12: check[3].args[1]: ...``).  Assumptions that no value satisfies
@@ -47,6 +49,7 @@ from pathlib import Path
 from . import problems
 from .errors import LayoutError
 from .notation import parse_relation
+from .semantics import SEMANTICS
 from .symbols import INT32_MAX, INT64_MAX, Symbol, Symbols
 from .verdicts import Policy
 
@@ -59,10 +62,10 @@ DEFAULT_TIMEOUT = 10.0
 MAX_SPEC_BYTES = 1 << 20
 OP_VERDICTS = ("valid", "invalid", "unknown")
 PROPERTY_VERDICTS = ("proved", "refuted", "unknown")
-_TOP_KEYS = ("include", "timeout", "strict", "symbols", "assume", "check")
+_TOP_KEYS = ("include", "timeout", "strict", "semantics", "symbols", "assume", "check")
 _SYMBOL_KEYS = ("min", "max", "multiple_of", "bits")
 _CHECK_KEYS = ("name", "op", "property", "args", "expect", "timeout", "assume", "params", "extended", "bits",
-               "element_bits", "access_bits", "offset", "ignore", "description")
+               "element_bits", "access_bits", "offset", "ignore", "description", "semantics")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
@@ -92,6 +95,7 @@ class Check:
     description: str | None = None
     symbols: tuple[Symbol, ...] = ()
     relations: tuple[str, ...] = field(default=())
+    semantics: str = "cpp"  # which CuTe computes the operation: the C++ headers or the CuTe DSL (semantics.py)
     strict: bool = False  # the file's ``strict = true``: warnings are errors
     ignore: tuple[str, ...] = ()  # obligations left out of the verdict (``ignore = ["DIV-EXACT"]``)
 
@@ -284,6 +288,7 @@ class _File:
     path: Path
     shown: str
     lines: dict[tuple[object, ...], int]
+    semantics: str = "cpp"
 
     def line(self, path: Sequence[object]) -> int:
         p = tuple(path)
@@ -333,6 +338,7 @@ def load_suite(path: str | os.PathLike[str], include_roots: Sequence[str | os.Pa
     out = []
     for raw, f, key, timeout, strict in suite.checks:
         check = replace(_check(raw, f, key, timeout, symbols, relations), strict=strict)
+        check = replace(check, semantics=_semantics(f, key, raw, f.semantics))
         if check.name in seen:
             f0, k0 = seen[check.name]
             raise f.error((*key, "name"), f"check name {check.name!r} is already used at {f0.shown}:{f0.line(k0)}")
@@ -437,8 +443,21 @@ def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple
     checks = data.get("check", [])
     if not isinstance(checks, list) or not all(isinstance(c, dict) for c in checks):
         raise f.error(("check",), "must be an array of tables: [[check]]")
+    if "semantics" in data:
+        f.semantics = _semantics(f, (), data, "cpp")
     for k, raw in enumerate(checks):
         suite.checks.append((raw, f, ("check", k), timeout, strict))
+
+
+def _semantics(f: _File, key: tuple[object, ...], raw: Mapping[str, object], default: str) -> str:
+    """``semantics = "cpp" | "dsl"`` of a check (or of the file, the default of its checks)."""
+    if "semantics" not in raw:
+        return default
+    value = raw["semantics"]
+    if value not in SEMANTICS:
+        raise f.error((*key, "semantics"), f"must be one of {', '.join(SEMANTICS)} (the C++ headers or the CuTe "
+                                           f"DSL), got {value!r}")
+    return str(value)
 
 
 def _syntax_error(f: _File, text: str, exc: Exception, echo: bool = True) -> SpecError:

@@ -123,6 +123,33 @@ class Symbols:
             sym = self.table[a.args[0].name]
             self.declare(sym.name, multiple_of=lcm(sym.multiple_of, int(a.args[1].value)))
 
+    def absorbed(self, e: Expr) -> bool:
+        """Whether ``_absorb`` states all of ``e`` in the symbols' own assumptions (bounds, divisibility), so that
+        printing it again beside them would say it twice."""
+        if isinstance(e, Op) and e.op == "and":
+            return all(self.absorbed(a) for a in e.args)
+        if not isinstance(e, Op) or e.op not in _FLIPPED or e.op == "!=" or len(e.args) != 2:
+            return False
+        a, b = e.args
+        if type(a) is Const and type(b) is not Const:
+            a, b = b, a
+        if type(b) is not Const or isinstance(b.value, bool):
+            return False
+        if type(a) is Sym:
+            return a.name in self.table
+        return (e.op == "==" and int(b.value) == 0 and isinstance(a, Op) and a.op == "%" and type(a.args[0]) is Sym
+                and type(a.args[1]) is Const and int(a.args[1].value) > 0)
+
+    def described(self) -> tuple[str, ...]:
+        """The assumptions as printed: each symbol's range and divisibility, then the relations they do not
+        already state (deduplicated)."""
+        out = [s.describe() for s in self]
+        for r in self.relations:
+            text = str(r)
+            if not self.absorbed(r.expr) and text not in out:
+                out.append(text)
+        return tuple(out)
+
     def __iter__(self) -> Iterator[Symbol]:
         return iter(self.table.values())
 

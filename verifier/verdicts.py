@@ -171,8 +171,11 @@ class Policy:
     @staticmethod
     def parse(strict: bool = False, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> Policy:
         """From the command line's comma-separated lists."""
-        split = lambda xs: tuple(r.strip() for x in xs for r in x.split(",") if r.strip())  # noqa: E731
-        return Policy(strict, split(select), split(ignore))
+        return Policy(strict, _split(select), _split(ignore))
+
+
+def _split(items: Sequence[str]) -> tuple[str, ...]:
+    return tuple(r.strip() for x in items for r in x.split(",") if r.strip())
 
 
 def _matches(id: str, rule: str) -> bool:

@@ -62,7 +62,7 @@ REPRODUCERS = [
     (["make_ordered_layout", "(_4,_8):(_1,_4)", "(_2,_3)"], 2, "make_ordered_layout: operand 1 must be a shape"),
     (["local_tile", "(_4,_8):(_1,_4)", "<_2,_2>", "<_2>"], 2, "local_tile: operand 3 must be a coordinate"),
     (["check", "in_bounds", "(M,N):(_1,M)", "<_2:_1,_2:_1>"], 2, "argument 2 must be a shape or an extent"),
-    (["check", "injective", "(M,K):(_1@0,_1@1)"], 2, "scaled-basis strides"),
+    (["check", "no_overflow", "Sw<3,3,3> o _0 o (_8,_8):(_8,_1)"], 2, "must be a layout"),
     # time budgets: finite and positive, on every command that takes one
     (["composition", "(_2):(_1)", "(_2):(_1)", "--timeout", "inf"], 2, "finite number of seconds"),
     (["check", "injective", "(_2):(_1)", "--timeout", "1e308"], 2, "finite number of seconds"),

@@ -198,7 +198,7 @@ expect = "invalid"
 [[check]]
 name = "swizzled (undecided)"
 op = "composition"
-args = ["Sw<2,0,-3> o _0 o (_8,_8):(_8,_1)", "(_8,M):(_1,_8)"]
+args = ["(_8,M):(_1,_8)", "Sw<2,0,-3> o _0 o (_8,_8):(_8,_1)"]
 expect = "unknown"
 '''
 

@@ -295,9 +295,10 @@ def test_scaled_basis_values_are_not_integers() -> None:
     with pytest.raises(LayoutError, match="arithmetic tuple"):
         layout.values()
     with pytest.raises(LayoutError, match="scaled-basis strides are modelled only"):
-        apply("coalesce", layout)
-    with pytest.raises(LayoutError, match="left operand with scaled-basis strides"):
-        apply("composition", layout, parse_layout("_4:_1"))
+        apply("complement", layout)
+    with pytest.raises(LayoutError, match="scaled-basis strides on both sides"):
+        apply("composition", layout, parse_layout("_4:_1@1"))
+    assert str(apply("composition", layout, parse_layout("_4:_1")).result) == "_4:_1@1"
     assert str(E(1, 0)) == "_1@0@1" and E(1, 0).modes == (1, 0)
 
 
@@ -369,7 +370,7 @@ def test_invalid_swizzles_are_cute_rejections(text: str, message: str) -> None:
 def test_unsupported_operands_are_one_line_errors() -> None:
     c = parse("Sw<1,0,2> o _0 o (_4,_4):(_1,_4)")
     with pytest.raises(LayoutError, match="modelled only for composition"):
-        apply("coalesce", c)
+        apply("complement", c)
     with pytest.raises(LayoutError, match="tiler with swizzled elements"):
         apply("composition", parse_layout("(_4,_4):(_1,_4)"), Tile([c]))
     with pytest.raises(CuteRejection, match="has no domain"):

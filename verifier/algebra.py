@@ -23,8 +23,9 @@ from math import gcd as _gcd
 from typing import TypeVar
 
 from . import swizzle as _swizzle
-from .basis import ScaledBasis, basis_get, coalesce_x_profile, coprofile, has_basis
+from .basis import ScaledBasis, basis_get, coalesce_x_profile, coprofile, has_basis, stride_eq, stride_mul
 from .basis import composition_postcondition as basis_composition_postcondition
+from .codomain import same_values
 from .errors import CuteRejection, LayoutError, UndefinedBehavior
 from .int_tuple import (
     IntTuple,
@@ -190,7 +191,7 @@ def _bw_coalesce(fs: list[Int], fd: list[Int], ns: IntTuple, nd: IntTuple) -> La
             continue
         front_s = ns[0] if type(ns) is tuple else ns
         front_d = nd[0] if type(nd) is tuple else nd
-        if front_s.static and eq(s * d, front_d).is_constant(True):  # type: ignore[union-attr]
+        if front_s.static and stride_eq(stride_mul(s, d), front_d).is_constant(True):  # type: ignore[union-attr]
             merged = s * front_s
             ns = (merged, *ns[1:]) if type(ns) is tuple else merged
             nd = (d, *nd[1:]) if type(nd) is tuple else d
@@ -247,7 +248,7 @@ def filter_zeros(layout: Layout) -> Layout:
     def go(d: IntTuple, s: IntTuple) -> IntTuple:
         if type(d) is tuple:
             return tuple(go(x, y) for x, y in zip(d, s))  # type: ignore[arg-type]
-        if d.is_constant(0):  # type: ignore[union-attr]
+        if isinstance(d, Int) and d.is_constant(0):  # a scaled basis is never is_constant<0>
             return transform_leaf(s, lambda _: S(1))
         return s
 
@@ -274,13 +275,13 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
     if rd.is_constant(0):  # a static stride-0 B mode (:1045); a dynamic 0 does not take this branch
         return Layout(rs, rd)
     if type(ls) is not tuple:  # integral A: no condition at all (:1048)
-        return Layout(rs, rd * ld)  # type: ignore[operator]
+        return Layout(rs, stride_mul(rd, ld))  # type: ignore[arg-type]
     res_s: list[Int] = []
     res_d: list[Int] = []
     s, r = rs, rd
     for i in range(len(ls) - 1):
         a, e = ls[i], ld[i]
-        assert isinstance(a, Int) and isinstance(e, Int)
+        assert isinstance(a, Int)
         _static_check(
             lambda a=a, r=r: or_(eq(r % a, S(0)), lt(r, a)), a.static and r.static,
             "Stride Divisibility Condition", "layout.hpp:1077", "CMP-2",
@@ -298,15 +299,15 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
                       f"weak shape condition at A mode {i}: s % min(ceil(a/r), s) == 0")
         nonzero(new_shape, "CMP-6", f"the extent taken from A mode {i}", "layout.hpp:1109")
         res_s.append(new_shape)
-        res_d.append(r * e)
+        res_d.append(stride_mul(r, e))  # type: ignore[arg-type]
         s = s / new_shape
         r = next_stride
     last = ld[-1]  # type: ignore[index]
     if not res_s:
-        return Layout(s, r * last)
+        return Layout(s, stride_mul(r, last))  # type: ignore[arg-type]
     if s.is_constant(1):
         return Layout(unwrap(tuple(res_s)), unwrap(tuple(res_d)))
-    return Layout((*res_s, s), (*res_d, r * last))
+    return Layout((*res_s, s), (*res_d, stride_mul(r, last)))  # type: ignore[arg-type]
 
 
 def _valid_leaf(a: list[int], s: int, d: int) -> bool:
@@ -390,6 +391,11 @@ def composition(a: Layout, b: Tiler) -> Layout:
     if _swizzle.is_swizzled(a) or _swizzle.is_swizzled(b):
         return _swizzle.composition(a, b)  # type: ignore[return-value]
     _swizzle.check_plain_composition(a, b)
+    if isinstance(b, Layout) and has_basis(a.stride) and not has_basis(b.stride):
+        flat = coalesce_x(a)  # an identity / coordinate tensor's layout: A's values are coordinates
+        result = _composition_impl(flat.shape, flat.stride, b.shape, b.stride)
+        basis_composition_postcondition(a, b, result, POSTCONDITION_LIMIT)
+        return result
     if isinstance(b, Layout) and has_basis(b.stride):  # coalesce_x(lhs, coprofile(rhs)) (layout.hpp:1139)
         flat = coalesce_x_profile(a, coprofile(b))
         result = _composition_impl(flat.shape, flat.stride, b.shape, b.stride)
@@ -1088,7 +1094,7 @@ def _divide_postcondition(a: Layout, t: Layout, r: Layout) -> Layout:
         nz = int(size(z))
         ok = nz == int(size(r))
         if ok and nz <= POSTCONDITION_LIMIT:
-            ok = all(int(r(i)) == int(a(int(z(i)))) for i in range(nz))
+            ok = all(bool(same_values(r(i), a(int(z(i)))).value) for i in range(nz))
     record("DIV-POST", "R(i) == A(Z(i)) and size(R) == size(Z) for Z = (T, complement(T, size(A))), a complement "
            "that meets its contract", "layout.hpp:1555-1563", NEVER, _post(ok))
     return r
@@ -1402,7 +1408,13 @@ def apply(op: str, *args: object, semantics: str | None = None) -> Outcome:
     if fn is None:
         raise LayoutError(f"unknown operation {op!r}; known: {', '.join(sorted(OPERATIONS))}")
     args = tuple(coerce(a) for a in args)  # pycute layouts are accepted (interop.py)
-    _swizzle.check_operands(op, args)
+    from . import composed_ops
+
+    if composed_ops.takes_composed(op, args):
+        plain = fn
+        fn = lambda *a: composed_ops.apply_composed(op, plain, a)  # noqa: E731 - CuTe's composed overloads
+    else:
+        _swizzle.check_operands(op, args)
     with Recorder() as rec:
         try:
             result = fn(*args)

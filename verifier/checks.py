@@ -19,16 +19,19 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from . import algebra
-from .basis import ScaledBasis
+from .basis import ScaledBasis, basis_get
 from .budget import DEFAULT_TIMEOUT, Budget
 from .claims import Claim, Replay, substitute_operand
+from .codomain import Path, coshape_components, differ, paths_of, same, within
 from .conditions import show
 from .domain import check_domain
 from .engine import Engine, Item, _rlimit_count, check_sat, decide_all, summarize
-from .int_tuple import IntTuple, compatible, leaves
-from .integers import Bool, D, Int, and_, eq, ge, le, lt, max_, min_, ne, symbol
+from .errors import LayoutError
+from .int_tuple import IntTuple, compatible, leaves, product
+from .integers import Bool, D, Int, and_, eq, ge, le, max_, min_, symbol
 from .interop import coerce
 from .layouts import Layout, size
+from .swizzle import ComposedLayout
 from .symbols import Symbols
 from .verdicts import (
     DEFAULT_POLICY,
@@ -57,34 +60,78 @@ def _compatible(a: IntTuple, b: IntTuple) -> list[Claim]:
                   "int_tuple.hpp:485-506", (), compatible(a, b))]
 
 
+def _size(f: object) -> Int:
+    """``size`` of a layout or of a composed layout (its inner layout's, layout_composed.hpp:270)."""
+    return f.size() if isinstance(f, ComposedLayout) else size(f)  # type: ignore[arg-type]
+
+
 def _injective(layout: Layout) -> list[Claim]:
-    n = size(layout)
+    n = _size(layout)
     return [Claim("INJECTIVE", "L(i) != L(j) for i < j < size(L)", "layout.hpp", (("#i", D(0), n), ("#j", _I + 1, n)),
-                  ne(layout(_I), layout(_J)))]
+                  differ(layout(_I), layout(_J), paths_of(layout)))]
+
+
+def _extents(layout: Layout, extent: IntTuple, paths: list[Path]) -> list[Int]:
+    """The bound of each codomain component: an integer extent for an integer-valued layout, and for a
+    scaled-basis layout a shape read along each basis path (``(M,K)`` bounds ``_1@0`` by M and ``_1@1`` by K)."""
+    if paths == [()]:
+        return [extent if isinstance(extent, Int) else size(extent)]
+    if isinstance(extent, Int) and paths != [(0,)]:
+        raise LayoutError(f"in_bounds: {layout} has coordinates as values; give the extent as a shape with a mode "
+                          "per basis, e.g. (M,N)")
+    out = []
+    for p in paths:
+        e = basis_get(ScaledBasis(D(1), p), extent)
+        out.append(e if isinstance(e, Int) else size(e))  # type: ignore[arg-type]
+    return out
 
 
 def _in_bounds(layout: Layout, extent: IntTuple) -> list[Claim]:
-    e = extent if isinstance(extent, Int) else size(extent)
+    paths = paths_of(layout)
+    bounds = _extents(layout, extent, paths)
     i = layout(_I)
-    return [Claim("IN-BOUNDS", f"0 <= L(i) < {e} for every i < size(L)", "layout.hpp", _range(size(layout)),
-                  and_(ge(i, D(0)), lt(i, e)), None, i)]
+    scalar = paths == [()]
+    shown = bounds[0] if scalar else "(" + ",".join(str(b) for b in bounds) + ")"
+    return [Claim("IN-BOUNDS", f"0 <= L(i) < {shown} for every i < size(L)", "layout.hpp", _range(_size(layout)),
+                  within(i, bounds, paths), None, i if scalar else None)]  # type: ignore[arg-type]
 
 
 def _bijective(layout: Layout) -> list[Claim]:
-    return _injective(layout) + _in_bounds(layout, size(layout))
+    paths = paths_of(layout)
+    if paths == [()]:
+        return _injective(layout) + _in_bounds(layout, _size(layout))
+    # Onto the codomain box coshape(L) (layout.hpp:646-656): injective into it, and as many coordinates as it has.
+    box = coshape_components(layout, paths)
+    i = layout(_I)
+    return [*_injective(layout),
+            Claim("IN-BOUNDS", "0 <= L(i) < coshape(L) componentwise for every i < size(L)", "layout.hpp:646-656",
+                  _range(size(layout)), within(i, box, paths)),
+            _fact_claim("ONTO-SIZE", "size(L) == size(coshape(L)): as many coordinates as the codomain box has",
+                        eq(size(layout), product(tuple(box))))]
+
+
+def _fact_claim(id: str, description: str, holds: Bool) -> Claim:
+    return Claim(id, description, "layout.hpp", (), holds)
 
 
 def _equivalent(a: Layout, b: Layout, extended: bool = False) -> list[Claim]:
-    n = UNBOUNDED if extended else size(a)
-    return [Claim("EQUIV-SIZE", "size(L1) == size(L2)", "layout.hpp", (), eq(size(a), size(b))),
+    n = UNBOUNDED if extended else _size(a)
+    paths = paths_of(a, b)
+    scalar = paths == [()]
+    return [Claim("EQUIV-SIZE", "size(L1) == size(L2)", "layout.hpp", (), eq(_size(a), _size(b))),
             Claim("EQUIV", "L1(i) == L2(i) for every i" + (" >= 0" if extended else " < size"), "layout.hpp",
-                  _range(n), eq(a(_I), b(_I)), a(_I), b(_I))]
+                  _range(n), same(a(_I), b(_I), paths), a(_I) if scalar else None, b(_I) if scalar else None)]
 
 
 def _no_overflow(layout: Layout, bits: int = 32) -> list[Claim]:
     lo, hi = D(-(2 ** (bits - 1))), D(2 ** (bits - 1) - 1)
     fits = lambda x: and_(ge(x, lo), le(x, hi))  # noqa: E731
-    shapes, strides = list(leaves(layout.shape)), list(leaves(layout.stride))
+    if isinstance(layout, ComposedLayout):
+        raise LayoutError("no_overflow: a composed layout's index is its inner layout's, through a swizzle that "
+                          "keeps the bits below its top; check no_overflow of the inner layout")
+    shapes = list(leaves(layout.shape))
+    # A scaled-basis stride computes each coordinate component separately; its value is what can overflow.
+    strides = [d.value if isinstance(d, ScaledBasis) else d for d in leaves(layout.stride)]
     out: list[Claim] = []
     prod: Int = D(1)
     for k, s in enumerate(shapes):
@@ -111,9 +158,19 @@ def _max0(x: Int) -> Int:
     return max_(x, D(0))
 
 
+def _conflict_free(smem: object, access: Layout, element_bits: int = 0, access_bits: int = 0,
+                   offset: Int | None = None) -> list[Claim]:
+    """One wavefront per phase of a shared-memory access (the model of ``banks.py``)."""
+    from .banks import AccessModel, claims_for
+
+    model = AccessModel(element_bits, access_bits)
+    return [Claim(c.id, c.description, "banks.py (32 banks of 4 bytes)", c.ranges, c.holds, c.expected, c.actual)
+            for c in claims_for(smem, access, model, offset)]
+
+
 BUILDERS: dict[str, Callable[..., list[Claim]]] = {
     "compatible": _compatible, "injective": _injective, "bijective": _bijective, "equivalent": _equivalent,
-    "in_bounds": _in_bounds, "no_overflow": _no_overflow,
+    "in_bounds": _in_bounds, "no_overflow": _no_overflow, "conflict_free": _conflict_free,
 }
 PROPERTIES = (*BUILDERS, "surjective")
 
@@ -124,7 +181,8 @@ def _items(prop: str, args: Sequence[object], options: Mapping[str, object]) -> 
 
     def replay(values: Mapping[str, int], k: int) -> Replay:
         concrete = [substitute_operand(a, values) for a in args]
-        c = builder(*concrete, **options)[k]
+        opts = {key: substitute_operand(v, values) for key, v in options.items()}  # a symbolic --offset
+        c = builder(*concrete, **opts)[k]
         w = {name: values[name] for name in c.witnesses}
         for name, lo, hi in c.ranges:
             if not (int(lo.evaluate(w)) <= w[name] < int(hi.evaluate(w))):
@@ -145,12 +203,36 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
     Z3 resource units and the wall-clock safety net of ``timeout`` seconds (``budget.py``).  Raises
     ``LayoutError`` when the assumptions admit no value or an extent can be negative (``domain.py``)."""
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
+    if isinstance(options.get("offset"), str):  # conflict_free from a spec file: an expression over its symbols
+        from .banks_cli import parse_offset
+
+        options = {**options, "offset": parse_offset(options["offset"], symbols)}  # type: ignore[arg-type]
     inputs = tuple(show(a) for a in args)
     assumptions = symbols.described()
     undecided = check_domain(prop, args, symbols)
     if undecided is not None:
         return Verdict(prop, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
     engine = Engine(symbols, budget=budget if budget is not None else Budget(rlimit, timeout))
+    decisions = _reduce_swizzled(engine, prop, args, options, policy)
+    if decisions is None:
+        decisions = _decide(engine, prop, args, options, policy)
+    decisions = [replace(d, severity=policy.severity(d.id)) for d in decisions]
+    verdict, cex, reason = summarize(decisions, policy)
+    verdict = {VALID: PROVED, "invalid": REFUTED}.get(verdict, verdict)
+    if prop == "conflict_free" and cex is not None and isinstance(cex.coordinate, tuple):
+        from .banks import AccessModel, witness_note
+
+        model = AccessModel(int(options["element_bits"]), int(options["access_bits"]))  # type: ignore[call-overload]
+        note = witness_note(args[0], args[1], model, cex.params, cex.coordinate,  # type: ignore[arg-type]
+                            options.get("offset"))  # type: ignore[arg-type]
+        cex = replace(cex, note=note)
+        reason = f"{reason}: {note}"
+    return Verdict(prop, inputs, verdict, None, tuple(decisions), cex, reason, assumptions=assumptions)
+
+
+def _decide(engine: Engine, prop: str, args: Sequence[object], options: Mapping[str, object],
+            policy: Policy = DEFAULT_POLICY) -> list[ObligationVerdict]:
+    decisions: list[ObligationVerdict]
     if prop == "surjective":
         decisions = _surjective(engine, args[0], args[1])  # type: ignore[arg-type]
     elif prop in ("injective", "bijective") and _separated(args[0]):  # type: ignore[arg-type]
@@ -160,24 +242,90 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
                                        "sorted by |stride|, each stride exceeds the reach of the smaller ones",
                                        PROVED, True, route=SEPARATED)]
         if prop == "bijective":
-            decisions += decide_all(engine, _items("in_bounds", [layout, size(layout)], {}),  # type: ignore
+            decisions += decide_all(engine, _items("in_bounds", [layout, _size(layout)], {}),  # type: ignore
                                     policy)
+    elif prop == "conflict_free" or any(isinstance(a, ComposedLayout) for a in args):
+        decisions = _decide_bits_first(engine, _items(prop, args, options), policy)
     elif prop == "equivalent" and not options.get("extended") and (
             structural := _structurally_equivalent(args[0], args[1])) is not None:  # type: ignore[arg-type]
         decisions = structural
     else:
         decisions = decide_all(engine, _items(prop, args, options), policy)
-    decisions = [replace(d, severity=policy.severity(d.id)) for d in decisions]
-    verdict, cex, reason = summarize(decisions, policy)
-    verdict = {VALID: PROVED, "invalid": REFUTED}.get(verdict, verdict)
-    return Verdict(prop, inputs, verdict, None, tuple(decisions), cex, reason, assumptions=assumptions)
+    return decisions
+
+
+BITS = "z3 on 64-bit bit-vectors (bv_encoding.py)"
+
+
+def _decide_bits_first(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLICY) -> list[ObligationVerdict]:
+    """Swizzles and bank arithmetic are bit fields: each item is tried on the exact bit-vector encoding first (a
+    model is replayed concretely before it counts), then on the integer encoding if that does not decide it."""
+    from .bv_encoding import decide as bv_decide
+    from .encoding import Unencodable
+
+    out: list[ObligationVerdict] = []
+    for n, item in enumerate(items):
+        share = engine.budget.part(engine.remaining() / max(1, len(items) - n))
+        try:
+            status, values = bv_decide(item.holds, item.ranges, engine.symbols, share)
+        except Unencodable:
+            status, values = "unknown", None
+        if status == "proved":
+            out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
+                                         PROVED, item.deciding, route=BITS))
+            continue
+        if status == "sat" and values is not None:
+            r = item.replay(values)
+            if r.fails:
+                params = {k: v for k, v in values.items() if not k.startswith("#")}
+                ws = tuple(values[w] for w in item.witnesses)
+                cex = Counterexample(params, item.id, ws[0] if len(ws) == 1 else ws or None, r.expected, r.actual)
+                out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks,
+                                             item.condition, REFUTED, item.deciding, cex, route=BITS))
+                continue
+        out += decide_all(engine, [item], policy)
+    return out
+
+
+def _reduce_swizzled(engine: Engine, prop: str, args: Sequence[object], options: Mapping[str, object],
+                     policy: Policy = DEFAULT_POLICY) -> list[ObligationVerdict] | None:
+    """The property of a swizzled layout as the same property of its inner layout, where an exact lemma of
+    ``swizzle_props`` allows it (None otherwise: the bit-level encoding decides it)."""
+    from .swizzle_props import LEMMA_BOUNDS, LEMMA_EQUIV, LEMMA_INJECTIVE, divides_block, swizzled_layout
+
+    first = swizzled_layout(args[0]) if args else None
+    if first is None:
+        return None
+    sw, offset, inner = first
+
+    def routed(ds: list[ObligationVerdict], lemma: str) -> list[ObligationVerdict]:
+        return [replace(d, route=f"{lemma}; {d.route}" if d.route else lemma) for d in ds]
+
+    if prop == "injective":
+        return routed(_decide(engine, prop, [inner], options, policy), LEMMA_INJECTIVE)
+    if prop in ("in_bounds", "bijective") and offset.is_constant(0):
+        extent = args[1] if prop == "in_bounds" else size(inner)
+        e = extent if isinstance(extent, Int) else size(extent)  # type: ignore[arg-type]
+        if engine_proves(engine, divides_block(sw, e)):  # type: ignore[arg-type]
+            rest = [inner, *args[1:]]
+            return routed(_decide(engine, prop, rest, options, policy), f"{LEMMA_BOUNDS}" if prop == "in_bounds"
+                          else f"{LEMMA_INJECTIVE}; {LEMMA_BOUNDS}")
+        if prop == "bijective":  # injective by the lemma; the bounds on the swizzle's bits
+            return (routed(_decide(engine, "injective", [inner], options, policy), LEMMA_INJECTIVE)
+                    + decide_all(engine, _items("in_bounds", [args[0], size(inner)], {}), policy))
+        return None
+    if prop == "equivalent" and len(args) == 2:
+        second = swizzled_layout(args[1])
+        if second is not None and second[0] == sw and second[1] == offset:
+            return routed(_decide(engine, prop, [inner, second[2]], options, policy), LEMMA_EQUIV)
+    return None
 
 
 def _separated(layout: Layout) -> bool:
     """A sufficient condition for injectivity of a concrete layout, decided without a solver and in time flat in
     its size: sorted by ``|stride|``, each mode's stride exceeds the largest offset the smaller modes reach, so
     the digits of a coordinate are recovered from its index one mode at a time (mixed radix)."""
-    if not isinstance(layout, Layout) or not layout.concrete:
+    if not isinstance(layout, Layout) or not layout.concrete or paths_of(layout) != [()]:
         return False
     modes = [(int(s), abs(int(d))) for s, d in zip(leaves(layout.shape), leaves(layout.stride)) if int(s) != 1]
     if any(s < 1 for s, _ in modes):
@@ -249,19 +397,23 @@ def _structurally_equivalent(a: object, b: object) -> list[ObligationVerdict] | 
 
 
 def _surjective(engine: Engine, layout: Layout, n: IntTuple) -> list[ObligationVerdict]:
+    if paths_of(layout) != [()]:
+        raise LayoutError(f"surjective: {layout} has coordinates as values; check bijective (onto its codomain "
+                          "box) or in_bounds instead")
     target = n if isinstance(n, Int) else size(n)
     count = Claim("SURJ-COUNT", f"size(L) >= {target}: enough coordinates to cover [0, n)", "layout.hpp", (),
-                  ge(size(layout), target))
+                  ge(_size(layout), target))
     count_item = Item(count.id, count.description, count.source, "property", True, (), count.holds,
-                      lambda v: Replay(int(size(layout.substitute(v))) < int(target.evaluate(v))))
+                      lambda v: Replay(int(_size(layout.substitute(v))) < int(target.evaluate(v))))
     first = decide_all(engine, [count_item])
     if first[0].status != PROVED:
         return first
     desc = f"every k < {target} is L(i) for some i < size(L)"
     # Sufficient: L, or L without its static-0-stride modes (the same image), maps [0, size) injectively into
     # [0, n) and has size n (pigeonhole).
-    for part in (layout, algebra.filter(layout)):
-        if engine_proves(engine, eq(size(part), target)):
+    parts = [layout] if isinstance(layout, ComposedLayout) else [layout, algebra.filter(layout)]
+    for part in parts:
+        if engine_proves(engine, eq(_size(part), target)):
             sub = decide_all(engine, _items("injective", [part], {}) + _items("in_bounds", [part, target], {}))
             if all(d.status == PROVED for d in sub):
                 return [*first, ObligationVerdict("SURJ", desc, "layout.hpp", "property", "by bijectivity",
@@ -280,7 +432,7 @@ def _surjective_quantified(engine: Engine, layout: Layout, target: Int, desc: st
     enc = engine.encoder
     k, i = z3.Int("#k"), enc.var("#i")
     li = enc.term(layout(_I))
-    missed = z3.ForAll([i], z3.Implies(z3.And(i >= 0, i < enc.term(size(layout))), li != k))
+    missed = z3.ForAll([i], z3.Implies(z3.And(i >= 0, i < enc.term(_size(layout))), li != k))
     s = z3.Solver()
     s.add(*enc.assumptions(), k >= 0, k < enc.term(target), missed)
     before = _rlimit_count(s)
@@ -294,7 +446,7 @@ def _surjective_quantified(engine: Engine, layout: Layout, target: Int, desc: st
         values = enc.model_values(m, {sym.name for sym in engine.symbols})
         kk = m.eval(k, model_completion=True).as_long()
         concrete = layout.substitute(values)
-        nn = int(size(concrete))
+        nn = int(_size(concrete))
         if nn <= 1 << 20 and all(int(concrete(j)) != kk for j in range(nn)):
             cex = Counterexample(values, "SURJ", None, kk, None, note=f"index {kk} is never reached")
             return ObligationVerdict("SURJ", desc, "layout.hpp", "property", cond, REFUTED, True, cex)

@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from . import algebra
+from .basis import as_coordinate, has_basis
+from .codomain import same_values
 from .errors import CuteRejection, UndefinedBehavior
 from .int_tuple import IntTuple, crd2idx, idx2crd, leaves, product, product_each
 from .integers import Bool, Const, D, Int, Op, S, and_, eq, ge, le, lt, ne, or_, substitute, symbol
@@ -54,9 +56,14 @@ class Claim:
         return and_(*(and_(ge(symbol(w), lo), lt(symbol(w), hi)) for w, lo, hi in self.ranges))
 
 
-def _claim(id: str, description: str, source: str, n: Int, expected: Int, actual: Int) -> Claim:
-    """``expected == actual`` for every ``0 <= #i < n``."""
-    return Claim(id, description, source, (("#i", D(0), n),), eq(expected, actual), expected, actual)
+def _claim(id: str, description: str, source: str, n: Int, expected: object, actual: object,
+           extra: Bool | None = None) -> Claim:
+    """``expected == actual`` for every ``0 <= #i < n``; coordinates (scaled-basis values) compare component by
+    component (codomain.py), and ``extra`` must hold as well."""
+    if type(expected) is Int and type(actual) is Int and extra is None:
+        return Claim(id, description, source, (("#i", D(0), n),), eq(expected, actual), expected, actual)
+    holds = same_values(expected, actual)  # type: ignore[arg-type]
+    return Claim(id, description, source, (("#i", D(0), n),), holds if extra is None else and_(holds, extra))
 
 
 def _fact(id: str, description: str, source: str, holds: Bool, expected: Int | None = None,
@@ -73,11 +80,18 @@ def _same_size(id: str, description: str, source: str, expected: Int, actual: In
 
 def _composition(a: Layout, b: Layout) -> list[Claim]:
     r = algebra.composition(a, b)
+    extra = None
+    if has_basis(b.stride):  # B's values are coordinates of A, with no component beyond A's profile
+        coord, beyond = as_coordinate(b(_I), a.shape)
+        expected = a(coord)
+        extra = and_(*(eq(x, D(0)) for x in beyond))
+    else:
+        expected = a(b(_I))
     return [
         _same_size("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022",
                    size(b), size(r)),
         _claim("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
-               "layout.hpp:1022", size(b), a(b(_I)), r(_I)),
+               "layout.hpp:1022", size(b), expected, r(_I), extra),
     ]
 
 
@@ -501,7 +515,9 @@ def build(op: str, args: Sequence[object]) -> list[Claim]:
 
 
 def substitute_operand(obj: object, values: Mapping[str, int]) -> object:
-    if isinstance(obj, Layout):
+    from .swizzle import ComposedLayout
+
+    if isinstance(obj, (Layout, ComposedLayout)):
         return obj.substitute(values)
     if isinstance(obj, Tile):
         return Tile([substitute_operand(e, values) for e in obj.elements])

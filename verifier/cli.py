@@ -5,7 +5,9 @@
   CuTe computes it, valid for every allowed value of the symbols?  Prints the verdict, a counterexample, and the
   condition under which it is valid with C++ and Python guards.
 * ``cute-verify check PROPERTY ARGS...``: ``compatible S1 S2``, ``injective L``, ``surjective L N``,
-  ``bijective L``, ``equivalent L1 L2 [--extended]``, ``in_bounds L EXTENT``, ``no_overflow L [--bits 32|64]``.
+  ``bijective L``, ``equivalent L1 L2 [--extended]``, ``in_bounds L EXTENT``, ``no_overflow L [--bits 32|64]``,
+  ``conflict_free SMEM ACCESS --element-bits B --access-bits W [--offset EXPR]`` (banks.py).
+* ``cute-verify bank_conflicts SMEM ACCESS --element-bits B --access-bits W``: wavefronts per phase (banks_cli.py).
 * ``cute-verify eval LAYOUT [--param NAME=VALUE]... [--json]``: the layout as CuTe prints it, its size, cosize and
   table.
 * ``cute-verify run FILE...``: the checks of spec files (``spec_cli.py``): text, JSON, SARIF or JUnit reports.
@@ -159,6 +161,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     if args.property not in PROPERTIES:
         raise UsageError(f"unknown property {args.property!r}; known: {', '.join(PROPERTIES)}")
+    if args.property == "conflict_free":
+        from .banks_cli import cmd_check_conflict_free
+
+        return cmd_check_conflict_free(args)
     operands, symbols = _problem(args, args.property, prop=True)
     options: dict[str, object] = {}
     if args.property == "equivalent" and args.extended:
@@ -255,10 +261,14 @@ def build_parser() -> argparse.ArgumentParser:
     e.set_defaults(func=cmd_eval)
     c = sub.add_parser("check", help="prove or refute a property of layouts")
     c.add_argument("property", help="compatible, injective, surjective, bijective, equivalent, in_bounds, "
-                                    "no_overflow")
+                                    "no_overflow, conflict_free")
     c.add_argument("args", nargs="+", help="layouts or shapes in CuTe notation")
     c.add_argument("--extended", action="store_true", help="equivalent: also past the domain, as CuTe evaluates")
     c.add_argument("--bits", type=int, choices=(32, 64), default=32, help="no_overflow: the index width")
+    from .banks_cli import add_options as add_bank_options
+    from .banks_cli import add_parser as add_banks
+
+    add_bank_options(c)
     _common(c)
     c.set_defaults(func=cmd_check)
     from cuda_harness.cli import add_parser as add_gpu
@@ -275,6 +285,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_dsl(sub)
     add_prove(sub)
     add_draw(sub)
+    add_banks(sub)
+    from .gmma import add_parser as add_gmma
+
+    add_gmma(sub)
     add_gpu(sub)
     add_atoms(sub)
     add_crd2idx(sub)

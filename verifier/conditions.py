@@ -42,6 +42,7 @@ def _statics(obj: object) -> set[int]:
     out: set[int] = set()
     if isinstance(obj, Layout):
         for x in (*leaves(obj.shape), *leaves(obj.stride)):
+            x = getattr(x, "value", x) if not isinstance(x, Int) else x  # a scaled basis: its scale
             if x.static and x.value is not None:
                 out.add(abs(int(x.value)))
     elif isinstance(obj, Tile):

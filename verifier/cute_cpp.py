@@ -199,6 +199,11 @@ class CppBuilder:
     def composed(self, c: ComposedLayout) -> str:
         """``composition(Swizzle{}, layout)`` as CuTe's tests build it where that gives the same type (a non-identity
         swizzle and a static ``_0`` offset), else ``make_composed_layout(a, offset, b)``."""
+        from .gmma import SmemPtrFlag
+
+        if isinstance(c.offset, SmemPtrFlag):
+            return (f"make_composed_layout({self.operand(c.outer)}, smem_ptr_flag_bits<{int(c.offset.bits)}>{{}}, "
+                    f"{self.operand(c.inner)})")
         if (isinstance(c.outer, Swizzle) and not c.outer.identity and c.offset.is_constant(0)
                 and isinstance(c.inner, Layout)):
             return f"composition({self.swizzle(c.outer)}, {self.layout(c.inner)})"

@@ -533,7 +533,14 @@ def _verify(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, d
     if outcome.undefined is not None:
         return Verdict(op, inputs, INVALID, reason=f"undefined behaviour in CuTe: {outcome.undefined}",
                        assumptions=assumptions)
-    if any(_unmodelled(a) for a in args):
+    from .composed_ops import TRANSFER, inner_problem
+
+    inner = inner_problem(op, list(args))
+    if inner is not None:  # Sw o O o B: the operation on B decides it exactly (composed_ops.py)
+        v = _verify(op, inner, symbols, budget, derive, policy)
+        routed = tuple(replace(d, route=f"{TRANSFER}; {d.route}" if d.route else TRANSFER) for d in v.obligations)
+        return replace(v, inputs=inputs, result=str(outcome.result), obligations=routed)
+    if any(_unmodelled(a, op) for a in args):
         if not all(_concrete(a) for a in args):
             return Verdict(op, inputs, UNKNOWN, str(outcome.result), reason="the engine decides swizzled and "
                            "scaled-basis (E<i>) operands only on concrete values; these have symbols",
@@ -616,18 +623,20 @@ def _decided_post(decisions: Sequence[ObligationVerdict]) -> bool:
     return any(_is_post(d.id) and d.status == PROVED and d.deciding for d in decisions)
 
 
-def _unmodelled(arg: object) -> bool:
+def _unmodelled(arg: object, op: str | None = None) -> bool:
+    """An operand the claims do not decide symbolically for ``op``: swizzles and composed layouts, and
+    scaled-basis strides outside the operations whose claims compare coordinates (codomain.py)."""
     from .basis import ScaledBasis
     from .int_tuple import leaves
     from .layouts import Layout
-    from .swizzle import ComposedLayout, Swizzle
+    from .swizzle import BASIS_OPERATIONS, ComposedLayout, Swizzle
 
     if isinstance(arg, ComposedLayout | Swizzle):
         return True
     if isinstance(arg, Layout):
-        return any(isinstance(x, ScaledBasis) for x in leaves(arg.stride))
+        return op not in BASIS_OPERATIONS and any(isinstance(x, ScaledBasis) for x in leaves(arg.stride))
     if isinstance(arg, Tile):
-        return any(_unmodelled(e) for e in arg.elements)
+        return any(_unmodelled(e, op) for e in arg.elements)
     return False
 
 
@@ -711,7 +720,7 @@ def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: 
            if o.cute_checks == UB or (o.id in SELF_EVIDENT | CONTRACT and counts(o.id))):
         return False
     try:
-        built = [] if any(_unmodelled(a) for a in concrete) else claims.build(op, concrete)
+        built = [] if any(_unmodelled(a, op) for a in concrete) else claims.build(op, concrete)
         if not built:
             # The algebra's enumerated postconditions (swizzled and scaled-basis operands) include LI-3, the only
             # one stricter than CuTe's contract, which is not enumerated on its own: counted in both modes.

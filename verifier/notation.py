@@ -108,10 +108,15 @@ def _tokenize(text: str) -> list[Token]:
     return tokens
 
 
+_SMEM_PTR = re.compile(r"smem_ptr\[(\d{1,4})b\]\(unset\)")
+_SMEM_PTR_NAME = re.compile(r"smemptrflag(\d+)_*")
+
+
 class _Parser:
     def __init__(self, text: str, symbols: Symbols | None) -> None:
         self.text = text
-        self.tokens = _tokenize(text)
+        # CuTe prints smem_ptr_flag_bits<B> as 'smem_ptr[Bb](unset)' (gmma.py); read it as one name of equal width.
+        self.tokens = _tokenize(_SMEM_PTR.sub(lambda m: f"smemptrflag{m.group(1)}".ljust(len(m.group(0)), "_"), text))
         self.i = 0
         self.symbols = symbols if symbols is not None else Symbols()
         self.depth = 0
@@ -256,6 +261,12 @@ class _Parser:
         pos = self.tok.pos
         if self.at_swizzle():
             return self.swizzle(), pos
+        flag = _SMEM_PTR_NAME.fullmatch(self.tok.text) if self.tok.kind == "name" else None
+        if flag is not None:
+            from .gmma import SmemPtrFlag
+
+            self.advance()
+            return SmemPtrFlag(int(flag.group(1))), pos
         if self.tok.kind == "end":
             raise self.error("expected a swizzle, a layout or an offset after 'o'")
         save = self.i

@@ -22,9 +22,9 @@ TEMPLATE_ARGS = {"upcast": 1, "downcast": 1, "recast_layout": 2}
 ORDER_TAGS = ("LayoutLeft", "LayoutRight")
 # Each property's arity, and which of its operands must be layouts (the others are shapes or extents).
 PROPERTY_ARITY = {"compatible": 2, "injective": 1, "surjective": 2, "bijective": 1, "equivalent": 2, "in_bounds": 2,
-                  "no_overflow": 1}
+                  "no_overflow": 1, "conflict_free": 2}
 PROPERTY_LAYOUTS = {"compatible": (), "injective": (0,), "surjective": (0,), "bijective": (0,), "equivalent": (0, 1),
-                    "in_bounds": (0,), "no_overflow": (0,)}
+                    "in_bounds": (0,), "no_overflow": (0,), "conflict_free": (0, 1)}
 
 # What each operation takes, operand by operand after its template integers: L a layout (a swizzle or composed
 # layout where swizzle.py models it), T a tiler (layout, <...>, shape, integer or _), S a shape, C a coordinate (may
@@ -217,17 +217,17 @@ def check_property_operands(prop: str, args: Sequence[object]) -> None:
     arity = PROPERTY_ARITY[prop]
     if len(args) != arity:
         raise LayoutError(f"check {prop} takes {arity} argument(s), got {len(args)}")
-    for k in PROPERTY_LAYOUTS[prop]:
-        if not isinstance(args[k], Layout):
-            raise LayoutError(f"check {prop}: argument {k + 1} must be a layout (Shape:Stride)")
-    from .basis import has_basis
+    from .swizzle import ComposedLayout, Swizzle
 
-    for k, x in enumerate(args):
-        if k in PROPERTY_LAYOUTS[prop]:
-            if has_basis(x.stride):  # type: ignore[attr-defined]
-                raise LayoutError(f"check {prop}: argument {k + 1} has scaled-basis strides (an identity layout "
-                                  "maps to coordinates, not integers); the checks take integer strides")
-        elif not _is_int_tuple(x):
+    for k in PROPERTY_LAYOUTS[prop]:
+        composed_ok = prop != "no_overflow" and not (prop == "conflict_free" and k == 1)
+        if isinstance(args[k], ComposedLayout) and not isinstance(args[k].inner, Swizzle) and composed_ok:
+            continue  # a swizzled layout (Sw<3,3,3> o _0 o L): a function on L's domain
+        if not isinstance(args[k], Layout):
+            raise LayoutError(f"check {prop}: argument {k + 1} must be a layout (Shape:Stride)"
+                              + (" or a composed layout" if composed_ok else ""))
+    for k, x in enumerate(args):  # scaled-basis layouts are checked componentwise (codomain.py)
+        if k not in PROPERTY_LAYOUTS[prop] and not _is_int_tuple(x):
             raise LayoutError(f"check {prop}: argument {k + 1} must be a shape or an extent (an integer or a tuple)")
 
 

@@ -67,7 +67,7 @@ PROPERTY_VERDICTS = ("proved", "refuted", "unknown")
 _TOP_KEYS = ("include", "rlimit", "timeout", "strict", "semantics", "symbols", "assume", "objects", "check")
 _SYMBOL_KEYS = ("min", "max", "multiple_of", "bits")
 _CHECK_KEYS = ("name", "op", "property", "args", "expect", "rlimit", "timeout", "assume", "params", "extended",
-               "bits", "ignore", "description", "semantics")
+               "bits", "element_bits", "access_bits", "offset", "ignore", "description", "semantics")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
@@ -653,6 +653,15 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
         if op != "no_overflow" or raw["bits"] not in (32, 64):
             raise f.error((*key, "bits"), "bits = 32|64 belongs to property = \"no_overflow\" only")
         options.append(("bits", raw["bits"]))
+    for opt in ("element_bits", "access_bits", "offset"):  # property = "conflict_free" (banks.py)
+        if opt in raw:
+            ok = isinstance(raw[opt], str) if opt == "offset" else isinstance(raw[opt], int)
+            form = '"EXPR"' if opt == "offset" else "N"
+            if op != "conflict_free" or not ok:
+                raise f.error((*key, opt), f'{opt} = {form} belongs to property = "conflict_free" only')
+            options.append((opt, raw[opt]))
+    if op == "conflict_free" and not {"element_bits", "access_bits"} <= set(raw):
+        raise f.error(key, 'property = "conflict_free" needs element_bits and access_bits')
     description = raw.get("description")
     if description is not None and not isinstance(description, str):
         raise f.error((*key, "description"), "must be a string")

@@ -111,13 +111,18 @@ class Swizzle:
         return self._symbolic(x)
 
     def _symbolic(self, x: Int) -> Int:
-        # z_k ^= y_k adds y_k * (1 - 2 z_k) * 2^zpos_k; the Y and Z masks are disjoint because |S| >= B.
+        # z_k ^= y_k adds (1 - 2 z_k) * 2^zpos_k where y_k is set: an if-then-else of linear terms rather than the
+        # product y_k * (1 - 2 z_k), which would make the solver's problem nonlinear.  The Y and Z masks are
+        # disjoint because |S| >= B.
+        from .integers import Op
+
         out = x
         ylo = self.base + max(0, self.shift)
         zlo = self.base - min(0, self.shift)
         for k in range(self.bits):
             y, z = _bit(x, ylo + k), _bit(x, zlo + k)
-            out = out + y * (S(1) - S(2) * z) * S(1 << (zlo + k))
+            flip = (S(1) - S(2) * z) * S(1 << (zlo + k))
+            out = out + Int(Op("ite", (Op("==", (y.expr, S(0).expr)), S(0).expr, flip.expr)), False)
         return out
 
     def substitute(self, values: Mapping[str, int]) -> Swizzle:
@@ -151,7 +156,7 @@ class ComposedLayout:
         for part in (outer, inner):
             if not isinstance(part, (Swizzle, Layout, ComposedLayout)):
                 raise LayoutError(f"a composed layout is made of swizzles and layouts, not {part!r}")
-        if type(offset) is not Int:
+        if not isinstance(offset, Int):
             raise LayoutError(f"the offset of a composed layout is an integer, not {offset!r}")
         object.__setattr__(self, "outer", outer)
         object.__setattr__(self, "offset", offset)
@@ -225,8 +230,8 @@ class ComposedLayout:
     def substitute(self, values: Mapping[str, int]) -> ComposedLayout:
         from .integers import substitute
 
-        return ComposedLayout(self.outer.substitute(values), substitute(self.offset, values),
-                              self.inner.substitute(values))
+        offset = self.offset if type(self.offset) is not Int else substitute(self.offset, values)  # smem_ptr flags
+        return ComposedLayout(self.outer.substitute(values), offset, self.inner.substitute(values))
 
     def values(self, limit: int | None = None) -> list[int]:
         """``[C(0), ..., C(size-1)]`` for a concrete composed layout."""
@@ -244,7 +249,9 @@ def make_composed_layout(a: Fn, offset: Int | int, b: Fn) -> ComposedLayout:
 def compose3(a: Fn, offset: Int, b: Fn) -> Fn:
     """The three-argument ``composition(a, o, b)`` (layout_composed.hpp:358-368), whose overload for an identity
     swizzle, a static ``_0`` offset and a plain layout returns the layout (swizzle_layout.hpp:305-315)."""
-    if isinstance(a, Swizzle) and a.identity and offset.is_constant(0) and isinstance(b, Layout):
+    # An smem_ptr flag is an Int<0> by derivation: the generic overload matches it better (gmma.py).
+    if isinstance(a, Swizzle) and a.identity and type(offset) is Int and offset.is_constant(0) \
+            and isinstance(b, Layout):
         return b
     return ComposedLayout(a, offset, b)
 
@@ -392,15 +399,20 @@ def _composed_postcondition(a: Layout, b: ComposedLayout, r: object) -> None:
 
 
 def check_plain_composition(a: object, b: object) -> None:
-    """What ``algebra.composition`` does not model: a left operand with scaled-basis strides (CuTe merges such
-    modes by comparing bases), and by-mode tilers with swizzled elements."""
+    """What ``algebra.composition`` does not model: scaled-basis strides on both sides, and by-mode tilers with
+    swizzled elements."""
     from .layouts import Tile
 
-    if isinstance(a, Layout) and has_basis(a.stride):
-        raise LayoutError(f"composition: a left operand with scaled-basis strides ({a}) is not modelled")
+    if isinstance(a, Layout) and has_basis(a.stride) and isinstance(b, Layout) and has_basis(b.stride):
+        raise LayoutError(f"composition: scaled-basis strides on both sides ({a} o {b}) are not modelled")
     if isinstance(b, Tile) and any(is_swizzled(e) for e in b.elements):
         raise LayoutError(f"composition: a tiler with swizzled elements ({b}) is not modelled")
 
+
+# The operations of algebra.OPERATIONS that take scaled-basis strides (identity and coordinate tensors): CuTe's
+# ScaledBasis has *, ==, abs and ceil_div but no / or %, which is what these need of a stride.
+BASIS_OPERATIONS = frozenset({"composition", "coalesce", "filter", "logical_divide", "zipped_divide",
+                              "tiled_divide", "flat_divide"})
 
 # The operations of algebra.OPERATIONS that take swizzles and composed layouts (all others refuse them).
 SWIZZLE_OPERATIONS = frozenset({"composition", "right_inverse", "left_inverse"})
@@ -423,8 +435,8 @@ def check_operands(op: str, args: tuple[object, ...]) -> None:
     if "swizzled" in found and op not in SWIZZLE_OPERATIONS:
         raise LayoutError(f"{op}: swizzle and composed-layout operands are modelled only for "
                           f"{', '.join(sorted(SWIZZLE_OPERATIONS))}")
-    if "basis" in found and op != "composition":
-        raise LayoutError(f"{op}: scaled-basis strides are modelled only in the right operand of composition")
+    if "basis" in found and op not in BASIS_OPERATIONS:
+        raise LayoutError(f"{op}: scaled-basis strides are modelled only for {', '.join(sorted(BASIS_OPERATIONS))}")
 
 
 # -- inverses (swizzle_layout.hpp:348-405; layout_composed.hpp:415-429) --------------------------------------------

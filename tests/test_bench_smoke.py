@@ -11,10 +11,20 @@ from pathlib import Path
 
 import pytest
 
+ROOT = Path(__file__).resolve().parent.parent
 pytest.importorskip("tensor_layouts")
 pytest.importorskip("pycute")
 
-from bench import bench_algebra, bench_checks, bench_compile, bench_gpu, bench_parametric, run  # noqa: E402
+from bench import (  # noqa: E402
+    bench_algebra,
+    bench_checks,
+    bench_compile,
+    bench_gpu,
+    bench_parametric,
+    bench_startup,
+    bench_verdicts,
+    run,
+)
 from bench.common import QUICK, Table  # noqa: E402
 
 TINY = dataclasses.replace(QUICK, repeats=1, algebra_inputs=2, sizes=(6, 8), enum_cap_s=5.0,
@@ -35,7 +45,7 @@ def test_algebra_quick() -> None:
     t = bench_algebra.run(TINY)
     _well_formed(t, len(bench_algebra.OPS))
     assert [r[0] for r in t.rows] == list(bench_algebra.OPS)
-    assert all("×" in r[5] for r in t.rows)  # every op had inputs all three libraries agree on
+    assert all("×" in r[6] and "×" in r[7] for r in t.rows)  # every op had inputs all three libraries agree on
 
 
 def test_checks_quick(tmp_path: Path) -> None:
@@ -81,11 +91,26 @@ def test_compile_quick() -> None:
 def test_gpu_quick(tmp_path: Path) -> None:
     t = bench_gpu.run(TINY, tmp_path / "missing.json")
     _well_formed(t, 2)
-    assert "not measured in this run" in t.rows[1][3]
+    assert "not measured" in t.rows[0][3]
     hw = tmp_path / "hardware.json"
-    hw.write_text(json.dumps({"device": "test device", "sweep": {"evaluations_per_s": 1e9}}))
+    rec = json.loads((ROOT / "docs" / "hardware.json").read_text())["sweep_throughput"]
+    rec["result"] = {**rec["result"], "device": "test device", "checks_per_s": 2e9,
+                     "numpy": {**rec["result"]["numpy"], "checks_per_s": 1e6}}
+    hw.write_text(json.dumps({"sweep_throughput": rec}))
     t = bench_gpu.run(TINY, hw)
-    assert t.rows[1][3] == "1e+09" and "test device" in t.markdown()
+    assert t.rows[0][3] == "2e+09" and t.rows[0][4] == "2e+03×" and "test device" in t.markdown()
+
+
+def test_startup_quick() -> None:
+    t = bench_startup.run(TINY)
+    _well_formed(t, len(bench_startup.COMMANDS))
+    assert t.data["python_pass"] > 0
+
+
+def test_verdicts_quick() -> None:
+    t = bench_verdicts.run(TINY)
+    _well_formed(t, 2)
+    assert "M % 128 == 0 and N % 128 == 0 and K % 32 == 0" in t.data["three_d"]["guard"]  # type: ignore[index]
 
 
 def test_run_writes_report(tmp_path: Path) -> None:

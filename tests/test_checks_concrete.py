@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verifier.checks import _separated, check
+from verifier.checks import STRUCTURAL, _separated, check
 from verifier.integers import D, S
 from verifier.layouts import Layout
 from verifier.symbols import Symbols
@@ -40,3 +40,37 @@ def test_large_static_layouts_are_decided_without_enumeration() -> None:
     overlapping = Layout((S(1024), S(1024)), (S(1), S(1000)))
     assert not _separated(overlapping)
     assert check("injective", [overlapping], Symbols()).verdict == "refuted"
+
+
+@st.composite
+def _same_size_pairs(draw: st.DrawFn) -> tuple[Layout, Layout]:
+    """Two concrete layouts of one size: the second a reshaping of the first (split or merged modes, unit modes,
+    changed strides), so that equal and different functions both occur."""
+    a = draw(_layouts())
+    shape = [int(x) for x in a.shape] if type(a.shape) is tuple else [int(a.shape)]
+    stride = [int(x) for x in a.stride] if type(a.stride) is tuple else [int(a.stride)]
+    s2, d2 = [], []
+    for s, d in zip(shape, stride):
+        if s == 4 and draw(st.booleans()):  # 4:d is (2,2):(d,2d)
+            s2 += [2, 2]
+            d2 += [d, 2 * d if draw(st.integers(0, 3)) else d]
+        else:
+            s2.append(s)
+            d2.append(d if draw(st.integers(0, 4)) else draw(st.integers(-12, 12)))
+        if draw(st.integers(0, 5)) == 0:
+            s2.append(1)
+            d2.append(draw(st.integers(-3, 3)))
+    return a, Layout(tuple(S(x) for x in s2), tuple(S(x) for x in d2))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_same_size_pairs())
+def test_equivalent_of_concrete_layouts_agrees_with_enumeration(pair: tuple[Layout, Layout]) -> None:
+    a, b = pair
+    equal = a.values() == b.values()
+    v = check("equivalent", [a, b], Symbols(), timeout=10)
+    assert v.verdict == ("proved" if equal else "refuted")
+    assert all(o.route == STRUCTURAL for o in v.obligations)  # decided without the solver
+    if not equal:
+        i = v.counterexample.coordinate
+        assert int(a(i)) != int(b(i)) and (v.counterexample.expected, v.counterexample.actual) == (int(a(i)), int(b(i)))

@@ -49,7 +49,7 @@ REPRODUCERS = [
     (["composition", "(_2):(_1)"], 2, "composition takes 2 operand(s)"),
     (["upcast", "2", "(_2):(_1)", "(_2):(_1)"], 2, "upcast takes 1 operand(s)"),
     (["complement", "(_2):(_1)", "_4", "_8"], 2, "complement takes 1 to 2 operand(s)"),
-    (["local_tile", "(_8):(_1)", "<_2>"], 2, "local_tile takes 3 operand(s)"),
+    (["local_tile", "(_8):(_1)", "<_2>"], 2, "local_tile takes 3 to 4 operand(s)"),
     (["max_common_layout", "(_8):(_1)"], 2, "max_common_layout takes 2 operand(s)"),
     (["slice_and_offset", "(_4,_8):(_1,_4)"], 2, "slice_and_offset takes 2 operand(s)"),
     (["draw", "--counterexample", "composition", "(2,3):(1,2)", "-o", "x.svg"], 2, "composition takes 2"),

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from . import files
+from .budget import net_fired
 from .conditions import show
 from .errors import LayoutError
 from .spec import Check
@@ -58,9 +59,10 @@ def decide(check: Check) -> Verdict:
 
     args, symbols = check.problem()
     if check.is_property:
-        return check_property(check.op, args, symbols, timeout=check.timeout, policy=check.policy,
-                              **dict(check.options))
-    return verify(check.op, args, symbols, timeout=check.timeout, policy=check.policy)
+        return check_property(check.op, args, symbols, timeout=check.timeout, rlimit=check.rlimit,
+                              policy=check.policy, **dict(check.options))
+    return verify(check.op, args, symbols, timeout=check.timeout, rlimit=check.rlimit, policy=check.policy,
+                  semantics=check.semantics)
 
 
 def _timed(check: Check) -> tuple[Verdict, float]:
@@ -111,7 +113,7 @@ def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None
         decided = list(_progress((_timed(checks[k]) for k in todo), len(todo), progress))
     for k, (v, seconds) in zip(todo, decided):
         results[k] = CheckResult(checks[k], v, False, seconds)
-        if cache is not None:
+        if cache is not None and not net_fired(v):  # a verdict of the safety net depended on the load
             cache.put(keys[k], v)
     return [r for r in results if r is not None]
 
@@ -147,8 +149,8 @@ def cache_key(check: Check) -> str:
         "kind": "property" if check.is_property else "op", "op": check.op, "args": [show(a) for a in args],
         "symbols": [[s.name, s.lo, s.hi, s.multiple_of, s.bits] for s in symbols],
         "relations": [str(r) for r in symbols.relations], "params": sorted(check.params),
-        "options": sorted((k, repr(v)) for k, v in check.options), "timeout": check.timeout,
-        "strict": check.strict, "ignore": list(check.ignore),
+        "options": sorted((k, repr(v)) for k, v in check.options), "rlimit": check.rlimit,
+        "strict": check.strict, "ignore": list(check.ignore), "semantics": check.semantics,
         "tool": tool_version(),
     }
     return hashlib.sha256(json.dumps(canonical, sort_keys=True).encode()).hexdigest()

@@ -18,13 +18,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-import z3
-
 from . import algebra
+from .basis import ScaledBasis
+from .budget import DEFAULT_TIMEOUT, Budget
 from .claims import Claim, Replay, substitute_operand
 from .conditions import show
 from .domain import check_domain
-from .engine import Engine, Item, check_sat, decide_all, summarize
+from .engine import Engine, Item, _rlimit_count, check_sat, decide_all, summarize
 from .int_tuple import IntTuple, compatible, leaves
 from .integers import Bool, D, Int, and_, eq, ge, le, lt, max_, min_, ne, symbol
 from .interop import coerce
@@ -44,6 +44,7 @@ from .verdicts import (
 
 _I, _J = symbol("#i"), symbol("#j")
 SEPARATED = "sorted strides (no solver)"
+STRUCTURAL = "equal coalesced forms (no solver)"
 UNBOUNDED = D(2**62)
 
 
@@ -137,9 +138,11 @@ def _items(prop: str, args: Sequence[object], options: Mapping[str, object]) -> 
                  lambda values, k=k: replay(values, k)) for k, c in enumerate(built)]
 
 
-def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 10.0,
-          policy: Policy = DEFAULT_POLICY, **options: object) -> Verdict:
-    """Decide ``prop(*args)`` for every value the assumptions allow: proved, refuted or unknown.  Raises
+def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
+          policy: Policy = DEFAULT_POLICY, rlimit: int | None = None, budget: Budget | None = None,
+          **options: object) -> Verdict:
+    """Decide ``prop(*args)`` for every value the assumptions allow: proved, refuted or unknown, within ``rlimit``
+    Z3 resource units and the wall-clock safety net of ``timeout`` seconds (``budget.py``).  Raises
     ``LayoutError`` when the assumptions admit no value or an extent can be negative (``domain.py``)."""
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
@@ -147,7 +150,7 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
     undecided = check_domain(prop, args, symbols)
     if undecided is not None:
         return Verdict(prop, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
-    engine = Engine(symbols, timeout)
+    engine = Engine(symbols, budget=budget if budget is not None else Budget(rlimit, timeout))
     if prop == "surjective":
         decisions = _surjective(engine, args[0], args[1])  # type: ignore[arg-type]
     elif prop in ("injective", "bijective") and _separated(args[0]):  # type: ignore[arg-type]
@@ -159,6 +162,9 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
         if prop == "bijective":
             decisions += decide_all(engine, _items("in_bounds", [layout, size(layout)], {}),  # type: ignore
                                     policy)
+    elif prop == "equivalent" and not options.get("extended") and (
+            structural := _structurally_equivalent(args[0], args[1])) is not None:  # type: ignore[arg-type]
+        decisions = structural
     else:
         decisions = decide_all(engine, _items(prop, args, options), policy)
     decisions = [replace(d, severity=policy.severity(d.id)) for d in decisions]
@@ -182,6 +188,64 @@ def _separated(layout: Layout) -> bool:
             return False
         reach += (s - 1) * d
     return True
+
+
+def _canonical(layout: Layout) -> list[tuple[int, int]]:
+    """The flat modes of a concrete layout without its size-1 modes, adjacent modes merged where
+    ``d1 == s0 * d0``.  Two layouts of one size are equal functions on ``[0, size)`` exactly when these agree:
+    the function determines each mode in turn (``d0 = f(1) - f(0)``; ``s0`` is the first ``i`` with
+    ``f(i) != i * d0``, as the next mode could not be merged), and the rest is ``f(s0 * j)``."""
+    out: list[tuple[int, int]] = []
+    for s, d in zip(leaves(layout.shape), leaves(layout.stride)):
+        s, d = int(s), int(d)
+        if s == 1:
+            continue
+        if out and d == out[-1][0] * out[-1][1]:
+            out[-1] = (out[-1][0] * s, out[-1][1])
+        else:
+            out.append((s, d))
+    return out
+
+
+def _first_difference(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int | None:
+    """The least index where two different canonical forms (``_canonical``) of one size disagree."""
+    prefix = 1
+    for (sa, da), (sb, db) in zip(a, b):
+        if da != db:
+            return prefix
+        if sa != sb:
+            return prefix * min(sa, sb)
+        prefix *= sa
+    return None
+
+
+def _structurally_equivalent(a: object, b: object) -> list[ObligationVerdict] | None:
+    """``equivalent`` of two concrete layouts of one size without a solver, in time linear in their rank (flat
+    in their size); None where it does not apply (symbols, sizes that differ, basis strides)."""
+    if not (isinstance(a, Layout) and isinstance(b, Layout) and a.concrete and b.concrete):
+        return None
+    if any(isinstance(x, ScaledBasis) for x in (*leaves(a.stride), *leaves(b.stride))):
+        return None
+    n = int(size(a))
+    if n != int(size(b)) or n < 1:
+        return None
+    claims = _items("equivalent", [a, b], {})
+    ca, cb = _canonical(a), _canonical(b)
+
+    def verdict(c: Item, status: str, cex: Counterexample | None = None) -> ObligationVerdict:
+        return ObligationVerdict(c.id, c.description, c.source, "property", c.condition, status, True, cex,
+                                 route=STRUCTURAL)
+
+    if ca == cb:
+        return [verdict(claims[0], PROVED), verdict(claims[1], PROVED)]
+    i = _first_difference(ca, cb)
+    if i is None or not 0 <= i < n:
+        return None
+    x, y = int(a(i)), int(b(i))
+    if x == y:  # cannot happen by _canonical's argument; the solver decides
+        return None
+    return [verdict(claims[0], PROVED),
+            verdict(claims[1], REFUTED, Counterexample({}, claims[1].id, i, x, y))]
 
 
 def _surjective(engine: Engine, layout: Layout, n: IntTuple) -> list[ObligationVerdict]:
@@ -211,13 +275,17 @@ def engine_proves(engine: Engine, b: Bool) -> bool:
 
 
 def _surjective_quantified(engine: Engine, layout: Layout, target: Int, desc: str) -> ObligationVerdict:
+    import z3
+
     enc = engine.encoder
     k, i = z3.Int("#k"), enc.var("#i")
     li = enc.term(layout(_I))
     missed = z3.ForAll([i], z3.Implies(z3.And(i >= 0, i < enc.term(size(layout))), li != k))
     s = z3.Solver()
     s.add(*enc.assumptions(), k >= 0, k < enc.term(target), missed)
-    r = check_sat(s, engine.remaining())
+    before = _rlimit_count(s)
+    r = check_sat(s, engine.budget.net_seconds(), rlimit=engine.remaining())
+    engine.budget.spend(max(0, _rlimit_count(s) - before))
     cond = f"for all k < {target}: exists i < size(L): L(i) == k"
     if r == z3.unsat:
         return ObligationVerdict("SURJ", desc, "layout.hpp", "property", cond, PROVED, True)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from . import algebra
 from .errors import CuteRejection, UndefinedBehavior
-from .int_tuple import IntTuple, crd2idx, idx2crd, leaves, product, product_each, substitute_tuple
+from .int_tuple import IntTuple, crd2idx, idx2crd, leaves, product, product_each
 from .integers import Bool, Const, D, Int, Op, S, and_, eq, ge, le, lt, ne, or_, substitute, symbol
 from .layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
 from .obligations import Recorder
@@ -377,8 +377,11 @@ def _slice_and_offset(coord: object, layout: Layout) -> list[Claim]:
     return _slice_claims(coord, layout, view.layout, view.offset)
 
 
-def _local_tile(layout: Layout, tiler: object, coord: object) -> list[Claim]:
-    """``local_tile`` is ``zipped_divide`` then a slice: the divide's claims and the slice's (tensor_impl.hpp)."""
+def _local_tile(layout: Layout, tiler: object, coord: object, proj: object = None) -> list[Claim]:
+    """``local_tile`` is ``zipped_divide`` then a slice: the divide's claims and the slice's (tensor_impl.hpp).
+    A projection dices tiler and coordinate first (tensor_impl.hpp:1058-1069)."""
+    if proj is not None:
+        tiler, coord = algebra.dice(proj, tiler), algebra.dice(proj, coord)
     tiled = algebra.zipped_divide(layout, tiler)  # type: ignore[arg-type]
     view = algebra.local_tile(layout, tiler, coord)  # type: ignore[arg-type]
     r0, r1 = rank(tiled, 0), rank(tiled, 1)
@@ -387,12 +390,16 @@ def _local_tile(layout: Layout, tiler: object, coord: object) -> list[Claim]:
     return _divide(layout, tiler) + _slice_claims(c, tiled, view.layout, view.offset, " (the tile)")
 
 
-def _local_partition(layout: Layout, thr: Layout, index: Int) -> list[Claim]:
-    """``local_partition`` is ``zipped_divide`` by the thread shape then a slice at the thread's coordinate."""
+def _local_partition(layout: Layout, thr: Layout, index: Int, proj: object = None) -> list[Claim]:
+    """``local_partition`` is ``zipped_divide`` by the thread shape then a slice at the thread's coordinate.  A
+    projection dices the thread layout, the index still that of the whole layout (tensor_impl.hpp:1099-1111)."""
+    if proj is not None:
+        thr = algebra.dice(proj, thr)  # type: ignore[assignment]
     shp = thr.shape
     tiler = product_each(shp)
     tiled = algebra.zipped_divide(layout, tiler)
-    view = algebra.local_partition(layout, thr, index)
+    with Recorder():  # the whole layout's obligations are the algebra's, recorded by the operation itself
+        view = algebra.local_partition(layout, thr, index)
     hier = idx2crd(index, shp, thr.stride)
     r = rank(thr)
     flat = algebra.crd2crd(hier, shp, S(1) if r == 1 else (S(1),) * r)
@@ -442,7 +449,23 @@ BUILDERS: dict[str, Callable[..., list[Claim]]] = {
     "slice_and_offset": _slice_and_offset,
     "local_tile": _local_tile,
     "local_partition": _local_partition,
+    # A partition is a slice of a zipped_divide: the view is right when the divide is (its claims), and the
+    # coordinate is inside the grid (IX-2 / IX-3, recorded by the algebra and decided as obligations).
+    "predicated_copy": lambda *args: _predicated(*args),
+    "vectorized_copy": lambda *args: _vectorized(*args),
 }
+
+
+def _predicated(*args: object) -> list[Claim]:
+    from .predication import claims as predicate_claims
+
+    return predicate_claims(*args)  # type: ignore[arg-type]
+
+
+def _vectorized(*args: object) -> list[Claim]:
+    from .predication import vector_claims
+
+    return vector_claims(*args)  # type: ignore[arg-type]
 
 
 def _padded(a: Layout, b: Layout) -> tuple[Layout, Layout]:
@@ -484,8 +507,8 @@ def substitute_operand(obj: object, values: Mapping[str, int]) -> object:
         return Tile([substitute_operand(e, values) for e in obj.elements])
     if isinstance(obj, Int):
         return substitute(obj, values)
-    if type(obj) is tuple:
-        return substitute_tuple(obj, values)  # type: ignore[arg-type]
+    if type(obj) is tuple:  # an int tuple, or a coordinate that may hold _
+        return tuple(substitute_operand(x, values) for x in obj)
     return obj
 
 

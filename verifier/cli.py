@@ -25,6 +25,7 @@ import sys
 from collections.abc import Sequence
 
 from .basis import has_basis
+from .budget import DEFAULT_RLIMIT, DEFAULT_TIMEOUT
 from .cli_args import UsageError, params, timeout_arg
 from .errors import LayoutError, UndefinedBehavior
 from .int_tuple import format_tuple, leaves, product
@@ -146,7 +147,8 @@ def cmd_op(args: argparse.Namespace) -> int:
     from .report import to_json, to_text
 
     operands, symbols = _problem(args, args.command)
-    v = verify(args.command, operands, symbols, timeout=args.timeout, policy=_policy(args))
+    v = verify(args.command, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=_policy(args),
+               semantics=args.semantics)
     emit(args, to_json(v) if args.json else to_text(v))
     return v.exit_code
 
@@ -163,7 +165,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         options["extended"] = True
     if args.property == "no_overflow":
         options["bits"] = args.bits
-    v = check(args.property, operands, symbols, timeout=args.timeout, policy=_policy(args), **options)
+    v = check(args.property, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=_policy(args),
+              **options)
     emit(args, to_json(v) if args.json else to_text(v))
     return v.exit_code
 
@@ -183,8 +186,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--assume", action="append", default=[], metavar="EXPR",
                    help="an assumption on the symbols, e.g. 'M %% 8 == 0' or 'lda >= M'")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a value for a symbol")
-    p.add_argument("--timeout", type=timeout_arg, default=10.0, metavar="S",
-                   help="time budget in seconds (default 10)")
+    add_budget_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--format", choices=("text", "json"), help="text (default) or json (the same as --json)")
     p.add_argument("--dsl", action="store_true", help="operands in the CuTe DSL's notation, e.g. (?,4):(1,?{div=8}) "
@@ -212,6 +214,24 @@ Defaults may be set in [tool.cute-verify] of pyproject.toml (timeout, jobs, form
 
 exit status: 0 valid / proved / as expected, 1 invalid / refuted / not as expected, 2 bad input,
 3 unknown, 4 internal error (please report; --debug shows the traceback), 130 interrupted"""
+
+
+def _rlimit_arg(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of Z3 resource units, got {text!r}") from None
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {n}")
+    return n
+
+
+def add_budget_options(p: argparse.ArgumentParser, rlimit: int = DEFAULT_RLIMIT,
+                       timeout: float = DEFAULT_TIMEOUT) -> None:
+    p.add_argument("--rlimit", type=_rlimit_arg, default=None, metavar="N",
+                   help=f"the solver's budget in Z3 resource units, the same on any machine load (default {rlimit:,})")
+    p.add_argument("--timeout", type=timeout_arg, default=timeout, metavar="S",
+                   help=f"wall-clock safety net in seconds, reported as such when it fires (default {timeout:g})")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -245,14 +265,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     from . import spec_cli
     from .algebra import OPERATIONS
+    from .atoms_cli import add_parser as add_atoms
     from .crd2idx_cli import add_parser as add_crd2idx
     from .draw_cli import add_parser as add_draw
+    from .dsl.cli import add_parser as add_dsl
     from .prove_cli import add_parser as add_prove
 
     spec_cli.add_parser(sub)
+    add_dsl(sub)
     add_prove(sub)
     add_draw(sub)
     add_gpu(sub)
+    add_atoms(sub)
     add_crd2idx(sub)
     for op in OPERATIONS:
         example = f"example: {_example(OPERATION_EXAMPLES[op])}\n\n" if op in OPERATION_EXAMPLES else ""
@@ -263,6 +287,8 @@ def build_parser() -> argparse.ArgumentParser:
                            epilog=example + OP_EXIT, formatter_class=argparse.RawDescriptionHelpFormatter)
         o.add_argument("args", nargs="+", help="operands in CuTe notation (layouts, <...> tilers, shapes)")
         _common(o)
+        o.add_argument("--semantics", choices=("cpp", "dsl"), default="cpp",
+                       help="which CuTe computes it: the C++ headers (default) or the CuTe Python DSL")
         o.set_defaults(func=cmd_op)
     from .conventions import add_common
 

@@ -18,14 +18,11 @@ Necessity is then decided separately:
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Sequence
 from copy import copy
 
-import z3
-
 from . import algebra, claims
-from .encoding import Encoder, Unencodable
+from .budget import UNITS_PER_SECOND, Budget
 from .errors import LayoutError
 from .int_tuple import format_tuple, leaves
 from .integers import TRUE, Bool, Int, and_, eq, ge, mod, not_, symbol
@@ -35,7 +32,9 @@ from .verdicts import PROVED, REFUTED, UNKNOWN, VALID, Guard, Policy
 
 STRICT = Policy(strict=True)
 
-MAX_CANDIDATES = 64
+MAX_CANDIDATES = 64  # candidates decided by the solver; those refuted by a known value cost nothing
+MAX_MODULUS = 1 << 16
+PRETEST_LIMIT = 1 << 14  # largest concrete evaluation that may refute a candidate before the solver is asked
 NECESSITY_SAMPLES = 2000
 
 
@@ -74,41 +73,107 @@ def _with(symbols: Symbols, extra: Sequence[Bool]) -> Symbols:
     return s
 
 
-NO_GUARD_IN_TIME = "no guard found within the budget"
+NO_GUARD_IN_TIME = "no guard found within the budget; try --rlimit"
 NO_GUARD = "no guard of the form 'X % t == 0 and X >= 2 ...' makes it valid"
 
 
-def derive_guard(op: str, args: Sequence[object], symbols: Symbols, timeout: float = 10.0,
+def _moduli(args: Sequence[object]) -> list[int]:
+    """Candidate moduli: the static integers of the operands, and the products of the static extents of one
+    operand's modes (a tile of ``(_4,_8)`` spans 32 consecutive indices, so ``M % 32 == 0`` is a natural guard
+    although 32 is written nowhere)."""
+    out = set().union(*(_statics(a) for a in args))
+    for a in args:
+        for extents in _static_extents(a):
+            products = {1}
+            for e in extents:
+                products |= {p * e for p in products if p * e <= MAX_MODULUS}
+            out |= products
+    return sorted(t for t in out if t > 1)
+
+
+def _static_extents(obj: object) -> list[list[int]]:
+    """The static extents of each shape (a layout's, a tile element's), as lists."""
+    if isinstance(obj, Layout):
+        xs = list(leaves(obj.shape))
+        return [[int(x.value) for x in xs if x.static and x.value is not None and int(x.value) > 1]]
+    if isinstance(obj, Tile):
+        return [e for el in obj.elements for e in _static_extents(el)]
+    if isinstance(obj, Int) or type(obj) is tuple:  # a coordinate or projection may hold '_' or X: not extents
+        xs = [x for x in leaves(obj) if isinstance(x, Int)]  # type: ignore[arg-type]
+        return [[int(x.value) for x in xs if x.static and x.value is not None and int(x.value) > 1]]
+    return []
+
+
+def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budget | None = None,
                  policy: Policy = STRICT, covers: tuple[str, ...] = ()) -> tuple[Guard | None, str | None]:
     """The weakest candidate condition under which ``op(*args)`` is proved valid with ``policy`` (strict by
-    default: warnings must hold too), or None and why: the search ran out of time or of candidates."""
-    from .engine import verify
+    default: warnings must hold too), or None and why: the search ran out of budget or of candidates.
 
-    deadline = time.monotonic() + timeout
+    Candidates are tried weakest first; one is skipped without the solver when a value it admits is already known
+    to be wrong (a counterexample of an earlier candidate, or its own smallest admitted values, evaluated
+    concretely).  The search spends at most ``budget`` (Z3 resource units)."""
+    from .engine import valid_at, verify
+
+    budget = budget if budget is not None else Budget()
     names = [s.name for s in symbols if not s.name.startswith("?")]
     if not names or len(names) < sum(1 for _ in symbols):
         return None, "no guard is searched over anonymous (?) symbols"
-    moduli = sorted(t for t in set().union(*(_statics(a) for a in args)) if t > 1)
+    moduli = _moduli(args)
     per_symbol = [_atoms(n, moduli) for n in names]
     combos = sorted(itertools.product(*per_symbol), key=lambda c: (_weight(c), [a[2] for a in c]))
+    known_bad: list[dict[str, int]] = []
+    tried = 0
     undecided = False
-    for combo in combos[1:MAX_CANDIDATES + 1]:
-        left = deadline - time.monotonic()
-        if left <= 0:
+    for combo in combos[1:]:
+        if tried >= MAX_CANDIDATES:
+            return None, NO_GUARD_IN_TIME if undecided else f"{NO_GUARD} (among the {MAX_CANDIDATES} weakest)"
+        if budget.left() <= 0:
             return None, NO_GUARD_IN_TIME
         atoms = [a for _, a, text in combo if text]
+        cond = and_(*atoms)
+        if any(cond.evaluate(p) for p in known_bad):
+            continue
+        point = _smallest_point(symbols, names, combo)
+        if point is not None and _admitted(symbols, point):
+            try:
+                if not valid_at(op, args, point, limit=PRETEST_LIMIT):
+                    known_bad.append(point)
+                    continue
+            except claims.TooLarge:
+                pass
+        tried += 1
+        share = budget.part(max(budget.rlimit / 8, min(budget.left(), UNITS_PER_SECOND // 2)))
         try:
-            v = verify(op, args, _with(symbols, atoms), timeout=min(left, max(0.5, timeout / 8)), derive=False,
-                       policy=policy)
+            v = verify(op, args, _with(symbols, atoms), derive=False, budget=share, policy=policy)
         except LayoutError:
             continue  # the candidate excludes every admitted value: a guard that holds vacuously is none
         if v.verdict == VALID:
             texts = [text for _, _, text in combo if text]
-            necessary, witness = _necessity(op, args, symbols, and_(*atoms), deadline)
+            necessary, witness = _necessity(op, args, symbols, cond, budget)
             return Guard(" and ".join(texts), necessary, _cpp(names, texts), _python(op, args, texts),
                          witness, covers), None
+        if v.counterexample is not None:
+            known_bad.append({k: x for k, x in v.counterexample.params.items() if k in names})
         undecided = undecided or v.verdict == UNKNOWN
+    if budget.left() <= 0:
+        return None, NO_GUARD_IN_TIME
     return None, NO_GUARD_IN_TIME if undecided else NO_GUARD
+
+
+def _smallest_point(symbols: Symbols, names: list[str],
+                    combo: Sequence[tuple[int, Bool, str]]) -> dict[str, int] | None:
+    """The smallest value of each symbol that its assumptions and the candidate's atom on it admit."""
+    out = {}
+    for n, (_, atom, _) in zip(names, combo):
+        sym = symbols.lookup(n)
+        assert sym is not None
+        for v in range(sym.lo, sym.lo + 4 * MAX_MODULUS):
+            if sym.admits(v) and atom.evaluate({n: v}):
+                out[n] = v
+                break
+        else:
+            return None
+    return out
 
 
 def _weight(combo: Sequence[tuple[int, Bool, str]]) -> int:
@@ -119,23 +184,23 @@ def _weight(combo: Sequence[tuple[int, Bool, str]]) -> int:
 
 
 def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
-               deadline: float) -> tuple[str, dict[str, int] | None]:
-    from .engine import check_sat, items_for, valid_at
+               budget: Budget) -> tuple[str, dict[str, int] | None]:
+    from .encoding import Encoder, Unencodable
+    from .engine import items_for, solve, valid_at
 
     # Prove: outside the condition some quantifier-free claim always fails.
     try:
         facts = [i.holds for i in items_for(op, args, algebra.apply(op, *args)) if i.deciding and not i.ranges]
         enc = Encoder(symbols)
-        s = z3.Solver()
-        s.add(*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts))
-        s.add(*(enc.nonzero(d) for d in list(enc.divisors)))
-        if facts and check_sat(s, min(2.0, max(0.001, deadline - time.monotonic()))) == z3.unsat:
+        constraints = [*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts)]
+        constraints += [enc.nonzero(d) for d in list(enc.divisors)]
+        if facts and solve(constraints, budget.part(UNITS_PER_SECOND * 2))[0] == "unsat":
             return PROVED, None
     except Unencodable:
         pass
     # Refute: a small value outside the condition at which CuTe's result is concretely right.
     for values in _small_points(symbols, [s.name for s in symbols]):
-        if time.monotonic() > deadline:
+        if budget.net_fired():
             break
         if cond.evaluate(values) or not _admitted(symbols, values):
             continue

@@ -18,18 +18,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 
-import z3
-
-from .encoding import Encoder, Unencodable
+from .budget import DEFAULT_TIMEOUT, UNITS_PER_SECOND
 from .errors import LayoutError, UndefinedBehavior
 from .int_tuple import leaves
 from .integers import Int, format_expr
 from .layouts import Layout, Tile
 from .symbols import Symbols
 
-BUDGET = 2.0  # seconds; these are small problems (a handful of relations over a handful of symbols)
+# Nominal seconds, spent as Z3 resource units (budget.py) so that the answer does not depend on the machine's load;
+# these are small problems (a handful of relations over a handful of symbols).
+BUDGET = 2.0
 # Operands that are coordinates, not shapes: (operation, argument index).
-_COORDINATES = {("slice", 0), ("slice_and_offset", 0), ("local_tile", 2), ("local_partition", 2)}
+_COORDINATES = {("slice", 0), ("slice_and_offset", 0), ("local_tile", 2), ("local_partition", 2),
+                # projections (Step<_1,X,_1>) and the operands of predicated_copy that are coordinates
+                ("local_tile", 3), ("local_partition", 3), ("predicated_copy", 2), ("predicated_copy", 3),
+                ("predicated_copy", 5), ("predicated_copy", 7), ("vectorized_copy", 2), ("vectorized_copy", 3),
+                ("vectorized_copy", 5)}
 
 
 class VacuousAssumptions(LayoutError):
@@ -57,9 +61,14 @@ def admitted_value(symbols: Symbols, budget: float = BUDGET) -> tuple[dict[str, 
     first = _smallest(symbols)
     if _admits(symbols, first):
         return first, None
+    import z3
+
+    from .encoding import Encoder, Unencodable
+
     enc = Encoder(symbols)
     s = z3.Solver()
-    s.set("timeout", max(1, int(budget * 1000)))
+    s.set("rlimit", max(1, int(budget * UNITS_PER_SECOND)))
+    s.set("timeout", int(DEFAULT_TIMEOUT * 1000))  # the wall-clock safety net only
     s.set("core.minimize", True)
     try:
         for sym in symbols:
@@ -109,7 +118,7 @@ def _shapes(a: object) -> Iterator[Int]:
     elif isinstance(a, Int):
         yield a
     elif type(a) is tuple:
-        yield from leaves(a)
+        yield from (x for x in leaves(a) if isinstance(x, Int))  # a coordinate may hold _
 
 
 def check_domain(op: str, args: Sequence[object], symbols: Symbols, budget: float = BUDGET,
@@ -121,18 +130,24 @@ def check_domain(op: str, args: Sequence[object], symbols: Symbols, budget: floa
         return why
     if not shapes:
         return None
+    leaves_ = [(k, leaf) for k, leaf in _shape_leaves(op, args) if not leaf.concrete]
+    if not leaves_:
+        return None  # the parser rejects a non-positive literal extent
+    import z3
+
+    from .encoding import Encoder, Unencodable
+
     enc = Encoder(symbols)
     suspects = []
-    for k, leaf in _shape_leaves(op, args):
-        if leaf.concrete:
-            continue  # the parser rejects a non-positive literal extent
+    for k, leaf in leaves_:
         lo, _ = enc.interval(leaf.expr)
         if lo is None or lo < 0:
             suspects.append((k, leaf))
     if not suspects:
         return None
     s = z3.Solver()
-    s.set("timeout", max(1, int(budget * 1000)))
+    s.set("rlimit", max(1, int(budget * UNITS_PER_SECOND)))
+    s.set("timeout", int(DEFAULT_TIMEOUT * 1000))  # the wall-clock safety net only
     try:
         s.add(*enc.assumptions())
         for k, leaf in suspects:

@@ -18,7 +18,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from .cli_args import params, timeout_arg
+from .cli import add_budget_options
+from .cli_args import params
 from .errors import LayoutError
 from .files import check_output, write_output
 from .layouts import Layout
@@ -116,12 +117,13 @@ def _draw_counterexample(args: argparse.Namespace, fmt: str) -> int:
     op, rest = words[0], words[1:]
     if op not in OPERATIONS and op not in PROPERTIES:
         raise UsageError(f"--counterexample: unknown operation or property {op!r}")
-    ns = argparse.Namespace(args=rest, param=args.param, assume=args.assume, timeout=args.timeout)
+    ns = argparse.Namespace(args=rest, param=args.param, assume=args.assume, timeout=args.timeout,
+                            rlimit=args.rlimit)
     operands, symbols = _problem(ns, op, prop=op in PROPERTIES)
     if op in PROPERTIES:
-        verdict = check(op, operands, symbols, timeout=args.timeout)
+        verdict = check(op, operands, symbols, timeout=args.timeout, rlimit=args.rlimit)
     else:
-        verdict = verify(op, operands, symbols, timeout=args.timeout, derive=False)
+        verdict = verify(op, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, derive=False)
     if verdict.counterexample is None:
         raise LayoutError(f"no counterexample to draw: {to_text(verdict, details=False).splitlines()[0]}")
     layout, bound = pictures.counterexample_layout(op, operands, verdict)
@@ -146,5 +148,5 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--counterexample", action="store_true",
                    help="decide OP ARGS (or check PROPERTY ARGS) and draw its counterexample")
     d.add_argument("--assume", action="append", default=[], metavar="EXPR", help="--counterexample: assumption")
-    d.add_argument("--timeout", type=timeout_arg, default=10.0, metavar="S", help="--counterexample: time budget")
+    add_budget_options(d)
     d.set_defaults(func=cmd_draw)

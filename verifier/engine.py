@@ -23,23 +23,23 @@ proof is reported only on ``unsat`` of the full problem, whose assumptions inclu
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-
-import z3
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from . import algebra, claims
+from .budget import DEFAULT_TIMEOUT, UNITS_PER_SECOND, Budget
 from .claims import Claim, Replay
 from .conditions import derive_guard, show
 from .domain import check_domain
-from .encoding import Encoder, Unencodable
 from .errors import UndefinedBehavior
 from .integers import Bool, Const, D, Expr, Int, Op, Sym, and_, format_expr, le, ne, or_
 from .interop import coerce
 from .interrupt import interrupted
 from .layouts import Layout, Tile
 from .obligations import NEVER, UB, WARNING, severity
+from .semantics import using
 from .simplify import QUOTIENT
 from .symbols import Symbols
 from .verdicts import (
@@ -55,10 +55,21 @@ from .verdicts import (
     Verdict,
 )
 
-DEFAULT_TIMEOUT = 10.0
+if TYPE_CHECKING:  # z3 and the encoding load on the first solver call, not at start-up
+    import z3
+
+    from .encoding import Encoder
+
 BOUNDED_SPAN = 64
-SETTLED_BUDGET = 0.25  # seconds an item gets once the verdict is settled by another item's counterexample
-MINIMISE_BUDGET = 1.0  # seconds at most spent lowering a counterexample's values
+# Resource units an item gets once the verdict is settled by another item's counterexample (a quarter of a nominal
+# second).
+SETTLED_BUDGET = UNITS_PER_SECOND // 4
+# Under this many units a query is one run; above, it is the seed portfolio of ``solve``.
+PORTFOLIO_MIN = UNITS_PER_SECOND
+# The guard search of an invalid verdict spends at most this share of the verdict's budget, after it.
+GUARD_SHARE = 0.5
+# Resource units at most spent lowering a counterexample's values (a nominal second).
+MINIMISE_BUDGET = UNITS_PER_SECOND
 # Preconditions whose failure is itself the error, with no postcondition to confirm it: a tile or thread
 # coordinate outside the grid gives a view outside the tensor (docs/semantics.md, partitions).
 SELF_EVIDENT = {"IX-2", "IX-3"}
@@ -100,6 +111,10 @@ class Item:
 # Which route decided an item: Z3 on the whole problem (a proof, or a model it found), or the finite search over
 # the symbols' smallest values (a counterexample).
 FULL, BOUNDED, PINNED = "z3", "bounded search", "z3 at another item's counterexample values"
+CONCRETE = "concrete evaluation (no solver)"
+# An item free of symbols is decided by evaluating it at every witness value, up to this many, without Z3 (whose
+# import and first query cost more than the evaluation).
+CONCRETE_POINTS = 1 << 8
 
 
 @dataclass(frozen=True)
@@ -111,20 +126,37 @@ class Decision:
 
 
 class Engine:
-    """Decides items over one symbol table within a time budget."""
+    """Decides items over one symbol table within a budget of Z3 resource units (``budget.py``)."""
 
-    def __init__(self, symbols: Symbols, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(self, symbols: Symbols, timeout: float = DEFAULT_TIMEOUT, rlimit: int | None = None,
+                 budget: Budget | None = None) -> None:
         self.symbols = symbols
-        self.deadline = time.monotonic() + timeout
-        self.timeout = timeout
-        self.encoder = Encoder(symbols, {w: (0, None) for w in claims.WITNESSES})
+        self.budget = budget if budget is not None else Budget(rlimit, timeout)
+        self._evaluated: dict[int, tuple[Item, Decision | None]] = {}  # the item is kept so that its id stays its
 
-    def remaining(self) -> float:
-        return max(0.0, self.deadline - time.monotonic())
+    @cached_property
+    def encoder(self) -> Encoder:
+        from .encoding import Encoder
+
+        return Encoder(self.symbols, {w: (0, None) for w in claims.WITNESSES})
+
+    @cached_property
+    def ctx(self) -> z3.Context | None:
+        """This verdict's own Z3 context (see ``solve``) when it has symbols; a problem without symbols is small and
+        linear, and a context costs 5 ms to create, more than deciding it."""
+        import z3
+
+        return z3.Context() if any(True for _ in self.symbols) else None
+
+    def remaining(self) -> int:
+        """Resource units left (0 once the wall-clock safety net fired)."""
+        return self.budget.left()
 
     # -- encoding ---------------------------------------------------------------------------------------------
 
     def _negation(self, item: Item) -> list[z3.BoolRef]:
+        import z3
+
         enc = self.encoder
         enc.context_empty = _empty(item.ranges)
         try:
@@ -140,6 +172,8 @@ class Engine:
     def divisors(self) -> list[Expr]:
         """Every divisor met while encoding that is free of witnesses and not provably nonzero."""
         seen: dict[Expr, None] = {}
+        if "encoder" not in self.__dict__:  # nothing was encoded
+            return []
         for e in self.encoder.divisors:
             if not (set(e.symbols()) & set(claims.WITNESSES)):
                 seen.setdefault(e, None)
@@ -147,10 +181,66 @@ class Engine:
 
     # -- deciding ---------------------------------------------------------------------------------------------
 
+    def closed(self, item: Item) -> bool:
+        """The problem has no symbols and the item mentions only its witnesses (a replay then needs no values)."""
+        if any(True for _ in self.symbols):
+            return False
+        names = set(item.holds.expr.symbols())
+        for _, lo, hi in item.ranges:
+            names |= lo.symbols() | hi.symbols()
+        return names <= set(item.witnesses)
+
+    def evaluate(self, item: Item) -> Decision | None:
+        """Decide a closed item by evaluating it at every witness value (None: too many, or undefined there)."""
+        if id(item) not in self._evaluated:
+            self._evaluated[id(item)] = (item, self._evaluate(item))
+        return self._evaluated[id(item)][1]
+
+    def _evaluate(self, item: Item) -> Decision | None:
+        try:  # too many witness values: the solver decides (checked first: one evaluation costs tens of µs)
+            count = 1
+            for _, lo, hi in item.ranges:
+                count *= max(0, int(hi.evaluate({})) - int(lo.evaluate({})))
+            if count > CONCRETE_POINTS:
+                return None
+        except (KeyError, UndefinedBehavior, ZeroDivisionError):
+            pass  # a range that depends on an earlier witness: counted while enumerating
+        points = [0]
+
+        def walk(k: int, env: dict[str, int]) -> Iterator[dict[str, int]]:
+            if k == len(item.ranges):
+                yield env
+                return
+            w, lo, hi = item.ranges[k]
+            for x in range(int(lo.evaluate(env)), int(hi.evaluate(env))):
+                points[0] += 1
+                if points[0] > CONCRETE_POINTS:
+                    raise _TooMany
+                yield from walk(k + 1, {**env, w: x})
+
+        try:
+            for env in walk(0, {}):
+                if not item.holds.expr.evaluate(env):
+                    r = item.replay(env)
+                    if not r.fails:
+                        return None
+                    coord = tuple(env[w] for w in item.witnesses)
+                    return Decision(REFUTED, Counterexample({}, item.id, coord[0] if len(coord) == 1 else
+                                                            (coord or None), r.expected, r.actual), route=CONCRETE)
+        except (_TooMany, UndefinedBehavior, ZeroDivisionError):
+            return None
+        return Decision(PROVED, route=CONCRETE)
+
     def decide(self, item: Item, budget: float | None = None, assume_nonzero: bool = True,
                hints: Sequence[Mapping[str, int]] = ()) -> Decision:
         """Decide one item.  ``hints`` are symbol values at which another item already failed: tried first, with
         the symbols pinned, and their presence means the verdict is settled, so the budget is capped."""
+        if self.closed(item):
+            done = self.evaluate(item)
+            if done is not None:
+                return done
+        from .encoding import Unencodable
+
         try:
             negation = self._negation(item)
         except Unencodable as exc:
@@ -158,17 +248,17 @@ class Engine:
         base = self.encoder.assumptions()
         if assume_nonzero:
             base += [self.encoder.nonzero(d) for d in self.divisors()]
-        budget = self.remaining() if budget is None else min(budget, self.remaining())
+        units = self.remaining() if budget is None else min(budget, self.remaining())
         if hints:
-            budget = min(budget, SETTLED_BUDGET)
+            units = min(units, SETTLED_BUDGET)
         for hint in hints[:2]:
             pinned = [self.encoder.var(n) == v for n, v in hint.items() if n in self.symbols]
-            status, model, _ = _solve(base + negation + pinned, budget / 4)
+            status, model, _ = solve(base + negation + pinned, self.budget.part(units / 4), self.ctx)
             if status == "sat":
                 found = self._confirm(item, model)
                 if found is not None:
                     return Decision(REFUTED, counterexample=found, route=PINNED)
-        status, model, why = _solve(base + negation, budget)
+        status, model, why = solve(base + negation, self.budget.part(units), self.ctx)
         if status == "unsat":
             return Decision(PROVED, route=FULL)
         # A counterexample in small values reads better, and when Z3 gave up on the unbounded problem the finite
@@ -177,7 +267,7 @@ class Engine:
         route = FULL
         if found is None or not self._small(found.params):
             bounded = [self.encoder.var(sym.name) <= sym.lo + BOUNDED_SPAN * sym.multiple_of for sym in self.symbols]
-            small, model2, _ = _solve(base + negation + bounded, min(budget, self.remaining()) / 2)
+            small, model2, _ = solve(base + negation + bounded, self.budget.part(units / 2), self.ctx)
             smaller = self._confirm(item, model2) if small == "sat" else None
             if smaller is not None:
                 found, route = smaller, BOUNDED
@@ -191,24 +281,26 @@ class Engine:
         """The counterexample with each symbol, in table order, lowered towards the smallest admitted value at
         which the item still fails (the others kept), by bisection.  Each candidate has every symbol pinned, so Z3
         only looks for the witness coordinate (quick), and it is replayed concretely.  Best effort within
-        ``MINIMISE_BUDGET``: the verdict never depends on it, only how readable the values are."""
-        deadline = time.monotonic() + min(MINIMISE_BUDGET, self.remaining() / 4)
+        ``MINIMISE_BUDGET`` resource units: the verdict never depends on it, only how readable the values are, and
+        the values found do not depend on the machine's load."""
+        budget = self.budget.part(min(MINIMISE_BUDGET, self.remaining() / 4))
         for sym in self.symbols:
             name = sym.name
             if name not in found.params:
                 continue
             lo, hi = sym.lo, found.params[name]
-            while lo < hi and time.monotonic() < deadline:
+            while lo < hi and budget.left() >= 1000:
                 mid = lo + (hi - lo) // 2
                 mid += -mid % sym.multiple_of  # an admitted value: the next multiple
-                smaller = self._fails_at(item, constraints, {**found.params, name: mid}) if mid < hi else None
+                smaller = (self._fails_at(item, constraints, {**found.params, name: mid}, budget)
+                           if mid < hi else None)
                 if smaller is not None:
                     found, hi = smaller, mid
                 else:
                     lo = mid + 1
         return found
 
-    def _fails_at(self, item: Item, constraints: list[z3.BoolRef], params: Mapping[str, int]
+    def _fails_at(self, item: Item, constraints: list[z3.BoolRef], params: Mapping[str, int], budget: Budget
                   ) -> Counterexample | None:
         """The item's counterexample at exactly these symbol values (a witness found by Z3), or None."""
         from .symbols import _holds
@@ -218,7 +310,7 @@ class Engine:
         if not all(_holds(r, params) for r in self.symbols.relations):
             return None
         pinned = [self.encoder.var(n) == v for n, v in params.items()]
-        status, model, _ = _solve([*constraints, *pinned], 0.1)
+        status, model, _ = solve([*constraints, *pinned], budget.part(UNITS_PER_SECOND // 10), self.ctx)
         return self._confirm(item, model) if status == "sat" else None
 
     def _small(self, params: Mapping[str, int]) -> bool:
@@ -245,41 +337,70 @@ class Engine:
 _CTRL_C_OFF = False
 
 
-def check_sat(s: z3.Solver, seconds: float) -> z3.CheckSatResult:
-    """``s.check()`` within ``seconds``.  Z3 would catch Ctrl-C itself and answer unknown, which turned an
-    interrupt into an ``unknown`` verdict and let the run go on; an interrupted call raises ``KeyboardInterrupt``."""
+def check_sat(s: z3.Solver, seconds: float, rlimit: int | None = None) -> z3.CheckSatResult:
+    """``s.check()`` within ``rlimit`` Z3 resource units (if given) and the wall-clock safety net of ``seconds``.
+    Z3 would catch Ctrl-C itself and answer unknown, which turned an interrupt into an ``unknown`` verdict and let
+    the run go on; an interrupted call raises ``KeyboardInterrupt``."""
+    import z3
+
     global _CTRL_C_OFF
     if not _CTRL_C_OFF:
         z3.set_param("ctrl_c", False)  # SIGINT is ours (interrupt.py): it interrupts Z3 and stops the command
         _CTRL_C_OFF = True
     s.set("timeout", max(1, int(seconds * 1000)))
+    if rlimit is not None:
+        s.set("rlimit", max(1, int(rlimit)))
     r = s.check()
     if r == z3.unknown and (interrupted() or s.reason_unknown() == "interrupted from keyboard"):
         raise KeyboardInterrupt
     return r
 
 
-def _solve(constraints: Sequence[z3.BoolRef], budget: float) -> tuple[str, z3.ModelRef | None, str]:
-    """Z3 on ``constraints`` within ``budget`` seconds.  On nonlinear problems Z3's time varies by orders of
-    magnitude with its random seed (0.04 s to 6 s on one of proofs/' theorems), so a budget of a second or more is
-    spent as two short runs under other seeds, then one long run."""
-    if budget <= 0.001:
-        return "unknown", None, "the time budget is spent"
-    s = z3.Solver()
-    s.add(*constraints)
-    slices = [(0, budget)] if budget < 1.0 else [(0, 0.15 * budget), (1, 0.15 * budget), (2, 0.7 * budget)]
+class _TooMany(Exception):
+    pass
+
+
+def _rlimit_count(s: z3.Solver) -> int:
+    st = s.statistics()
+    return int(st.get_key_value("rlimit count")) if "rlimit count" in st.keys() else 0
+
+
+def solve(constraints: Sequence[z3.BoolRef], budget: Budget,
+          ctx: z3.Context | None = None) -> tuple[str, z3.ModelRef | None, str]:
+    """Z3 on ``constraints`` within ``budget``'s resource units (and its wall-clock safety net).  On nonlinear
+    problems Z3's work varies by orders of magnitude with its random seed (0.04 s to 6 s on one of proofs/'
+    theorems), so a budget of a nominal second or more is spent as two short runs under other seeds, then one long
+    run.
+
+    Z3's search also depends on the history of its context (the order in which terms were created), so a verdict
+    solves in its own context ``ctx``: its answer does not depend on what the process decided before."""
+    import z3
+
+    units = budget.left()
+    if units < 1000:
+        return "unknown", None, budget.why_stopped()
+    if ctx is not None:
+        constraints = [c.translate(ctx) for c in constraints]
+    slices = [(0, units)] if units < PORTFOLIO_MIN else [(0, 0.15 * units), (1, 0.15 * units), (2, 0.7 * units)]
     why = ""
     for seed, share in slices:
+        s = z3.Solver(ctx=ctx) if ctx is not None else z3.Solver()  # a fresh search: the seed takes effect
+        s.add(*constraints)
         s.set("random_seed", seed)
-        r = check_sat(s, share)
+        before = _rlimit_count(s)
+        r = check_sat(s, budget.net_seconds(), rlimit=int(share))
+        budget.spend(max(0, _rlimit_count(s) - before))
         if r == z3.sat:
-            return "sat", s.model(), ""
+            return "sat", s.model() if ctx is None else s.model().translate(z3.main_ctx()), ""
         if r == z3.unsat:
             return "unsat", None, ""
         why = s.reason_unknown()
-    if why in ("timeout", "canceled"):
-        why = f"the solver timed out after {budget:.2f} s"
+        if budget.net_fired():
+            return "unknown", None, budget.why_stopped()
+    if why in ("timeout", "canceled", "max. resource limit exceeded"):
+        return "unknown", None, f"the solver gave up: it spent its {units:,} resource units"
     return "unknown", None, f"the solver gave up: {why}"
+
 
 
 # -- operations -----------------------------------------------------------------------------------------------
@@ -370,11 +491,35 @@ def items_for(op: str, args: Sequence[object], outcome: algebra.Outcome) -> list
 
 
 def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
-           derive: bool = True, policy: Policy = DEFAULT_POLICY) -> Verdict:
-    """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow?
+           derive: bool = True, policy: Policy = DEFAULT_POLICY, rlimit: int | None = None,
+           budget: Budget | None = None, semantics: str = "cpp") -> Verdict:
+    """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow? ``semantics``:
+    which CuTe computes it, ``cpp`` (the C++ headers) or ``dsl`` (the CuTe DSL; its result in its trace form).
 
     Raises ``LayoutError`` (``domain.VacuousAssumptions``) when the assumptions admit no value or an operand's
-    extent can be negative: bad input, never a vacuous ``valid``."""
+    extent can be negative: bad input, never a vacuous ``valid``.  The verdict spends at most ``rlimit`` Z3
+    resource units (``budget.py``; default ``DEFAULT_RLIMIT``) and stops at the wall-clock safety net of
+    ``timeout`` seconds.  The guard search (``derive``) then gets at most ``GUARD_SHARE`` of that budget again,
+    after the counterexample."""
+    budget = budget if budget is not None else Budget(rlimit, timeout)
+    with using(semantics):
+        verdict = _verify(op, args, symbols, budget, derive, policy)
+    if semantics == "dsl" and verdict.result is not None and verdict.result != "None":
+        verdict = replace(verdict, result=_dsl_form(op, args, symbols))
+    return verdict
+
+
+def _dsl_form(op: str, args: Sequence[object], symbols: Symbols) -> str:
+    """The result as the CuTe DSL prints it at trace time (``?{div=4}``), computed with dsl semantics."""
+    from .dsl.forms import anonymize, trace_form
+
+    with using("dsl"):  # run-time values become parameters, as the DSL sees them (it knows none of their values)
+        r = algebra.apply(op, *(anonymize(coerce(a), {}) for a in args)).result
+    return trace_form(r, symbols) if isinstance(r, (Layout, Int)) else str(r)
+
+
+def _verify(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, derive: bool, policy: Policy
+            ) -> Verdict:
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
     assumptions = symbols.described()
@@ -399,7 +544,9 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
     else:
         items = items_for(op, args, outcome)
         symbolic_post = claims.has_postcondition(op)
-    engine = Engine(symbols, timeout)
+    guard_budget = Budget(int(budget.rlimit * GUARD_SHARE), budget.timeout)
+    guard_budget.deadline = budget.deadline
+    engine = Engine(symbols, budget=budget)
     decisions = decide_all(engine, items, policy)
     verdict, cex, reason = summarize(decisions, policy)
     if verdict == VALID and not symbolic_post and not _decided_post(decisions):
@@ -412,8 +559,8 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
                                   and policy.counts(d.id)))
     if derive and (verdict == INVALID or (verdict == VALID and out.warnings)) and any(True for _ in symbols):
         # The guard covers warnings too: a partial tile's guard is what can_implement needs without predication.
-        guard, note = derive_guard(op, args, symbols, timeout=max(1.0, engine.remaining()),
-                                   policy=replace(policy, strict=True), covers=failing)
+        guard, note = derive_guard(op, args, symbols, guard_budget, policy=replace(policy, strict=True),
+                                   covers=failing)
         out = replace(out, guard=guard, guard_note=note)
     return out
 
@@ -421,8 +568,9 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = D
 def shown_result(result: object, symbols: Symbols) -> str:
     """The result as printed: each symbolic leaf simplified under the assumptions (``M+1-1`` is ``M``, and
     ``min(M,128)`` is 128 when ``M >= 128`` is assumed) where that is shorter; static/dynamic flags are kept."""
-    if result is None:
+    if result is None or not any(True for _ in symbols):  # nothing symbolic to simplify (and z3 stays unloaded)
         return str(result)
+    from .encoding import Encoder, Unencodable
     from .int_tuple import transform_leaf
 
     enc = Encoder(symbols, {})
@@ -495,14 +643,20 @@ def _concrete(arg: object) -> bool:
 
 def decide_all(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLICY) -> list[ObligationVerdict]:
     """Decide every item (the division-by-zero item last, once every divisor has been met)."""
-    # Encode everything first so that DIV0 collects every divisor.
+    # Encode everything first so that DIV0 collects every divisor (an item free of symbols has no divisor to
+    # collect: a division by zero in it is undefined where it is evaluated, and the solver then decides it).
     for item in items:
+        if engine.closed(item) and engine.evaluate(item) is not None:
+            continue
+        from .encoding import Unencodable
+
         try:
             engine._negation(item)
         except Unencodable:
             pass
-    div0 = _div0_item(engine.divisors(), engine.encoder.empty_when)
-    everything = [*items, div0] if engine.divisors() else items
+    divisors = engine.divisors()  # none when nothing was encoded (every item evaluated): z3 stays unloaded
+    div0 = _div0_item(divisors, engine.encoder.empty_when if divisors else {})
+    everything = [*items, div0] if divisors else items
     # Quantifier-free items first: they are cheap, and a counterexample from one settles the verdict and pins the
     # symbols for the coordinate search of the others.
     order = sorted(range(len(everything)), key=lambda k: bool(everything[k].ranges))

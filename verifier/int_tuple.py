@@ -37,6 +37,8 @@ def is_tuple(t: object) -> bool:
 def as_int_tuple(t: object) -> IntTuple:
     """Python ints become dynamic ``Int``s (as C++ ``int``s are); tuples are converted recursively. A scaled-basis
     stride leaf (``_1@0``, ``basis.py``) is kept."""
+    if type(t) is Int:
+        return t
     if type(t) is tuple:
         return tuple(as_int_tuple(x) for x in t)
     if type(t) is ScaledBasis:

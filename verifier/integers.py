@@ -344,14 +344,36 @@ class Int:
         return neg(self)
 
 
+# Concrete integers are interned: concrete algebra builds the same few constants over and over, and an interned
+# one costs a dictionary lookup instead of two objects.
+_INTERNED: dict[tuple[int, bool], Int] = {}
+_INTERN_LIMIT = 1 << 20
+_new = object.__new__
+_set_expr = Int.expr.__set__  # type: ignore[attr-defined]  # slot setters: immutability is kept for users
+_set_static = Int.static.__set__  # type: ignore[attr-defined]
+
+
+def _const(v: int, static: bool) -> Int:
+    """The concrete integer ``v`` (an ``int``, not a ``bool``), static or dynamic."""
+    key = (v, static)
+    x = _INTERNED.get(key)
+    if x is None:
+        x = _new(Int)
+        _set_expr(x, Const(v))
+        _set_static(x, static)
+        if -_INTERN_LIMIT < v < _INTERN_LIMIT:
+            _INTERNED[key] = x
+    return x
+
+
 def S(v: int) -> Int:
     """A static integer ``_v``."""
-    return Int(Const(int(v)), True)
+    return _const(int(v), True)
 
 
 def D(v: int) -> Int:
     """A concrete dynamic (run-time) integer ``v``."""
-    return Int(Const(int(v)), False)
+    return _const(int(v), False)
 
 
 def symbol(name: str) -> Int:
@@ -377,11 +399,11 @@ def _apply(op: str, args: tuple[Int, ...]) -> Int:
         a, b = args
         ea, eb = a.expr, b.expr
         if type(ea) is Const and type(eb) is Const:
-            return Int(Const(OPS[op](ea.value, eb.value)), a.static and b.static)
+            return _const(OPS[op](ea.value, eb.value), a.static and b.static)
     static = all(a.static for a in args)
     exprs = tuple(a.expr for a in args)
     if all(type(e) is Const for e in exprs):
-        return Int(Const(OPS[op](*(e.value for e in exprs))), static)
+        return _const(OPS[op](*(e.value for e in exprs)), static)
     if static:  # pragma: no cover - static integers are always constant
         raise AssertionError("static operands must be constant")
     return Int(_simplify(op, exprs), False)
@@ -429,14 +451,21 @@ def _simplify(op: str, a: tuple[Expr, ...]) -> Expr:
 
 
 def add(a: IntLike, b: IntLike) -> Int:
+    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
+        return _const(a.expr.value + b.expr.value, a.static and b.static)  # concrete: no expression node
     return _apply("+", (as_int(a), as_int(b)))
 
 
 def sub(a: IntLike, b: IntLike) -> Int:
+    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
+        return _const(a.expr.value - b.expr.value, a.static and b.static)
     return _apply("-", (as_int(a), as_int(b)))
 
 
 def mul(a: IntLike, b: IntLike) -> Int:
+    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
+        if a.static == b.static or (a.expr.value != 0 if a.static else b.expr.value != 0):
+            return _const(a.expr.value * b.expr.value, a.static and b.static)
     a, b = as_int(a), as_int(b)
     # integral_constant.hpp:258-270: C<0> * U and U * C<0> with a run-time U; two statics simply multiply.
     if (a.is_constant(0) and b.dynamic) or (b.is_constant(0) and a.dynamic):
@@ -566,12 +595,15 @@ TRUE = Bool(Const(True), True)
 FALSE = Bool(Const(False), True)
 
 
+_BOOLS = {(v, st): Bool(Const(v), st) for v in (False, True) for st in (False, True)}
+
+
 def _cmp(op: str, a: IntLike, b: IntLike) -> Bool:
     a, b = as_int(a), as_int(b)
-    static = a.static and b.static
-    if type(a.expr) is Const and type(b.expr) is Const:
-        return Bool(Const(bool(OPS[op](a.expr.value, b.expr.value))), static)
-    return Bool(Op(op, (a.expr, b.expr)), False)
+    ea, eb = a.expr, b.expr
+    if type(ea) is Const and type(eb) is Const:
+        return _BOOLS[bool(OPS[op](ea.value, eb.value)), a.static and b.static]
+    return Bool(Op(op, (ea, eb)), False)
 
 
 def eq(a: IntLike, b: IntLike) -> Bool:

@@ -47,9 +47,13 @@ from .integers import Int, S, abs_
 class Layout:
     """CuTe's ``Layout<Shape,Stride>``: immutable, hashable, printed in CuTe's notation."""
 
-    __slots__ = ("shape", "stride")
+    __slots__ = ("shape", "stride", "_hash")
 
     def __init__(self, shape: IntTuple | int | tuple, stride: IntTuple | int | tuple | None = None) -> None:
+        if type(shape) is Int and type(stride) is Int:  # rank 1, the common case inside the algebra
+            object.__setattr__(self, "shape", shape)
+            object.__setattr__(self, "stride", stride)
+            return
         shape = as_int_tuple(shape)
         stride = compact_major(shape) if stride is None else as_int_tuple(stride)
         if not congruent(shape, stride):
@@ -66,7 +70,12 @@ class Layout:
         return type(other) is Layout and other.shape == self.shape and other.stride == self.stride
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.stride))
+        try:
+            return self._hash  # type: ignore[no-any-return]
+        except AttributeError:  # computed once: the algebra's memo (algebra.pure) hashes its operands
+            h = hash((self.shape, self.stride))
+            object.__setattr__(self, "_hash", h)
+            return h
 
     def __str__(self) -> str:
         return f"{format_tuple(self.shape)}:{format_tuple(self.stride)}"

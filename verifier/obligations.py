@@ -173,6 +173,15 @@ ERRORS: dict[str, str] = {
     "LIKE-INJ": "as LIKE-BOUND (layout.hpp:431-445)",
     "SLC-POST": "slice / slice_and_offset: offset + R(i) == L(c at R's coordinate of i) (layout.hpp:689-703)",
     "DIV0": "a division by zero in CuTe's arithmetic or in evaluating the layouts: undefined behaviour",
+    "PRED-IN": "a copy_if whose predicate admits an access outside the tensor reads or writes out of bounds "
+               "(predication.py; elem_less, int_tuple.hpp:885)",
+    "PRED-AT": "a predicated access must read the element at its identity coordinate (predication.py)",
+    "PRED-COVER": "a residue smaller than the problem skips elements of it (predication.py)",
+    "ALIGN": "a vectorised access of W bits needs a W-bit aligned address (copy.hpp max_common_vector, the "
+             "ld/st.v* and cp.async instructions fault or are split otherwise)",
+    "ALIGN-CONTIG": "a vectorised access reads contiguous elements (copy.hpp max_common_vector)",
+    "COVER-THR": "the threads' values must cover the CTA tile once each, else elements are skipped or copied twice "
+                 "(tensor_impl.hpp:1076-1087)",
     "CUTE-UB": "a division by zero CuTe performs on these operands: undefined behaviour",
     "CUTE-REJECTS": "CuTe rejects the operands at compile time (a static_assert)",
     "COMPATIBLE": "the property checked (cute-verify check compatible)",

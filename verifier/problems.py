@@ -39,8 +39,11 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     "upcast": ("L",), "downcast": ("L",), "recast_layout": ("L",),
     "max_common_vector": ("L", "L"), "max_common_layout": ("L", "L"), "nullspace": ("L",),
     "make_ordered_layout": ("S", "S"), "make_layout_like": ("L",), "tile_to_shape": ("L", "S", "O?"),
-    "slice": ("C", "L"), "slice_and_offset": ("C", "L"), "local_tile": ("L", "T", "C"),
-    "local_partition": ("L", "L", "I"),
+    "slice": ("C", "L"), "slice_and_offset": ("C", "L"), "local_tile": ("L", "T", "C", "C?"),
+    "local_partition": ("L", "L", "I", "C?"),
+    # the data, CTA tiler, CTA coordinate, projection, thread layout, thread index, residue, k-residue shift
+    "predicated_copy": ("L", "T", "C", "C", "L", "I", "S", "C?"),
+    "vectorized_copy": ("L", "T", "C", "C", "L", "I", "I"),
 }
 _KIND_NAMES = {"L": "a layout Shape:Stride", "T": "a tiler (a layout, <...>, a shape or _)", "S": "a shape (an "
                "integer or a tuple)", "C": "a coordinate such as (_,2)", "I": "an integer",
@@ -57,7 +60,9 @@ def _is_kind(x: object, kind: str) -> bool:
     from .swizzle import ComposedLayout, Swizzle
 
     if kind == "L":
-        return isinstance(x, Layout | ComposedLayout | Swizzle)
+        from .tiled import TiledCopy, TiledMMA
+
+        return isinstance(x, Layout | ComposedLayout | Swizzle | TiledCopy | TiledMMA)
     if kind == "T":
         return isinstance(x, Layout | Tile | Underscore | ComposedLayout | Swizzle) or _is_int_tuple(x)
     if kind == "S":
@@ -120,6 +125,13 @@ def operands(op: str, texts: Sequence[str], symbols: Symbols, dsl: bool = False)
             out.append(int(digits))
         elif text.strip() in ORDER_TAGS:
             out.append(text.strip())
+        elif text.strip().startswith("Step<"):  # CuTe's projection Step<_1,X,_1>: X is an Underscore
+            out.append(parse(step_text(text), symbols))
+        elif is_tiled_text(text):  # make_tiled_mma(...), make_tiled_copy(...), get_layoutC_TV(...)
+            try:
+                out.append(parse_tiled(text, symbols))
+            except LayoutError as exc:
+                raise LayoutError(f"argument {k + 1}: {exc}") from None
         else:
             try:
                 out.append(parse_operand(text, symbols, dsl))
@@ -128,6 +140,28 @@ def operands(op: str, texts: Sequence[str], symbols: Symbols, dsl: bool = False)
     if op in SIGNATURES:
         check_signature(op, out[n_template:])
     return out
+
+
+def is_tiled_text(text: str) -> bool:
+    from .tiled import is_tiled_text as check
+
+    return check(text)
+
+
+def parse_tiled(text: str, symbols: Symbols) -> object:
+    from .tiled import parse_tiled as parse_it
+
+    return parse_it(text, symbols)
+
+
+def step_text(text: str) -> str:
+    """``Step<_1,X,_1>`` as the coordinate ``(_1,_,_1)`` that it is in CuTe (``X`` is ``Underscore``)."""
+    body = text.strip()
+    if not body.endswith(">"):
+        raise LayoutError(f"{text!r}: a projection is written Step<_1,X,_1>")
+    inner = body[len("Step<"):-1]
+    inner = "".join(inner.split()).replace("Step<", "(").replace("<", "(").replace(">", ")")
+    return "(" + re.sub(r"\bX\b", "_", inner) + ")"
 
 
 def assume(symbols: Symbols, relations: Sequence[str], what: str = "--assume") -> None:

@@ -1,4 +1,4 @@
-"""``cute-verify prove [PATH...] [--timeout S] [--json] [--write-docs FILE]``: run a library of theorems.
+"""``cute-verify prove [PATH...] [--rlimit N] [--timeout S] [--json] [--write-docs FILE]``: run a library of theorems.
 
 Each PATH is a Python file defining ``THEOREMS`` (a list of ``verifier.theorems.Theorem``) or a folder of them;
 the default is the repository's ``proofs/``.  Prints one row per theorem (theorem, domain, expected, verdict, time,
@@ -12,7 +12,8 @@ import argparse
 import json
 from pathlib import Path
 
-from .cli_args import timeout_arg
+from .budget import DEFAULT_RLIMIT
+from .cli import add_budget_options
 from .errors import LayoutError
 from .files import check_output, write_output
 
@@ -21,7 +22,7 @@ DEFAULT_PATH = Path(__file__).resolve().parent.parent / "proofs"
 
 def cmd_prove(args: argparse.Namespace) -> int:
     from .report import proofs_markdown, proofs_table
-    from .theorems import load
+    from .theorems import DEFAULT_RLIMIT, load
 
     if args.write_docs:
         check_output(args.write_docs, "--write-docs")
@@ -32,7 +33,8 @@ def cmd_prove(args: argparse.Namespace) -> int:
     theorems = _narrowed(theorems, args)
     from .batch import _progress
 
-    results = [t.run(args.timeout) for t in _progress(theorems, len(theorems), not args.quiet)]
+    rlimit = args.rlimit or DEFAULT_RLIMIT
+    results = [t.run(args.timeout, rlimit) for t in _progress(theorems, len(theorems), not args.quiet)]
     if args.write_docs:
         write_output(args.write_docs, proofs_markdown(results), "--write-docs")
     from .cli import emit
@@ -68,8 +70,7 @@ _FUNCTIONS = {"min", "max", "abs", "signum", "gcd", "lcm"}
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("prove", help="run a library of theorems (default: proofs/) and check their verdicts")
     p.add_argument("paths", nargs="*", metavar="PATH", help="theorem files (.py) or folders of them")
-    p.add_argument("--timeout", type=timeout_arg, default=20.0, metavar="S",
-                   help="time budget per theorem in seconds (default 20)")
+    add_budget_options(p, 2 * DEFAULT_RLIMIT, 120.0)
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per theorem")
     p.add_argument("--write-docs", metavar="FILE", help="also write the Markdown report, e.g. docs/proofs.md")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",

@@ -2,7 +2,8 @@
 
 ```toml
 include = ["common.cute.toml"]          # paths relative to this file; their symbols, relations and checks join
-timeout = 10                            # default time budget of each check, in seconds
+rlimit = 40000000                       # default solver budget of each check, in Z3 resource units
+timeout = 60                            # default wall-clock safety net of each check, in seconds
 strict = true                           # warnings are errors for this file's checks (as --strict)
 
 [symbols]
@@ -46,9 +47,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import problems
+from . import budget, problems
+from .budget import UNITS_PER_SECOND
 from .errors import LayoutError
 from .notation import parse_relation
+from .semantics import SEMANTICS
 from .symbols import INT32_MAX, INT64_MAX, Symbol, Symbols
 from .verdicts import Policy
 
@@ -57,14 +60,14 @@ try:
 except ImportError:  # Python 3.10: the same parser, published as tomli
     import tomli as tomllib  # type: ignore[no-redef]
 
-DEFAULT_TIMEOUT = 10.0
+DEFAULT_TIMEOUT = budget.DEFAULT_TIMEOUT
 MAX_SPEC_BYTES = 1 << 20
 OP_VERDICTS = ("valid", "invalid", "unknown")
 PROPERTY_VERDICTS = ("proved", "refuted", "unknown")
-_TOP_KEYS = ("include", "timeout", "strict", "symbols", "assume", "check")
+_TOP_KEYS = ("include", "rlimit", "timeout", "strict", "semantics", "symbols", "assume", "objects", "check")
 _SYMBOL_KEYS = ("min", "max", "multiple_of", "bits")
-_CHECK_KEYS = ("name", "op", "property", "args", "expect", "timeout", "assume", "params", "extended", "bits",
-               "ignore", "description")
+_CHECK_KEYS = ("name", "op", "property", "args", "expect", "rlimit", "timeout", "assume", "params", "extended",
+               "bits", "ignore", "description", "semantics")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
@@ -94,6 +97,8 @@ class Check:
     description: str | None = None
     symbols: tuple[Symbol, ...] = ()
     relations: tuple[str, ...] = field(default=())
+    semantics: str = "cpp"  # which CuTe computes the operation: the C++ headers or the CuTe DSL (semantics.py)
+    rlimit: int | None = None  # the solver's budget in Z3 resource units (None: the engine's default)
     strict: bool = False  # the file's ``strict = true``: warnings are errors
     ignore: tuple[str, ...] = ()  # obligations left out of the verdict (``ignore = ["DIV-EXACT"]``)
 
@@ -200,7 +205,7 @@ def _harmless(symbols: tuple[Symbol, ...], chosen: list[str], group: list[str], 
           # A symbol assumed a multiple of m is encoded as m * q (Encoder.var): quantify over q.
           z3.ForAll([c for n in sorted(outside) for c in get_vars(enc.var(n))],
                     z3.Not(z3.And(*enc.assumptions(outside), *theirs))))
-    return check_sat(s, 1.0) == z3.unsat
+    return check_sat(s, DEFAULT_TIMEOUT, rlimit=UNITS_PER_SECOND) == z3.unsat
 
 
 # -- where keys are -------------------------------------------------------------------------------------------
@@ -286,6 +291,7 @@ class _File:
     path: Path
     shown: str
     lines: dict[tuple[object, ...], int]
+    semantics: str = "cpp"
 
     def line(self, path: Sequence[object]) -> int:
         p = tuple(path)
@@ -304,6 +310,8 @@ class _Suite:
     symbols: dict[str, tuple[Symbol, _File, tuple[object, ...]]] = field(default_factory=dict)
     relations: list[tuple[str, _File, tuple[object, ...]]] = field(default_factory=list)
     checks: list[tuple[dict, _File, tuple[object, ...], float, bool]] = field(default_factory=list)
+    # [objects]: a TiledMMA / TiledCopy (or any operand) built once and named in checks' args as $name
+    objects: dict[str, str] = field(default_factory=dict)
     loaded: set[Path] = field(default_factory=set)
     roots: tuple[Path, ...] = ()
 
@@ -333,8 +341,10 @@ def load_suite(path: str | os.PathLike[str], include_roots: Sequence[str | os.Pa
     relations = _check_relations(suite, symbols)
     seen: dict[str, tuple[_File, tuple[object, ...]]] = {}
     out = []
-    for raw, f, key, timeout, strict in suite.checks:
-        check = replace(_check(raw, f, key, timeout, symbols, relations), strict=strict)
+    for raw, f, key, limits, strict in suite.checks:
+        raw = _with_objects(raw, f, key, suite.objects)
+        check = replace(_check(raw, f, key, limits, symbols, relations), strict=strict)
+        check = replace(check, semantics=_semantics(f, key, raw, f.semantics))
         if check.name in seen:
             f0, k0 = seen[check.name]
             raise f.error((*key, "name"), f"check name {check.name!r} is already used at {f0.shown}:{f0.line(k0)}")
@@ -422,6 +432,7 @@ def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple
     timeout = DEFAULT_TIMEOUT
     if "timeout" in data:
         timeout = _timeout(f, ("timeout",), data["timeout"])
+    rlimit = _rlimit(f, ("rlimit",), data["rlimit"]) if "rlimit" in data else None
     strict = data.get("strict", False)
     if not isinstance(strict, bool):
         raise f.error(("strict",), "must be true or false")
@@ -436,11 +447,56 @@ def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple
         _declare(f, suite, name, decl)
     for k, text in enumerate(_strings(f, ("assume",), data.get("assume", []))):
         suite.relations.append((text, f, ("assume", k)))
+    objects = data.get("objects", {})
+    if not isinstance(objects, dict) or not all(isinstance(v, str) for v in objects.values()):
+        raise f.error(("objects",), "must be a table of named operands, e.g. mma = \"make_tiled_mma(...)\"")
+    for name, text in objects.items():
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name) or name in suite.objects:
+            raise f.error(("objects", name), f"object {name!r}: a name may be defined once, letters, digits, _")
+        suite.objects[name] = _expand(text, suite.objects)
     checks = data.get("check", [])
     if not isinstance(checks, list) or not all(isinstance(c, dict) for c in checks):
         raise f.error(("check",), "must be an array of tables: [[check]]")
+    if "semantics" in data:
+        f.semantics = _semantics(f, (), data, "cpp")
     for k, raw in enumerate(checks):
-        suite.checks.append((raw, f, ("check", k), timeout, strict))
+        suite.checks.append((raw, f, ("check", k), (timeout, rlimit), strict))
+
+
+_REF = re.compile(r"\$([A-Za-z][A-Za-z0-9_]*)")
+
+
+def _expand(text: str, objects: Mapping[str, str]) -> str:
+    """``$name`` replaced by the object's text (objects may use the ones defined before them)."""
+    def one(m: re.Match[str]) -> str:
+        if m.group(1) not in objects:
+            raise LayoutError(f"unknown object ${m.group(1)} (define it under [objects])")
+        return objects[m.group(1)]
+    return _REF.sub(one, text)
+
+
+def _with_objects(raw: dict, f: _File, key: tuple[object, ...], objects: Mapping[str, str]) -> dict:
+    args = raw.get("args")
+    if not isinstance(args, list) or not any(isinstance(a, str) and "$" in a for a in args):
+        return raw
+    out = []
+    for k, a in enumerate(args):
+        try:
+            out.append(_expand(a, objects) if isinstance(a, str) else a)
+        except LayoutError as exc:
+            raise f.error((*key, "args", k), str(exc)) from None
+    return {**raw, "args": out}
+
+
+def _semantics(f: _File, key: tuple[object, ...], raw: Mapping[str, object], default: str) -> str:
+    """``semantics = "cpp" | "dsl"`` of a check (or of the file, the default of its checks)."""
+    if "semantics" not in raw:
+        return default
+    value = raw["semantics"]
+    if value not in SEMANTICS:
+        raise f.error((*key, "semantics"), f"must be one of {', '.join(SEMANTICS)} (the C++ headers or the CuTe "
+                                           f"DSL), got {value!r}")
+    return str(value)
 
 
 def _syntax_error(f: _File, text: str, exc: Exception, echo: bool = True) -> SpecError:
@@ -474,6 +530,12 @@ def _timeout(f: _File, key: tuple[object, ...], value: object) -> float:
             or value != value):
         raise f.error(key, f"must be a positive, finite number of seconds (at most {MAX_TIMEOUT:g}), got {value!r}")
     return float(value)
+
+
+def _rlimit(f: _File, key: tuple[object, ...], value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not value > 0:
+        raise f.error(key, f"must be a positive number of Z3 resource units, got {value!r}")
+    return value
 
 
 def _integer(f: _File, key: tuple[object, ...], value: object) -> int:
@@ -545,7 +607,7 @@ def _check_relations(suite: _Suite, symbols: tuple[Symbol, ...]) -> tuple[str, .
     return tuple(text for text, _, _ in suite.relations)
 
 
-def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default_timeout: float,
+def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], defaults: tuple[float, int | None],
            symbols: tuple[Symbol, ...], relations: tuple[str, ...]) -> Check:
     from .algebra import OPERATIONS
     from .checks import PROPERTIES
@@ -574,7 +636,8 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
     expect = raw.get("expect", verdicts[0])
     if expect not in verdicts:
         raise f.error((*key, "expect"), f"must be one of {', '.join(verdicts)}, got {expect!r}")
-    timeout = _timeout(f, (*key, "timeout"), raw["timeout"]) if "timeout" in raw else default_timeout
+    timeout = _timeout(f, (*key, "timeout"), raw["timeout"]) if "timeout" in raw else defaults[0]
+    rlimit = _rlimit(f, (*key, "rlimit"), raw["rlimit"]) if "rlimit" in raw else defaults[1]
     assume = _strings(f, (*key, "assume"), raw.get("assume", []))
     params = raw.get("params", {})
     if not isinstance(params, dict):
@@ -600,7 +663,7 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
         raise f.error((*key, "ignore"), str(exc)) from None
     check = Check(name, op, is_property, tuple(str(a) for a in args), expect, timeout, f.shown, f.line(key),
                   tuple(assume), tuple(params.items()), tuple(options), description, symbols, relations,
-                  ignore=ignore)
+                  rlimit=rlimit, ignore=ignore)
     try:
         _, table = check.problem()
     except LayoutError as exc:

@@ -33,7 +33,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import algebra, checks, engine
+from . import algebra, budget, checks, engine
+from .budget import Budget
 from .claims import CONFIRM_BY_ORACLE, Claim, Replay, has_postcondition, substitute_operand
 from .conditions import show
 from .domain import admitted_value
@@ -48,7 +49,8 @@ from .verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, 
 
 DOMAINS = {"int32": "every int32 value", "positive": "every positive integer"}
 EXPECTATIONS = (PROVED, REFUTED)
-DEFAULT_TIMEOUT = 20.0
+DEFAULT_TIMEOUT = 120.0  # the wall-clock safety net of one theorem, seconds
+DEFAULT_RLIMIT = 2 * budget.DEFAULT_RLIMIT  # Z3 resource units of one theorem (20 nominal seconds)
 
 
 class TheoremError(LayoutError):
@@ -180,26 +182,31 @@ class Statement:
     def operands(self, symbols: Symbols, values: Mapping[str, int] | None = None) -> list[object]:
         return [evaluate(a, symbols, values) for a in self.args]
 
-    def decide(self, symbols: Symbols, timeout: float) -> Verdict:
-        deadline = time.monotonic() + timeout
+    def decide(self, symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
+               rlimit: int | None = DEFAULT_RLIMIT) -> Verdict:
+        """Decide the statement within ``rlimit`` Z3 resource units and the wall-clock safety net ``timeout``;
+        the division-by-zero items of computed operands get another ``rlimit`` after it."""
         operands = self.operands(symbols)
+        spend = Budget(rlimit, timeout)
         if self.kind == "valid":
-            v = engine.verify(self.name, operands, symbols, timeout=timeout, derive=False,
+            v = engine.verify(self.name, operands, symbols, derive=False, budget=spend,
                               policy=Policy(strict=bool(self.options.get("strict"))))
         elif self.kind == "check":
-            v = checks.check(self.name, operands, symbols, timeout=timeout, **self.options)
+            v = checks.check(self.name, operands, symbols, budget=spend, **self.options)
         else:
             build = _equal_claims if self.kind == "equal" else self.build
             assert build is not None
             _, undecided = admitted_value(symbols)  # raises VacuousAssumptions: no vacuous theorem
             if undecided is not None:
                 return Verdict(str(self), tuple(_text(a) for a in self.args), UNKNOWN, reason=undecided)
-            v = _decide_claims(self, build, operands, symbols, timeout)
+            v = _decide_claims(self, build, operands, symbols, spend)
         faults = [item for a in self.args for item in _faults(a, symbols)]
         if not faults or v.verdict not in (PROVED, VALID):
             return v
         # A statement about computed results also claims that computing them never divides by zero.
-        decisions = engine.decide_all(engine.Engine(symbols, max(0.5, deadline - time.monotonic())), faults)
+        faults_budget = Budget(spend.rlimit, timeout)
+        faults_budget.deadline = spend.deadline
+        decisions = engine.decide_all(engine.Engine(symbols, budget=faults_budget), faults)
         verdict, cex, reason = engine.summarize(decisions)
         merged = v.obligations + tuple(decisions)
         if verdict == VALID:
@@ -273,7 +280,7 @@ def _truth(b: Bool, values: Mapping[str, int]) -> bool:
 
 
 def _decide_claims(st: Statement, build: Callable[..., list[Claim]], operands: list[object], symbols: Symbols,
-                   timeout: float) -> Verdict:
+                   spend: Budget) -> Verdict:
     built = build(*operands)
 
     def replay(values: Mapping[str, int], k: int) -> Replay:
@@ -293,7 +300,7 @@ def _decide_claims(st: Statement, build: Callable[..., list[Claim]], operands: l
 
     items = [engine.Item(c.id, c.description, c.source, "property", True, c.ranges, c.holds,
                          lambda values, k=k: replay(values, k)) for k, c in enumerate(built)]
-    eng = engine.Engine(symbols, timeout)
+    eng = engine.Engine(symbols, budget=spend)
     decisions = engine.decide_all(eng, items)
     verdict, cex, reason = engine.summarize(decisions)
     verdict = {VALID: PROVED, INVALID: REFUTED}.get(verdict, verdict)
@@ -384,10 +391,10 @@ class Theorem:
             parts += bits
         return "; ".join(parts + [t.strip() for t in self.assume])
 
-    def run(self, timeout: float = DEFAULT_TIMEOUT) -> TheoremResult:
+    def run(self, timeout: float = DEFAULT_TIMEOUT, rlimit: int | None = DEFAULT_RLIMIT) -> TheoremResult:
         start = time.monotonic()
         try:
-            v = self.statement.decide(self.table(), timeout)
+            v = self.statement.decide(self.table(), timeout, rlimit)
         except TheoremError:
             raise
         except LayoutError as exc:  # assumptions that admit no value, a negative extent: the theorem is malformed
@@ -495,8 +502,9 @@ def load(paths: Iterable[str | Path]) -> list[Theorem]:
     return theorems
 
 
-def prove(theorems: Sequence[Theorem], timeout: float = DEFAULT_TIMEOUT) -> list[TheoremResult]:
-    return [t.run(timeout) for t in theorems]
+def prove(theorems: Sequence[Theorem], timeout: float = DEFAULT_TIMEOUT,
+          rlimit: int | None = DEFAULT_RLIMIT) -> list[TheoremResult]:
+    return [t.run(timeout, rlimit) for t in theorems]
 
 
 __all__ = ["Call", "DOMAINS", "Statement", "Theorem", "TheoremError", "TheoremResult", "bijective", "call", "check",

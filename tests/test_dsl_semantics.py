@@ -1,0 +1,175 @@
+"""Every row of issue 18's table, against both CuTes: compiled C++ (cute_cpp) for `cpp` semantics and the CuTe DSL
+(the harness) for `dsl` semantics; plus the semantics switch on the CLI, in spec files and in the Python API."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from verifier import parse_layout, parse_tile
+from verifier.algebra import apply
+from verifier.cli import main
+from verifier.cute_cpp import Query, call_case, recast_case, run_cases
+from verifier.dsl.harness import DslCase, run
+from verifier.dsl.model import compare, predict
+from verifier.semantics import DslInvalidLayout, DslRefusal, using
+from verifier.symbols import Symbols
+
+L = parse_layout
+
+
+def _dsl(case: DslCase):
+    (r,) = run([case])
+    assert compare(predict(case), r) is None, (predict(case), r)
+    return r
+
+
+def _cpp(*cases):
+    return run_cases(list(cases), [Query(k) for k in range(len(cases))])
+
+
+def test_row_composition_runtime_ints_is_size_4_in_both(cute) -> None:
+    a, b = L("(2,3):(1,2)"), L("(2,3):(3,1)")
+    (c,) = _cpp(call_case("composition", a, b))
+    r = _dsl(DslCase("composition", (a, b)))
+    assert c.result == "((1,2),(2,1)):((3,4),(1,2))" and c.size == "4"
+    assert r.values == ("((1,2),(2,1)):((3,4),(1,2))",) and r.trace == "((?,?),(?,?)):((?,?),(?,?))"
+    for sem in ("cpp", "dsl"):
+        assert str(apply("composition", a, b, semantics=sem).result) == "((1,2),(2,1)):((3,4),(1,2))"
+
+
+def test_row_upcast_of_runtime_16_1(cute) -> None:
+    (c,) = _cpp(recast_case(8, 16, L("16:1")))
+    r = _dsl(DslCase("recast_layout", (8, 16, L("16:1"))))
+    assert c.result == "16:0" and str(apply("upcast", 2, L("16:1")).result) == "16:0"
+    assert r.values == ("16:1",) and str(apply("upcast", 2, L("16:1"), semantics="dsl").result) == "16:1"
+
+
+def test_row_upcast_of_a_runtime_stride_is_shape_div() -> None:
+    sy = Symbols()
+    layout = parse_layout("16:s", sy)
+    strides = (1, 2, 3, 4, 6, 8)
+    r = _dsl(DslCase("upcast", (2, layout), tuple({"s": s} for s in strides)))
+    assert r.values == tuple(f"16:{v}" for v in (1, 1, 1, 2, 3, 4))
+    cpp = apply("upcast", 2, layout).result
+    assert [int(cpp.substitute({"s": s}).stride) for s in strides] == [0, 1, 1, 2, 3, 4]  # C++ truncates
+
+
+def test_row_upcast_with_a_div_2_stride() -> None:
+    sy = Symbols()
+    layout = parse_layout("(_4,_16):(d,_1)", sy)
+    r = _dsl(DslCase("upcast", (2, layout), ({"d": 32},), {"d": 2}))
+    assert r.values == ("(4,8):(16,1)",) and r.trace == "(4,8):(?,1)"
+
+
+def test_row_downcast_of_runtime_16_1(cute) -> None:
+    (c,) = _cpp(recast_case(16, 8, L("16:1")))
+    r = _dsl(DslCase("downcast", (2, L("16:1"))))
+    assert c.rejected == "Downcast requires adjacent elements"
+    assert apply("downcast", 2, L("16:1")).rejection.source == "layout.hpp:1862"
+    assert r.values == ("16:2",) and r.trace == "?:?{div=2}"
+
+
+def test_row_runtime_complement_is_an_invalid_layout(cute) -> None:
+    a, n = L("(2,1):(1,8)"), L("_8:_1").shape
+    (c, s) = _cpp(call_case("complement", a, n), call_case("complement", L("(_2,_1):(1,8)"), n))
+    r = _dsl(DslCase("complement", (a, n)))
+    # C++ rejects the all-run-time layout (layout.hpp:1188); with static extents it computes (1,4):(_1,2), the
+    # function 4:2 of the issue's table.
+    assert c.rejected == "Dynamic-stride complement only for rank-1 layouts" and s.result == "(1,4):(_1,2)"
+    assert r.trace == "x:x" and r.values == ("x:x",)
+    assert isinstance(apply("complement", a, n, semantics="dsl").rejection, DslInvalidLayout)
+
+
+def test_row_logical_divide_trace_form(cute) -> None:
+    a, t = L("(8,6):(1,8)"), parse_tile("<_4,_3>")
+    (c,) = _cpp(call_case("logical_divide", a, t))
+    r = _dsl(DslCase("logical_divide", (a, t)))
+    assert c.result == "((_4,2),(_3,2)):((1,4),(8,24))"
+    assert r.trace == "((4,?),(3,?)):((?,?{div=4}),(?,?{div=3}))" and r.values == ("((4,2),(3,2)):((1,4),(8,24))",)
+
+
+def test_row_left_inverse_of_stride_0(cute) -> None:
+    (c,) = _cpp(call_case("left_inverse", L("_4:_0")))
+    r = _dsl(DslCase("left_inverse", (L("_4:_0"),)))
+    assert c.result == "_4:_0" and r.values == ("1:0",)
+    assert str(apply("left_inverse", L("_4:_0"), semantics="dsl").result) == "_1:_0"
+
+
+def test_row_refusals_where_cpp_computes(cute) -> None:
+    cases = [("right_inverse", (L("(4,2):(1,4)"),)), ("left_inverse", (L("(4,2):(_1,_4)"),)),
+             ("logical_product", (L("(3):(32)"), L("(_4):(_1)"))), ("composition", (L("_4:_21"), L("4:_1").shape))]
+    cpp = _cpp(*(call_case(op, *args) for op, args in cases[:3]))
+    assert all(c.result is not None for c in cpp)
+    for op, args in cases:
+        r = _dsl(DslCase(op, args))
+        assert r.error is not None
+        assert isinstance(apply(op, *args, semantics="dsl").rejection, DslRefusal)
+
+
+def test_row_the_abort() -> None:
+    case = DslCase("complement", (L("((_4,_8)):((1,8))"), L("_60:_1").shape))
+    r = _dsl(case)
+    assert r.crashed is not None and "SIGABRT" in r.crashed
+    assert "aborts" in str(apply(*(case.op,), *case.args, semantics="dsl").rejection)
+
+
+def test_divisibility_propagates_in_the_trace_form() -> None:
+    sy = Symbols()
+    layout = parse_layout("(M,K):(_1,M)", sy)
+    r = _dsl(DslCase("zipped_divide", (layout, parse_tile("<_8,_4>")), ({"M": 64, "K": 32},), {"M": 8}))
+    assert "?{div=" in r.trace
+
+
+# -- the switch ---------------------------------------------------------------------------------------------------
+
+
+def test_cpp_is_the_default() -> None:
+    assert str(apply("upcast", 2, L("16:1")).result) == "16:0"
+    with using("dsl"):
+        assert str(apply("upcast", 2, L("16:1")).result) == "16:1"
+    assert str(apply("upcast", 2, L("16:1")).result) == "16:0"
+
+
+def test_cli_semantics(capsys) -> None:
+    assert main(["upcast", "2", "16:S", "--json"]) == 1
+    cpp = json.loads(capsys.readouterr().out)
+    assert main(["upcast", "2", "16:S", "--json", "--semantics", "dsl"]) == 1
+    dsl = json.loads(capsys.readouterr().out)
+    assert cpp["result"] == "16:S/2" and dsl["result"] == "?:?"
+    assert dsl["verdict"] == cpp["verdict"] == "invalid"  # UP-2: the stride is no multiple of 2 (S = 1)
+    assert dsl["counterexample"]["params"]["S"] % 2 == 1
+    assert main(["downcast", "2", "16:1", "--semantics", "dsl", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["result"] == "?:?{div=2}" and out["verdict"] == "invalid"
+    assert main(["upcast", "2", "16:1", "--semantics", "python"]) == 2
+    assert "--semantics" in capsys.readouterr().err
+
+
+def test_spec_semantics(tmp_path, capsys) -> None:
+    spec = tmp_path / "k.cute.toml"
+    spec.write_text('semantics = "dsl"\n[symbols]\nK = { multiple_of = 8 }\n'
+                    '[[check]]\nname = "vector copy"\nop = "upcast"\nargs = ["8", "(_16,K):(K,_1)"]\n'
+                    '[[check]]\nname = "downcast in C++"\nsemantics = "cpp"\nop = "downcast"\nargs = ["2", "16:1"]\n'
+                    'expect = "invalid"\n[[check]]\nname = "downcast in the DSL"\nop = "downcast"\n'
+                    'args = ["2", "16:1"]\nexpect = "invalid"\n')
+    assert main(["run", str(spec), "--no-cache", "--format", "json"]) == 0
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert [r["verdict"] for r in results] == ["valid", "invalid", "invalid"]
+    assert "rejects" in results[1]["reason"] and results[2]["result"] == "?:?{div=2}"
+    spec.write_text('[[check]]\nname = "x"\nop = "coalesce"\nargs = ["4:1"]\nsemantics = "rust"\n')
+    assert main(["run", str(spec)]) == 2
+    assert "k.cute.toml:5: check[0].semantics: must be one of cpp, dsl" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["cpp", "dsl"])
+def test_python_api_semantics(name: str) -> None:
+    from verifier.engine import verify
+
+    sy = Symbols()
+    args = [2, parse_layout("(4,16):(d,_1)", sy)]
+    sy.declare("d", multiple_of=2)
+    v = verify("upcast", args, sy, semantics=name)
+    assert v.verdict == "valid"
+    assert v.result == ("(?,?):(?,1)" if name == "dsl" else "(4,8):(d/2,_1)")

@@ -168,12 +168,23 @@ def test_ctrl_c_stops_a_run_with_130(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     p = subprocess.Popen([sys.executable, "-m", "verifier.cli", "run", "long.cute.toml", "--no-cache"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
-    time.sleep(6.0)  # past the imports (a loaded machine is slow), far before the end
+    _wait_for_cpu(p.pid, 3.0)  # past the imports (however loaded the machine), far before the end
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
     assert p.returncode == 130, (p.returncode, err[-500:])
     assert err == "cute-verify: error: interrupted\n", err
     assert "1500 checks" not in out  # it stopped: no summary line
+
+
+def _wait_for_cpu(pid: int, seconds: float) -> None:
+    """Until the process has used ``seconds`` of CPU time (so it is working, not starting up)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        if (int(fields[11]) + int(fields[12])) / tick >= seconds:
+            return
+        time.sleep(0.1)
 
 
 # -- spec files --------------------------------------------------------------------------------------------------
@@ -276,10 +287,20 @@ def _snapshot(p: Path) -> tuple[int, int, int]:
     return st.st_mode, st.st_ino, st.st_rdev
 
 
+OK_SPEC = '[[check]]\nname = "bijective"\nproperty = "bijective"\nargs = ["(_4,_8):(_1,_4)"]\n'
+
+
+def _ok_spec(folder: Path) -> str:
+    """A spec file whose one check is proved (made here: tests/ holds no spec file, see test_spec_pytest)."""
+    path = folder / "ok.cute.toml"
+    path.write_text(OK_SPEC)
+    return str(path)
+
+
 WRITERS = [
-    lambda out: ["run", str(ROOT / "tests" / "data" / "robust_ok.toml"), "--no-cache", "--output", out],
-    lambda out: ["draw", "(_2,_3):(_3,_1)", "--format", "svg", "-o", out],
-    lambda out: ["prove", str(ROOT / "proofs" / "coordinates.py"), "--write-docs", out],
+    lambda spec, out: ["run", spec, "--no-cache", "--output", out],
+    lambda spec, out: ["draw", "(_2,_3):(_3,_1)", "--format", "svg", "-o", out],
+    lambda spec, out: ["prove", str(ROOT / "proofs" / "coordinates.py"), "--write-docs", out],
 ]
 
 
@@ -288,8 +309,9 @@ WRITERS = [
 def test_report_over_a_special_file_is_refused(capsys, tmp_path: Path, monkeypatch, writer: int, kind: str) -> None:
     monkeypatch.chdir(tmp_path)
     target = _targets(tmp_path)[kind]
+    spec = _ok_spec(tmp_path)
     before = _snapshot(target)
-    rc, out, err = run(capsys, *WRITERS[writer](str(target)))
+    rc, out, err = run(capsys, *WRITERS[writer](spec, str(target)))
     assert rc == 2, (rc, err)
     one_line_error(err, str(target))
     assert _snapshot(target) == before
@@ -304,7 +326,8 @@ def test_report_over_a_character_device_is_refused(capsys, tmp_path: Path) -> No
     except PermissionError:
         pytest.skip("this user may not create a device node (mknod)")
     before = _snapshot(dev)
-    for argv in (w(str(dev)) for w in WRITERS):
+    spec = _ok_spec(tmp_path)
+    for argv in (w(spec, str(dev)) for w in WRITERS):
         rc, out, err = run(capsys, *argv)
         assert rc == 2, (argv, err)
         one_line_error(err, "not a regular file")
@@ -334,8 +357,11 @@ def test_missing_folder_is_not_created(capsys, tmp_path: Path, monkeypatch) -> N
 
 
 def test_dash_is_standard_output_everywhere(capsys, tmp_path: Path, monkeypatch) -> None:
+    spec_dir = tmp_path.parent / f"{tmp_path.name}-spec"
+    spec_dir.mkdir()
+    spec = _ok_spec(spec_dir)
     monkeypatch.chdir(tmp_path)
-    rc, out, _ = run(capsys, "run", str(ROOT / "tests" / "data" / "robust_ok.toml"), "--no-cache", "-o", "-")
+    rc, out, _ = run(capsys, "run", spec, "--no-cache", "-o", "-")
     assert rc == 0 and out.startswith("ok ")
     rc, out, _ = run(capsys, "prove", str(ROOT / "proofs" / "coordinates.py"), "--write-docs", "-")
     assert rc == 0 and out.startswith("#")

@@ -14,6 +14,7 @@ CuTe refuses to compile is isolated from the rest and reported as a rejection wi
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -73,6 +74,20 @@ def cute_include() -> Path:
             return c
     raise ToolMissing("the CuTe headers were not found: pip install nvidia-cutlass==4.2.0.0 "
                       "(or set CUTE_INCLUDE to the folder that holds cute/layout.hpp)")
+
+
+@functools.cache
+def headers_digest(include: Path) -> str:
+    """A digest of the content of the CuTe and CUTLASS headers under ``include``.  The binary cache is keyed by it,
+    not by the folder's path: a fresh virtual environment (CI's) installs the same headers elsewhere, and a binary
+    built from identical headers is the same binary."""
+    h = hashlib.sha256()
+    for sub in ("cute", "cutlass"):
+        root = include / sub
+        for f in sorted(root.rglob("*")) if root.is_dir() else []:
+            if f.is_file():
+                h.update(f.relative_to(include).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def cuda_includes() -> list[Path]:
@@ -465,7 +480,7 @@ def build(cases: Sequence[CppCase], unit: TranslationUnit | None = None, flags: 
     options. Both are part of the cache key."""
     unit = unit or _translation_unit
     key_src, _ = unit(cases, set())
-    ident = "\0".join((HARNESS_VERSION, key_src, _compiler_version(), str(cute_include()), *flags))
+    ident = "\0".join((HARNESS_VERSION, key_src, _compiler_version(), headers_digest(cute_include()), *flags))
     key = hashlib.sha256(ident.encode()).hexdigest()
     cdir = cache_dir()
     exe = cdir / f"{key[:32]}.bin"

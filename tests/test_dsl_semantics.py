@@ -173,3 +173,14 @@ def test_python_api_semantics(name: str) -> None:
     v = verify("upcast", args, sy, semantics=name)
     assert v.verdict == "valid"
     assert v.result == ("(?,?):(?,1)" if name == "dsl" else "(4,8):(d/2,_1)")
+
+
+def test_the_dsl_s_ceil_div_is_the_exact_ceiling_for_a_negative_divisor(cute) -> None:
+    """composition divides the B stride 12 by the extent -3 of complement(5:-3, 5) = (-3,0):(1,-15): the DSL takes
+    ceil(12 / -3) = -4 (stride 60), C++ (12 - 3 - 1) / -3 = -2 (stride 30)."""
+    a, b = L("_5:_-3"), L("((_4,_1)):((_0,_12))")
+    (c,) = _cpp(call_case("flat_product", a, b))
+    r = _dsl(DslCase("flat_product", (a, b)))
+    assert c.result == "(_5,((_4,_1))):(_-3,((_0,_30)))" == str(apply("flat_product", a, b).result)
+    assert r.values == ("(5,(4,1)):(-3,(0,60))",)
+    assert str(apply("flat_product", a, b, semantics="dsl").result) == "(_5,(_4,_1)):(_-3,(_0,_60))"

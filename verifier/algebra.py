@@ -287,8 +287,12 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
             f"weak stride condition at A mode {i}: r % a == 0 or r < a (r = remaining B stride, a = A extent)")
         nonzero(abs_(r), "CMP-6", "the B stride", "layout.hpp:1084")
         nonzero(a, "CMP-7", f"the extent of A mode {i}", "layout.hpp:1086")
-        next_shape = ceil_div_int(a, abs_(r))
-        next_stride = ceil_div_int(abs_(r), a) * signum(r)
+        # DSL branch (DSL 4.8.1, observed: flat_product(_3:_-2, ((_4,_1)):((_0,_12))) gives the stride 36 where
+        # C++ gives 24): its ceil_div is the exact ceiling, also for the negative extents of a complement of a
+        # negative-stride layout (ceil(12 / -2) = -6; C++'s (12 - 2 - 1) / -2 = -4).
+        ceil = _dsl_ceil_div if dsl() else ceil_div_int
+        next_shape = ceil(a, abs_(r))
+        next_stride = ceil(abs_(r), a) * signum(r)  # type: ignore[operator]
         if next_shape.is_constant(1) or s.is_constant(1):
             r = next_stride
             continue

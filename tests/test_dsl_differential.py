@@ -25,8 +25,6 @@ KNOWN = {
     "random[647] ": "a divide by a run-time-extent tiler of static stride 0: the DSL's rest mode repeats the "
                     "layout's modes per tiler mode, a structure we do not reproduce",
     "random[654] ": "the same as random[647] (zipped_divide by <x6:_0>)",
-    "random[1131] ": "a product of an overlapping block (C++ rejects): our complement with a 0 extent divides by "
-                     "zero (0 % 0) where the DSL computes ((6,6,6),(5)):((18,0,19),(0))",
 }
 
 CASES = corpus()

@@ -184,3 +184,14 @@ def test_the_dsl_s_ceil_div_is_the_exact_ceiling_for_a_negative_divisor(cute) ->
     assert c.result == "(_5,((_4,_1))):(_-3,((_0,_30)))" == str(apply("flat_product", a, b).result)
     assert r.values == ("(5,(4,1)):(-3,(0,60))",)
     assert str(apply("flat_product", a, b, semantics="dsl").result) == "(_5,(_4,_1)):(_-3,(_0,_60))"
+
+
+def test_a_product_of_an_overlapping_block_in_the_dsl() -> None:
+    """The DSL does not refuse a complement with a 0 extent (C++: layout.hpp:1213); the product computes, and its
+    contract fails: the complement maps nothing, so A(B(i)) has no value (not a division by zero of ours)."""
+    a, b = L("(_6,_6,_6):(_18,_0,_19)"), L("((_5)):((_0))")
+    r = _dsl(DslCase("tiled_product", (a, b)))
+    assert r.values == ("((6,6,6),(5)):((18,0,19),(0))",)
+    out = apply("tiled_product", a, b, semantics="dsl")
+    assert out.undefined is None and {o.id for o in out.obligations if o.condition.value is False} >= {"PRD-POST"}
+    assert apply("tiled_product", a, b).rejection is not None

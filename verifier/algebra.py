@@ -375,7 +375,13 @@ def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
            eq(size(r), size(b)))
     if recording() and a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
         n = int(size(b))
-        ok = int(size(r)) == n and all(int(r(i)) == int(a(int(b(i)))) for i in range(n))
+        try:
+            ok = int(size(r)) == n and all(int(r(i)) == int(a(int(b(i)))) for i in range(n))
+        except UndefinedBehavior:
+            # A has a 0 extent before its last mode (a complement of an overlapping layout, which the DSL does not
+            # refuse): A(B(i)) is itself a division by zero, so the contract fails; the composition computed its
+            # result without evaluating A (a stride-0 B, layout.hpp:1045), and so does CuTe.
+            ok = False
         record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
                "layout.hpp:1022", NEVER, Bool(Const(ok), False))
         _exact_rules(a, b)

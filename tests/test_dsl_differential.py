@@ -20,8 +20,6 @@ from .dsl_corpus import corpus, excluded
 
 # label prefix -> what the DSL does that our dsl semantics does not reproduce yet (investigated, see the report)
 KNOWN = {
-    "random[82] ": "SIGFPE at run time: a product whose block overlaps itself ((5,3):(23,23)) divides by the "
-                   "0-extent mode of its complement; our model's values divide by nothing",
     "random[647] ": "a divide by a run-time-extent tiler of static stride 0: the DSL's rest mode repeats the "
                     "layout's modes per tiler mode, a structure we do not reproduce",
     "random[654] ": "the same as random[647] (zipped_divide by <x6:_0>)",

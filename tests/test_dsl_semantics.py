@@ -13,6 +13,7 @@ from verifier.cli import main
 from verifier.cute_cpp import Query, call_case, recast_case, run_cases
 from verifier.dsl.harness import DslCase, run
 from verifier.dsl.model import compare, predict
+from verifier.layouts import cosize
 from verifier.semantics import DslInvalidLayout, DslRefusal, using
 from verifier.symbols import Symbols
 
@@ -184,6 +185,30 @@ def test_the_dsl_s_ceil_div_is_the_exact_ceiling_for_a_negative_divisor(cute) ->
     assert c.result == "(_5,((_4,_1))):(_-3,((_0,_30)))" == str(apply("flat_product", a, b).result)
     assert r.values == ("(5,(4,1)):(-3,(0,60))",)
     assert str(apply("flat_product", a, b, semantics="dsl").result) == "(_5,(_4,_1)):(_-3,(_0,_60))"
+
+
+def test_the_dsl_s_cosize_is_static_where_its_crd2idx_is() -> None:
+    """cosize((?,1):(0,13)) is a run-time value in the DSL (static 1 in C++), so logical_product's cotarget keeps a
+    rest mode whose composition divides by complement's 0 extent: the DSL's compiler dies of SIGFPE."""
+    sy = Symbols()
+    a, b = L("((_5,_3)):((_23,_23))"), parse_layout("(x,_1):(_0,_13)", sy)
+    r = _dsl(DslCase("logical_product", (a, b), ({"x": 5},)))
+    assert r.crashed is not None and "SIGFPE" in r.crashed
+    assert apply("logical_product", a, b, semantics="dsl").undefined == "division by zero (1 % 0)"
+    assert "Non-injective" in str(apply("logical_product", a, b).rejection)  # C++: layout.hpp:1213
+    with using("dsl"):
+        assert [c.static for c in (cosize(b), cosize(parse_layout("(_1,x):(_5,_0)", sy)))] == [False, True]
+    assert cosize(b).static
+
+
+def test_the_dsl_composes_every_mode_before_it_refuses() -> None:
+    """complement((4,5):(16,9), 1580) = (9,0,25):(1,45,64): its composition with 4:19 alone is refused, with
+    (4,4):(19,7) the mode 4:7 divides by the extent 0 (SIGFPE), where C++ stops at 4:19's failed assertion."""
+    a = L("(_4,_5):(_16,_9)")
+    for b, crashes in (("_4:_19", False), ("((_4,_4)):((_19,_7))", True), ("((_4,_4)):((_7,_19))", True)):
+        r = _dsl(DslCase("logical_product", (a, L(b))))
+        assert (r.crashed is not None and "SIGFPE" in r.crashed) == crashes, (b, r)
+        assert apply("logical_product", a, L(b)).rejection is not None
 
 
 def test_a_product_of_an_overlapping_block_in_the_dsl() -> None:

@@ -149,6 +149,11 @@ def _static_check(cond: Callable[[], Bool], static: bool, message: str, source: 
         try:
             ok = cond()
         except UndefinedBehavior:
+            if dsl():
+                # DSL branch (DSL 4.8.1, observed: logical_product((_6,_6,_6):(_18,_0,_19), _2:_1) kills the
+                # tracing process with SIGFPE): the DSL evaluates the condition with machine integers in its
+                # compiler, so a static division by zero there is its own division by zero, not a compile error.
+                raise
             raise CuteRejection("compile error: a static division by zero makes the asserted value a run-time "
                                 "bool", source) from None
         if not ok.value:
@@ -267,6 +272,8 @@ def filter(layout: Layout, profile: IntTuple | None = None) -> Layout:  # noqa: 
 
 def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) -> Layout:
     if type(rs) is tuple:  # right-distributivity over the modes of B (:1036-1039)
+        if dsl():
+            return _dsl_compose_modes(ls, ld, rs, rd)  # type: ignore[arg-type]
         return make_layout(*(_composition_impl(ls, ld, s, d) for s, d in zip(rs, rd)))  # type: ignore[arg-type]
     if isinstance(rd, ScaledBasis):  # a scaled-basis B stride selects A's mode (:1041-1043)
         return _composition_impl(basis_get(rd, ls), basis_get(rd, ld), rs, rd.value)  # type: ignore[arg-type]
@@ -311,6 +318,23 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
     if s.is_constant(1):
         return Layout(unwrap(tuple(res_s)), unwrap(tuple(res_d)))
     return Layout((*res_s, s), (*res_d, r * last))
+
+
+def _dsl_compose_modes(ls: IntTuple, ld: IntTuple, rs: tuple, rd: tuple) -> Layout:
+    """DSL branch of composition's right-distributivity (DSL 4.8.1, observed on A = complement((4,5):(16,9), 1580)
+    = (9,0,25):(1,45,64): A o 4:10 is refused (the stride condition fails at the extent 9), A o 4:18 divides by
+    the extent 0 (SIGFPE), and A o (4,4):(10,18) and A o (4,4):(18,10) both divide by zero): the DSL composes every
+    mode of B before it reports a mode's refusal, where C++ stops at the first failed static assertion."""
+    modes: list[Layout] = []
+    refused: CuteRejection | None = None
+    for s, d in zip(rs, rd):
+        try:
+            modes.append(_composition_impl(ls, ld, s, d))
+        except CuteRejection as exc:
+            refused = refused or exc
+    if refused is not None:
+        raise refused
+    return make_layout(*modes)
 
 
 def _valid_leaf(a: list[int], s: int, d: int) -> bool:

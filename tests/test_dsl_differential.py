@@ -19,11 +19,7 @@ from verifier.dsl.model import compare, predict
 from .dsl_corpus import corpus, excluded
 
 # label prefix -> what the DSL does that our dsl semantics does not reproduce yet (investigated, see the report)
-KNOWN = {
-    "random[647] ": "a divide by a run-time-extent tiler of static stride 0: the DSL's rest mode repeats the "
-                    "layout's modes per tiler mode, a structure we do not reproduce",
-    "random[654] ": "the same as random[647] (zipped_divide by <x6:_0>)",
-}
+KNOWN: dict[str, str] = {}
 
 CASES = corpus()
 

@@ -220,3 +220,17 @@ def test_a_product_of_an_overlapping_block_in_the_dsl() -> None:
     out = apply("tiled_product", a, b, semantics="dsl")
     assert out.undefined is None and {o.id for o in out.obligations if o.condition.value is False} >= {"PRD-POST"}
     assert apply("tiled_product", a, b).rejection is not None
+
+
+def test_the_dsl_keeps_the_run_time_extents_of_a_stride_0_complement() -> None:
+    """complement(_4:_0, (_2,_3,x,y)): the DSL multiplies only the static leaves, (6,x,y):(1,6,6x); C++ multiplies
+    the run-time ones too (6,x*y). So a divide by a stride-0 tiler keeps one rest mode per run-time extent."""
+    sy = Symbols()
+    t, cot = L("_4:_0"), parse_tile("<_2,_3,x,y>", sy)
+    shape = tuple(cot.elements)
+    r = _dsl(DslCase("complement", (t, shape), ({"x": 5, "y": 7},)))
+    assert r.trace == "(6,?,?):(1,6,?{div=6})" and r.values == ("(6,5,7):(1,6,30)",)
+    assert str(apply("complement", t, shape).result) == "(_6,x*y):(_1,_6)"
+    a, tiler = parse_layout("((x0,x1)):((x2,x3))", sy), parse_tile("<x4:_0>", sy)
+    r = _dsl(DslCase("zipped_divide", (a, tiler), ({"x0": 6, "x1": 2, "x2": 4, "x3": 1, "x4": 3},)))
+    assert r.values == ("((3),(((6,1),(1,2)))):((0),(((4,1),(24,1))))",)

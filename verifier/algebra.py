@@ -231,15 +231,16 @@ def coalesce_x(layout: Layout) -> Layout:
     return _bw_coalesce(fs, fd, fs[-1], fd[-1])
 
 
-def coalesce_shape(shape: IntTuple) -> IntTuple:
-    """``coalesce(Shape)`` (layout.hpp:895-911): multiply adjacent leaves that are both static or both dynamic."""
+def coalesce_shape(shape: IntTuple, merge_dynamic: bool = True) -> IntTuple:
+    """``coalesce(Shape)`` (layout.hpp:895-911): multiply adjacent leaves that are both static or both dynamic
+    (only both static where not ``merge_dynamic``: the DSL's complement of a stride-0 layout)."""
     if type(shape) is not tuple:
         return shape
     flat = list(leaves(shape))
     acc: IntTuple = flat[0]
     for a in flat[1:]:
         back = acc[-1] if type(acc) is tuple else acc
-        if back.static == a.static:  # type: ignore[union-attr]
+        if back.static == a.static and (a.static or merge_dynamic):  # type: ignore[union-attr]
             merged = back * a  # type: ignore[operator]
             acc = (*acc[:-1], merged) if type(acc) is tuple else merged
         else:
@@ -465,7 +466,11 @@ def _compose_int(a: Layout, n: Int) -> Layout:
 
 def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout:
     if type(stride) is not tuple and stride.is_constant(0):  # type: ignore[union-attr]
-        return make_layout(coalesce_shape(cotarget))
+        # DSL branch (DSL 4.8.1, observed: complement(4:0, (2,3,?,?)) is (6,?,?):(1,6,?{div=6}), complement(4:0,
+        # (?,?)) is (?,?):(1,?); C++ multiplies the run-time leaves too, layout.hpp:1184): the DSL coalesces this
+        # cotarget multiplying only adjacent static leaves, so a divide by a stride-0 tiler keeps one rest mode
+        # per run-time extent of the divided layout (logical_divide's complement(T, shape(coalesce(A)))).
+        return make_layout(coalesce_shape(cotarget, merge_dynamic=not dsl()))
     shp = list(shape) if type(shape) is tuple else [shape]
     std = list(stride) if type(stride) is tuple else [stride]
     n = len(shp)

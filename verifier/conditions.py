@@ -98,8 +98,8 @@ def _static_extents(obj: object) -> list[list[int]]:
         return [[int(x.value) for x in xs if x.static and x.value is not None and int(x.value) > 1]]
     if isinstance(obj, Tile):
         return [e for el in obj.elements for e in _static_extents(el)]
-    if isinstance(obj, Int) or type(obj) is tuple:
-        xs = list(leaves(obj))  # type: ignore[arg-type]
+    if isinstance(obj, Int) or type(obj) is tuple:  # a coordinate or projection may hold '_' or X: not extents
+        xs = [x for x in leaves(obj) if isinstance(x, Int)]  # type: ignore[arg-type]
         return [[int(x.value) for x in xs if x.static and x.value is not None and int(x.value) > 1]]
     return []
 

@@ -11,14 +11,29 @@ the layouts of a user's host-side ``@cute.jit`` function.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from .tracer import Finding, Trace, TraceError, crosscheck, trace, verify_trace
+if TYPE_CHECKING:
+    from .tracer import Finding, Trace, TraceError, crosscheck, trace, verify_trace
+
+_TRACER = ("Finding", "Trace", "TraceError", "crosscheck", "trace", "verify_trace")
+
+
+def __getattr__(name: str) -> object:
+    """The tracer loads on first use (it loads the algebra): ``cute-verify``'s parser imports ``dsl.cli``."""
+    if name in _TRACER:
+        from . import tracer
+
+        return getattr(tracer, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def verify_function(target: str, args: Mapping[str, tuple[int, int]] | None = None, assume: Sequence[str] = (),
                     timeout: float = 10.0) -> tuple[Trace, list[Finding]]:
     """Trace ``FILE.py::FUNCTION`` and verify each layout operation it performs (``args``: parameter ranges,
     ``assume``: relations such as ``"bm*128 < M"``)."""
+    from .tracer import trace, verify_trace
+
     t = trace(target, args, assume)
     return t, verify_trace(t, timeout=timeout)
 

@@ -12,9 +12,12 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..verdicts import INVALID, UNKNOWN, VALID
-from .tracer import Finding, Trace, crosscheck, parse_args, trace, verify_trace
+
+if TYPE_CHECKING:  # the tracer loads the algebra: on first use, not when cute-verify builds its parser
+    from .tracer import Finding, Trace
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -111,6 +114,8 @@ def cmd_dsl(args: argparse.Namespace) -> int:
 
     if args.timeout <= 0:
         raise LayoutError(f"--timeout must be positive, got {args.timeout}")
+    from .tracer import crosscheck, parse_args, trace, verify_trace
+
     t = trace(args.target, parse_args(args.arg), args.assume)
     findings = verify_trace(t, timeout=args.timeout, strict=args.strict)
     text = {"text": render_text, "json": render_json, "sarif": render_sarif}[args.format](t, findings)

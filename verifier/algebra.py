@@ -298,9 +298,9 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
         # DSL branch (DSL 4.8.1, observed: flat_product(_3:_-2, ((_4,_1)):((_0,_12))) gives the stride 36 where
         # C++ gives 24): its ceil_div is the exact ceiling, also for the negative extents of a complement of a
         # negative-stride layout (ceil(12 / -2) = -6; C++'s (12 - 2 - 1) / -2 = -4).
-        ceil = _dsl_ceil_div if dsl() else ceil_div_int
+        ceil: Callable[[Int, Int], Int] = _dsl_ceil_div if dsl() else ceil_div_int  # type: ignore[assignment]
         next_shape = ceil(a, abs_(r))
-        next_stride = ceil(abs_(r), a) * signum(r)  # type: ignore[operator]
+        next_stride = ceil(abs_(r), a) * signum(r)
         if next_shape.is_constant(1) or s.is_constant(1):
             r = next_stride
             continue
@@ -321,7 +321,7 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
     return Layout((*res_s, s), (*res_d, r * last))
 
 
-def _dsl_compose_modes(ls: IntTuple, ld: IntTuple, rs: tuple, rd: tuple) -> Layout:
+def _dsl_compose_modes(ls: IntTuple, ld: IntTuple, rs: tuple[IntTuple, ...], rd: tuple[IntTuple, ...]) -> Layout:
     """DSL branch of composition's right-distributivity (DSL 4.8.1, observed on A = complement((4,5):(16,9), 1580)
     = (9,0,25):(1,45,64): A o 4:10 is refused (the stride condition fails at the extent 9), A o 4:18 divides by
     the extent 0 (SIGFPE), and A o (4,4):(10,18) and A o (4,4):(18,10) both divide by zero): the DSL composes every

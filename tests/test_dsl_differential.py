@@ -19,16 +19,7 @@ from verifier.dsl.model import compare, predict
 from .dsl_corpus import corpus, excluded
 
 # label prefix -> what the DSL does that our dsl semantics does not reproduce yet (investigated, see the report)
-KNOWN = {
-    "random[82] ": "SIGFPE at run time: a product whose block overlaps itself ((5,3):(23,23)) divides by the "
-                   "0-extent mode of its complement; our model's values divide by nothing",
-    "random[315] ": "a product of a negative-stride block: the complement's rest stride differs (36 vs 24)",
-    "random[647] ": "a divide by a run-time-extent tiler of static stride 0: the DSL's rest mode repeats the "
-                    "layout's modes per tiler mode, a structure we do not reproduce",
-    "random[654] ": "the same as random[647] (zipped_divide by <x6:_0>)",
-    "random[1131] ": "a product of an overlapping block (C++ rejects): our complement with a 0 extent divides by "
-                     "zero (0 % 0) where the DSL computes ((6,6,6),(5)):((18,0,19),(0))",
-}
+KNOWN: dict[str, str] = {}
 
 CASES = corpus()
 

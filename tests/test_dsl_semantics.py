@@ -13,6 +13,7 @@ from verifier.cli import main
 from verifier.cute_cpp import Query, call_case, recast_case, run_cases
 from verifier.dsl.harness import DslCase, run
 from verifier.dsl.model import compare, predict
+from verifier.layouts import cosize
 from verifier.semantics import DslInvalidLayout, DslRefusal, using
 from verifier.symbols import Symbols
 
@@ -173,3 +174,63 @@ def test_python_api_semantics(name: str) -> None:
     v = verify("upcast", args, sy, semantics=name)
     assert v.verdict == "valid"
     assert v.result == ("(?,?):(?,1)" if name == "dsl" else "(4,8):(d/2,_1)")
+
+
+def test_the_dsl_s_ceil_div_is_the_exact_ceiling_for_a_negative_divisor(cute) -> None:
+    """composition divides the B stride 12 by the extent -3 of complement(5:-3, 5) = (-3,0):(1,-15): the DSL takes
+    ceil(12 / -3) = -4 (stride 60), C++ (12 - 3 - 1) / -3 = -2 (stride 30)."""
+    a, b = L("_5:_-3"), L("((_4,_1)):((_0,_12))")
+    (c,) = _cpp(call_case("flat_product", a, b))
+    r = _dsl(DslCase("flat_product", (a, b)))
+    assert c.result == "(_5,((_4,_1))):(_-3,((_0,_30)))" == str(apply("flat_product", a, b).result)
+    assert r.values == ("(5,(4,1)):(-3,(0,60))",)
+    assert str(apply("flat_product", a, b, semantics="dsl").result) == "(_5,(_4,_1)):(_-3,(_0,_60))"
+
+
+def test_the_dsl_s_cosize_is_static_where_its_crd2idx_is() -> None:
+    """cosize((?,1):(0,13)) is a run-time value in the DSL (static 1 in C++), so logical_product's cotarget keeps a
+    rest mode whose composition divides by complement's 0 extent: the DSL's compiler dies of SIGFPE."""
+    sy = Symbols()
+    a, b = L("((_5,_3)):((_23,_23))"), parse_layout("(x,_1):(_0,_13)", sy)
+    r = _dsl(DslCase("logical_product", (a, b), ({"x": 5},)))
+    assert r.crashed is not None and "SIGFPE" in r.crashed
+    assert apply("logical_product", a, b, semantics="dsl").undefined == "division by zero (1 % 0)"
+    assert "Non-injective" in str(apply("logical_product", a, b).rejection)  # C++: layout.hpp:1213
+    with using("dsl"):
+        assert [c.static for c in (cosize(b), cosize(parse_layout("(_1,x):(_5,_0)", sy)))] == [False, True]
+    assert cosize(b).static
+
+
+def test_the_dsl_composes_every_mode_before_it_refuses() -> None:
+    """complement((4,5):(16,9), 1580) = (9,0,25):(1,45,64): its composition with 4:19 alone is refused, with
+    (4,4):(19,7) the mode 4:7 divides by the extent 0 (SIGFPE), where C++ stops at 4:19's failed assertion."""
+    a = L("(_4,_5):(_16,_9)")
+    for b, crashes in (("_4:_19", False), ("((_4,_4)):((_19,_7))", True), ("((_4,_4)):((_7,_19))", True)):
+        r = _dsl(DslCase("logical_product", (a, L(b))))
+        assert (r.crashed is not None and "SIGFPE" in r.crashed) == crashes, (b, r)
+        assert apply("logical_product", a, L(b)).rejection is not None
+
+
+def test_a_product_of_an_overlapping_block_in_the_dsl() -> None:
+    """The DSL does not refuse a complement with a 0 extent (C++: layout.hpp:1213); the product computes, and its
+    contract fails: the complement maps nothing, so A(B(i)) has no value (not a division by zero of ours)."""
+    a, b = L("(_6,_6,_6):(_18,_0,_19)"), L("((_5)):((_0))")
+    r = _dsl(DslCase("tiled_product", (a, b)))
+    assert r.values == ("((6,6,6),(5)):((18,0,19),(0))",)
+    out = apply("tiled_product", a, b, semantics="dsl")
+    assert out.undefined is None and {o.id for o in out.obligations if o.condition.value is False} >= {"PRD-POST"}
+    assert apply("tiled_product", a, b).rejection is not None
+
+
+def test_the_dsl_keeps_the_run_time_extents_of_a_stride_0_complement() -> None:
+    """complement(_4:_0, (_2,_3,x,y)): the DSL multiplies only the static leaves, (6,x,y):(1,6,6x); C++ multiplies
+    the run-time ones too (6,x*y). So a divide by a stride-0 tiler keeps one rest mode per run-time extent."""
+    sy = Symbols()
+    t, cot = L("_4:_0"), parse_tile("<_2,_3,x,y>", sy)
+    shape = tuple(cot.elements)
+    r = _dsl(DslCase("complement", (t, shape), ({"x": 5, "y": 7},)))
+    assert r.trace == "(6,?,?):(1,6,?{div=6})" and r.values == ("(6,5,7):(1,6,30)",)
+    assert str(apply("complement", t, shape).result) == "(_6,x*y):(_1,_6)"
+    a, tiler = parse_layout("((x0,x1)):((x2,x3))", sy), parse_tile("<x4:_0>", sy)
+    r = _dsl(DslCase("zipped_divide", (a, tiler), ({"x0": 6, "x1": 2, "x2": 4, "x3": 1, "x4": 3},)))
+    assert r.values == ("((3),(((6,1),(1,2)))):((0),(((4,1),(24,1))))",)

@@ -42,6 +42,7 @@ from .int_tuple import (
     rank as tuple_rank,
 )
 from .integers import Int, S, abs_
+from .semantics import dsl
 
 
 class Layout:
@@ -143,8 +144,13 @@ def cosize(layout: Layout, *path: int) -> Int:
     stride = get(layout.stride, *path)
     if has_basis(stride):
         return basis_cosize(Layout(shape, stride))
-    m1 = transform_leaf(shape, lambda s: s - S(1))
     ab = transform_leaf(stride, abs_)
+    if dsl():
+        # DSL branch (DSL 4.8.1 cute.cosize, observed: cosize((?,1):(0,13)) and cosize((2,?):(1,0)) are run-time
+        # values, cosize((1,?):(5,0)) and cosize((?):(0)) the static 1; C++'s sum makes all four static): the same
+        # value, computed as L(size(L) - 1) + 1 over |strides|, so a mode is static only where crd2idx makes it so.
+        return crd2idx(product(shape) - S(1), shape, ab) + S(1)
+    m1 = transform_leaf(shape, lambda s: s - S(1))
     return inner_product(m1, ab) + S(1)
 
 

@@ -70,12 +70,17 @@ def predict(case: DslCase) -> Prediction:
 
 def compare(p: Prediction, r: DslResult) -> str | None:
     """None when the prediction is what the DSL did, else the difference in one line. A DSL process killed by
-    SIGFPE in a call is the run-time division by zero our values predict; a crash while tracing and an
+    SIGFPE in a call is the run-time division by zero our values predict, and one killed by SIGFPE while tracing
+    the static division by zero our ``dsl`` semantics predicts; any other crash while tracing and an
     ``MLIRError`` are refusals, which our ``dsl`` semantics must predict as refusals."""
     if r.crashed is not None and "SIGFPE" in r.crashed and r.crashed.startswith("at run time"):
         if any(v.startswith("undefined behaviour") for v in p.values) and p.trace == r.trace:
             return None
         return f"the DSL divides by zero at run time ({r.crashed}); we predicted {p.trace} = {list(p.values)}"
+    if r.crashed is not None and "SIGFPE" in r.crashed:  # while tracing: the DSL's compiler divides by zero
+        if p.error is not None and p.error.startswith("undefined behaviour"):
+            return None
+        return f"the DSL divides by zero while tracing ({r.crashed}); we predicted {p.error or p.trace}"
     if r.crashed is not None or r.error is not None:
         if p.error is not None:
             return None

@@ -242,8 +242,10 @@ def _decide(engine: Engine, prop: str, args: Sequence[object], options: Mapping[
                                        "sorted by |stride|, each stride exceeds the reach of the smaller ones",
                                        PROVED, True, route=SEPARATED)]
         if prop == "bijective":
-            decisions += decide_all(engine, _items("in_bounds", [layout, _size(layout)], {}),  # type: ignore
-                                    policy)
+            bounds = _items("in_bounds", [layout, _size(layout)], {})  # type: ignore[arg-type]
+            # A swizzle's XOR is bit fields: the exact bit-vector route first, as for the other swizzled checks.
+            decisions += (_decide_bits_first(engine, bounds, policy) if isinstance(layout, ComposedLayout)
+                          else decide_all(engine, bounds, policy))
     elif prop == "conflict_free" or any(isinstance(a, ComposedLayout) for a in args):
         decisions = _decide_bits_first(engine, _items(prop, args, options), policy)
     elif prop == "equivalent" and not options.get("extended") and (
@@ -257,7 +259,8 @@ def _decide(engine: Engine, prop: str, args: Sequence[object], options: Mapping[
 BITS = "z3 on 64-bit bit-vectors (bv_encoding.py)"
 
 
-def _decide_bits_first(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLICY) -> list[ObligationVerdict]:
+def _decide_bits_first(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLICY,
+                       prove_only: bool = False) -> list[ObligationVerdict]:
     """Swizzles and bank arithmetic are bit fields: each item is tried on the exact bit-vector encoding first (a
     model is replayed concretely before it counts), then on the integer encoding if that does not decide it."""
     from .bv_encoding import decide as bv_decide
@@ -274,7 +277,7 @@ def _decide_bits_first(engine: Engine, items: list[Item], policy: Policy = DEFAU
             out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
                                          PROVED, item.deciding, route=BITS))
             continue
-        if status == "sat" and values is not None:
+        if status == "sat" and values is not None and not prove_only:  # else the integer route finds small values
             r = item.replay(values)
             if r.fails:
                 params = {k: v for k, v in values.items() if not k.startswith("#")}
@@ -312,7 +315,8 @@ def _reduce_swizzled(engine: Engine, prop: str, args: Sequence[object], options:
                           else f"{LEMMA_INJECTIVE}; {LEMMA_BOUNDS}")
         if prop == "bijective":  # injective by the lemma; the bounds on the swizzle's bits
             return (routed(_decide(engine, "injective", [inner], options, policy), LEMMA_INJECTIVE)
-                    + decide_all(engine, _items("in_bounds", [args[0], size(inner)], {}), policy))
+                    + _decide_bits_first(engine, _items("in_bounds", [args[0], size(inner)], {}), policy,
+                                         prove_only=True))
         return None
     if prop == "equivalent" and len(args) == 2:
         second = swizzled_layout(args[1])

@@ -160,3 +160,17 @@ def test_spec_files_strict_and_ignore(tmp_path: Path, capsys, monkeypatch) -> No
     Path("d.cute.toml").write_text(SPEC.format(strict="", ignore='ignore = ["DIV-EXAKT"]'))
     assert main(["run", "d.cute.toml", "--no-cache"]) == 2
     assert "d.cute.toml:10: check[0].ignore: unknown obligation 'DIV-EXAKT'" in capsys.readouterr().err
+
+
+def test_the_guard_search_says_when_it_found_nothing() -> None:
+    from verifier.conditions import NO_GUARD, NO_GUARD_IN_TIME, derive_guard
+
+    table = Symbols()
+    args = problems.build("zipped_divide", ["(M,N):(_1,M)", "<_128,_64>"], table)
+    assert derive_guard("zipped_divide", args, table, timeout=0.0) == (None, NO_GUARD_IN_TIME)
+    # No candidate of the form X % t == 0 / X >= 2 removes an overshooting complement bound for every S.
+    table = Symbols()
+    args = problems.build("complement", ["(M):(S)", "N"], table, ["S <= 15", "M <= 16", "N <= 16"])
+    v = verify("complement", args, table, timeout=20)
+    assert v.verdict == VALID and v.guard is None and v.guard_note in (NO_GUARD, NO_GUARD_IN_TIME)
+    assert v.to_json()["guard_note"] == v.guard_note

@@ -158,7 +158,7 @@ class Engine:
         import z3
 
         enc = self.encoder
-        enc.context_empty = _empty(item.ranges)
+        enc.context_empty = _empty(item.ranges, enc)
         try:
             out = [enc.boolean(item.holds.expr)]
         finally:
@@ -457,12 +457,19 @@ def _obligation_items(op: str, args: Sequence[object], outcome: algebra.Outcome,
     return items
 
 
-def _empty(ranges: Sequence[tuple[str, Int, Int]]) -> Bool | None:
+def _empty(ranges: Sequence[tuple[str, Int, Int]], enc: Encoder) -> Bool | None:
     """When the witnesses' domain is empty (some witness-free range ``lo <= w < hi`` with ``hi <= lo``), or None
-    when no range says so: a division by an extent that runs per coordinate runs for none of an empty layout."""
+    when no range can be: a division by an extent that runs per coordinate runs for none of an empty layout.
+    Ranges that the symbols' bounds keep non-empty are left out (a disjunction the solver need not consider)."""
     empties = [le(hi, lo) for _, lo, hi in ranges
-               if not (set(lo.symbols()) | set(hi.symbols())) & set(claims.WITNESSES)]
+               if not (set(lo.symbols()) | set(hi.symbols())) & set(claims.WITNESSES)
+               and not _never_empty(enc, lo, hi)]
     return or_(*empties) if empties else None
+
+
+def _never_empty(enc: Encoder, lo: Int, hi: Int) -> bool:
+    low = enc.interval((hi - lo).expr)[0]
+    return low is not None and low >= 1
 
 
 def _div0_item(divisors: list[Expr], empty_when: Mapping[Expr, list[Bool] | None]) -> Item:

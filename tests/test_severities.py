@@ -163,11 +163,12 @@ def test_spec_files_strict_and_ignore(tmp_path: Path, capsys, monkeypatch) -> No
 
 
 def test_the_guard_search_says_when_it_found_nothing() -> None:
+    from verifier.budget import Budget
     from verifier.conditions import NO_GUARD, NO_GUARD_IN_TIME, derive_guard
 
     table = Symbols()
     args = problems.build("zipped_divide", ["(M,N):(_1,M)", "<_128,_64>"], table)
-    assert derive_guard("zipped_divide", args, table, timeout=0.0) == (None, NO_GUARD_IN_TIME)
+    assert derive_guard("zipped_divide", args, table, Budget(0)) == (None, NO_GUARD_IN_TIME)
     # No candidate of the form X % t == 0 / X >= 2 removes an overshooting complement bound for every S.
     table = Symbols()
     args = problems.build("complement", ["(M):(S)", "N"], table, ["S <= 15", "M <= 16", "N <= 16"])

@@ -29,6 +29,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -414,13 +415,14 @@ def _planted(work: dict[str, np.ndarray], params: object) -> object:
 
 
 def _lane_variant(cp: object, work: dict[str, np.ndarray], params: object, triples: list[tuple[int, int, int]],
-                  items: int, sms: int, repeats: int, min_ms: float, long_ms: float) -> list[dict[str, object]]:
+                  items: int, min_blocks: int, sms: int, repeats: int, min_ms: float,
+                  long_ms: float) -> list[dict[str, object]]:
     """The lane-tile kernel at ``items`` coordinates per lane: checked, planted bug caught, timed one sweep a
     launch and many sweeps in one launch."""
     dev = cp.cuda.Device(0)  # type: ignore[attr-defined]
     checks = int(work["sizes"].sum())
     desc_np, wcode_np, stats = lane_tiles(work["sizes"], work["ranks"], items)
-    fn = _kernel(cp, triples, items=items, min_blocks=0, name="sweep_lanes")
+    fn = _kernel(cp, triples, items=items, min_blocks=min_blocks, name="sweep_lanes")
     occ = _occupancy(cp, fn, THREADS)
     nwt = len(wcode_np)
     grid = max(1, min(sms * occ, -(-nwt // (THREADS // 32))))
@@ -442,7 +444,8 @@ def _lane_variant(cp: object, work: dict[str, np.ndarray], params: object, tripl
     tl, timesl, clocksl = _timed(cp, lambda: launch(long_reps), 1, repeats)
     tl /= long_reps
     assert int(bad.get()[0]) == 0
-    common = {"design": "lane tiles", "items": items, "grid": [grid, THREADS], "resident_blocks_per_sm": occ,
+    common = {"design": "lane tiles", "items": items, "min_blocks": min_blocks, "grid": [grid, THREADS],
+              "resident_blocks_per_sm": occ,
               "registers": int(fn.num_regs), "planted_mismatches_caught": caught, **stats}  # type: ignore
     return [{**common, "timing": "one sweep a launch", "seconds_per_sweep": t1,
              "seconds_spread": [min(times1), max(times1)], "checks_per_s": checks / t1, "sm_clock_mhz": clocks1},
@@ -451,12 +454,14 @@ def _lane_variant(cp: object, work: dict[str, np.ndarray], params: object, tripl
              "checks_per_s": checks / tl, "sm_clock_mhz": clocksl, "reps": long_reps}]
 
 
-def run(work_path: Path, out: Path | None, items_list: tuple[int, ...] = (4, 8, 16), repeats: int = 7,
+def run(work_path: Path, out: Path | None, lane_variants: Sequence[tuple[int, int]] = ((4, 0), (8, 0), (16, 0)),
+        repeats: int = 7,
         min_ms: float = 200.0, long_ms: float = 40.0) -> dict[str, object]:
     """Every design in one process: the warp-tile kernel of the 2026-11-24 run (grid 8 blocks per SM, one sweep a
     launch: the "before") and the lane-tile kernel for each ``items`` (grid = resident blocks), timed one sweep a
     launch over many launches and ``reps`` sweeps in one launch (a long run: no launch gaps, ramp or tail), each
-    with its planted bug; then numpy on the same checks."""
+    with its planted bug; then numpy on the same checks.  ``lane_variants``: (items, min_blocks) pairs,
+    ``min_blocks`` being ``__launch_bounds__``'s second argument (0: none)."""
     import cupy as cp  # type: ignore[import-not-found]
 
     work = dict(np.load(work_path))
@@ -492,8 +497,8 @@ def run(work_path: Path, out: Path | None, items_list: tuple[int, ...] = (4, 8, 
                      "slots": ntiles * 4 * 32})
 
     params = cp.asarray(work["params"])
-    for items in items_list:
-        variants += _lane_variant(cp, work, params, triples, items, sms, repeats, min_ms, long_ms)
+    for items, min_blocks in lane_variants:
+        variants += _lane_variant(cp, work, params, triples, items, min_blocks, sms, repeats, min_ms, long_ms)
     np_base = _numpy_baseline(work, budget_s=20.0)
     name = props["name"]
     result: dict[str, object] = {
@@ -509,7 +514,7 @@ def run(work_path: Path, out: Path | None, items_list: tuple[int, ...] = (4, 8, 
     return result
 
 
-def ncu_mode(work_path: Path, design: str, items: int, reps: int) -> None:
+def ncu_mode(work_path: Path, design: str, items: int, reps: int, min_blocks: int = 0) -> None:
     """One launch of one design (``warp`` or ``lanes``), for ``ncu`` to count its instructions."""
     import cupy as cp
 
@@ -523,13 +528,14 @@ def ncu_mode(work_path: Path, design: str, items: int, reps: int) -> None:
         slots = ntiles * 4 * 32
     else:
         desc, wcode, stats = lane_tiles(work["sizes"], work["ranks"], items)
-        fn = _kernel(cp, _triples(work), items=items, name="sweep_lanes")
+        fn = _kernel(cp, _triples(work), items=items, min_blocks=min_blocks, name="sweep_lanes")
         grid = max(1, min(sms * _occupancy(cp, fn, THREADS), -(-len(wcode) // (THREADS // 32))))
         fn((grid,), (THREADS,), (cp.asarray(work["params"]), cp.asarray(desc), cp.asarray(wcode),  # type: ignore
                                  np.int32(len(wcode)), np.int32(reps), cp.zeros(1, dtype=cp.uint64)))
         slots = stats["slots"]
     cp.cuda.Device(0).synchronize()
-    print(json.dumps({"design": design, "items": items, "reps": reps, "checks": int(work["sizes"].sum()),
+    print(json.dumps({"design": design, "items": items, "min_blocks": min_blocks, "reps": reps,
+                      "checks": int(work["sizes"].sum()),
                       "slots": slots}), flush=True)
 
 
@@ -579,16 +585,18 @@ def main(argv: list[str]) -> int:
         return 0
     if argv[:1] == ["run"]:
         out = Path(argv[3]) if len(argv) > 3 and argv[2] == "--out" else None
-        r = run(Path(argv[1]), out)
+        pairs = argv[argv.index("--variants") + 1] if "--variants" in argv else "4:0,8:0,16:0"
+        r = run(Path(argv[1]), out, [(int(a), int(b)) for a, b in (x.split(":") for x in pairs.split(","))])
         for v in r["variants"]:  # type: ignore[attr-defined]
-            print(f"{v['design']:26s} items {v['items']:2d} regs {v['registers']:3d} occ {v['resident_blocks_per_sm']}"
+            print(f"{v['design']:26s} items {v['items']:2d}/{v.get('min_blocks', 0)} regs {v['registers']:3d}"
+                  f" occ {v['resident_blocks_per_sm']}"
                   f" {v['timing']:28s} {v['seconds_per_sweep'] * 1e6:8.2f} us  {v['checks_per_s']:.3e} checks/s"
                   f"  planted {v['planted_mismatches_caught']}  clk {v['sm_clock_mhz'][:2]}")
         print("numpy", r["numpy"])
         return 0
     if argv[:1] == ["ncu"]:
         ncu_mode(Path(argv[1]), argv[2] if len(argv) > 2 else "lanes", int(argv[3]) if len(argv) > 3 else 8,
-                 int(argv[4]) if len(argv) > 4 else 1)
+                 int(argv[4]) if len(argv) > 4 else 1, int(argv[5]) if len(argv) > 5 else 0)
         return 0
     if argv[:1] == ["sass"]:
         work = dict(np.load(argv[1]))

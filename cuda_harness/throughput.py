@@ -7,17 +7,21 @@ that too).  ``R`` is the model's result, which the suite checks equal to compile
 assignments (``tests/test_engine_parametric.py`` through ``verifier.cute_sweep``).
 
 How: the assignments' layouts are kernel data (flattened modes, each extent with its division magic), so one
-kernel serves every case in one launch; the work is cut into tiles of 128 consecutive coordinates of one assignment,
-one tile per warp, and a persistent grid of warps walks the tiles (grid-stride): the whole device is busy, a warp
-never diverges (ranks are uniform within a tile; a tile's last coordinates are predicated off) and no thread
-searches for its assignment.  Divisions are multiply-high and shift (``fastdiv``), as CUTLASS's ``FastDivmod``.
-Time: CUDA events around many launches, the median of
-several such runs.  Integer operations per check: Nsight Compute's count of executed integer instructions
-(``smsp__sass_thread_inst_executed_op_integer_pred_on.sum``) over one launch, divided by its checks.
+kernel serves every case in one launch.  ``sweep_lanes`` (the default design) grid-strides over lane tiles: ITEMS
+consecutive coordinates of one assignment per lane, the 32 lanes of a warp holding assignments of the same ranks
+(the pairs sorted by rank triple and padded to whole warps), so the ``switch`` on the ranks is uniform and no warp
+diverges; the grid is the device's resident blocks, and one launch may run the sweep ``reps`` times (a long run,
+free of launch gaps, ramp and tail).  ``sweep_checks`` is the first 2026-11-24 design (a warp tile of 128
+coordinates of one assignment), kept to measure the before in the same run.  Divisions are multiply-high and shift
+(``fastdiv``), as CUTLASS's ``FastDivmod``.  Time: CUDA events around many launches (one sweep each) and around
+long launches, the median of several such runs.  Integer operations per check: Nsight Compute's count of executed
+integer instructions (``smsp__sass_thread_inst_executed_op_integer_pred_on.sum``) over one launch, divided by its
+checks; and, from the generated code, the integer SASS instructions one more check adds (``sass``).
 
     python -m cuda_harness.throughput prepare WORK.npz           # here: the workload (needs the verifier)
-    python cuda_harness/throughput.py run WORK.npz --out R.json   # there: numpy + CuPy only
-    python cuda_harness/throughput.py ncu WORK.npz                # one launch per kernel, for ncu
+    python cuda_harness/throughput.py run WORK.npz --out R.json [--variants 16:0,32:0]   # there: numpy + CuPy
+    python cuda_harness/throughput.py ncu WORK.npz lanes ITEMS REPS MIN_BLOCKS   # one launch, for ncu
+    python cuda_harness/throughput.py sass WORK.npz               # nvcc + cuobjdump: integer SASS per check
 
 The device part imports nothing of this project, so the file runs alone on a machine with numpy and CuPy.
 """
@@ -454,7 +458,7 @@ def _lane_variant(cp: object, work: dict[str, np.ndarray], params: object, tripl
              "checks_per_s": checks / tl, "sm_clock_mhz": clocksl, "reps": long_reps}]
 
 
-def run(work_path: Path, out: Path | None, lane_variants: Sequence[tuple[int, int]] = ((4, 0), (8, 0), (16, 0)),
+def run(work_path: Path, out: Path | None, lane_variants: Sequence[tuple[int, int]] = ((8, 0), (16, 0), (32, 0)),
         repeats: int = 7,
         min_ms: float = 200.0, long_ms: float = 40.0) -> dict[str, object]:
     """Every design in one process: the warp-tile kernel of the 2026-11-24 run (grid 8 blocks per SM, one sweep a
@@ -585,7 +589,7 @@ def main(argv: list[str]) -> int:
         return 0
     if argv[:1] == ["run"]:
         out = Path(argv[3]) if len(argv) > 3 and argv[2] == "--out" else None
-        pairs = argv[argv.index("--variants") + 1] if "--variants" in argv else "4:0,8:0,16:0"
+        pairs = argv[argv.index("--variants") + 1] if "--variants" in argv else "8:0,16:0,32:0"
         r = run(Path(argv[1]), out, [(int(a), int(b)) for a, b in (x.split(":") for x in pairs.split(","))])
         for v in r["variants"]:  # type: ignore[attr-defined]
             print(f"{v['design']:26s} items {v['items']:2d}/{v.get('min_blocks', 0)} regs {v['registers']:3d}"

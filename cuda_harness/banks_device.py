@@ -3,12 +3,13 @@
 For each access pattern (a shared-memory layout ``SMEM``, an ``ACCESS`` layout of one instruction's threads, the
 element and access widths, a coordinate offset), the host computes every thread's byte address with
 ``verifier.banks.address`` and the model's wavefronts for the instruction (the sum over its phases of
-``verifier.banks.count``).  On the GPU one warp issues the instruction ``REPS`` times from those addresses
-(``ld.shared`` of the access width, the threads outside ``ACCESS`` predicated off; and for 128-bit patterns of 8, 16
-or 32 threads, ``ldmatrix.x1/x2/x4``, whose row addresses they are), one launch per pattern and instruction, and
-Nsight Compute counts the shared-memory wavefronts of each launch
-(``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum`` / ``..._op_ldsm.sum``) and its shared-load instructions:
-wavefronts per instruction, to compare with the model's.
+``verifier.banks.count``).  On the GPU one warp loads from those addresses (``ld.shared`` of the access width, the
+threads outside ``ACCESS`` predicated off; and for 128-bit patterns of 8, 16 or 32 threads, ``ldmatrix.x1/x2/x4``,
+whose row addresses they are), one launch per pattern and instruction, and Nsight Compute counts the shared-memory
+wavefronts of each launch (``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum``, which holds ldmatrix's too)
+and its shared-load instructions (``smsp__inst_executed_op_shared_ld.sum`` / ``..._op_ldsm.sum``): wavefronts per
+instruction, to compare with the model's.  (The source repeats the load ``REPS`` times; ptxas merges the repeats,
+so a launch executes one instruction, which the instruction count shows and the ratio accounts for.)
 
     python -m cuda_harness.banks_device emit PATTERNS.json            # here (needs the verifier)
     ncu --csv --log-file N.csv --metrics ... python cuda_harness/banks_device.py run PATTERNS.json  # there
@@ -248,15 +249,15 @@ def compare(pats: list[dict[str, object]], counts: list[dict[str, float]]) -> di
     results = []
     for (k, kind), c in zip(order, counts):
         p = pats[k]
-        # The kernels touch shared memory with this one instruction alone, REPS times from one warp: where the
-        # per-operation metrics are missing, all shared wavefronts over REPS instructions.
-        inst = c.get(f"smsp__inst_executed_op_{'shared_ld' if kind == 'ld' else 'ldsm'}.sum", float(REPS))
-        wf = c.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{kind}.sum",
-                   c.get("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", float("nan")))
+        # Nsight Compute (2025.3, H100) counts ldmatrix's wavefronts under op_ld too, and has no op_ldsm metric;
+        # the all-operations total holds one more wavefront per launch than op_ld, whatever the instruction.
+        inst = c.get(f"smsp__inst_executed_op_{'shared_ld' if kind == 'ld' else 'ldsm'}.sum", float("nan"))
+        wf = c.get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", float("nan"))
         per = wf / inst if inst else float("nan")
         results.append({"pattern": p["name"], "smem": p["smem"], "access": p["access"],
                         "element_bits": p["element_bits"], "access_bits": p["access_bits"], "offset": p["offset"],
                         "instruction": kind, "instructions": inst, "hardware_wavefronts": per,
+                        "shared_wavefronts_all_ops": c.get("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"),
                         "model_wavefronts": p["model_wavefronts"], "model_phases": p["model_phases"],
                         "agree": per == p["model_wavefronts"]})
     return {"launches": len(results), "agree": sum(r["agree"] for r in results), "results": results}

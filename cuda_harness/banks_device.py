@@ -8,8 +8,8 @@ threads outside ``ACCESS`` predicated off; and for 128-bit patterns of 8, 16 or 
 whose row addresses they are), one launch per pattern and instruction, and Nsight Compute counts the shared-memory
 wavefronts of each launch (``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum``, which holds ldmatrix's too)
 and its shared-load instructions (``smsp__inst_executed_op_shared_ld.sum`` / ``..._op_ldsm.sum``): wavefronts per
-instruction, to compare with the model's.  (The source repeats the load ``REPS`` times; ptxas merges the repeats,
-so a launch executes one instruction, which the instruction count shows and the ratio accounts for.)
+instruction, to compare with the model's.  ``ld.volatile.shared`` repeats ``REPS`` times; ptxas merges repeated
+``ldmatrix`` instructions into one, which the instruction count shows and the ratio accounts for.
 
     python -m cuda_harness.banks_device emit PATTERNS.json            # here (needs the verifier)
     ncu --csv --log-file N.csv --metrics ... python cuda_harness/banks_device.py run PATTERNS.json  # there
@@ -164,15 +164,15 @@ extern "C" __global__ void bank_ld(const unsigned* addrs, int n, int bits, unsig
   unsigned short h;
   if (lane < n) {
     if (bits == 8) {
-      LOOP(LD("ld.shared.u8 %%0, [%%1];", "=r"(v0)); acc += v0;)
+      LOOP(LD("ld.volatile.shared.u8 %%0, [%%1];", "=r"(v0)); acc += v0;)
     } else if (bits == 16) {
-      LOOP(LD("ld.shared.u16 %%0, [%%1];", "=h"(h)); acc += h;)
+      LOOP(LD("ld.volatile.shared.u16 %%0, [%%1];", "=h"(h)); acc += h;)
     } else if (bits == 32) {
-      LOOP(LD("ld.shared.u32 %%0, [%%1];", "=r"(v0)); acc += v0;)
+      LOOP(LD("ld.volatile.shared.u32 %%0, [%%1];", "=r"(v0)); acc += v0;)
     } else if (bits == 64) {
-      LOOP(LD("ld.shared.v2.u32 {%%0, %%1}, [%%2];", "=r"(v0), "=r"(v1)); acc += v0 ^ v1;)
+      LOOP(LD("ld.volatile.shared.v2.u32 {%%0, %%1}, [%%2];", "=r"(v0), "=r"(v1)); acc += v0 ^ v1;)
     } else {
-      LOOP(LD("ld.shared.v4.u32 {%%0, %%1, %%2, %%3}, [%%4];", "=r"(v0), "=r"(v1), "=r"(v2), "=r"(v3));
+      LOOP(LD("ld.volatile.shared.v4.u32 {%%0, %%1, %%2, %%3}, [%%4];", "=r"(v0), "=r"(v1), "=r"(v2), "=r"(v3));
            acc += v0 ^ v1 ^ v2 ^ v3;)
     }
   }

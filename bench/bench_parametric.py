@@ -43,11 +43,11 @@ from bench.common import (  # noqa: E402
     shuffled_points,
 )
 from tests.case_args import problem  # noqa: E402
-from verifier.claims import TooLarge, substitute_operand  # noqa: E402
-from verifier.engine import valid_at, verify  # noqa: E402
-from verifier.integers import Int  # noqa: E402
-from verifier.layouts import Layout, Tile, Underscore  # noqa: E402
-from verifier.symbols import Symbols  # noqa: E402
+from verifier.contracts.claims import TooLarge, substitute_operand  # noqa: E402
+from verifier.engine.decide import valid_at, verify  # noqa: E402
+from verifier.core.integers import Int  # noqa: E402
+from verifier.core.layouts import Layout, Tile, Underscore  # noqa: E402
+from verifier.core.symbols import Symbols  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "parametric_cases.json"
 

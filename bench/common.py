@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from verifier.symbols import Symbols  # noqa: E402
+from verifier.core.symbols import Symbols  # noqa: E402
 
 SEED = 8  # issue 8; every random choice in bench/ derives from it
 

@@ -27,8 +27,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from verifier.cli_args import int64, shorten, timeout_arg
-from verifier.errors import LayoutError
+from verifier.cli.args import int64, shorten, timeout_arg
+from verifier.core.errors import LayoutError
 
 SWEEP = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)=(-?\d+)(?:\.\.(-?\d+))?$")
 MAX_LAYOUT_ASSIGNMENTS = 4096
@@ -81,7 +81,7 @@ def _count(ranges: dict[str, tuple[int, int]]) -> int:
 
 
 def _device(host: bool) -> str:
-    from .probe import environment, gpu_available
+    from cuda_harness.probe import environment, gpu_available
 
     if host:
         return "the CPU"
@@ -92,7 +92,7 @@ def _device(host: bool) -> str:
 
 
 def cmd_gpu(args: argparse.Namespace) -> int:
-    from verifier.cli_args import params
+    from verifier.cli.args import params
 
     target = args.target.strip()
     ranges = _ranges(args.sweep)
@@ -121,11 +121,11 @@ def _is_file(target: str) -> bool:
 
 
 def _layout(text: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespace) -> int:
-    from verifier.cute_sweep import grid
-    from verifier.notation import parse_layout
-    from verifier.symbols import Symbols
+    from verifier.oracle.sweep import grid
+    from verifier.notation.cpp import parse_layout
+    from verifier.core.symbols import Symbols
 
-    from .harness import Case, evaluate
+    from cuda_harness.harness import Case, evaluate
 
     symbols = Symbols()
     layout = parse_layout(text, symbols)
@@ -186,8 +186,8 @@ def _assumed(envs: list[dict[str, int]], relations: Sequence[str], symbols) -> l
     """The assignments that satisfy every ``--assume`` (over the given table's symbols)."""
     if not relations:
         return envs
-    from verifier.problems import assume
-    from verifier.symbols import _holds
+    from verifier.run.problems import assume
+    from verifier.core.symbols import _holds
 
     before = len(symbols.relations)
     assume(symbols, relations)
@@ -208,15 +208,15 @@ def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
     sys.path.insert(0, str(CORPUS.parent.parent.parent))
     from bench.bench_engine import problem
     from tests.case_args import parametric, parametric_assignments
-    from verifier.cute_sweep import SweepCase, grid, key
-    from verifier.engine import verify
+    from verifier.oracle.sweep import SweepCase, grid, key
+    from verifier.engine.decide import verify
 
-    from .harness import sweep
+    from cuda_harness.harness import sweep
 
     if ranges and set(ranges) != set(entry["range"]):
         raise LayoutError(f"--sweep must give every symbol of {entry['id']}: {', '.join(sorted(entry['range']))}")
     if ranges:  # the case's own assumptions still hold: the engine's verdict is under them
-        from verifier.notation import parse_relation
+        from verifier.notation.cpp import parse_relation
 
         rels = [parse_relation(r) for r in entry.get("assume", [])]
         envs = [env for env in grid(ranges) if all(r.evaluate(env) for r in rels)]
@@ -225,7 +225,7 @@ def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
     else:
         envs = parametric_assignments(entry)
     if args.assume:
-        from verifier.symbols import Symbols
+        from verifier.core.symbols import Symbols
 
         table = Symbols()
         for name in entry["range"]:
@@ -317,12 +317,12 @@ def _names(text: str) -> list[str]:
 
 
 def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespace) -> int:
-    from verifier import spec
-    from verifier.cute_sweep import SUPPORTED, SweepCase, key
-    from verifier.engine import verify
-    from verifier.notation import parse_relation
+    from verifier.run import spec
+    from verifier.oracle.sweep import SUPPORTED, SweepCase, key
+    from verifier.engine.decide import verify
+    from verifier.notation.cpp import parse_relation
 
-    from .harness import sweep
+    from cuda_harness.harness import sweep
 
     checks = spec.load([path])
     runs, skipped = [], []
@@ -336,7 +336,7 @@ def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespac
         unknown = sorted(set(ranges) - set(table.table))
         envs = _spec_envs(table, {k: v for k, v in ranges.items() if k in table.table})
         if args.assume:
-            from verifier.symbols import _holds
+            from verifier.core.symbols import _holds
 
             rels = [parse_relation(t, table) for t in args.assume if set(_names(t)) <= set(table.table)]
             envs = [e for e in envs if all(_holds(r, e) for r in rels)]

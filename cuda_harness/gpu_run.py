@@ -29,13 +29,13 @@ from pathlib import Path
 
 import numpy as np
 
-from verifier.cute_sweep import SweepCase, key
-from verifier.cute_sweep import sweep as host_sweep
-from verifier.layouts import Layout
+from verifier.oracle.sweep import SweepCase, key
+from verifier.oracle.sweep import sweep as host_sweep
+from verifier.core.layouts import Layout
 
-from .harness import Case, evaluate, np_eval, sweep, sweep_kernels
-from .probe import environment, gpu_available
-from .runner import runner
+from cuda_harness.harness import Case, evaluate, np_eval, sweep, sweep_kernels
+from cuda_harness.probe import environment, gpu_available
+from cuda_harness.runner import runner
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -64,7 +64,7 @@ def write_verdicts(path: Path, limit: int | None = None) -> dict[str, dict]:
     """The engine's verdict on every parametric case (what ``tests/test_engine_parametric.py`` computes)."""
     sys.path.insert(0, str(ROOT))
     from bench.bench_engine import problem
-    from verifier.engine import verify
+    from verifier.engine.decide import verify
 
     out = {}
     for e in parametric_corpus(limit):
@@ -117,9 +117,9 @@ def numpy_composition_checks(a: Layout, b: Layout, r: Layout) -> tuple[int, bool
 
 def throughput(entries: Sequence[dict], truth: Mapping[str, Mapping], host: bool, budget_s: float = 20.0) -> dict:
     """Coordinate checks per second: the device sweep vs numpy, on the composition cases' correct assignments."""
-    from verifier.algebra import composition
+    from verifier.algebra.ops import composition
 
-    from .harness import sweep_device
+    from cuda_harness.harness import sweep_device
 
     _, parametric, parametric_assignments = _corpus_helpers()
     picked = []

@@ -48,7 +48,7 @@ LANES_PER_SM = 128           # the issue's bound: 132 SMs x 128 lanes = 16,896 i
 
 
 def _flat(layout: object) -> tuple[list[int], list[int]]:
-    from verifier.int_tuple import leaves
+    from verifier.core.int_tuple import leaves
 
     return ([int(x) for x in leaves(layout.shape)], [int(x) for x in leaves(layout.stride)])  # type: ignore[attr-defined]
 
@@ -63,9 +63,9 @@ def prepare(path: Path) -> dict[str, object]:
     """Every assignment of every composition case where the model's result is correct, as kernel data."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from tests.case_args import parametric, parametric_assignments
-    from verifier.algebra import composition
-    from verifier.errors import LayoutError, UndefinedBehavior
-    from verifier.layouts import Layout
+    from verifier.algebra.ops import composition
+    from verifier.core.errors import LayoutError, UndefinedBehavior
+    from verifier.core.layouts import Layout
 
     corpus = json.loads((Path(__file__).resolve().parent.parent / "tests" / "data" / "parametric_cases.json")
                         .read_text())

@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 
 from verifier import Layout, Tile, make_layout, parse, parse_int_tuple, parse_layout, parse_tile
-from verifier.basis import ScaledBasis
-from verifier.int_tuple import symbols_of, transform_leaf
-from verifier.integers import D, Int, S
-from verifier.layouts import Underscore
-from verifier.swizzle import ComposedLayout, Swizzle
-from verifier.symbols import Symbols
+from verifier.core.basis import ScaledBasis
+from verifier.core.int_tuple import symbols_of, transform_leaf
+from verifier.core.integers import D, Int, S
+from verifier.core.layouts import Underscore
+from verifier.core.swizzle import ComposedLayout, Swizzle
+from verifier.core.symbols import Symbols
 
 
 def parse_arg(text: str) -> object:
@@ -78,8 +78,8 @@ def parametric(entry: dict) -> tuple[str, tuple[object, ...], tuple[int, ...]]:
 
 def parametric_assignments(entry: dict) -> list[dict[str, int]]:
     """Every assignment of the entry's symbols in its ``range`` that satisfies its ``assume`` relations."""
-    from verifier.cute_sweep import grid
-    from verifier.notation import parse_relation
+    from verifier.oracle.sweep import grid
+    from verifier.notation.cpp import parse_relation
 
     rels = [parse_relation(r) for r in entry.get("assume", [])]
     return [env for env in grid({k: tuple(v) for k, v in entry["range"].items()})
@@ -88,7 +88,7 @@ def parametric_assignments(entry: dict) -> list[dict[str, int]]:
 
 def problem(entry: dict) -> tuple[str, list[object], Symbols]:
     """A parametric corpus entry as (operation, arguments, symbol table with its assumptions)."""
-    from verifier.notation import parse_relation
+    from verifier.notation.cpp import parse_relation
 
     op, ops, template = parametric(entry)
     sy = Symbols()

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from verifier import Layout, Tile
 from verifier.dsl.harness import DslCase, Unsupported, case_code
-from verifier.int_tuple import transform_leaf
-from verifier.integers import D, Int, S, symbol
+from verifier.core.int_tuple import transform_leaf
+from verifier.core.integers import D, Int, S, symbol
 
 from .case_args import operands, parse_arg, variant_of
 from .layout_gen import random_layout
@@ -111,7 +111,7 @@ def _tile(rng: random.Random, a: Layout, p: float) -> Tile:
         elif r < 0.85:
             elems.append(_int(rng, 1, 6, p))
         else:
-            from verifier.layouts import Underscore
+            from verifier.core.layouts import Underscore
 
             elems.append(Underscore())
     return Tile(elems)  # type: ignore[arg-type]
@@ -165,7 +165,7 @@ def _reroll(name: str, first: int, rng: random.Random, shape: set[str]) -> int:
 def random_cases(n: int = N_RANDOM, seed: int = 18) -> list[tuple[str, DslCase]]:
     """``n`` seeded random skeletons, each with ``ASSIGNMENTS`` assignments of its run-time leaves (the first the
     generated values), plus symbolic divisibility facts on some of them (``cute.assume``)."""
-    from verifier.int_tuple import symbols_of
+    from verifier.core.int_tuple import symbols_of
 
     rng = random.Random(seed)
     out = []

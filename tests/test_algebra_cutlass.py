@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from verifier.algebra import apply
-from verifier.cute_cpp import Query, call_case, run_cases
+from verifier.algebra.ops import apply
+from verifier.oracle.cute_cpp import Query, call_case, run_cases
 
 from .case_args import operands
 from .compare import compare

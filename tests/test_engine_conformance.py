@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cute_sweep import SUPPORTED, SweepCase, sweep
-from verifier.engine import verify
-from verifier.symbols import Symbols
-from verifier.verdicts import INVALID, VALID
+from verifier.oracle.sweep import SUPPORTED, SweepCase, sweep
+from verifier.engine.decide import verify
+from verifier.core.symbols import Symbols
+from verifier.engine.verdicts import INVALID, VALID
 
 from .case_args import operands
 

@@ -25,11 +25,11 @@ from verifier import (
     to_pycute,
 )
 from verifier import strategies as vs
-from verifier.checks import check
-from verifier.engine import verify
-from verifier.int_tuple import leaves
-from verifier.symbols import INT64_MAX
-from verifier.verdicts import INVALID, PROVED, VALID, Policy
+from verifier.engine.checks import check
+from verifier.engine.decide import verify
+from verifier.core.int_tuple import leaves
+from verifier.core.symbols import INT64_MAX
+from verifier.engine.verdicts import INVALID, PROVED, VALID, Policy
 
 FAST = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

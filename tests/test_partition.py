@@ -12,11 +12,11 @@ import re
 import pytest
 
 from verifier import UNDERSCORE, Layout, Tile, parse_int_tuple, parse_layout, parse_tile
-from verifier.algebra import OffsetLayout, apply
-from verifier.cute_cpp import CppCase, Query, run_cases, slice_case, tensor_case
-from verifier.int_tuple import transform_leaf
-from verifier.integers import D, Int, S, symbol
-from verifier.layouts import Underscore
+from verifier.algebra.ops import OffsetLayout, apply
+from verifier.oracle.cute_cpp import CppCase, Query, run_cases, slice_case, tensor_case
+from verifier.core.int_tuple import transform_leaf
+from verifier.core.integers import D, Int, S, symbol
+from verifier.core.layouts import Underscore
 
 from .case_args import variant_of
 from .compare import compare

@@ -15,13 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.case_args import problem
-from verifier import claims
-from verifier.encoding import Encoder
-from verifier.errors import CuteRejection, UndefinedBehavior
-from verifier.integers import Const, Expr, Op, Sym
-from verifier.notation import parse_relation
-from verifier.simplify import QUOTIENT
-from verifier.symbols import Symbol, Symbols
+from verifier.contracts import claims
+from verifier.solver.encoding import Encoder
+from verifier.core.errors import CuteRejection, UndefinedBehavior
+from verifier.core.integers import Const, Expr, Op, Sym
+from verifier.notation.cpp import parse_relation
+from verifier.solver.simplify import QUOTIENT
+from verifier.core.symbols import Symbol, Symbols
 
 DATA = Path(__file__).parent / "data"
 

@@ -27,30 +27,30 @@ __version__ = "0.1.0"
 # Every name loads its module on first use (PEP 562), so that `import verifier.cli` costs only what the command
 # needs (the pictures import urllib and http; the engine z3).
 _MODULES = {
-    "algebra": ("OPERATIONS OffsetLayout Outcome apply blocked_product coalesce complement composition downcast "
+    "algebra.ops": ("OPERATIONS OffsetLayout Outcome apply blocked_product coalesce complement composition downcast "
               "filter filter_zeros flat_divide flat_product left_inverse local_partition local_tile logical_divide "
               "logical_product make_layout_like make_ordered_layout max_common_layout max_common_vector nullspace "
               "raked_product recast_layout right_inverse slice_and_offset slice_layout tiled_divide tiled_product "
               "upcast zipped_divide zipped_product"),
-    "basis": "E ScaledBasis",
-    "errors": "CuteRejection LayoutError LayoutSyntaxError UndefinedBehavior",
-    "int_tuple": ("ceil_div compact_col_major compact_major compact_row_major compatible congruent crd2crd crd2idx "
+    "core.basis": "E ScaledBasis",
+    "core.errors": "CuteRejection LayoutError LayoutSyntaxError UndefinedBehavior",
+    "core.int_tuple": ("ceil_div compact_col_major compact_major compact_row_major compatible congruent crd2crd crd2idx "
               "elem_scale idx2crd inner_product prefix_product product shape_div weakly_congruent"),
-    "integers": "Bool D Int S symbol",
-    "interop": "from_pycute parse_dsl parse_dsl_layout to_cpp to_dsl to_pycute",
-    "layouts": ("UNDERSCORE Layout Tile append cosize depth flatten group make_layout prepend rank replace select "
+    "core.integers": "Bool D Int S symbol",
+    "notation.interop": "from_pycute parse_dsl parse_dsl_layout to_cpp to_dsl to_pycute",
+    "core.layouts": ("UNDERSCORE Layout Tile append cosize depth flatten group make_layout prepend rank replace select "
               "shape size stride sublayout take"),
-    "notation": "parse parse_coord parse_int_tuple parse_layout parse_relation parse_shape parse_tile",
-    "obligations": "Obligation",
-    "swizzle": "ComposedLayout Swizzle make_composed_layout",
-    "symbols": "Symbol Symbols",
-    "tables": "print_1d print_layout",
-    "pictures": "to_png to_svg to_tikz",
+    "notation.cpp": "parse parse_coord parse_int_tuple parse_layout parse_relation parse_shape parse_tile",
+    "core.obligations": "Obligation",
+    "core.swizzle": "ComposedLayout Swizzle make_composed_layout",
+    "core.symbols": "Symbol Symbols",
+    "present.tables": "print_1d print_layout",
+    "present.pictures": "to_png to_svg to_tikz",
 }
 _LAZY = {name: module for module, names in _MODULES.items() for name in names.split()}
 
 if TYPE_CHECKING:
-    from .algebra import (
+    from verifier.algebra.ops import (
         OPERATIONS,
         OffsetLayout,
         Outcome,
@@ -85,9 +85,9 @@ if TYPE_CHECKING:
         zipped_divide,
         zipped_product,
     )
-    from .basis import E, ScaledBasis
-    from .errors import CuteRejection, LayoutError, LayoutSyntaxError, UndefinedBehavior
-    from .int_tuple import (
+    from verifier.core.basis import E, ScaledBasis
+    from verifier.core.errors import CuteRejection, LayoutError, LayoutSyntaxError, UndefinedBehavior
+    from verifier.core.int_tuple import (
         ceil_div,
         compact_col_major,
         compact_major,
@@ -104,9 +104,9 @@ if TYPE_CHECKING:
         shape_div,
         weakly_congruent,
     )
-    from .integers import Bool, D, Int, S, symbol
-    from .interop import from_pycute, parse_dsl, parse_dsl_layout, to_cpp, to_dsl, to_pycute
-    from .layouts import (
+    from verifier.core.integers import Bool, D, Int, S, symbol
+    from verifier.notation.interop import from_pycute, parse_dsl, parse_dsl_layout, to_cpp, to_dsl, to_pycute
+    from verifier.core.layouts import (
         UNDERSCORE,
         Layout,
         Tile,
@@ -126,12 +126,12 @@ if TYPE_CHECKING:
         sublayout,
         take,
     )
-    from .notation import parse, parse_coord, parse_int_tuple, parse_layout, parse_relation, parse_shape, parse_tile
-    from .obligations import Obligation
-    from .pictures import to_png, to_svg, to_tikz
-    from .swizzle import ComposedLayout, Swizzle, make_composed_layout
-    from .symbols import Symbol, Symbols
-    from .tables import print_1d, print_layout
+    from verifier.notation.cpp import parse, parse_coord, parse_int_tuple, parse_layout, parse_relation, parse_shape, parse_tile
+    from verifier.core.obligations import Obligation
+    from verifier.present.pictures import to_png, to_svg, to_tikz
+    from verifier.core.swizzle import ComposedLayout, Swizzle, make_composed_layout
+    from verifier.core.symbols import Symbol, Symbols
+    from verifier.present.tables import print_1d, print_layout
 
 
 def __getattr__(name: str) -> object:

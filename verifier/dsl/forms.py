@@ -11,11 +11,11 @@ from __future__ import annotations
 from fractions import Fraction
 from math import gcd
 
-from ..basis import ScaledBasis
-from ..int_tuple import IntTuple, transform_leaf
-from ..integers import Const, Expr, Int, Op, Sym, symbol
-from ..layouts import Layout, Tile
-from ..symbols import Symbols
+from verifier.core.basis import ScaledBasis
+from verifier.core.int_tuple import IntTuple, transform_leaf
+from verifier.core.integers import Const, Expr, Int, Op, Sym, symbol
+from verifier.core.layouts import Layout, Tile
+from verifier.core.symbols import Symbols
 
 Poly = dict[tuple[str, ...], Fraction]
 
@@ -142,7 +142,7 @@ def _tuple(t: IntTuple, symbols: Symbols | None, values: bool) -> str:
 
 def trace_form(x: Layout | IntTuple, symbols: Symbols | None = None, values: bool = False) -> str:
     """``x`` as the DSL's ``print`` shows it at trace time (``values``: as ``cute.printf`` shows it at run time)."""
-    from ..swizzle import ComposedLayout, Swizzle
+    from verifier.core.swizzle import ComposedLayout, Swizzle
 
     if isinstance(x, ComposedLayout) and isinstance(x.outer, Swizzle):  # S<1,0,2> o 0 o (4,4):(1,4)
         sw = x.outer

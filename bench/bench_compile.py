@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_checks import _ours, family  # noqa: E402
 from bench.common import ROOT, Config, Table, fmt_ratio, fmt_stats, measure, ratio, section_main  # noqa: E402
-from verifier.oracle import cute_cpp  # noqa: E402
-from verifier.engine.checks import check  # noqa: E402
 from verifier.core.symbols import Symbols  # noqa: E402
+from verifier.engine.checks import check  # noqa: E402
+from verifier.oracle import cute_cpp  # noqa: E402
 
 PROGRAM = """#include <cute/layout.hpp>
 using namespace cute;

@@ -26,9 +26,9 @@ sys.path.insert(0, str(ROOT))
 from bench.common import admissible_points  # noqa: E402
 from tests.case_args import operands, problem  # noqa: E402
 from verifier.contracts.claims import TooLarge  # noqa: E402
-from verifier.engine.decide import valid_at, verify  # noqa: E402
 from verifier.core.errors import LayoutError  # noqa: E402
 from verifier.core.symbols import Symbols  # noqa: E402
+from verifier.engine.decide import valid_at, verify  # noqa: E402
 
 
 def _parametric(path: Path) -> list[tuple[str, str, list[object], Symbols]]:

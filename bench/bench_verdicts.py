@@ -50,8 +50,8 @@ def run(cfg: Config) -> Table:
         t.add(verdict, len(xs), fmt_time(statistics.median(xs)), fmt_time(_p95(xs)), fmt_time(max(xs)),
               BEFORE.get(verdict, "-"))
         t.data[verdict] = {"median": statistics.median(xs), "p95": _p95(xs), "n": len(xs)}
-    from verifier.notation.cpp import parse, parse_tile
     from verifier.core.symbols import Symbols
+    from verifier.notation.cpp import parse, parse_tile
 
     sy3 = Symbols()
     for name in "MNK":

@@ -121,11 +121,10 @@ def _is_file(target: str) -> bool:
 
 
 def _layout(text: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespace) -> int:
-    from verifier.oracle.sweep import grid
-    from verifier.notation.cpp import parse_layout
-    from verifier.core.symbols import Symbols
-
     from cuda_harness.harness import Case, evaluate
+    from verifier.core.symbols import Symbols
+    from verifier.notation.cpp import parse_layout
+    from verifier.oracle.sweep import grid
 
     symbols = Symbols()
     layout = parse_layout(text, symbols)
@@ -186,8 +185,8 @@ def _assumed(envs: list[dict[str, int]], relations: Sequence[str], symbols) -> l
     """The assignments that satisfy every ``--assume`` (over the given table's symbols)."""
     if not relations:
         return envs
-    from verifier.run.problems import assume
     from verifier.core.symbols import _holds
+    from verifier.run.problems import assume
 
     before = len(symbols.relations)
     assume(symbols, relations)
@@ -207,11 +206,10 @@ def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
 
     sys.path.insert(0, str(CORPUS.parent.parent.parent))
     from bench.bench_engine import problem
-    from tests.case_args import parametric, parametric_assignments
-    from verifier.oracle.sweep import SweepCase, grid, key
-    from verifier.engine.decide import verify
-
     from cuda_harness.harness import sweep
+    from tests.case_args import parametric, parametric_assignments
+    from verifier.engine.decide import verify
+    from verifier.oracle.sweep import SweepCase, grid, key
 
     if ranges and set(ranges) != set(entry["range"]):
         raise LayoutError(f"--sweep must give every symbol of {entry['id']}: {', '.join(sorted(entry['range']))}")
@@ -317,12 +315,11 @@ def _names(text: str) -> list[str]:
 
 
 def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespace) -> int:
-    from verifier.run import spec
-    from verifier.oracle.sweep import SUPPORTED, SweepCase, key
+    from cuda_harness.harness import sweep
     from verifier.engine.decide import verify
     from verifier.notation.cpp import parse_relation
-
-    from cuda_harness.harness import sweep
+    from verifier.oracle.sweep import SUPPORTED, SweepCase, key
+    from verifier.run import spec
 
     checks = spec.load([path])
     runs, skipped = [], []

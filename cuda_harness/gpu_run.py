@@ -29,13 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
-from verifier.oracle.sweep import SweepCase, key
-from verifier.oracle.sweep import sweep as host_sweep
-from verifier.core.layouts import Layout
-
 from cuda_harness.harness import Case, evaluate, np_eval, sweep, sweep_kernels
 from cuda_harness.probe import environment, gpu_available
 from cuda_harness.runner import runner
+from verifier.core.layouts import Layout
+from verifier.oracle.sweep import SweepCase, key
+from verifier.oracle.sweep import sweep as host_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -117,9 +116,8 @@ def numpy_composition_checks(a: Layout, b: Layout, r: Layout) -> tuple[int, bool
 
 def throughput(entries: Sequence[dict], truth: Mapping[str, Mapping], host: bool, budget_s: float = 20.0) -> dict:
     """Coordinate checks per second: the device sweep vs numpy, on the composition cases' correct assignments."""
-    from verifier.algebra.ops import composition
-
     from cuda_harness.harness import sweep_device
+    from verifier.algebra.ops import composition
 
     _, parametric, parametric_assignments = _corpus_helpers()
     picked = []

@@ -29,16 +29,24 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from verifier.algebra.ops import apply
+from cuda_harness.kernels import (
+    GUARD,
+    SENTINEL,
+    Kernel,
+    Unsupported,
+    cute_kernel,
+    model_kernel,
+    sweep_kernel,
+    symbol_slots,
+)
+from cuda_harness.runner import Runner, runner
+from verifier.algebra.registry import apply
 from verifier.core.basis import has_basis
-from verifier.oracle.cute_cpp import CppCase, call_case, layout_case, recast_case
-from verifier.oracle.sweep import DEFAULT_CAP, SweepCase, case_code, key
 from verifier.core.errors import LayoutError
 from verifier.core.layouts import Layout
 from verifier.core.swizzle import ComposedLayout
-
-from cuda_harness.kernels import GUARD, SENTINEL, Kernel, Unsupported, cute_kernel, model_kernel, sweep_kernel, symbol_slots
-from cuda_harness.runner import Runner, runner
+from verifier.oracle.cute_cpp import CppCase, call_case, layout_case, recast_case
+from verifier.oracle.sweep import DEFAULT_CAP, SweepCase, case_code, key
 
 MAX_VALUES = 1 << 24
 PYTHON_VALUES = 4096
@@ -96,7 +104,7 @@ def _cpp(case: Case) -> CppCase:
 
 def _outcome(case: Case, operands: Sequence[object]):
     if case.op is None:
-        from verifier.algebra.ops import Outcome
+        from verifier.algebra.registry import Outcome
 
         return Outcome(operands[0], ())  # type: ignore[arg-type]
     return apply(case.op, *case.template, *operands)

@@ -39,12 +39,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from verifier.core.basis import ScaledBasis
-from verifier.oracle.cute_cpp import CppCase
-from verifier.oracle.sweep import SEP
 from verifier.core.int_tuple import IntTuple, product
 from verifier.core.integers import Const, Expr, Int, Op, Sym
 from verifier.core.layouts import Layout
 from verifier.core.swizzle import ComposedLayout, Swizzle
+from verifier.oracle.cute_cpp import CppCase
+from verifier.oracle.sweep import SEP
 
 # Elements before and after the copy range that nothing may touch.
 GUARD = 256

@@ -78,8 +78,8 @@ def parametric(entry: dict) -> tuple[str, tuple[object, ...], tuple[int, ...]]:
 
 def parametric_assignments(entry: dict) -> list[dict[str, int]]:
     """Every assignment of the entry's symbols in its ``range`` that satisfies its ``assume`` relations."""
-    from verifier.oracle.sweep import grid
     from verifier.notation.cpp import parse_relation
+    from verifier.oracle.sweep import grid
 
     rels = [parse_relation(r) for r in entry.get("assume", [])]
     return [env for env in grid({k: tuple(v) for k, v in entry["range"].items()})

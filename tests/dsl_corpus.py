@@ -10,9 +10,9 @@ import random
 from pathlib import Path
 
 from verifier import Layout, Tile
-from verifier.dsl.harness import DslCase, Unsupported, case_code
 from verifier.core.int_tuple import transform_leaf
 from verifier.core.integers import D, Int, S, symbol
+from verifier.dsl.harness import DslCase, Unsupported, case_code
 
 from .case_args import operands, parse_arg, variant_of
 from .layout_gen import random_layout

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.algebra.ops import apply
+from verifier.algebra.registry import apply
 from verifier.oracle.cute_cpp import Query, call_case, run_cases
 
 from .case_args import operands

@@ -9,9 +9,9 @@ import random
 import pytest
 
 from verifier import Layout, Tile
-from verifier.algebra.ops import apply
-from verifier.oracle.cute_cpp import Query, call_case, run_cases
+from verifier.algebra.registry import apply
 from verifier.core.integers import D, S
+from verifier.oracle.cute_cpp import Query, call_case, run_cases
 
 from .compare import compare
 from .layout_gen import random_layout

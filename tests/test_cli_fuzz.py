@@ -24,10 +24,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from verifier.algebra.ops import OPERATIONS
-from verifier.engine.checks import PROPERTIES
+from verifier.algebra.registry import OPERATIONS
 from verifier.cli.main import main
-from verifier.run.problems import PROPERTY_ARITY, SIGNATURES
+from verifier.engine.checks import PROPERTIES
+from verifier.algebra.registry import REGISTRY
+from verifier.run.problems import PROPERTY_ARITY
+
+SIGNATURES = {name: row.operands for name, row in REGISTRY.items()}
 
 ROOT = Path(__file__).resolve().parent.parent
 HANG_SECONDS = 120  # far above any example's time: an alarm here means a hang, not a slow machine

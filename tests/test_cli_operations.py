@@ -85,8 +85,8 @@ CRD2IDX = [
 @pytest.mark.parametrize(("layout", "coord", "env"), CRD2IDX)
 def test_crd2idx_is_what_compiled_cute_computes(cute, capsys, layout: str, coord: str, env: dict[str, int]) -> None:
     from verifier import Symbols, parse_layout
-    from verifier.oracle.cute_cpp import Query, apply_case, run_cases
     from verifier.notation.cpp import parse_coord
+    from verifier.oracle.cute_cpp import Query, apply_case, run_cases
 
     argv = ["crd2idx", layout, coord, "--json", *[f"--param={k}={v}" for k, v in env.items()]]
     rc, out, err = run(capsys, *argv)

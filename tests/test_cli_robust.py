@@ -104,7 +104,7 @@ def test_help_of_every_command(capsys, argv: list[str]) -> None:
 
 
 def test_help_of_every_operation(capsys) -> None:
-    from verifier.algebra.ops import OPERATIONS
+    from verifier.algebra.registry import OPERATIONS
 
     for op in OPERATIONS:
         with pytest.raises(SystemExit) as exc:

@@ -24,7 +24,7 @@ from cuda_harness.harness import Case, evaluate, sweep
 from cuda_harness.kernels import cute_kernel, model_kernel, symbol_slots, unit
 from cuda_harness.runner import runner
 from verifier import Layout, LayoutError, parse_layout
-from verifier.algebra.ops import apply
+from verifier.algebra.registry import apply
 from verifier.core.basis import has_basis
 from verifier.oracle.cute_cpp import call_case, layout_case
 from verifier.oracle.sweep import SweepCase, grid, key

@@ -18,13 +18,14 @@ from pathlib import Path
 import pytest
 
 from verifier import Layout, LayoutError, Tile, parse_int_tuple, parse_layout, parse_relation, parse_tile
-from verifier.algebra.ops import apply, complement
+from verifier.algebra.ops import complement
+from verifier.algebra.registry import apply
 from verifier.contracts.claims import TooLarge
-from verifier.oracle.cute_cpp import Query, call_case, run_cases
-from verifier.oracle.sweep import STATUSES, SweepCase, grid, key, substitute, sweep
-from verifier.engine.decide import valid_at
 from verifier.core.integers import Int
 from verifier.core.layouts import cosize, size
+from verifier.engine.decide import valid_at
+from verifier.oracle.cute_cpp import Query, call_case, run_cases
+from verifier.oracle.sweep import STATUSES, SweepCase, grid, key, substitute, sweep
 
 from .case_args import parametric, parametric_assignments
 

@@ -8,14 +8,14 @@ import json
 import pytest
 
 from verifier import parse_layout, parse_tile
-from verifier.algebra.ops import apply
+from verifier.algebra.registry import apply
 from verifier.cli.main import main
-from verifier.oracle.cute_cpp import Query, call_case, recast_case, run_cases
-from verifier.dsl.harness import DslCase, run
-from verifier.dsl.model import compare, predict
 from verifier.core.layouts import cosize
 from verifier.core.semantics import DslInvalidLayout, DslRefusal, using
 from verifier.core.symbols import Symbols
+from verifier.dsl.harness import DslCase, run
+from verifier.dsl.model import compare, predict
+from verifier.oracle.cute_cpp import Query, call_case, recast_case, run_cases
 
 L = parse_layout
 

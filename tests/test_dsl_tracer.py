@@ -10,9 +10,9 @@ import jsonschema
 import pytest
 
 from verifier.cli.main import main
+from verifier.core.layouts import Layout
 from verifier.dsl import assert_layouts_valid, crosscheck, trace, verify_function
 from verifier.dsl.harness import DslCase, run
-from verifier.core.layouts import Layout
 from verifier.notation.cpp import parse_layout
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from verifier.oracle.sweep import SUPPORTED, SweepCase, sweep
-from verifier.engine.decide import verify
 from verifier.core.symbols import Symbols
+from verifier.engine.decide import verify
 from verifier.engine.verdicts import INVALID, VALID
+from verifier.oracle.sweep import SUPPORTED, SweepCase, sweep
 
 from .case_args import operands
 

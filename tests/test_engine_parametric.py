@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from verifier.oracle.sweep import SweepCase, sweep
 from verifier.engine.decide import verify
 from verifier.engine.verdicts import INVALID, UNKNOWN, VALID, Policy
+from verifier.oracle.sweep import SweepCase, sweep
 
 from .case_args import parametric, parametric_assignments, problem
 

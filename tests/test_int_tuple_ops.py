@@ -22,10 +22,10 @@ from verifier import (
     shape_div,
     weakly_congruent,
 )
-from verifier.oracle.cute_cpp import Query, call_case, run_cases
 from verifier.core.errors import CuteRejection
 from verifier.core.int_tuple import as_int_tuple, format_tuple
 from verifier.core.integers import D, S
+from verifier.oracle.cute_cpp import Query, call_case, run_cases
 
 P = parse_int_tuple
 

@@ -25,10 +25,10 @@ from verifier import (
     to_pycute,
 )
 from verifier import strategies as vs
-from verifier.engine.checks import check
-from verifier.engine.decide import verify
 from verifier.core.int_tuple import leaves
 from verifier.core.symbols import INT64_MAX
+from verifier.engine.checks import check
+from verifier.engine.decide import verify
 from verifier.engine.verdicts import INVALID, PROVED, VALID, Policy
 
 FAST = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])

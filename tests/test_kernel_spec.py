@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from verifier.run import batch
-from verifier.run import spec
 from verifier.core.errors import LayoutError
+from verifier.run import batch, spec
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "sgemm_sm80.cute.toml"

@@ -12,11 +12,12 @@ import re
 import pytest
 
 from verifier import UNDERSCORE, Layout, Tile, parse_int_tuple, parse_layout, parse_tile
-from verifier.algebra.ops import OffsetLayout, apply
-from verifier.oracle.cute_cpp import CppCase, Query, run_cases, slice_case, tensor_case
+from verifier.algebra.ops import OffsetLayout
+from verifier.algebra.registry import apply
 from verifier.core.int_tuple import transform_leaf
 from verifier.core.integers import D, Int, S, symbol
 from verifier.core.layouts import Underscore
+from verifier.oracle.cute_cpp import CppCase, Query, run_cases, slice_case, tensor_case
 
 from .case_args import variant_of
 from .compare import compare

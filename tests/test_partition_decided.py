@@ -11,11 +11,11 @@ import json
 import pytest
 
 from verifier.cli.main import main
-from verifier.oracle.cute_cpp import run_cases, tensor_case
+from verifier.core.symbols import Symbols
 from verifier.engine.decide import verify
 from verifier.notation.cpp import parse, parse_layout, parse_relation, parse_tile
+from verifier.oracle.cute_cpp import run_cases, tensor_case
 from verifier.run.problems import build
-from verifier.core.symbols import Symbols
 
 
 def _verify(op: str, texts: list[str], assume: tuple[str, ...] = (), params: dict[str, int] | None = None):

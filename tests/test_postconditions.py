@@ -13,10 +13,10 @@ import pycute
 import pytest
 
 from verifier import Layout, parse_layout
-from verifier.algebra.ops import apply
+from verifier.algebra.registry import apply
 from verifier.core.basis import has_basis
-from verifier.oracle.cute_cpp import Query, call_case, run_cases
 from verifier.core.int_tuple import leaves
+from verifier.oracle.cute_cpp import Query, call_case, run_cases
 
 from . import test_algebra_cutlass as cutlass
 from . import test_algebra_random as rnd

@@ -9,14 +9,14 @@ import subprocess
 
 import pytest
 
-from verifier.oracle.cute_cpp import CppBuilder, CppCase, build
-from verifier.engine.decide import verify
+from verifier.algebra.predication import elem_less, partitions
 from verifier.core.integers import D
 from verifier.core.layouts import UNDERSCORE
-from verifier.notation.cpp import parse, parse_layout
-from verifier.algebra.predication import elem_less, partitions
-from verifier.run.problems import build as build_problem
 from verifier.core.symbols import Symbols
+from verifier.engine.decide import verify
+from verifier.notation.cpp import parse, parse_layout
+from verifier.oracle.cute_cpp import CppBuilder, CppCase, build
+from verifier.run.problems import build as build_problem
 
 _PRELUDE = r"""
 #include <cute/tensor.hpp>

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from verifier.contracts.claims import first_failure
 from verifier.cli.main import main
-from verifier.oracle.cute_cpp import CppBuilder, Query, run_cases
-from verifier.oracle.sweep import SUPPORTED, SweepCase, sweep
+from verifier.contracts.claims import first_failure
 from verifier.core.integers import D
 from verifier.core.layouts import Layout
 from verifier.notation.cpp import parse, parse_layout
+from verifier.oracle.cute_cpp import CppBuilder, Query, run_cases
+from verifier.oracle.sweep import SUPPORTED, SweepCase, sweep
 from verifier.run.theorems import Call, Theorem, check, load, valid
 
 ROOT = Path(__file__).resolve().parent.parent

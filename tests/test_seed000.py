@@ -24,8 +24,8 @@ from verifier import (
     sublayout,
     take,
 )
-from verifier.oracle.cute_cpp import Query, apply_case, call_case, layout_case, run_cases
 from verifier.core.int_tuple import format_tuple
+from verifier.oracle.cute_cpp import Query, apply_case, call_case, layout_case, run_cases
 
 P = parse_int_tuple
 

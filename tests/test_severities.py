@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from verifier.run import problems
 from verifier.cli.main import main
-from verifier.engine.decide import verify
 from verifier.core.errors import LayoutError
 from verifier.core.obligations import ERRORS, WARNINGS, severity
 from verifier.core.symbols import Symbols
+from verifier.engine.decide import verify
 from verifier.engine.verdicts import INVALID, VALID, Policy
+from verifier.run import problems
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -163,8 +163,8 @@ def test_spec_files_strict_and_ignore(tmp_path: Path, capsys, monkeypatch) -> No
 
 
 def test_the_guard_search_says_when_it_found_nothing() -> None:
-    from verifier.solver.budget import Budget
     from verifier.engine.guards import NO_GUARD, NO_GUARD_IN_TIME, derive_guard
+    from verifier.solver.budget import Budget
 
     table = Symbols()
     args = problems.build("zipped_divide", ["(M,N):(_1,M)", "<_128,_64>"], table)

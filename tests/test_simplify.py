@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 
 from tests.case_args import problem
 from verifier.contracts import claims
-from verifier.solver.encoding import Encoder
 from verifier.core.errors import CuteRejection, UndefinedBehavior
 from verifier.core.integers import Const, Expr, Op, Sym
-from verifier.notation.cpp import parse_relation
-from verifier.solver.simplify import QUOTIENT
 from verifier.core.symbols import Symbol, Symbols
+from verifier.notation.cpp import parse_relation
+from verifier.solver.encoding import Encoder
+from verifier.solver.simplify import QUOTIENT
 
 DATA = Path(__file__).parent / "data"
 

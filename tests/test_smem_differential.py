@@ -18,16 +18,16 @@ import random
 import pytest
 
 from tests.compare import compare
-from verifier.algebra.ops import apply
+from verifier.algebra.registry import apply
 from verifier.core.basis import has_basis
-from verifier.oracle.cute_cpp import CppBuilder, CppCase, call_case, run_cases
-from verifier.engine.decide import verify
 from verifier.core.integers import D, S
 from verifier.core.layouts import Layout, Tile
-from verifier.notation.cpp import parse
 from verifier.core.swizzle import ComposedLayout, Swizzle
 from verifier.core.symbols import Symbols
+from verifier.engine.decide import verify
 from verifier.engine.verdicts import UNKNOWN
+from verifier.notation.cpp import parse
+from verifier.oracle.cute_cpp import CppBuilder, CppCase, call_case, run_cases
 
 DIVIDES = ("logical_divide", "zipped_divide", "tiled_divide", "flat_divide")
 PRODUCTS = ("logical_product", "zipped_product", "tiled_product", "blocked_product", "raked_product")

@@ -15,14 +15,14 @@ import random
 
 import pytest
 
-from verifier.engine.checks import check
 from verifier.cli.main import main
-from verifier.oracle.cute_cpp import call_case, layout_case, run_cases
-from verifier.engine.decide import verify
-from verifier.notation.cpp import parse, parse_layout
 from verifier.core.swizzle import ComposedLayout, Swizzle
 from verifier.core.symbols import Symbols
+from verifier.engine.checks import check
+from verifier.engine.decide import verify
 from verifier.engine.verdicts import PROVED, REFUTED, VALID
+from verifier.notation.cpp import parse, parse_layout
+from verifier.oracle.cute_cpp import call_case, layout_case, run_cases
 
 
 def _basis_layouts(rng: random.Random, n: int) -> list[str]:

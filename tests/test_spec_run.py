@@ -12,10 +12,9 @@ from xml.etree import ElementTree as ET
 import jsonschema
 import pytest
 
-from verifier.run import batch
-from verifier.run import spec
 from verifier.cli.main import main
 from verifier.engine.decide import valid_at
+from verifier.run import batch, spec
 from verifier.run.spec import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent

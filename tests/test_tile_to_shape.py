@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from verifier import parse_int_tuple, parse_layout
-from verifier.algebra.ops import apply
+from verifier.algebra.registry import apply
 from verifier.oracle.cute_cpp import Query, call_case, run_cases
 
 from .compare import compare

@@ -8,12 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from verifier.oracle import atoms_gen
 from verifier.algebra.atoms import CopyAtom, MmaAtom, atoms, check, find
-from verifier.oracle.cute_cpp import CppBuilder, CppCase, Query, build, run_binary
-from verifier.core.integers import D
-from verifier.core.layouts import size
-from verifier.notation.cpp import parse, parse_layout
 from verifier.algebra.tiled import (
     TiledCopy,
     TiledMMA,
@@ -24,6 +19,11 @@ from verifier.algebra.tiled import (
     make_tiled_copy_C,
     make_tiled_mma,
 )
+from verifier.core.integers import D
+from verifier.core.layouts import size
+from verifier.notation.cpp import parse, parse_layout
+from verifier.oracle import atoms_gen
+from verifier.oracle.cute_cpp import CppBuilder, CppCase, Query, build, run_binary
 
 THR_LAYOUTS = ["(_1,_1,_1):(_0,_0,_0)", "(_2,_2,_1):(_1,_2,_0)", "(_2,_1,_1):(_1,_0,_0)", "(_1,_2,_1):(_0,_1,_0)",
                "(_4,_1,_1):(_1,_0,_0)", "(_2,_4,_1):(_4,_1,_0)"]

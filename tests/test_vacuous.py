@@ -11,15 +11,15 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from verifier.run import problems
-from verifier.engine.checks import check
 from verifier.cli.main import main
-from verifier.engine.domain import VacuousAssumptions, admitted_value
-from verifier.engine.decide import verify
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.symbols import Symbols
-from verifier.testing import assert_proved, assert_valid
+from verifier.engine.checks import check
+from verifier.engine.decide import verify
+from verifier.engine.domain import VacuousAssumptions, admitted_value
+from verifier.run import problems
 from verifier.run.theorems import Theorem, TheoremError, injective, valid
+from verifier.testing import assert_proved, assert_valid
 
 EQUIV = ["check", "equivalent", "(M,N):(_1,M)", "(M,N):(N,_1)"]
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 
 from verifier import parse_layout
-from verifier.run import problems
-from verifier.engine.checks import check
 from verifier.cli.main import main
-from verifier.oracle.sweep import SweepCase, sweep
-from verifier.engine.decide import verify
 from verifier.core.symbols import Symbols
+from verifier.engine.checks import check
+from verifier.engine.decide import verify
 from verifier.engine.verdicts import INVALID, PROVED, REFUTED, VALID
+from verifier.oracle.sweep import SweepCase, sweep
+from verifier.run import problems
 
 LAYOUT = "(M/4,_4):(_4,_1)"
 RANGE = ["M <= 12"]

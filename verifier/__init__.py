@@ -105,7 +105,6 @@ if TYPE_CHECKING:
         weakly_congruent,
     )
     from verifier.core.integers import Bool, D, Int, S, symbol
-    from verifier.notation.interop import from_pycute, parse_dsl, parse_dsl_layout, to_cpp, to_dsl, to_pycute
     from verifier.core.layouts import (
         UNDERSCORE,
         Layout,
@@ -126,11 +125,20 @@ if TYPE_CHECKING:
         sublayout,
         take,
     )
-    from verifier.notation.cpp import parse, parse_coord, parse_int_tuple, parse_layout, parse_relation, parse_shape, parse_tile
     from verifier.core.obligations import Obligation
-    from verifier.present.pictures import to_png, to_svg, to_tikz
     from verifier.core.swizzle import ComposedLayout, Swizzle, make_composed_layout
     from verifier.core.symbols import Symbol, Symbols
+    from verifier.notation.cpp import (
+        parse,
+        parse_coord,
+        parse_int_tuple,
+        parse_layout,
+        parse_relation,
+        parse_shape,
+        parse_tile,
+    )
+    from verifier.notation.interop import from_pycute, parse_dsl, parse_dsl_layout, to_cpp, to_dsl, to_pycute
+    from verifier.present.pictures import to_png, to_svg, to_tikz
     from verifier.present.tables import print_1d, print_layout
 
 

@@ -53,8 +53,8 @@ class SpecItem(pytest.Item):
         self.check = check
 
     def runtest(self) -> None:
-        from verifier.run import batch
         from verifier.present.report import failure_message
+        from verifier.run import batch
         from verifier.testing import context_tables
 
         cache = None if self.config.getoption("cute_no_cache") else batch.ResultCache()

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from verifier.run import problems
-from verifier.engine.guards import show
 from verifier.core.errors import LayoutError
 from verifier.core.layouts import Layout
 from verifier.core.symbols import Symbols
+from verifier.engine.guards import show
 from verifier.engine.verdicts import PROVED, VALID, Verdict
+from verifier.run import problems
 
 _KEYS = {"min": "lo", "max": "hi", "multiple_of": "multiple_of", "bits": "bits"}
 
@@ -39,7 +39,7 @@ def _texts(args: Sequence[object]) -> list[str]:
 def context_tables(v: Verdict, op: str, args: Sequence[object], is_property: bool) -> list[tuple[str, str]]:
     """Titled tables around the counterexample's coordinate, at its values (none when there is nothing concrete
     to show)."""
-    from verifier.algebra import ops as algebra
+    from verifier.algebra import registry
     from verifier.contracts.claims import substitute_operand
     from verifier.present.tables import print_window
 
@@ -53,7 +53,7 @@ def context_tables(v: Verdict, op: str, args: Sequence[object], is_property: boo
         if is_property:
             shown = [(f"argument {k + 1} at {at}", a) for k, a in enumerate(concrete) if isinstance(a, Layout)]
         else:
-            result = algebra.apply(op, *concrete).result
+            result = registry.apply(op, *concrete).result
             result = getattr(result, "layout", result)
             shown = [(f"CuTe's {op} at {at}: {result}", result)] if isinstance(result, Layout) else []
         out = []

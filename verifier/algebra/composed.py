@@ -17,9 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from verifier.algebra import ops as algebra
+from verifier.algebra.swizzled import _without
 from verifier.core.errors import CuteRejection, LayoutError
-from verifier.core.integers import Int, S
-from verifier.core.swizzle import ComposedLayout, Swizzle, compose3
+from verifier.core.integers import Bool, Const, Int, S
+from verifier.core.layouts import Layout, Tile
+from verifier.core.obligations import NEVER, POSTCONDITION_LIMIT, record, recording
+from verifier.core.swizzle import ComposedLayout, SmemPtrFlag, Swizzle, compose3
 
 # Operations CuTe forwards to the inner layout of a composed first operand (layout_composed.hpp:446-582).
 FORWARDED = frozenset({"logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product",
@@ -63,8 +67,6 @@ def _recast_offset(n: int, o: Int, up: bool) -> Int:
 
 
 def _recast_part(n: int, f: object, up: bool) -> object:
-    from verifier.algebra import ops as algebra
-
     if isinstance(f, Swizzle):
         return upcast_swizzle(n, f) if up else downcast_swizzle(n, f)
     if isinstance(f, ComposedLayout):
@@ -75,11 +77,8 @@ def _recast_part(n: int, f: object, up: bool) -> object:
 def recast_composed(n: int, c: ComposedLayout, up: bool) -> object:
     """``upcast<N>`` / ``downcast<N>`` of a composed layout (layout_composed.hpp:584-600), with the postcondition
     of the whole function (the parts' own are superseded): UP-POST / DN-POST, the same bytes addressed."""
-    from verifier.core.swizzle import _without
-
     if n < 1:
         raise LayoutError(f"{'upcast' if up else 'downcast'}<N>: N must be a positive integer, got {n}")
-    from verifier.algebra.gmma import SmemPtrFlag, recast_flagged
 
     if isinstance(c.offset, SmemPtrFlag) and isinstance(c.outer, Swizzle):  # pointer_flagged.hpp:70-84
         return _without(RECAST_POSTS, lambda: recast_flagged(n, c, up))
@@ -98,10 +97,6 @@ RECAST_POSTS = frozenset({"UP-POST", "DN-POST"})
 def _same_bytes(id: str, n: int, wide: object, narrow: object) -> None:
     """``size(wide)*N == size(narrow)`` and ``{N*wide(i)+k : k < N} == {narrow(j)}`` as multisets, decided on
     concrete values (the swizzle's unit: a swizzle recast below its base ``M`` loses bits and fails this)."""
-    from verifier.algebra.ops import POSTCONDITION_LIMIT
-    from verifier.core.integers import Bool, Const
-    from verifier.core.obligations import NEVER, record, recording
-
     if not recording() or not all(getattr(f, "concrete", False) for f in (wide, narrow)):
         return
     try:
@@ -135,9 +130,7 @@ def recast_layout_composed(old_bits: int, new_bits: int, c: ComposedLayout) -> o
         return recast_composed(num, c, up=True)
     up = recast_composed(num, c, up=True)
     if not isinstance(up, ComposedLayout):
-        from verifier.algebra import ops as algebra
-
-        return algebra.downcast(den, up)  # type: ignore[arg-type]
+            return algebra.downcast(den, up)  # type: ignore[arg-type]
     return recast_composed(den, up, up=False)
 
 
@@ -187,18 +180,23 @@ def inner_problem(op: str, args: list[object]) -> list[object] | None:
 
 
 def _swizzled_tiler(t: object) -> bool:
-    from verifier.core.layouts import Tile
-
     if isinstance(t, Tile):
         return any(_swizzled_tiler(e) for e in t.elements)
     return isinstance(t, (ComposedLayout, Swizzle))
 
 
 def _swizzle_outer(x: object) -> bool:
-    from verifier.core.layouts import Layout
-
     return isinstance(x, ComposedLayout) and isinstance(x.outer, Swizzle) and isinstance(x.inner, Layout)
 
 
 __all__ = ["FORWARDED", "OPERATIONS", "apply_composed", "takes_composed", "downcast_swizzle", "inner_problem",
            "recast_composed", "recast_layout_composed", "upcast_swizzle"]
+
+
+def recast_flagged(n: int, c: ComposedLayout, up: bool) -> ComposedLayout:
+    """``upcast<N>`` / ``downcast<N>`` of ``Sw o smem_ptr[Bb] o L`` (pointer_flagged.hpp:70-84): the swizzle is
+    kept (it acts on bytes), the flag becomes ``B*N`` / ``B/N`` bits, ``L`` is recast."""
+    assert isinstance(c.offset, SmemPtrFlag)
+    bits = c.offset.bits * n if up else c.offset.bits // n
+    inner = (algebra.upcast if up else algebra.downcast)(n, c.inner)  # type: ignore[arg-type]
+    return ComposedLayout(c.outer, SmemPtrFlag(bits) if bits else Int(Const(0), True), inner)

@@ -17,47 +17,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from verifier.algebra import ops as algebra
+from verifier.algebra.composed import recast_flagged
 from verifier.core.errors import CuteRejection, LayoutError
-from verifier.core.integers import Const, Int
-from verifier.core.layouts import Layout
-from verifier.core.swizzle import ComposedLayout, Swizzle
+from verifier.core.int_tuple import leaves
+from verifier.core.integers import Int, S
+from verifier.core.layouts import Layout, Tile, Underscore, rank, size
+from verifier.core.swizzle import ComposedLayout, SmemPtrFlag, Swizzle
 
 GMMA_SOURCE = "mma_traits_sm90_gmma.hpp"
-
-
-class SmemPtrFlag(Int):
-    """``smem_ptr_flag_bits<B>``: a static ``_0`` offset that marks an unset smem pointer of ``B``-bit elements."""
-
-    __slots__ = ("bits",)
-
-    def __init__(self, bits: int) -> None:
-        if bits < 1:
-            raise LayoutError(f"smem_ptr[{bits}b]: the element width must be positive")
-        super().__init__(Const(0), True)
-        object.__setattr__(self, "bits", bits)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is SmemPtrFlag and other.bits == self.bits
-
-    def __hash__(self) -> int:
-        return hash(("smem_ptr", self.bits))
-
-    def __str__(self) -> str:
-        return f"smem_ptr[{self.bits}b](unset)"  # pointer_flagged.hpp (print of smem_ptr_flag_bits)
-
-    def __repr__(self) -> str:
-        return f"SmemPtrFlag({self.bits})"
-
-
-def recast_flagged(n: int, c: ComposedLayout, up: bool) -> ComposedLayout:
-    """``upcast<N>`` / ``downcast<N>`` of ``Sw o smem_ptr[Bb] o L`` (pointer_flagged.hpp:70-84): the swizzle is
-    kept (it acts on bytes), the flag becomes ``B*N`` / ``B/N`` bits, ``L`` is recast."""
-    from verifier.algebra import ops as algebra
-
-    assert isinstance(c.offset, SmemPtrFlag)
-    bits = c.offset.bits * n if up else c.offset.bits // n
-    inner = (algebra.upcast if up else algebra.downcast)(n, c.inner)  # type: ignore[arg-type]
-    return ComposedLayout(c.outer, SmemPtrFlag(bits) if bits else Int(Const(0), True), inner)
 
 
 # -- the atoms (mma_traits_sm90_gmma.hpp:75-104) -----------------------------------------------------------------
@@ -83,8 +51,6 @@ def atom(major: str, kind: str, element_bits: int) -> ComposedLayout:
 
 
 def S_(v: int) -> Int:  # noqa: N802 - a static integer
-    from verifier.core.integers import S
-
     return S(v)
 
 
@@ -113,9 +79,6 @@ def canonical_gmma(tile: object, element_bits: int, major: str, k_block: int | N
     """``make_gmma_desc<Major>(tensor)`` for a smem tensor with the swizzled layout ``tile`` ((MN, K) in elements)
     of ``element_bits``-bit elements, on the k-block one MMA reads: the first ``k_block`` elements of K (default the
     dense MMA's ``256 / element_bits``: 32 bytes)."""
-    from verifier.algebra import ops as algebra
-    from verifier.core.int_tuple import leaves
-    from verifier.core.layouts import Tile, rank, size
 
     if major not in MAJORS:
         raise LayoutError(f"major must be K or MN, got {major!r}")
@@ -129,8 +92,6 @@ def canonical_gmma(tile: object, element_bits: int, major: str, k_block: int | N
         return _reject("GMMA Descriptors can only be constructed on rank-2 tensors.", "200")
     kb = k_block if k_block is not None else max(1, 256 // element_bits)
     if inner.concrete and int(size(inner.shape[1])) > kb:  # type: ignore[index]
-        from verifier.core.layouts import Underscore
-
         inner = algebra.composition(inner, Tile([Underscore(), Layout(S_(kb), S_(1))]))  # the MMA's k-block
     if not inner.concrete or not all(x.static for x in (*leaves(inner.shape), *leaves(inner.stride))):
         return _reject("the layout must be static (its strides are template arguments of the descriptor)", "256")
@@ -189,52 +150,4 @@ def canonical_gmma(tile: object, element_bits: int, major: str, k_block: int | N
     return Canonical(True, f"canonical GMMA_{major} {layout_type}", layout_type, sbo, lbo, str(canon))
 
 
-
-
-# -- the command line: cute-verify gmma_atom / gmma_canonical ------------------------------------------------------
-
-
-def cmd_atom(args: object) -> int:
-    a = atom(args.major, args.kind, args.element_bits)  # type: ignore[attr-defined]
-    print(a)
-    return 0
-
-
-def cmd_canonical(args: object) -> int:
-    import json
-
-    from verifier.notation.cpp import parse
-
-    tile = parse(args.smem)  # type: ignore[attr-defined]
-    c = canonical_gmma(tile, args.element_bits, args.major, args.k_block)  # type: ignore[attr-defined]
-    if args.json:  # type: ignore[attr-defined]
-        print(json.dumps({"smem": args.smem, "major": args.major, "element_bits": args.element_bits,  # type: ignore
-                          "accepted": c.accepted, "reason": c.reason, "layout_type": c.layout_type,
-                          "stride_byte_offset": c.stride_byte_offset, "leading_byte_offset": c.leading_byte_offset,
-                          "canonical": c.canonical}))
-    elif c.accepted:
-        print(f"canonical: {c.reason}; descriptor layout_type={c.layout_type} SBO={c.stride_byte_offset} "
-              f"LBO={c.leading_byte_offset} (16-byte units); canonical form {c.canonical}")
-    else:
-        print(f"not canonical: {c.reason}")
-    return 0 if c.accepted else 1
-
-
-def add_parser(sub: object) -> None:
-    a = sub.add_parser("gmma_atom", help="print GMMA::Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T>")  # type: ignore
-    a.add_argument("major", choices=MAJORS)
-    a.add_argument("kind", choices=KINDS)
-    a.add_argument("element_bits", type=int, help="sizeof_bits<T>: 8, 16, 32, 64")
-    a.set_defaults(func=cmd_atom)
-    c = sub.add_parser("gmma_canonical", help="is an smem layout canonical for make_gmma_desc<Major>?")  # type: ignore
-    c.add_argument("smem", help="the (MN,K) smem layout, e.g. 'Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_16):(_16,_1)'")
-    c.add_argument("--element-bits", type=int, required=True, metavar="B")
-    c.add_argument("--major", choices=MAJORS, required=True)
-    c.add_argument("--k-block", type=int, default=None, metavar="K",
-                   help="the MMA's K in elements (default 256/B, a dense MMA)")
-    c.add_argument("--json", action="store_true")
-    c.set_defaults(func=cmd_canonical)
-
-
-__all__ = ["KINDS", "MAJORS", "Canonical", "SmemPtrFlag", "add_parser", "atom", "atom_bits", "canonical_gmma",
-           "recast_flagged"]
+__all__ = ["KINDS", "MAJORS", "Canonical", "atom", "atom_bits", "canonical_gmma"]

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from math import gcd as _gcd
 from typing import TypeVar
 
+from verifier.algebra import swizzled as _swizzled
 from verifier.core import swizzle as _swizzle
-from verifier.core.basis import ScaledBasis, basis_get, coalesce_x_profile, coprofile, has_basis, stride_eq, stride_mul
-from verifier.core.basis import composition_postcondition as basis_composition_postcondition
+from verifier.core.basis import ScaledBasis, _coordinate, basis_get, coprofile, has_basis, stride_eq, stride_mul
 from verifier.core.codomain import same_values
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import (
@@ -59,15 +59,12 @@ from verifier.core.integers import (
     safe_div,
     signum,
 )
-from verifier.notation.interop import coerce
 from verifier.core.layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
-from verifier.core.obligations import NEVER, SA, Obligation, Recorder, nonzero, record, recording
+from verifier.core.obligations import NEVER, POSTCONDITION_LIMIT, SA, Recorder, nonzero, record, recording
 from verifier.core.semantics import DslInvalidLayout, DslRefusal, dsl
 
 Tiler = Layout | Tile | IntTuple | Underscore
 
-# Postconditions are decided by enumeration on concrete layouts up to this size (the engine decides the rest).
-POSTCONDITION_LIMIT = 1 << 14
 # The largest recast factor N of upcast<N> / downcast<N> (recast_layout's ratio too).
 RECAST_LIMIT = 1 << 16
 
@@ -115,7 +112,6 @@ def clear_memos() -> None:
     """Forget every remembered result (``pure``): the benchmark's first calls."""
     for memo in _MEMOS:
         memo.clear()
-
 
 
 def _modes(layout: Layout) -> list[Layout]:
@@ -424,8 +420,8 @@ def composition(a: Layout, b: Tiler) -> Layout:
         raise DslRefusal("Operand 1 of operation \"cute.composition\" must be a Value",
                          "cute.composition, DSL 4.8.1 (observed)")
     if _swizzle.is_swizzled(a) or _swizzle.is_swizzled(b):
-        return _swizzle.composition(a, b)  # type: ignore[return-value]
-    _swizzle.check_plain_composition(a, b)
+        return _swizzled.composition(a, b, composition)  # type: ignore[return-value]
+    _swizzled.check_plain_composition(a, b)
     if isinstance(b, Layout) and has_basis(a.stride) and not has_basis(b.stride):
         flat = coalesce_x(a)  # an identity / coordinate tensor's layout: A's values are coordinates
         result = _composition_impl(flat.shape, flat.stride, b.shape, b.stride)
@@ -626,7 +622,7 @@ def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
         return layout
     _dsl_plain_layout(layout, "right_inverse")
     if _swizzle.is_swizzled(layout):
-        return _swizzle.right_inverse(layout)  # type: ignore[return-value]
+        return _swizzled.right_inverse(layout, right_inverse, composition)  # type: ignore[return-value]
     _dsl_static_shape(layout, "right_inverse")
     lshape, lstride = _wrapped(coalesce(layout))
     pre = _preprod(lshape)
@@ -668,7 +664,7 @@ def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
         return layout
     _dsl_plain_layout(layout, "left_inverse")
     if _swizzle.is_swizzled(layout):
-        return _swizzle.left_inverse(layout)  # type: ignore[return-value]
+        return _swizzled.left_inverse(layout, left_inverse, composition)  # type: ignore[return-value]
     _dsl_static_shape(layout, "left_inverse")
     if dsl() and not all(d.static and int(d) >= 0 for d in leaves(layout.stride)):  # type: ignore[union-attr]
         # DSL branch (DSL 4.8.1, observed: left_inverse((_4):(_-1)) and of (_1):(?)): refused, where C++ computes
@@ -1395,107 +1391,35 @@ def local_partition(layout: Layout, thr_layout: Layout, index: Int, proj: object
 # -- one entry point for tools ---------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """The result CuTe computes (or its rejection / undefined behaviour) and the obligations the call incurred."""
-
-    result: Layout | Int | OffsetLayout | None
-    obligations: tuple[Obligation, ...]
-    rejection: CuteRejection | None = None
-    undefined: str | None = None
-
-
-OPERATIONS: dict[str, Callable[..., object]] = {
-    "coalesce": coalesce, "filter": filter, "filter_zeros": filter_zeros, "composition": composition,
-    "complement": complement, "right_inverse": right_inverse, "left_inverse": left_inverse,
-    "logical_divide": logical_divide, "zipped_divide": zipped_divide, "tiled_divide": tiled_divide,
-    "flat_divide": flat_divide, "logical_product": logical_product, "zipped_product": zipped_product,
-    "tiled_product": tiled_product, "flat_product": flat_product, "blocked_product": blocked_product,
-    "raked_product": raked_product, "upcast": upcast, "downcast": downcast, "recast_layout": recast_layout,
-    "max_common_vector": max_common_vector, "max_common_layout": max_common_layout, "nullspace": nullspace,
-    "make_ordered_layout": make_ordered_layout, "make_layout_like": make_layout_like,
-    "tile_to_shape": tile_to_shape, "slice": slice_layout, "slice_and_offset": slice_and_offset,
-    "local_tile": local_tile, "local_partition": local_partition,
-}
+def coalesce_x_profile(layout: Layout, profile: object) -> Layout:
+    """``detail::coalesce_x(L, profile)`` (layout.hpp:841-853): ``coalesce_x`` at the terminals of the profile,
+    L's modes beyond the profile kept as they are."""
+    if type(profile) is not tuple:
+        return coalesce_x(layout)
+    if len(profile) > rank(layout):
+        raise CuteRejection("static assertion failed: tuple_size<IntTuple>::value <= Layout::rank", "layout.hpp:848")
+    modes = _modes(layout)
+    out = [coalesce_x_profile(m, p) for m, p in zip(modes, profile)]
+    return make_layout(*out, *modes[len(profile):])
 
 
-def _predicated_copy(*args: object) -> OffsetLayout:
-    from verifier.algebra.predication import predicated_copy
-
-    return predicated_copy(*args)  # type: ignore[arg-type]
-
-
-def _vectorized_copy(*args: object) -> OffsetLayout:
-    from verifier.algebra.predication import vectorized_copy
-
-    return vectorized_copy(*args)  # type: ignore[arg-type]
-
-
-OPERATIONS["predicated_copy"] = _predicated_copy
-OPERATIONS["vectorized_copy"] = _vectorized_copy
-
-
-def apply(op: str, *args: object, semantics: str | None = None) -> Outcome:
-    """Run ``op`` as CuTe would and collect its obligations; CuTe's rejections and UB become data, not errors.
-    ``semantics`` (``cpp`` or ``dsl``, semantics.py) picks which CuTe; by default the one in force."""
-    if semantics is not None:
-        from verifier.core.semantics import using
-
-        with using(semantics):
-            return apply(op, *args)
-    fn = OPERATIONS.get(op)
-    if fn is None:
-        raise LayoutError(f"unknown operation {op!r}; known: {', '.join(sorted(OPERATIONS))}")
-    args = tuple(coerce(a) for a in args)  # pycute layouts are accepted (interop.py)
-    from verifier.algebra import composed as composed_ops
-
-    if composed_ops.takes_composed(op, args):
-        plain = fn
-        fn = lambda *a: composed_ops.apply_composed(op, plain, a)  # noqa: E731 - CuTe's composed overloads
-    else:
-        _swizzle.check_operands(op, args)
-    with Recorder() as rec:
-        try:
-            result = fn(*args)
-        except CuteRejection as exc:
-            return Outcome(None, tuple(rec.obligations), rejection=exc)
-        except UndefinedBehavior as exc:
-            undefined = str(exc)
-        else:
-            return Outcome(result, tuple(rec.obligations))  # type: ignore[arg-type]
-    # A compile-time rejection comes before any run-time division by zero. CuTe's static checks depend only on
-    # static values, so rerun with every run-time value symbolic: no division can fault, every check still fires.
+def basis_composition_postcondition(a: Layout, b: Layout, r: Layout, limit: int) -> None:
+    """The contract of composition (layout.hpp:1022) when A's or B's values are coordinates: ``R(i) == A(B(i))``,
+    B's values read as coordinates of A and values compared component by component."""
+    record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
+           _eq_size(size(r), size(b)))
+    if not recording() or not (a.concrete and b.concrete and r.concrete) or int(size(b)) > limit:
+        return
+    n = int(size(b))
+    coords = has_basis(b.stride)
     try:
-        with Recorder():
-            fn(*(_symbolize(a) for a in args))
-    except CuteRejection as exc:
-        return Outcome(None, tuple(rec.obligations), rejection=exc)
-    except UndefinedBehavior:
-        pass
-    return Outcome(None, tuple(rec.obligations), undefined=undefined)
+        ok = int(size(r)) == n and all(
+            same_values(r(i), a(_coordinate(b(i), a.shape) if coords else b(i))).value for i in range(n))
+    except LayoutError:
+        ok = False
+    record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B), B's values being "
+           "coordinates of A", "layout.hpp:1022", NEVER, Bool(Const(bool(ok)), False))
 
 
-def _symbolize(obj: object, counter: list[int] | None = None) -> object:
-    """``obj`` with each concrete run-time leaf replaced by a fresh symbol (static leaves kept)."""
-    from verifier.core.integers import symbol
-
-    counter = counter if counter is not None else [0]
-
-    def leaf(x: Int) -> Int:
-        if isinstance(x, ScaledBasis):
-            return ScaledBasis(leaf(x.value), x.modes)  # type: ignore[return-value]
-        if x.static or not x.concrete:
-            return x
-        counter[0] += 1
-        return symbol(f"?rt{counter[0]}")
-
-    if isinstance(obj, _swizzle.ComposedLayout):
-        return _swizzle.ComposedLayout(_symbolize(obj.outer, counter), _symbolize(obj.offset, counter),  # type: ignore[arg-type]
-                                       _symbolize(obj.inner, counter))  # type: ignore[arg-type]
-    if isinstance(obj, Layout):
-        return Layout(transform_leaf(obj.shape, leaf), transform_leaf(obj.stride, leaf))
-    if isinstance(obj, Tile):
-        return Tile([_symbolize(e, counter) for e in obj.elements])
-    if isinstance(obj, Int) or type(obj) is tuple:
-        return transform_leaf(obj, leaf)  # type: ignore[arg-type]
-    return obj
+def _eq_size(x: Int, y: Int) -> Bool:
+    return eq(x, y)

@@ -27,8 +27,8 @@ import itertools
 from collections.abc import Sequence
 
 from verifier.algebra import ops as algebra
-from verifier.core.int_tuple import IntTuple, leaves
-from verifier.core.integers import FALSE, TRUE, Bool, Const, D, Int, S, and_, ge, lt, not_, or_
+from verifier.core.int_tuple import IntTuple
+from verifier.core.integers import FALSE, TRUE, Bool, Const, D, Int, S, and_, ge, lt
 from verifier.core.layouts import Layout, rank
 from verifier.core.obligations import NEVER, Recorder, record
 
@@ -134,40 +134,6 @@ def predicated_copy(a: Layout, tiler: object, coord: object, proj: object, thr: 
     return data
 
 
-def claims(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, index: Int,
-           residue: IntTuple, shift: IntTuple | None = None) -> list:
-    from verifier.contracts.claims import _I, Claim
-
-    data, comps = partitions(a, tiler, coord, proj, thr, index, shift)
-    shape = list(leaves(a.shape)) if type(a.shape) is tuple else [a.shape]
-    res = list(leaves(residue)) if type(residue) is tuple else [residue]
-    c = [w.offset + w.layout(_I) for w in comps]
-    pred = elem_less(c, res)  # type: ignore[arg-type]
-    n = data.layout.size()
-    src = "tensor_impl.hpp:976-1111, int_tuple.hpp:885"
-    inside = or_(not_(pred), elem_less(c, shape))  # type: ignore[arg-type]
-    at = or_(not_(pred), and_(*(ge(x, D(0)) for x in c)))
-    cover = _tile_cover(tiler, proj, thr)
-    covers = [] if cover is None else [
-        Claim("COVER-THR", "the threads' values cover the CTA tile, each element once (decided on the static tile)"
-              + (f": {cover[1]}" if cover[1] else ""), "tensor_impl.hpp:1076-1087", (), cover[0])]
-    return covers + [
-        Claim("PRED-IN", "every access the predicate admits lies inside the tensor: elem_less(c, residue) implies "
-              "elem_less(c, shape(A))", src, (("#i", D(0), n),), inside),
-        Claim("PRED-AT", "a predicated access reads the element at its coordinate: offset + V(i) == A(c(i))", src,
-              (("#i", D(0), n),), and_(at, or_(not_(pred), _eq(data.offset + data.layout(_I), a(tuple(c)))))),
-        Claim("PRED-COVER", "no element of the problem is skipped: the residue is the whole shape (residue >= "
-              "shape(A), mode by mode)", src, (), and_(*(ge(r, s) for r, s in zip(res, shape)))
-              if len(res) >= len(shape) else Bool(Const(False), True)),
-    ]
-
-
-def _eq(x: Int, y: Int) -> Bool:
-    from verifier.core.integers import eq
-
-    return eq(x, y)
-
-
 __all__ = ["domain_offset", "elem_less", "identity_components", "partitions", "predicated_copy"]
 
 
@@ -179,26 +145,3 @@ def vectorized_copy(a: Layout, tiler: object, coord: object, proj: object, thr: 
     return data
 
 
-def vector_claims(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, index: Int,
-                  vector: Int) -> list:
-    """ALIGN: with the tensor's data pointer aligned to a whole vector (the assumption, as CuTe's
-    ``max_alignment`` / the DSL's ``align`` state it), every vector the thread accesses starts at an offset that is a
-    multiple of the vector and its elements are contiguous (copy.hpp's ``max_common_vector`` reasoning): a
-    vectorised access of ``vector`` elements is aligned.  A dynamic leading dimension gives the guard
-    (``lda % 8 == 0``)."""
-    from verifier.contracts.claims import _I, Claim
-    from verifier.core.integers import eq
-
-    data, _ = partitions(a, tiler, coord, proj, thr, index)
-    n = int(vector)
-    count = data.layout.size()
-    start = data.offset + data.layout(_I * vector)
-    src = "copy.hpp (max_common_vector), copy_traits.hpp"
-    out = [Claim("ALIGN", f"every {n}-element vector of the thread starts at a multiple of {n} elements (its "
-                 "address is aligned when the data pointer is)", src, (("#i", D(0), count / vector),),
-                 eq(start % vector, D(0)))]
-    if n > 1:
-        out.append(Claim("ALIGN-CONTIG", f"the {n} elements of each vector are contiguous", src,
-                         (("#i", D(0), count),),
-                         eq(data.layout(_I), data.layout((_I / vector) * vector) + _I % vector)))
-    return out

@@ -11,8 +11,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from verifier.algebra import ops as algebra
-from verifier.algebra.ops import OffsetLayout, complement, composition, logical_divide, right_inverse, tiled_product, zipped_divide
 from verifier.algebra.atoms import CopyAtom, MmaAtom
+from verifier.algebra.ops import (
+    OffsetLayout,
+    complement,
+    composition,
+    logical_divide,
+    right_inverse,
+    tiled_product,
+    zipped_divide,
+)
 from verifier.core.int_tuple import IntTuple, crd2crd, idx2crd
 from verifier.core.integers import Int, S
 from verifier.core.layouts import UNDERSCORE, Layout, Tile, Underscore, make_layout, rank, size, sublayout

@@ -46,12 +46,12 @@ def check_options(args: argparse.Namespace, symbols: object) -> dict[str, Any]:
 def cmd_check_conflict_free(args: argparse.Namespace) -> int:
     """``check conflict_free``: the symbols that only ``--offset`` names (a stage or k-block index) are indices,
     ``0 <= s``, unless an assumption narrows them; the others are as everywhere (``1 <= M``)."""
-    from verifier.engine.checks import check
-    from verifier.cli.main import _policy
     from verifier.cli.args import params as _params
-    from verifier.run.problems import build
-    from verifier.present.report import to_json, to_text
+    from verifier.cli.main import _policy
     from verifier.core.symbols import Symbols
+    from verifier.engine.checks import check
+    from verifier.present.report import to_json, to_text
+    from verifier.run.problems import build
 
     symbols = Symbols()
     if args.offset is not None:
@@ -87,10 +87,10 @@ def parse_offset(text: str, symbols: object) -> object:
 
 
 def cmd_bank_conflicts(args: argparse.Namespace) -> int:
-    from verifier.engine.banks import AccessModel, wavefronts
     from verifier.cli.args import params as _params
-    from verifier.run.problems import build
     from verifier.core.symbols import Symbols
+    from verifier.engine.banks import AccessModel, wavefronts
+    from verifier.run.problems import build
 
     model = AccessModel(args.element_bits, args.access_bits)
     symbols = Symbols()

@@ -18,12 +18,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from verifier.cli.main import add_budget_options
 from verifier.cli.args import params
+from verifier.cli.main import add_budget_options
 from verifier.core.errors import LayoutError
-from verifier.run.files import check_output, write_output
 from verifier.core.layouts import Layout
 from verifier.core.symbols import Symbols
+from verifier.run.files import check_output, write_output
 
 FORMATS = {".svg": "svg", ".png": "png", ".tex": "latex"}
 
@@ -58,8 +58,8 @@ def _render(picture: object, fmt: str) -> str | bytes:
 
 
 def cmd_draw(args: argparse.Namespace) -> int:
-    from verifier.present import pictures
     from verifier.cli.main import UsageError
+    from verifier.present import pictures
 
     fmt = _format(args)
     check_output(args.output, "-o")
@@ -102,11 +102,11 @@ def cmd_draw(args: argparse.Namespace) -> int:
 
 
 def _draw_counterexample(args: argparse.Namespace, fmt: str) -> int:
-    from verifier.present import pictures
-    from verifier.algebra.ops import OPERATIONS
-    from verifier.engine.checks import PROPERTIES, check
+    from verifier.algebra.registry import OPERATIONS
     from verifier.cli.main import UsageError, _problem
+    from verifier.engine.checks import PROPERTIES, check
     from verifier.engine.decide import verify
+    from verifier.present import pictures
     from verifier.present.report import to_text
 
     if args.tv or args.tile or args.dsl:

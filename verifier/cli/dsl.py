@@ -98,8 +98,8 @@ def render_json(t: Trace, findings: list[Finding]) -> str:
 
 def render_sarif(t: Trace, findings: list[Finding]) -> str:
     """SARIF 2.1.0 through the spec runs' renderer: each operation a check at its line of the ``.py`` file."""
-    from verifier.run.batch import CheckResult
     from verifier.present.report import results_sarif
+    from verifier.run.batch import CheckResult
     from verifier.run.spec import Check
 
     results = [CheckResult(Check(f"{t.function}:{f.op.line} {f.op.call}", f.op.op, False,

@@ -26,15 +26,15 @@ import json
 import sys
 from collections.abc import Sequence
 
-from verifier.core.basis import has_basis
-from verifier.solver.budget import DEFAULT_RLIMIT, DEFAULT_TIMEOUT
 from verifier.cli.args import UsageError, params, timeout_arg
+from verifier.core.basis import has_basis
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import format_tuple, leaves, product
 from verifier.core.layouts import Layout, cosize, rank, size
 from verifier.core.symbols import Symbols
-from verifier.present.tables import print_1d, print_1d_cells, print_cells, print_layout
 from verifier.engine.verdicts import Policy
+from verifier.present.tables import print_1d, print_1d_cells, print_cells, print_layout
+from verifier.solver.budget import DEFAULT_RLIMIT, DEFAULT_TIMEOUT
 
 TABLE_LIMIT = 4096
 VALUES_LIMIT = 1 << 20
@@ -50,8 +50,8 @@ class _Parser(argparse.ArgumentParser):
 
 def _evaluate(text: str, values: dict[str, int], dsl: bool = False, relations: Sequence[str] = ()
               ) -> tuple[object, object]:
-    from verifier.run.problems import assume, parse_operand
     from verifier.core.swizzle import ComposedLayout
+    from verifier.run.problems import assume, parse_operand
 
     symbols = Symbols()
     layout = parse_operand(text, symbols, dsl)
@@ -272,9 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common(c)
     c.set_defaults(func=cmd_check)
     from cuda_harness.cli import add_parser as add_gpu
-
+    from verifier.algebra.registry import OPERATIONS
     from verifier.cli import spec as spec_cli
-    from verifier.algebra.ops import OPERATIONS
     from verifier.cli.atoms import add_parser as add_atoms
     from verifier.cli.crd2idx import add_parser as add_crd2idx
     from verifier.cli.draw import add_parser as add_draw
@@ -286,7 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_prove(sub)
     add_draw(sub)
     add_banks(sub)
-    from verifier.algebra.gmma import add_parser as add_gmma
+    from verifier.cli.gmma import add_parser as add_gmma
 
     add_gmma(sub)
     add_gpu(sub)

@@ -12,10 +12,10 @@ import argparse
 import json
 from pathlib import Path
 
-from verifier.solver.budget import DEFAULT_RLIMIT
 from verifier.cli.main import add_budget_options
 from verifier.core.errors import LayoutError
 from verifier.run.files import check_output, write_output
+from verifier.solver.budget import DEFAULT_RLIMIT
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent.parent / "proofs"
 

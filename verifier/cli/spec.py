@@ -44,11 +44,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from verifier.run import batch
-    from verifier.run import spec
     from verifier.core.errors import LayoutError
-    from verifier.run.files import check_output, write_output
     from verifier.present.report import render_results, summary_line
+    from verifier.run import batch, spec
+    from verifier.run.files import check_output, write_output
 
     if args.jobs < 1:
         raise LayoutError(f"--jobs must be at least 1, got {args.jobs}")

@@ -1,9 +1,7 @@
 """Claims: what must hold for an operation's result to be correct, as formulas the engine can decide.
 
-A ``Claim`` is one universally quantified statement over the symbols and a few *witness* variables (a 1-D
-coordinate ``#i``, a second one ``#j``): for every assignment inside ``domain``, ``expected == actual`` (or the
-boolean ``holds``).  The engine refutes a claim by finding an assignment where it fails and proves it by showing no
-such assignment exists.
+A ``Claim`` (``contracts.claim``) is one universally quantified statement over the symbols and witnesses.  The
+engine refutes a claim by finding an assignment where it fails and proves it by showing no such assignment exists.
 
 Claims are built by ordinary calls of the algebra on the operation's operands, with the witnesses as symbolic
 integers, so the same code serves both uses: with symbolic operands it gives the formula the engine encodes; with
@@ -23,57 +21,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from verifier.algebra import ops as algebra
+from verifier.contracts.claim import _I, _J, Claim, _claim, _fact, _same_size
+from verifier.contracts.predication import predicated_copy_claims, vector_claims
 from verifier.core.basis import as_coordinate, has_basis
-from verifier.core.codomain import same_values
 from verifier.core.errors import CuteRejection, UndefinedBehavior
 from verifier.core.int_tuple import IntTuple, crd2idx, idx2crd, leaves, product, product_each
-from verifier.core.integers import Bool, Const, D, Int, Op, S, and_, eq, ge, le, lt, ne, or_, substitute, symbol
+from verifier.core.integers import Bool, Const, D, Int, Op, S, and_, eq, ge, le, lt, ne, or_, substitute
 from verifier.core.layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
 from verifier.core.obligations import Recorder
-
-WITNESSES = ("#i", "#j", "#k")
-_I, _J = (symbol(w) for w in WITNESSES[:2])
-
-
-@dataclass(frozen=True)
-class Claim:
-    """``for all witnesses with domain: expected == actual`` (or ``holds``), with where it comes from."""
-
-    id: str
-    description: str
-    source: str
-    ranges: tuple[tuple[str, Int, Int], ...]  # (witness, lo, hi): lo <= w < hi
-    holds: Bool
-    expected: Int | None = None
-    actual: Int | None = None
-
-    @property
-    def witnesses(self) -> tuple[str, ...]:
-        return tuple(name for name, _, _ in self.ranges)
-
-    @property
-    def domain(self) -> Bool:
-        return and_(*(and_(ge(symbol(w), lo), lt(symbol(w), hi)) for w, lo, hi in self.ranges))
-
-
-def _claim(id: str, description: str, source: str, n: Int, expected: object, actual: object,
-           extra: Bool | None = None) -> Claim:
-    """``expected == actual`` for every ``0 <= #i < n``; coordinates (scaled-basis values) compare component by
-    component (codomain.py), and ``extra`` must hold as well."""
-    if type(expected) is Int and type(actual) is Int and extra is None:
-        return Claim(id, description, source, (("#i", D(0), n),), eq(expected, actual), expected, actual)
-    holds = same_values(expected, actual)  # type: ignore[arg-type]
-    return Claim(id, description, source, (("#i", D(0), n),), holds if extra is None else and_(holds, extra))
-
-
-def _fact(id: str, description: str, source: str, holds: Bool, expected: Int | None = None,
-          actual: Int | None = None) -> Claim:
-    return Claim(id, description, source, (), holds, expected, actual)
-
-
-def _same_size(id: str, description: str, source: str, expected: Int, actual: Int) -> Claim:
-    return _fact(id, description, source, eq(expected, actual), expected, actual)
-
 
 # -- per operation ---------------------------------------------------------------------------------------------
 
@@ -465,21 +420,9 @@ BUILDERS: dict[str, Callable[..., list[Claim]]] = {
     "local_partition": _local_partition,
     # A partition is a slice of a zipped_divide: the view is right when the divide is (its claims), and the
     # coordinate is inside the grid (IX-2 / IX-3, recorded by the algebra and decided as obligations).
-    "predicated_copy": lambda *args: _predicated(*args),
-    "vectorized_copy": lambda *args: _vectorized(*args),
+    "predicated_copy": predicated_copy_claims,
+    "vectorized_copy": vector_claims,
 }
-
-
-def _predicated(*args: object) -> list[Claim]:
-    from verifier.algebra.predication import claims as predicate_claims
-
-    return predicate_claims(*args)  # type: ignore[arg-type]
-
-
-def _vectorized(*args: object) -> list[Claim]:
-    from verifier.algebra.predication import vector_claims
-
-    return vector_claims(*args)  # type: ignore[arg-type]
 
 
 def _padded(a: Layout, b: Layout) -> tuple[Layout, Layout]:

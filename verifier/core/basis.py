@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Union
 
 from verifier.core.errors import CuteRejection, LayoutError
-from verifier.core.integers import Bool, Const, Int, S, abs_, substitute
+from verifier.core.integers import Bool, Int, S, abs_, substitute
 
 if TYPE_CHECKING:
     from verifier.core.layouts import Layout
@@ -184,38 +184,6 @@ def basis_abs(d: Int | ScaledBasis) -> Int | ScaledBasis:
 # -- evaluation (stride.hpp:60-124 with the operator+ above) -----------------------------------------------------
 
 
-def crd2idx(coord: object, shape: object, stride: object) -> Value:
-    """``crd2idx(c, shape, stride)`` for strides that may hold scaled bases; the sums are CuTe's ``operator+``."""
-    from verifier.core.int_tuple import product
-
-    if type(coord) is tuple:
-        if type(shape) is not tuple:
-            raise CuteRejection("Invalid parameters", "stride.hpp:116")
-        if len(coord) != len(shape) or len(shape) != len(stride):  # type: ignore[arg-type]
-            raise CuteRejection("Mismatched Ranks", "stride.hpp:110")
-        acc: Value | None = None
-        for c, s, d in zip(coord, shape, stride):  # type: ignore[call-overload]
-            term = crd2idx(c, s, d)
-            acc = term if acc is None else add(acc, term)  # a fold without an initial value (:73)
-        return acc if acc is not None else S(0)
-    assert type(coord) is Int
-    if type(shape) is tuple:
-        if type(stride) is not tuple or len(shape) != len(stride):
-            raise CuteRejection("Mismatched Ranks", "stride.hpp:119")
-        if not shape:
-            return S(0)
-        if len(shape) == 1:
-            return crd2idx(coord, shape[0], stride[0])
-        if coord.is_constant(0):  # stride.hpp:85-87
-            rest: Value = S(0)
-            for s, d in zip(shape[1:], stride[1:]):
-                rest = add(rest, crd2idx(S(0), s, d))
-            return add(crd2idx(S(0), shape[0], stride[0]), rest)
-        p = product(shape[0])  # type: ignore[arg-type]
-        return add(crd2idx(coord % p, shape[0], stride[0]), crd2idx(coord / p, shape[1:], stride[1:]))
-    return mul(coord, stride)  # type: ignore[arg-type]
-
-
 def _leaves_of(v: Value) -> list[Int]:
     if type(v) is ArithTuple:
         return [x for item in v.items for x in _leaves_of(item)]
@@ -237,17 +205,6 @@ def _inner_product(a: object, b: object) -> Value:
             acc = add(acc, _inner_product(x, y))
         return acc
     return mul(a, b)  # type: ignore[arg-type]
-
-
-def cosize(layout: Layout) -> Int:
-    """``cosize`` (layout.hpp:664-667): ``size(coshape(L))``, where ``coshape`` (:646-656) is the arithmetic tuple
-    ``Σ (s-1)*|d|`` plus ``_1`` at each leaf."""
-    from verifier.core.int_tuple import product, transform_leaf
-
-    m1 = transform_leaf(layout.shape, lambda s: s - S(1))  # type: ignore[arg-type]
-    ab = _map_leaves(layout.stride, basis_abs)
-    co = _plus_one(as_arith(_inner_product(m1, ab)))
-    return product(tuple(_leaves_of(co))) if type(co) is ArithTuple else co  # type: ignore[return-value]
 
 
 def _map_leaves(t: object, fn) -> object:  # noqa: ANN001 - a leaf function
@@ -279,21 +236,6 @@ def coprofile(layout: Layout) -> object:
     """``coprofile`` (layout.hpp:630-638): ``_0`` for integer strides, a tuple of ``_0`` congruent with the
     codomain for scaled-basis strides."""
     return _repeat_zero(as_arith(_sum(layout.stride)))
-
-
-def coalesce_x_profile(layout: Layout, profile: object) -> Layout:
-    """``detail::coalesce_x(L, profile)`` (layout.hpp:841-853): ``coalesce_x`` at the terminals of the profile,
-    L's modes beyond the profile kept as they are."""
-    from verifier.algebra.ops import _modes, coalesce_x
-    from verifier.core.layouts import make_layout, rank
-
-    if type(profile) is not tuple:
-        return coalesce_x(layout)
-    if len(profile) > rank(layout):
-        raise CuteRejection("static assertion failed: tuple_size<IntTuple>::value <= Layout::rank", "layout.hpp:848")
-    modes = _modes(layout)
-    out = [coalesce_x_profile(m, p) for m, p in zip(modes, profile)]
-    return make_layout(*out, *modes[len(profile):])
 
 
 def basis_get(e: ScaledBasis, t: object) -> object:
@@ -341,34 +283,6 @@ def as_coordinate(v: Value, shape: object) -> tuple[object, list[Int]]:
         head, rest = as_coordinate(v.items[0], shape)
         return head, rest + [x for y in v.items[1:] for x in _leaves_of(as_arith(y))]
     return v, []
-
-
-def composition_postcondition(a: Layout, b: Layout, r: Layout, limit: int) -> None:
-    """The contract of composition (layout.hpp:1022) when A's or B's values are coordinates: ``R(i) == A(B(i))``,
-    B's values read as coordinates of A and values compared component by component."""
-    from verifier.core.codomain import same_values
-    from verifier.core.layouts import size
-    from verifier.core.obligations import NEVER, record, recording
-
-    record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
-           _eq_size(size(r), size(b)))
-    if not recording() or not (a.concrete and b.concrete and r.concrete) or int(size(b)) > limit:
-        return
-    n = int(size(b))
-    coords = has_basis(b.stride)
-    try:
-        ok = int(size(r)) == n and all(
-            same_values(r(i), a(_coordinate(b(i), a.shape) if coords else b(i))).value for i in range(n))
-    except LayoutError:
-        ok = False
-    record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B), B's values being "
-           "coordinates of A", "layout.hpp:1022", NEVER, Bool(Const(bool(ok)), False))
-
-
-def _eq_size(x: Int, y: Int) -> Bool:
-    from verifier.core.integers import eq
-
-    return eq(x, y)
 
 
 # -- stride arithmetic with a scaled-basis left operand (arithmetic_tuple.hpp:366-408) -------------------------

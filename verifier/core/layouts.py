@@ -15,9 +15,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Union
 
-from verifier.core.basis import cosize as basis_cosize
-from verifier.core.basis import crd2idx as basis_crd2idx
-from verifier.core.basis import has_basis
+from verifier.core.basis import (
+    ArithTuple,
+    Value,
+    _inner_product,
+    _leaves_of,
+    _map_leaves,
+    _plus_one,
+    add,
+    as_arith,
+    basis_abs,
+    has_basis,
+    mul,
+)
 from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.int_tuple import (
     IntTuple,
@@ -348,3 +358,42 @@ def _element_str(e: TileElement, cute: bool = False) -> str:
     if isinstance(e, (Layout, Underscore)):
         return str(e)
     return format_tuple(e)
+
+
+def basis_crd2idx(coord: object, shape: object, stride: object) -> Value:
+    """``crd2idx(c, shape, stride)`` for strides that may hold scaled bases; the sums are CuTe's ``operator+``."""
+    if type(coord) is tuple:
+        if type(shape) is not tuple:
+            raise CuteRejection("Invalid parameters", "stride.hpp:116")
+        if len(coord) != len(shape) or len(shape) != len(stride):  # type: ignore[arg-type]
+            raise CuteRejection("Mismatched Ranks", "stride.hpp:110")
+        acc: Value | None = None
+        for c, s, d in zip(coord, shape, stride):  # type: ignore[call-overload]
+            term = basis_crd2idx(c, s, d)
+            acc = term if acc is None else add(acc, term)  # a fold without an initial value (:73)
+        return acc if acc is not None else S(0)
+    assert type(coord) is Int
+    if type(shape) is tuple:
+        if type(stride) is not tuple or len(shape) != len(stride):
+            raise CuteRejection("Mismatched Ranks", "stride.hpp:119")
+        if not shape:
+            return S(0)
+        if len(shape) == 1:
+            return basis_crd2idx(coord, shape[0], stride[0])
+        if coord.is_constant(0):  # stride.hpp:85-87
+            rest: Value = S(0)
+            for s, d in zip(shape[1:], stride[1:]):
+                rest = add(rest, basis_crd2idx(S(0), s, d))
+            return add(basis_crd2idx(S(0), shape[0], stride[0]), rest)
+        p = product(shape[0])  # type: ignore[arg-type]
+        return add(basis_crd2idx(coord % p, shape[0], stride[0]), basis_crd2idx(coord / p, shape[1:], stride[1:]))
+    return mul(coord, stride)  # type: ignore[arg-type]
+
+
+def basis_cosize(layout: Layout) -> Int:
+    """``cosize`` (layout.hpp:664-667): ``size(coshape(L))``, where ``coshape`` (:646-656) is the arithmetic tuple
+    ``Σ (s-1)*|d|`` plus ``_1`` at each leaf."""
+    m1 = transform_leaf(layout.shape, lambda s: s - S(1))  # type: ignore[arg-type]
+    ab = _map_leaves(layout.stride, basis_abs)
+    co = _plus_one(as_arith(_inner_product(m1, ab)))
+    return product(tuple(_leaves_of(co))) if type(co) is ArithTuple else co  # type: ignore[return-value]

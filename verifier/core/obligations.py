@@ -197,3 +197,7 @@ ERRORS: dict[str, str] = {
 }
 
 KNOWN = frozenset(ERRORS) | frozenset(WARNINGS)
+
+
+# Postconditions are decided by enumeration on concrete layouts up to this size (the engine decides the rest).
+POSTCONDITION_LIMIT = 1 << 14

@@ -1,5 +1,6 @@
 """Swizzles and composed layouts: CuTe's ``Swizzle<B,M,S>`` (``swizzle.hpp``) and ``ComposedLayout<A,O,B>``
-(``layout_composed.hpp``, ``swizzle_layout.hpp``), with the algebra CuTe 4.2 defines on them.
+(``layout_composed.hpp``, ``swizzle_layout.hpp``), as values; the algebra CuTe 4.2 defines on them is
+``algebra.swizzled``.
 
 ``Swizzle(B, M, S)`` maps ``x`` to ``x ^ ((x & yyy_msk) >> S)`` (swizzle.hpp:73-79).  Its parameters are template
 arguments, so it is always static and its invariants are ``static_assert``s (swizzle.hpp:61-63), raised here as
@@ -23,14 +24,13 @@ The entry points are CuTe's overloads, each reproduced with its checks:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Union
 
-from verifier.core.basis import add, has_basis
-from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
-from verifier.core.integers import Bool, Const, Int, S
+from verifier.core.basis import add
+from verifier.core.errors import CuteRejection, LayoutError
+from verifier.core.integers import Const, Int, S
 from verifier.core.layouts import Layout, depth, rank
-from verifier.core.obligations import NEVER, Recorder, record, recording
 
 SW_SOURCE = "swizzle.hpp"
 _U32 = 1 << 32
@@ -292,231 +292,29 @@ def compose_swizzles(s0: Swizzle, s1: Swizzle) -> Swizzle:
     return make_swizzle((s0.yyy_msk ^ s1.yyy_msk) & (_U32 - 1), (s0.zzz_msk ^ s1.zzz_msk) & (_U32 - 1))
 
 
-def _static_mask_image(a: Layout, mask: int, name: str) -> int:
-    """``a(mask)`` as the ``uint32_t`` template argument of ``make_swizzle`` (swizzle_layout.hpp:335-340)."""
-    src = "swizzle_layout.hpp:340"
-    try:
-        v = a(S(mask))
-    except UndefinedBehavior:
-        raise CuteRejection(f"compile error: {name} divides by a static zero", src) from None
-    if type(v) is not Int:
-        raise CuteRejection(f"compile error: {name} = {v} is not an integer", src)
-    if not v.static:
-        raise CuteRejection(f"compile error: {name} = L({mask}) is a run-time value, not usable in a constant "
-                            "expression (the layout must be static)", src)
-    if not 0 <= int(v) < 1 << 31:
-        raise CuteRejection(f"compile error: {name} = {int(v)} is not a valid uint32_t template argument", src)
-    return int(v)
+class SmemPtrFlag(Int):
+    """``smem_ptr_flag_bits<B>``: a static ``_0`` offset that marks an unset smem pointer of ``B``-bit elements."""
+
+    __slots__ = ("bits",)
+
+    def __init__(self, bits: int) -> None:
+        if bits < 1:
+            raise LayoutError(f"smem_ptr[{bits}b]: the element width must be positive")
+        super().__init__(Const(0), True)
+        object.__setattr__(self, "bits", bits)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is SmemPtrFlag and other.bits == self.bits
+
+    def __hash__(self) -> int:
+        return hash(("smem_ptr", self.bits))
+
+    def __str__(self) -> str:
+        return f"smem_ptr[{self.bits}b](unset)"  # pointer_flagged.hpp (print of smem_ptr_flag_bits)
+
+    def __repr__(self) -> str:
+        return f"SmemPtrFlag({self.bits})"
 
 
-def compose_layout_swizzle(a: Layout, sw: Swizzle) -> Fn:
-    """``composition(L, Sw)`` (swizzle_layout.hpp:327-341): ``make_swizzle<L(yyy), L(zzz)>() o _0 o L``."""
-    from verifier.algebra.ops import POSTCONDITION_LIMIT
-
-    y = _static_mask_image(a, sw.yyy_msk, "active_Y")
-    z = _static_mask_image(a, sw.zzz_msk, "active_Z")
-    result = compose3(make_swizzle(y, z), S(0), a)
-    # A static L can still have run-time extents CuTe never reads; the condition over them is left to the engine.
-    n = int(a.size()) if a.concrete else POSTCONDITION_LIMIT + 1
-    if n <= POSTCONDITION_LIMIT:
-        ok = all(int(result(i)) == int(a(sw(i))) for i in range(n))
-        record("SW-3", f"L is XOR-linear on the bits {sw} swizzles: (L o Sw)(i) == L(Sw(i)) for every i < size(L) "
-               "(\"Works in simple cases\", swizzle_layout.hpp:338)", "swizzle_layout.hpp:327-341", NEVER,
-               Bool(Const(ok), False))
-    return result
-
-
-def _require_zero_offset(c: ComposedLayout) -> None:
-    """CMP-8: ``CUTE_STATIC_ASSERT_V(b.offset() == Int<0>{})`` (layout_composed.hpp:386)."""
-    if not c.offset.static:
-        raise CuteRejection("compile error: the offset is a run-time integer, so offset == Int<0>{} is a run-time "
-                            "bool in CUTE_STATIC_ASSERT_V", "layout_composed.hpp:386")
-    if not c.offset.is_constant(0):
-        raise CuteRejection("Require offset == 0.", "layout_composed.hpp:386")
-
-
-def composition(a: object, b: object) -> Fn:
-    """CuTe's ``composition`` overloads for swizzle and composed operands (see the module docstring)."""
-    from verifier.algebra import ops as algebra
-
-    if isinstance(a, ComposedLayout):  # layout_composed.hpp:370-377: any tiler composes with the inner layout
-        return compose3(a.outer, a.offset, algebra.composition(a.inner, b))  # type: ignore[arg-type]
-    if isinstance(a, Swizzle):
-        if isinstance(b, Swizzle):
-            return compose_swizzles(a, b)
-        if isinstance(b, Layout):
-            return compose3(a, S(0), b)
-        raise CuteRejection(f"compile error: no composition({a}, {b}): a swizzle composes only with a layout or a "
-                            "swizzle", "swizzle_layout.hpp:317-325")
-    if not isinstance(a, Layout):
-        raise LayoutError(f"composition: cannot use {a!r} as the left operand")
-    if isinstance(b, Swizzle):
-        return compose_layout_swizzle(a, b)
-    if isinstance(b, ComposedLayout):  # layout_composed.hpp:379-389
-        _require_zero_offset(b)
-        # The two inner compositions' own postconditions are replaced by the postcondition of the whole.
-        result = _without(POSTCONDITIONS, lambda: algebra.composition(algebra.composition(a, b.outer), b.inner))
-        _composed_postcondition(a, b, result)
-        return result  # type: ignore[return-value]
-    raise LayoutError(f"composition: cannot use {b!r} as the right operand")
-
-
-# Postconditions of a sub-computation, superseded by the postcondition of the whole operation.
-POSTCONDITIONS = frozenset({"CMP-POST", "CMP-POST-SIZE", "RI-POST", "LI-3"})
-
-
-def _without(ids: frozenset[str], run: Callable[[], object]) -> object:
-    """Run ``run`` and record its obligations except those in ``ids``."""
-    with Recorder() as rec:
-        out = run()
-    for o in rec.obligations:
-        if o.id not in ids:
-            record(o.id, o.description, o.source, o.cute_checks, o.condition)
-    return out
-
-
-def _composed_postcondition(a: Layout, b: ComposedLayout, r: object) -> None:
-    """``size(R) == size(B)`` and ``R(i) == A(B(i))`` for every i < size(B), decided on concrete values."""
-    from verifier.algebra.ops import POSTCONDITION_LIMIT
-    from verifier.core.integers import eq
-
-    try:
-        record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
-               eq(r.size(), b.size()))  # type: ignore[attr-defined]
-    except (LayoutError, UndefinedBehavior):
-        pass
-    try:
-        if not (recording() and a.concrete and b.concrete and getattr(r, "concrete", False)):
-            return
-        n = int(b.size())
-        if n > POSTCONDITION_LIMIT:
-            return
-        ok = int(r.size()) == n and all(int(r(i)) == int(a(int(b(i)))) for i in range(n))  # type: ignore[attr-defined]
-    except (LayoutError, UndefinedBehavior):
-        return
-    record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)", "layout.hpp:1022",
-           NEVER, Bool(Const(ok), False))
-
-
-def check_plain_composition(a: object, b: object) -> None:
-    """What ``algebra.composition`` does not model: scaled-basis strides on both sides, and by-mode tilers with
-    swizzled elements."""
-    from verifier.core.layouts import Tile
-
-    if isinstance(a, Layout) and has_basis(a.stride) and isinstance(b, Layout) and has_basis(b.stride):
-        raise LayoutError(f"composition: scaled-basis strides on both sides ({a} o {b}) are not modelled")
-    if isinstance(b, Tile) and any(is_swizzled(e) for e in b.elements):
-        raise LayoutError(f"composition: a tiler with swizzled elements ({b}) is not modelled")
-
-
-# The operations of algebra.OPERATIONS that take scaled-basis strides (identity and coordinate tensors): CuTe's
-# ScaledBasis has *, ==, abs and ceil_div but no / or %, which is what these need of a stride.
-BASIS_OPERATIONS = frozenset({"composition", "coalesce", "filter", "logical_divide", "zipped_divide",
-                              "tiled_divide", "flat_divide"})
-
-# The operations of algebra.OPERATIONS that take swizzles and composed layouts (all others refuse them).
-SWIZZLE_OPERATIONS = frozenset({"composition", "right_inverse", "left_inverse"})
-
-
-def check_operands(op: str, args: tuple[object, ...]) -> None:
-    """A one-line ``LayoutError`` when ``op`` is given an operand kind it is not modelled for."""
-    from verifier.core.layouts import Tile
-
-    def kinds(x: object) -> set[str]:
-        if isinstance(x, Tile):
-            return set().union(*(kinds(e) for e in x.elements)) if x.elements else set()
-        if is_swizzled(x):
-            return {"swizzled"}
-        if isinstance(x, Layout) and has_basis(x.stride):
-            return {"basis"}
-        return set()
-
-    found = set().union(*(kinds(a) for a in args)) if args else set()
-    if "swizzled" in found and op not in SWIZZLE_OPERATIONS:
-        raise LayoutError(f"{op}: swizzle and composed-layout operands are modelled only for "
-                          f"{', '.join(sorted(SWIZZLE_OPERATIONS))}")
-    if "basis" in found and op not in BASIS_OPERATIONS:
-        raise LayoutError(f"{op}: scaled-basis strides are modelled only for {', '.join(sorted(BASIS_OPERATIONS))}")
-
-
-# -- inverses (swizzle_layout.hpp:348-405; layout_composed.hpp:415-429) --------------------------------------------
-
-
-def _offset_inverse(o: Int, which: str) -> Int:
-    """The "Kludge" ``right_inverse(T t) -> -t`` (swizzle_layout.hpp:389-405): it is declared after the templates
-    that call it, so only argument-dependent lookup finds it, which works for ``Int<t>`` (in namespace cute) and
-    not for a run-time ``int``."""
-    if not o.static:
-        raise CuteRejection(f"compile error: no matching function for call to {which}_inverse(int) for the "
-                            "run-time offset", "swizzle_layout.hpp:356")
-    return -o
-
-
-def _inverse(x: Fn, which: str) -> Fn:
-    from verifier.algebra import ops as algebra
-
-    def inv(f: Fn) -> Fn:
-        if isinstance(f, Swizzle):
-            return f  # a swizzle is its own inverse (swizzle_layout.hpp:373-387)
-        if isinstance(f, ComposedLayout):
-            return _inverse(f, which)
-        # The inverse of a part has its own postcondition; the postcondition of the whole replaces it.
-        fn = algebra.right_inverse if which == "right" else algebra.left_inverse
-        return _without(POSTCONDITIONS, lambda: fn(f))  # type: ignore[return-value]
-
-    if isinstance(x, Swizzle):
-        return x
-    if isinstance(x.outer, Swizzle):  # swizzle_layout.hpp:348-371
-        if x.offset.is_constant(0):
-            return algebra.composition(inv(x.inner), x.outer)  # type: ignore[arg-type, return-value]
-        inner = inv(x.inner)
-        return compose3(inner, _offset_inverse(x.offset, which), x.outer)
-    inner = inv(x.inner)  # layout_composed.hpp:415-429
-    return compose3(inner, _offset_inverse(x.offset, which), inv(x.outer))
-
-
-def _inverse_postcondition(which: str, x: Fn, r: Fn) -> None:
-    from verifier.algebra.ops import POSTCONDITION_LIMIT
-
-    try:
-        if not (x.concrete and r.concrete):
-            return
-        if which == "right":
-            if isinstance(r, Swizzle):
-                return
-            n = int(r.size())
-            if n > POSTCONDITION_LIMIT:
-                return
-            ok = all(int(x(int(r(i)))) == i for i in range(n))  # type: ignore[operator]
-            record("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260", NEVER,
-                   Bool(Const(ok), False))
-        else:
-            if isinstance(x, Swizzle):
-                return
-            n = int(x.size())
-            if n > POSTCONDITION_LIMIT:
-                return
-            ok = all(int(r(int(x(i)))) == i for i in range(n))  # type: ignore[operator]
-            record("LI-3", "R(L(i)) == i for every i < size(L)", "layout.hpp:1313-1316", NEVER,
-                   Bool(Const(ok), False))
-    except (LayoutError, UndefinedBehavior):
-        return
-
-
-def right_inverse(x: Fn) -> Fn:
-    """``right_inverse`` of a swizzle or a composed layout."""
-    result = _inverse(x, "right")
-    _inverse_postcondition("right", x, result)
-    return result
-
-
-def left_inverse(x: Fn) -> Fn:
-    """``left_inverse`` of a swizzle or a composed layout."""
-    result = _inverse(x, "left")
-    _inverse_postcondition("left", x, result)
-    return result
-
-
-__all__ = ["ComposedLayout", "Swizzle", "compose3", "compose_layout_swizzle",
-           "compose_swizzles", "composition", "is_swizzled", "left_inverse", "make_composed_layout",
-           "make_swizzle", "right_inverse"]
+__all__ = ["ComposedLayout", "SmemPtrFlag", "Swizzle", "compose3", "compose_swizzles", "is_swizzled",
+           "make_composed_layout", "make_swizzle"]

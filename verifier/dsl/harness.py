@@ -33,10 +33,10 @@ from pathlib import Path
 
 from verifier.core.basis import ScaledBasis
 from verifier.core.errors import LayoutError
-from verifier.run.files import write_atomic
 from verifier.core.integers import Const, Expr, Int, Op, Sym
 from verifier.core.layouts import Layout, Tile, Underscore
 from verifier.core.swizzle import ComposedLayout, Swizzle
+from verifier.run.files import write_atomic
 
 DSL_VERSION = "4.8.1"
 BATCH = 120

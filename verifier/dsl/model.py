@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from verifier.algebra.ops import OffsetLayout, apply
+from verifier.algebra.ops import OffsetLayout
+from verifier.algebra.registry import apply
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import transform_leaf
 from verifier.core.integers import Int, substitute

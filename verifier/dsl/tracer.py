@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from verifier.algebra import ops as algebra
+from verifier.algebra import registry
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import IntTuple, product
 from verifier.core.integers import Int, S, eq, mod, symbol
@@ -163,7 +164,7 @@ class _Tracer:
     def run(self, op: str, call: str, *args: object) -> object:
         line = self.line()
         with using("dsl"):
-            outcome = algebra.apply(op, *args)
+            outcome = registry.apply(op, *args)
         if outcome.rejection is not None:
             shown = "x:x" if "x:x" in str(outcome.rejection) else f"refused: {outcome.rejection.assertion}"
             self.record(op, args, shown, line, call)
@@ -532,8 +533,8 @@ def _partition_verdict(r: Recorded, v: Verdict, symbols: Symbols, timeout: float
     those obligations are proved; otherwise the divide's verdict (its counterexample) or the unknown."""
     from dataclasses import replace
 
-    from verifier.engine.decide import verify
     from verifier.core.int_tuple import product_each
+    from verifier.engine.decide import verify
     from verifier.engine.verdicts import PROVED, VALID
 
     layout, tiler = r.args[0], r.args[1]

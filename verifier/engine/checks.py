@@ -19,20 +19,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from verifier.algebra import ops as algebra
-from verifier.core.basis import ScaledBasis, basis_get
-from verifier.solver.budget import DEFAULT_TIMEOUT, Budget
 from verifier.contracts.claims import Claim, Replay, substitute_operand
+from verifier.core.basis import ScaledBasis, basis_get
 from verifier.core.codomain import Path, coshape_components, differ, paths_of, same, within
-from verifier.engine.guards import show
-from verifier.engine.domain import check_domain
-from verifier.engine.decide import Engine, Item, _rlimit_count, check_sat, decide_all, summarize
 from verifier.core.errors import LayoutError
 from verifier.core.int_tuple import IntTuple, compatible, leaves, product
 from verifier.core.integers import Bool, D, Int, and_, eq, ge, le, max_, min_, symbol
-from verifier.notation.interop import coerce
 from verifier.core.layouts import Layout, size
 from verifier.core.swizzle import ComposedLayout
 from verifier.core.symbols import Symbols
+from verifier.engine.decide import Engine, Item, _rlimit_count, check_sat, decide_all, summarize
+from verifier.engine.domain import check_domain
+from verifier.engine.guards import show
 from verifier.engine.verdicts import (
     DEFAULT_POLICY,
     PROVED,
@@ -44,6 +42,8 @@ from verifier.engine.verdicts import (
     Policy,
     Verdict,
 )
+from verifier.notation.interop import coerce
+from verifier.solver.budget import DEFAULT_TIMEOUT, Budget
 
 _I, _J = symbol("#i"), symbol("#j")
 SEPARATED = "sorted strides (no solver)"

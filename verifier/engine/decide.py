@@ -29,20 +29,17 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from verifier.algebra import ops as algebra
+from verifier.algebra import registry
 from verifier.contracts import claims
-from verifier.solver.budget import DEFAULT_TIMEOUT, UNITS_PER_SECOND, Budget
 from verifier.contracts.claims import Claim, Replay
-from verifier.engine.guards import derive_guard, show
-from verifier.engine.domain import check_domain
 from verifier.core.errors import UndefinedBehavior
 from verifier.core.integers import Bool, Const, D, Expr, Int, Op, Sym, and_, format_expr, le, ne, or_
-from verifier.notation.interop import coerce
-from verifier.run.interrupt import interrupted
 from verifier.core.layouts import Layout, Tile
 from verifier.core.obligations import NEVER, UB, WARNING, severity
 from verifier.core.semantics import using
-from verifier.solver.simplify import QUOTIENT
 from verifier.core.symbols import Symbols
+from verifier.engine.domain import check_domain
+from verifier.engine.guards import derive_guard, show
 from verifier.engine.verdicts import (
     DEFAULT_POLICY,
     INVALID,
@@ -55,6 +52,10 @@ from verifier.engine.verdicts import (
     Policy,
     Verdict,
 )
+from verifier.notation.interop import coerce
+from verifier.run.interrupt import interrupted
+from verifier.solver.budget import DEFAULT_TIMEOUT, UNITS_PER_SECOND, Budget
+from verifier.solver.simplify import QUOTIENT
 
 if TYPE_CHECKING:  # z3 and the encoding load on the first solver call, not at start-up
     import z3
@@ -429,7 +430,7 @@ def _oracle_replay(op: str, args: Sequence[object], k: int, values: Mapping[str,
     return r if wrong else Replay(False)
 
 
-def _obligation_items(op: str, args: Sequence[object], outcome: algebra.Outcome, have_claims: bool) -> list[Item]:
+def _obligation_items(op: str, args: Sequence[object], outcome: registry.Outcome, have_claims: bool) -> list[Item]:
     items = []
     for ob in outcome.obligations:
         if have_claims and ob.id in _SUPERSEDED:
@@ -492,7 +493,7 @@ def _div0_item(divisors: list[Expr], empty_when: Mapping[Expr, list[Bool] | None
                 "layout.hpp", UB, True, (), cond, replay)
 
 
-def items_for(op: str, args: Sequence[object], outcome: algebra.Outcome) -> list[Item]:
+def items_for(op: str, args: Sequence[object], outcome: registry.Outcome) -> list[Item]:
     """What must be decided for ``op(*args)``: its claims, then the obligations the algebra recorded."""
     built = claims.build(op, args)
     return _claim_items(op, args, built) + _obligation_items(op, args, outcome, bool(built))
@@ -522,7 +523,7 @@ def _dsl_form(op: str, args: Sequence[object], symbols: Symbols) -> str:
     from verifier.dsl.forms import anonymize, trace_form
 
     with using("dsl"):  # run-time values become parameters, as the DSL sees them (it knows none of their values)
-        r = algebra.apply(op, *(anonymize(coerce(a), {}) for a in args)).result
+        r = registry.apply(op, *(anonymize(coerce(a), {}) for a in args)).result
     return trace_form(r, symbols) if isinstance(r, (Layout, Int)) else str(r)
 
 
@@ -534,7 +535,7 @@ def _verify(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, d
     undecided = check_domain(op, args, symbols)
     if undecided is not None:
         return Verdict(op, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
-    outcome = algebra.apply(op, *args)
+    outcome = registry.apply(op, *args)
     if outcome.rejection is not None:
         return Verdict(op, inputs, INVALID, reason=str(outcome.rejection),
                        assumptions=assumptions)
@@ -585,8 +586,8 @@ def shown_result(result: object, symbols: Symbols) -> str:
     ``min(M,128)`` is 128 when ``M >= 128`` is assumed) where that is shorter; static/dynamic flags are kept."""
     if result is None or not any(True for _ in symbols):  # nothing symbolic to simplify (and z3 stays unloaded)
         return str(result)
-    from verifier.solver.encoding import Encoder, Unencodable
     from verifier.core.int_tuple import transform_leaf
+    from verifier.solver.encoding import Encoder, Unencodable
 
     enc = Encoder(symbols, {})
 
@@ -634,10 +635,11 @@ def _decided_post(decisions: Sequence[ObligationVerdict]) -> bool:
 def _unmodelled(arg: object, op: str | None = None) -> bool:
     """An operand the claims do not decide symbolically for ``op``: swizzles and composed layouts, and
     scaled-basis strides outside the operations whose claims compare coordinates (codomain.py)."""
+    from verifier.algebra.registry import BASIS_OPERATIONS
     from verifier.core.basis import ScaledBasis
     from verifier.core.int_tuple import leaves
     from verifier.core.layouts import Layout
-    from verifier.core.swizzle import BASIS_OPERATIONS, ComposedLayout, Swizzle
+    from verifier.core.swizzle import ComposedLayout, Swizzle
 
     if isinstance(arg, ComposedLayout | Swizzle):
         return True
@@ -720,7 +722,7 @@ def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: 
     Raises ``claims.TooLarge`` when the postcondition would need more than ``limit`` evaluations, or when the
     operation has no postcondition here and the algebra recorded none at these values (too large to enumerate)."""
     concrete = [claims.substitute_operand(a, values) for a in args]
-    outcome = algebra.apply(op, *concrete)
+    outcome = registry.apply(op, *concrete)
     if outcome.rejection is not None or outcome.undefined is not None:
         return False
     counts = (lambda id: True) if strict else (lambda id: severity(id) != WARNING)  # noqa: E731

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 
-from verifier.solver.budget import DEFAULT_TIMEOUT, UNITS_PER_SECOND
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import leaves
 from verifier.core.integers import Int, format_expr
 from verifier.core.layouts import Layout, Tile
 from verifier.core.symbols import Symbols
+from verifier.solver.budget import DEFAULT_TIMEOUT, UNITS_PER_SECOND
 
 # Nominal seconds, spent as Z3 resource units (budget.py) so that the answer does not depend on the machine's load;
 # these are small problems (a handful of relations over a handful of symbols).

@@ -21,15 +21,15 @@ import itertools
 from collections.abc import Sequence
 from copy import copy
 
-from verifier.algebra import ops as algebra
+from verifier.algebra import registry
 from verifier.contracts import claims
-from verifier.solver.budget import UNITS_PER_SECOND, Budget
 from verifier.core.errors import LayoutError
 from verifier.core.int_tuple import format_tuple, leaves
 from verifier.core.integers import TRUE, Bool, Int, and_, eq, ge, mod, not_, symbol
 from verifier.core.layouts import Layout, Tile
 from verifier.core.symbols import Symbols
 from verifier.engine.verdicts import PROVED, REFUTED, UNKNOWN, VALID, Guard, Policy
+from verifier.solver.budget import UNITS_PER_SECOND, Budget
 
 STRICT = Policy(strict=True)
 
@@ -187,12 +187,12 @@ def _weight(combo: Sequence[tuple[int, Bool, str]]) -> int:
 
 def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
                budget: Budget) -> tuple[str, dict[str, int] | None]:
-    from verifier.solver.encoding import Encoder, Unencodable
     from verifier.engine.decide import items_for, solve, valid_at
+    from verifier.solver.encoding import Encoder, Unencodable
 
     # Prove: outside the condition some quantifier-free claim always fails.
     try:
-        facts = [i.holds for i in items_for(op, args, algebra.apply(op, *args)) if i.deciding and not i.ranges]
+        facts = [i.holds for i in items_for(op, args, registry.apply(op, *args)) if i.deciding and not i.ranges]
         enc = Encoder(symbols)
         constraints = [*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts)]
         constraints += [enc.nonzero(d) for d in list(enc.divisors)]

@@ -115,7 +115,7 @@ _SMEM_PTR_NAME = re.compile(r"smemptrflag(\d+)_*")
 class _Parser:
     def __init__(self, text: str, symbols: Symbols | None) -> None:
         self.text = text
-        # CuTe prints smem_ptr_flag_bits<B> as 'smem_ptr[Bb](unset)' (gmma.py); read it as one name of equal width.
+        # CuTe prints smem_ptr_flag_bits<B> as 'smem_ptr[Bb](unset)'; read it as one name of equal width.
         self.tokens = _tokenize(_SMEM_PTR.sub(lambda m: f"smemptrflag{m.group(1)}".ljust(len(m.group(0)), "_"), text))
         self.i = 0
         self.symbols = symbols if symbols is not None else Symbols()
@@ -263,7 +263,7 @@ class _Parser:
             return self.swizzle(), pos
         flag = _SMEM_PTR_NAME.fullmatch(self.tok.text) if self.tok.kind == "name" else None
         if flag is not None:
-            from verifier.algebra.gmma import SmemPtrFlag
+            from verifier.core.swizzle import SmemPtrFlag
 
             self.advance()
             return SmemPtrFlag(int(flag.group(1))), pos

@@ -214,7 +214,7 @@ class CppBuilder:
     def composed(self, c: ComposedLayout) -> str:
         """``composition(Swizzle{}, layout)`` as CuTe's tests build it where that gives the same type (a non-identity
         swizzle and a static ``_0`` offset), else ``make_composed_layout(a, offset, b)``."""
-        from verifier.algebra.gmma import SmemPtrFlag
+        from verifier.core.swizzle import SmemPtrFlag
 
         if isinstance(c.offset, SmemPtrFlag):
             return (f"make_composed_layout({self.operand(c.outer)}, smem_ptr_flag_bits<{int(c.offset.bits)}>{{}}, "

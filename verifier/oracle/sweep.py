@@ -62,12 +62,12 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from verifier.oracle.cute_cpp import Binary, CppBuilder, CppCase, build
 from verifier.core.errors import LayoutError
 from verifier.core.int_tuple import substitute_tuple, symbols_of
 from verifier.core.integers import Int
 from verifier.core.layouts import Layout, Tile
 from verifier.core.swizzle import ComposedLayout
+from verifier.oracle.cute_cpp import Binary, CppBuilder, CppCase, build
 
 # Operations whose operands may be swizzled (ComposedLayout), as algebra.py models them.
 SWIZZLED = ("composition", "right_inverse", "left_inverse")

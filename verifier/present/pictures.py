@@ -28,14 +28,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
-from verifier.algebra import ops as algebra
-from verifier.core.basis import ScaledBasis
+from verifier.algebra import registry
 from verifier.contracts.claims import substitute_operand
+from verifier.core.basis import ScaledBasis
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import IntTuple, format_tuple, leaves, product
-from verifier.notation.interop import coerce
 from verifier.core.layouts import Layout, rank, size
 from verifier.engine.verdicts import Counterexample, Verdict
+from verifier.notation.interop import coerce
 
 MAX_CELLS = 4096
 CELL = 44  # pixels per cell in SVG and PNG
@@ -234,7 +234,7 @@ def counterexample_layout(op: str, operands: Sequence[object], verdict: Verdict)
         elif op == "bijective":
             bound = int(size(first))
         return first, bound
-    out = algebra.apply(op, *concrete)
+    out = registry.apply(op, *concrete)
     if not isinstance(out.result, Layout):
         why = out.rejection or out.undefined or f"the result is not a layout: {out.result}"
         raise LayoutError(f"{op} at {cex.params}: nothing to draw ({why})")

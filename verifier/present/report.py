@@ -15,7 +15,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier.core.obligations import severity
-from verifier.engine.verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, ObligationVerdict, Verdict
+from verifier.engine.verdicts import (
+    INVALID,
+    PROVED,
+    REFUTED,
+    UNKNOWN,
+    VALID,
+    Counterexample,
+    ObligationVerdict,
+    Verdict,
+)
 
 if TYPE_CHECKING:
     from verifier.run.batch import CheckResult

@@ -28,12 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from verifier.run import files
-from verifier.solver.budget import net_fired
-from verifier.engine.guards import show
 from verifier.core.errors import LayoutError
-from verifier.run.spec import Check
+from verifier.engine.guards import show
 from verifier.engine.verdicts import UNKNOWN, Verdict
+from verifier.run import files
+from verifier.run.spec import Check
+from verifier.solver.budget import net_fired
 
 T = TypeVar("T")
 

@@ -11,14 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from verifier.algebra.registry import REGISTRY, TEMPLATE_ARGS
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.integers import Int
 from verifier.core.layouts import Layout, Tile, Underscore
-from verifier.notation.cpp import parse, parse_relation, parse_tile
 from verifier.core.symbols import Symbols
+from verifier.notation.cpp import parse, parse_relation, parse_tile
 
-# Operations whose leading arguments are C++ template integers, not layouts.
-TEMPLATE_ARGS = {"upcast": 1, "downcast": 1, "recast_layout": 2}
 ORDER_TAGS = ("LayoutLeft", "LayoutRight")
 # Each property's arity, and which of its operands must be layouts (the others are shapes or extents).
 PROPERTY_ARITY = {"compatible": 2, "injective": 1, "surjective": 2, "bijective": 1, "equivalent": 2, "in_bounds": 2,
@@ -26,25 +25,7 @@ PROPERTY_ARITY = {"compatible": 2, "injective": 1, "surjective": 2, "bijective":
 PROPERTY_LAYOUTS = {"compatible": (), "injective": (0,), "surjective": (0,), "bijective": (0,), "equivalent": (0, 1),
                     "in_bounds": (0,), "no_overflow": (0,), "conflict_free": (0, 1)}
 
-# What each operation takes, operand by operand after its template integers: L a layout (a swizzle or composed
-# layout where swizzle.py models it), T a tiler (layout, <...>, shape, integer or _), S a shape, C a coordinate (may
-# hold _), I an integer, O an order (a tuple, or LayoutLeft/LayoutRight where CuTe takes a tag); a trailing '?'
-# marks an optional operand.
-SIGNATURES: dict[str, tuple[str, ...]] = {
-    "coalesce": ("L", "S?"), "filter": ("L", "S?"), "filter_zeros": ("L",), "composition": ("L", "T"),
-    "complement": ("L", "S|L?"), "right_inverse": ("L",), "left_inverse": ("L",),
-    "logical_divide": ("L", "T"), "zipped_divide": ("L", "T"), "tiled_divide": ("L", "T"), "flat_divide": ("L", "T"),
-    "logical_product": ("L", "T"), "zipped_product": ("L", "T"), "tiled_product": ("L", "T"),
-    "flat_product": ("L", "T"), "blocked_product": ("L", "L"), "raked_product": ("L", "L"),
-    "upcast": ("L",), "downcast": ("L",), "recast_layout": ("L",),
-    "max_common_vector": ("L", "L"), "max_common_layout": ("L", "L"), "nullspace": ("L",),
-    "make_ordered_layout": ("S", "S"), "make_layout_like": ("L",), "tile_to_shape": ("L", "S", "O?"),
-    "slice": ("C", "L"), "slice_and_offset": ("C", "L"), "local_tile": ("L", "T", "C", "C?"),
-    "local_partition": ("L", "L", "I", "C?"),
-    # the data, CTA tiler, CTA coordinate, projection, thread layout, thread index, residue, k-residue shift
-    "predicated_copy": ("L", "T", "C", "C", "L", "I", "S", "C?"),
-    "vectorized_copy": ("L", "T", "C", "C", "L", "I", "I"),
-}
+# The operand kinds of REGISTRY's signatures (algebra/registry.py).
 _KIND_NAMES = {"L": "a layout Shape:Stride", "T": "a tiler (a layout, <...>, a shape or _)", "S": "a shape (an "
                "integer or a tuple)", "C": "a coordinate such as (_,2)", "I": "an integer",
                "O": "an order (a tuple, LayoutLeft or LayoutRight)"}
@@ -78,8 +59,9 @@ def _is_kind(x: object, kind: str) -> bool:
 
 def check_signature(op: str, args: Sequence[object]) -> None:
     """A one-line ``LayoutError`` unless ``args`` (after the template integers) have the arity and the kinds that
-    ``op`` takes (``SIGNATURES``)."""
-    kinds = SIGNATURES.get(op)
+    ``op`` takes (its registry row's ``operands``)."""
+    row = REGISTRY.get(op)
+    kinds = row.operands if row is not None else None
     if kinds is None:
         return
     lo = sum(not k.endswith("?") for k in kinds)
@@ -137,7 +119,7 @@ def operands(op: str, texts: Sequence[str], symbols: Symbols, dsl: bool = False)
                 out.append(parse_operand(text, symbols, dsl))
             except LayoutError as exc:
                 raise LayoutError(f"argument {k + 1} ({shorten(text)!r}): {exc}") from None
-    if op in SIGNATURES:
+    if op in REGISTRY:
         check_signature(op, out[n_template:])
     return out
 
@@ -234,10 +216,8 @@ def check_property_operands(prop: str, args: Sequence[object]) -> None:
 def build(op: str, texts: Sequence[str], symbols: Symbols, relations: Sequence[str] = (),
           params: Mapping[str, int] | None = None, prop: bool = False, dsl: bool = False) -> list[object]:
     """Parse ``op``'s operands over ``symbols``, add the relations and substitute the parameter values."""
-    from verifier.algebra.ops import OPERATIONS
-
-    if not prop and op not in OPERATIONS:
-        raise LayoutError(f"unknown operation {op!r}; known: {', '.join(sorted(OPERATIONS))}")
+    if not prop and op not in REGISTRY:
+        raise LayoutError(f"unknown operation {op!r}; known: {', '.join(sorted(REGISTRY))}")
     args = operands(op, texts, symbols, dsl)
     assume(symbols, relations)
     args = substitute(args, symbols, params or {})

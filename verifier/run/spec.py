@@ -47,14 +47,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from verifier.solver import budget
-from verifier.run import problems
-from verifier.solver.budget import UNITS_PER_SECOND
 from verifier.core.errors import LayoutError
-from verifier.notation.cpp import parse_relation
 from verifier.core.semantics import SEMANTICS
 from verifier.core.symbols import INT32_MAX, INT64_MAX, Symbol, Symbols
 from verifier.engine.verdicts import Policy
+from verifier.notation.cpp import parse_relation
+from verifier.run import problems
+from verifier.solver import budget
+from verifier.solver.budget import UNITS_PER_SECOND
 
 try:
     import tomllib
@@ -188,8 +188,8 @@ def _harmless(symbols: tuple[Symbol, ...], chosen: list[str], group: list[str], 
     import z3
     from z3.z3util import get_vars
 
-    from verifier.solver.encoding import Encoder, Unencodable
     from verifier.engine.decide import check_sat
+    from verifier.solver.encoding import Encoder, Unencodable
 
     outside = set().union(*(names[t] for t in group)) - inside
     table = _Scoped(strict=True, declared={s.name: s for s in symbols})
@@ -610,7 +610,7 @@ def _check_relations(suite: _Suite, symbols: tuple[Symbol, ...]) -> tuple[str, .
 
 def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], defaults: tuple[float, int | None],
            symbols: tuple[Symbol, ...], relations: tuple[str, ...]) -> Check:
-    from verifier.algebra.ops import OPERATIONS
+    from verifier.algebra.registry import OPERATIONS
     from verifier.engine.checks import PROPERTIES
 
     for k in raw:

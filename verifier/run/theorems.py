@@ -33,22 +33,22 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from verifier.algebra import ops as algebra
-from verifier.solver import budget
-from verifier.engine import checks
-from verifier.engine import decide as engine
-from verifier.solver.budget import Budget
+from verifier.algebra import registry
 from verifier.contracts.claims import CONFIRM_BY_ORACLE, Claim, Replay, has_postcondition, substitute_operand
-from verifier.engine.guards import show
-from verifier.engine.domain import admitted_value
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import leaves, symbols_of
 from verifier.core.integers import TRUE, Bool, Const, Int, and_, eq, substitute
 from verifier.core.layouts import Layout, Tile, make_layout
-from verifier.notation.cpp import parse, parse_relation, parse_tile
 from verifier.core.obligations import UB
 from verifier.core.symbols import Symbols
+from verifier.engine import checks
+from verifier.engine import decide as engine
+from verifier.engine.domain import admitted_value
+from verifier.engine.guards import show
 from verifier.engine.verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, Policy, Verdict
+from verifier.notation.cpp import parse, parse_relation, parse_tile
+from verifier.solver import budget
+from verifier.solver.budget import Budget
 
 DOMAINS = {"int32": "every int32 value", "positive": "every positive integer"}
 EXPECTATIONS = (PROVED, REFUTED)
@@ -80,7 +80,7 @@ _EXTRA: dict[str, Callable[..., object]] = {"make_layout": make_layout, "concat"
 
 
 def call(op: str, *args: object) -> Call:
-    if op not in algebra.OPERATIONS and op not in _EXTRA:
+    if op not in registry.OPERATIONS and op not in _EXTRA:
         raise TheoremError(f"unknown operation {op!r}")
     return Call(op, args)
 
@@ -121,7 +121,7 @@ def evaluate(arg: object, symbols: Symbols, values: Mapping[str, int] | None = N
         args = [evaluate(a, symbols, values) for a in arg.args]
         if arg.op in _EXTRA:
             return _EXTRA[arg.op](*args)
-        out = algebra.apply(arg.op, *args)
+        out = registry.apply(arg.op, *args)
         if out.rejection is not None:
             if values is not None:
                 raise out.rejection
@@ -142,7 +142,7 @@ def _faults(arg: object, symbols: Symbols) -> list[engine.Item]:
     out = [item for a in arg.args for item in _faults(a, symbols)]
     if arg.op in _EXTRA:
         return out
-    outcome = algebra.apply(arg.op, *(evaluate(a, symbols) for a in arg.args))
+    outcome = registry.apply(arg.op, *(evaluate(a, symbols) for a in arg.args))
     for ob in outcome.obligations:
         if ob.cute_checks == UB and ob.condition.value is not True:
             cond = ob.condition
@@ -221,7 +221,7 @@ class Statement:
 def valid(op: str, *args: object, strict: bool = False) -> Statement:
     """CuTe's ``op(*args)`` is correct for every allowed value (``docs/semantics.md``); ``strict``: with no
     warning either (no partial tile ...)."""
-    if op not in algebra.OPERATIONS:
+    if op not in registry.OPERATIONS:
         raise TheoremError(f"unknown operation {op!r}")
     return Statement("valid", op, args, {"strict": True} if strict else {})
 
@@ -459,7 +459,7 @@ def strategy(v: Verdict, domain: str) -> str:
             hit.route or "", "quantified Z3 query")
         # Sufficient-only claims, and obligations of operations without a symbolic postcondition, are reported
         # only where the algebra's concrete postcondition (an enumeration) confirms that CuTe's result is wrong.
-        oracle = hit.id in CONFIRM_BY_ORACLE or (v.op in algebra.OPERATIONS and not has_postcondition(v.op)
+        oracle = hit.id in CONFIRM_BY_ORACLE or (v.op in registry.OPERATIONS and not has_postcondition(v.op)
                                                  and hit.cute_checks != UB)
         return route + ", replayed" + (" and confirmed by the concrete postcondition (enumeration)" if oracle else "")
     return "undecided"

@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 
 import z3
 
-from verifier.solver.budget import Budget
-from verifier.solver.encoding import Encoder, Unencodable
 from verifier.core.integers import Bool, Const, Expr, Int, Op, Sym
 from verifier.core.symbols import Symbols
+from verifier.solver.budget import Budget
+from verifier.solver.encoding import Encoder, Unencodable
 
 WIDTH = 64
 LIMIT = 1 << 62

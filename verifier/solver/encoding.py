@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import z3
 
 from verifier.core.integers import Bool, Const, Expr, Int, Op, Sym
-from verifier.solver.simplify import QUOTIENT, Simplifier, quotient_name
 from verifier.core.symbols import Symbols
+from verifier.solver.simplify import QUOTIENT, Simplifier, quotient_name
 
 Interval = tuple[int | None, int | None]
 _TOP: Interval = (None, None)

@@ -28,7 +28,8 @@ from tests.case_args import operands, problem  # noqa: E402
 from verifier.contracts.claims import TooLarge  # noqa: E402
 from verifier.core.errors import LayoutError  # noqa: E402
 from verifier.core.symbols import Symbols  # noqa: E402
-from verifier.engine.decide import valid_at, verify  # noqa: E402
+from verifier.engine.decide import valid_at  # noqa: E402
+from verifier.engine.verify import verify  # noqa: E402
 
 
 def _parametric(path: Path) -> list[tuple[str, str, list[object], Symbols]]:

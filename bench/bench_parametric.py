@@ -47,7 +47,8 @@ from verifier.contracts.claims import TooLarge, substitute_operand  # noqa: E402
 from verifier.core.integers import Int  # noqa: E402
 from verifier.core.layouts import Layout, Tile, Underscore  # noqa: E402
 from verifier.core.symbols import Symbols  # noqa: E402
-from verifier.engine.decide import valid_at, verify  # noqa: E402
+from verifier.engine.decide import valid_at  # noqa: E402
+from verifier.engine.verify import verify  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "parametric_cases.json"
 

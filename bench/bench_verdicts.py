@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import ROOT, Config, Table, fmt_time, section_main  # noqa: E402
 from tests.case_args import problem  # noqa: E402
-from verifier.engine.decide import verify  # noqa: E402
+from verifier.engine.verify import verify  # noqa: E402
 
 BEFORE = {"valid": "23–33 ms", "invalid": "0.27–0.8 s (most of it the guard search)"}
 THREE_D = ("zipped_divide", ["(M,N,K):(_1,M,M*N)", "<_128,_128,_32>"])

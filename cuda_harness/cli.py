@@ -27,8 +27,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from verifier.cli.args import int64, shorten, timeout_arg
-from verifier.core.errors import LayoutError
+from verifier.cli.args import int64, timeout_arg
+from verifier.core.errors import LayoutError, shorten
 
 SWEEP = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)=(-?\d+)(?:\.\.(-?\d+))?$")
 MAX_LAYOUT_ASSIGNMENTS = 4096
@@ -208,7 +208,7 @@ def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
     from bench.bench_engine import problem
     from cuda_harness.harness import sweep
     from tests.case_args import parametric, parametric_assignments
-    from verifier.engine.decide import verify
+    from verifier.engine.verify import verify
     from verifier.oracle.sweep import SweepCase, grid, key
 
     if ranges and set(ranges) != set(entry["range"]):
@@ -316,7 +316,7 @@ def _names(text: str) -> list[str]:
 
 def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespace) -> int:
     from cuda_harness.harness import sweep
-    from verifier.engine.decide import verify
+    from verifier.engine.verify import verify
     from verifier.notation.cpp import parse_relation
     from verifier.oracle.sweep import SUPPORTED, SweepCase, key
     from verifier.run import spec

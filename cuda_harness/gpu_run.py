@@ -63,7 +63,7 @@ def write_verdicts(path: Path, limit: int | None = None) -> dict[str, dict]:
     """The engine's verdict on every parametric case (what ``tests/test_engine_parametric.py`` computes)."""
     sys.path.insert(0, str(ROOT))
     from bench.bench_engine import problem
-    from verifier.engine.decide import verify
+    from verifier.engine.verify import verify
 
     out = {}
     for e in parametric_corpus(limit):

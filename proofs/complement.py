@@ -1,7 +1,7 @@
 """Complement: CuTe's contract (test/unit/cute/core/complement.cpp:46-66) for symbolic cotargets: (L, R) covers
 the cotarget, R stays within the rounded-up cotarget, R is strictly increasing and misses L's image."""
 
-from verifier.run.theorems import Theorem, valid
+from verifier.theorems import Theorem, valid
 
 THEOREMS = [
     Theorem("cpl-strided-vector", valid("complement", "(_4):(_2)", "M"), {"M": {"multiple_of": 8}}),

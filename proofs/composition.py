@@ -4,7 +4,7 @@ Correctness families for the compact ``(M,N)`` column-major matrix with static t
 divisibility it needs and refuted without it; seed 002's reshape and sub-tile examples with symbolic extents and
 strides; left-distributivity over concatenation when B is injective, and associativity."""
 
-from verifier.run.theorems import Theorem, equivalent, ops, valid
+from verifier.theorems import Theorem, equivalent, ops, valid
 
 A = "(M,N):(_1,M)"
 M32 = {"M": {"multiple_of": 32}, "N": {}}

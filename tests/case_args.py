@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from verifier import Layout, Tile, make_layout, parse, parse_int_tuple, parse_layout, parse_tile
+from verifier import Layout, Tile, parse, parse_int_tuple, parse_layout, parse_tile
+from verifier.algebra import make_layout
 from verifier.core.basis import ScaledBasis
 from verifier.core.int_tuple import symbols_of, transform_leaf
 from verifier.core.integers import D, Int, S

@@ -17,7 +17,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tests.case_args import problem  # noqa: E402
-from verifier.engine.decide import verify  # noqa: E402
+from verifier.engine.verify import verify  # noqa: E402
 from verifier.run.theorems import load  # noqa: E402
 
 NET = 600.0  # seconds; the test fails if the net fires

@@ -24,10 +24,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from verifier.algebra.registry import OPERATIONS
+from verifier.algebra.registry import OPERATIONS, REGISTRY
 from verifier.cli.main import main
 from verifier.engine.checks import PROPERTIES
-from verifier.algebra.registry import REGISTRY
 from verifier.run.problems import PROPERTY_ARITY
 
 SIGNATURES = {name: row.operands for name, row in REGISTRY.items()}

@@ -175,8 +175,8 @@ def test_small_scratch_defers_to_the_next_pass(cute) -> None:
 def test_refutations_are_device_mismatches_at_the_counterexample() -> None:
     import sys
 
-    from verifier.engine.decide import verify
     from verifier.engine.verdicts import Policy
+    from verifier.engine.verify import verify
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from bench.bench_engine import problem

@@ -166,7 +166,7 @@ def test_spec_semantics(tmp_path, capsys) -> None:
 
 @pytest.mark.parametrize("name", ["cpp", "dsl"])
 def test_python_api_semantics(name: str) -> None:
-    from verifier.engine.decide import verify
+    from verifier.engine.verify import verify
 
     sy = Symbols()
     args = [2, parse_layout("(4,16):(d,_1)", sy)]

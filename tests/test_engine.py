@@ -18,10 +18,11 @@ from verifier import parse, parse_layout, parse_tile
 from verifier.core.integers import D, Int, mod, symbol
 from verifier.core.symbols import Symbols
 from verifier.engine.checks import check
-from verifier.engine.decide import valid_at, verify
-from verifier.engine.domain import VacuousAssumptions
+from verifier.engine.decide import valid_at
 from verifier.engine.verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Policy
+from verifier.engine.verify import verify
 from verifier.notation.cpp import parse_relation
+from verifier.solver.domain import VacuousAssumptions
 from verifier.solver.encoding import Encoder
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from verifier.core.symbols import Symbols
-from verifier.engine.decide import verify
 from verifier.engine.verdicts import INVALID, VALID
+from verifier.engine.verify import verify
 from verifier.oracle.sweep import SUPPORTED, SweepCase, sweep
 
 from .case_args import operands

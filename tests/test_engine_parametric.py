@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from verifier.engine.decide import verify
 from verifier.engine.verdicts import INVALID, UNKNOWN, VALID, Policy
+from verifier.engine.verify import verify
 from verifier.oracle.sweep import SweepCase, sweep
 
 from .case_args import parametric, parametric_assignments, problem

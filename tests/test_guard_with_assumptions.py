@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from verifier import Symbols, parse, parse_layout, parse_relation
 from verifier.cli.main import main
-from verifier.engine.decide import verify
 from verifier.engine.verdicts import INVALID, Policy
+from verifier.engine.verify import verify
 
 
 def test_guard_is_derived_on_top_of_assumptions() -> None:

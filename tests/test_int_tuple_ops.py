@@ -8,7 +8,8 @@ import random
 import pycute
 import pytest
 
-from verifier import (
+from verifier import parse_int_tuple
+from verifier.algebra import (
     ceil_div,
     compatible,
     congruent,
@@ -16,7 +17,6 @@ from verifier import (
     crd2idx,
     elem_scale,
     idx2crd,
-    parse_int_tuple,
     prefix_product,
     product,
     shape_div,

@@ -14,7 +14,6 @@ from verifier import (
     Int,
     Layout,
     LayoutError,
-    LayoutSyntaxError,
     S,
     Symbols,
     Tile,
@@ -25,6 +24,7 @@ from verifier import (
     symbol,
 )
 from verifier.core import integers as I
+from verifier.core.errors import LayoutSyntaxError
 from verifier.core.int_tuple import format_tuple, leaves
 
 M, N, K = symbol("M"), symbol("N"), symbol("K")

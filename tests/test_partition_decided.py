@@ -12,7 +12,7 @@ import pytest
 
 from verifier.cli.main import main
 from verifier.core.symbols import Symbols
-from verifier.engine.decide import verify
+from verifier.engine.verify import verify
 from verifier.notation.cpp import parse, parse_layout, parse_relation, parse_tile
 from verifier.oracle.cute_cpp import run_cases, tensor_case
 from verifier.run.problems import build

@@ -14,8 +14,8 @@ from PIL import Image
 from verifier import LayoutError, Symbols, parse, parse_layout, parse_relation
 from verifier.cli.main import main
 from verifier.engine.checks import check
-from verifier.engine.decide import verify
 from verifier.engine.verdicts import REFUTED
+from verifier.engine.verify import verify
 from verifier.present import pictures as pic
 
 NS = {"s": "http://www.w3.org/2000/svg"}

@@ -139,7 +139,7 @@ def _tile_to_shape_corpus() -> list[tuple[str, tuple, tuple]]:
 
 
 def block_modes(block: Layout) -> list:
-    from verifier import sublayout
+    from verifier.algebra import sublayout
 
     return [sublayout(block, i) for i in range(block.rank())] if type(block.shape) is tuple else [block]
 
@@ -283,7 +283,7 @@ def _parsed(printed: str) -> Layout | None:
 
 
 def sublayout_of(layout: Layout, i: int) -> Layout:
-    from verifier import sublayout
+    from verifier.algebra import sublayout
 
     return sublayout(layout, i) if type(layout.shape) is tuple else layout
 

@@ -13,7 +13,7 @@ from verifier.algebra.predication import elem_less, partitions
 from verifier.core.integers import D
 from verifier.core.layouts import UNDERSCORE
 from verifier.core.symbols import Symbols
-from verifier.engine.decide import verify
+from verifier.engine.verify import verify
 from verifier.notation.cpp import parse, parse_layout
 from verifier.oracle.cute_cpp import CppBuilder, CppCase, build
 from verifier.run.problems import build as build_problem

@@ -12,7 +12,7 @@ from verifier.algebra.ops import dice, local_partition, local_tile
 from verifier.core.integers import D, symbol
 from verifier.core.layouts import UNDERSCORE, Tile
 from verifier.core.symbols import Symbols
-from verifier.engine.decide import verify
+from verifier.engine.verify import verify
 from verifier.notation.cpp import parse, parse_layout
 from verifier.oracle.cute_cpp import CppBuilder, Query, run_cases
 from verifier.run.problems import build, step_text

@@ -15,8 +15,8 @@ from verifier.cli.main import main
 from verifier.core.errors import LayoutError
 from verifier.core.obligations import ERRORS, WARNINGS, severity
 from verifier.core.symbols import Symbols
-from verifier.engine.decide import verify
 from verifier.engine.verdicts import INVALID, VALID, Policy
+from verifier.engine.verify import verify
 from verifier.run import problems
 
 ROOT = Path(__file__).resolve().parent.parent

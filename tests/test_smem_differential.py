@@ -24,8 +24,8 @@ from verifier.core.integers import D, S
 from verifier.core.layouts import Layout, Tile
 from verifier.core.swizzle import ComposedLayout, Swizzle
 from verifier.core.symbols import Symbols
-from verifier.engine.decide import verify
 from verifier.engine.verdicts import UNKNOWN
+from verifier.engine.verify import verify
 from verifier.notation.cpp import parse
 from verifier.oracle.cute_cpp import CppBuilder, CppCase, call_case, run_cases
 

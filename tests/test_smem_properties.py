@@ -19,8 +19,8 @@ from verifier.cli.main import main
 from verifier.core.swizzle import ComposedLayout, Swizzle
 from verifier.core.symbols import Symbols
 from verifier.engine.checks import check
-from verifier.engine.decide import verify
 from verifier.engine.verdicts import PROVED, REFUTED, VALID
+from verifier.engine.verify import verify
 from verifier.notation.cpp import parse, parse_layout
 from verifier.oracle.cute_cpp import call_case, layout_case, run_cases
 

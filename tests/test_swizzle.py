@@ -16,10 +16,10 @@ import random
 
 import pytest
 
-from verifier import Layout, LayoutError, LayoutSyntaxError, Tile, parse, parse_layout
+from verifier import Layout, LayoutError, Tile, parse, parse_layout
 from verifier.algebra.registry import apply
 from verifier.core.basis import E, ScaledBasis
-from verifier.core.errors import CuteRejection
+from verifier.core.errors import CuteRejection, LayoutSyntaxError
 from verifier.core.integers import D, Int, S, symbol
 from verifier.core.swizzle import ComposedLayout, Swizzle, compose3
 from verifier.oracle.cute_cpp import CppBuilder, CppCase, Query, call_case, layout_case, run_cases

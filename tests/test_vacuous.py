@@ -15,10 +15,10 @@ from verifier.cli.main import main
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.symbols import Symbols
 from verifier.engine.checks import check
-from verifier.engine.decide import verify
-from verifier.engine.domain import VacuousAssumptions, admitted_value
+from verifier.engine.verify import verify
 from verifier.run import problems
 from verifier.run.theorems import Theorem, TheoremError, injective, valid
+from verifier.solver.domain import VacuousAssumptions, admitted_value
 from verifier.testing import assert_proved, assert_valid
 
 EQUIV = ["check", "equivalent", "(M,N):(_1,M)", "(M,N):(N,_1)"]

@@ -10,8 +10,8 @@ from verifier import parse_layout
 from verifier.cli.main import main
 from verifier.core.symbols import Symbols
 from verifier.engine.checks import check
-from verifier.engine.decide import verify
 from verifier.engine.verdicts import INVALID, PROVED, REFUTED, VALID
+from verifier.engine.verify import verify
 from verifier.oracle.sweep import SweepCase, sweep
 from verifier.run import problems
 

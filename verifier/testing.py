@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from verifier.core.errors import LayoutError
 from verifier.core.layouts import Layout
 from verifier.core.symbols import Symbols
-from verifier.engine.guards import show
 from verifier.engine.verdicts import PROVED, VALID, Verdict
+from verifier.notation.cpp import show
 from verifier.run import problems
 
 _KEYS = {"min": "lo", "max": "hi", "multiple_of": "multiple_of", "bits": "bits"}
@@ -69,7 +69,7 @@ def _decide(op: str, args: Sequence[object], assume: Sequence[str], params: Mapp
             symbols: Mapping[str, Mapping[str, int]] | None, timeout: float, is_property: bool,
             **options: object) -> Verdict:
     from verifier.engine.checks import check
-    from verifier.engine.decide import verify
+    from verifier.engine.verify import verify
     from verifier.present.report import failure_message
 
     __tracebackhide__ = True

@@ -14,10 +14,10 @@ import math
 import re
 from collections.abc import Sequence
 
-from verifier.core.errors import LayoutError
+from verifier.core.errors import LayoutError, shorten
+from verifier.solver.budget import MAX_TIMEOUT
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-MAX_TIMEOUT = 1e6
 _INTEGER = re.compile(r"-?[0-9]+")
 _PARAM = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)=(.*)$")
 _DSL_PARAM = re.compile(r"^([A-Za-z][A-Za-z0-9_]*|\?[0-9]+)=(.*)$")
@@ -25,12 +25,6 @@ _DSL_PARAM = re.compile(r"^([A-Za-z][A-Za-z0-9_]*|\?[0-9]+)=(.*)$")
 
 class UsageError(LayoutError):
     """A malformed command line (exit status 2)."""
-
-
-def shorten(text: str, limit: int = 40) -> str:
-    """``text`` for an error message: one line, at most ``limit`` characters."""
-    text = text.replace("\n", " ")
-    return text if len(text) <= limit else f"{text[:limit - 3]}..."
 
 
 def int64(text: str, what: str) -> int:

@@ -18,6 +18,7 @@ import json
 from typing import Any
 
 from verifier.core.errors import LayoutError
+from verifier.notation.cpp import parse_offset
 
 
 def add_options(p: argparse.ArgumentParser) -> None:
@@ -47,7 +48,7 @@ def cmd_check_conflict_free(args: argparse.Namespace) -> int:
     """``check conflict_free``: the symbols that only ``--offset`` names (a stage or k-block index) are indices,
     ``0 <= s``, unless an assumption narrows them; the others are as everywhere (``1 <= M``)."""
     from verifier.cli.args import params as _params
-    from verifier.cli.main import _policy
+    from verifier.cli.common import policy_from
     from verifier.core.symbols import Symbols
     from verifier.engine.checks import check
     from verifier.present.report import to_json, to_text
@@ -59,7 +60,7 @@ def cmd_check_conflict_free(args: argparse.Namespace) -> int:
             symbols.declare(name, lo=0)
     operands = build("conflict_free", args.args, symbols, args.assume, _params(args.param), prop=True)
     options = check_options(args, symbols)
-    v = check("conflict_free", operands, symbols, timeout=args.timeout, policy=_policy(args), **options)
+    v = check("conflict_free", operands, symbols, timeout=args.timeout, policy=policy_from(args), **options)
     print(to_json(v) if args.json else to_text(v))
     return v.exit_code
 
@@ -71,19 +72,6 @@ def index_names(offset: str, others: list[str]) -> list[str]:
     words = set(re.findall(r"[A-Za-z][A-Za-z0-9_]*", offset)) - {"min", "max", "abs", "gcd", "lcm", "signum"}
     used = set(re.findall(r"[A-Za-z][A-Za-z0-9_]*", " ".join(others)))
     return sorted(words - used)
-
-
-def parse_offset(text: str, symbols: object) -> object:
-    from verifier.core.integers import Int
-    from verifier.notation.cpp import parse
-
-    try:
-        v = parse(text, symbols)  # type: ignore[arg-type]
-    except LayoutError as exc:
-        raise LayoutError(f"--offset {text!r}: {exc}") from None
-    if not isinstance(v, Int):
-        raise LayoutError(f"--offset {text!r}: expected an integer expression")
-    return v
 
 
 def cmd_bank_conflicts(args: argparse.Namespace) -> int:

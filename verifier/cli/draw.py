@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from verifier.cli.args import params
-from verifier.cli.main import add_budget_options
+from verifier.cli.common import add_budget_options
 from verifier.core.errors import LayoutError
 from verifier.core.layouts import Layout
 from verifier.core.symbols import Symbols
@@ -58,7 +58,7 @@ def _render(picture: object, fmt: str) -> str | bytes:
 
 
 def cmd_draw(args: argparse.Namespace) -> int:
-    from verifier.cli.main import UsageError
+    from verifier.cli.args import UsageError
     from verifier.present import pictures
 
     fmt = _format(args)
@@ -103,9 +103,10 @@ def cmd_draw(args: argparse.Namespace) -> int:
 
 def _draw_counterexample(args: argparse.Namespace, fmt: str) -> int:
     from verifier.algebra.registry import OPERATIONS
-    from verifier.cli.main import UsageError, _problem
+    from verifier.cli.args import UsageError
+    from verifier.cli.common import problem_from
     from verifier.engine.checks import PROPERTIES, check
-    from verifier.engine.decide import verify
+    from verifier.engine.verify import verify
     from verifier.present import pictures
     from verifier.present.report import to_text
 
@@ -119,7 +120,7 @@ def _draw_counterexample(args: argparse.Namespace, fmt: str) -> int:
         raise UsageError(f"--counterexample: unknown operation or property {op!r}")
     ns = argparse.Namespace(args=rest, param=args.param, assume=args.assume, timeout=args.timeout,
                             rlimit=args.rlimit)
-    operands, symbols = _problem(ns, op, prop=op in PROPERTIES)
+    operands, symbols = problem_from(ns, op, prop=op in PROPERTIES)
     if op in PROPERTIES:
         verdict = check(op, operands, symbols, timeout=args.timeout, rlimit=args.rlimit)
     else:

@@ -26,15 +26,14 @@ import json
 import sys
 from collections.abc import Sequence
 
-from verifier.cli.args import UsageError, params, timeout_arg
+from verifier.cli.args import UsageError, params
+from verifier.cli.common import add_budget_options, emit, policy_from, problem_from
 from verifier.core.basis import has_basis
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import format_tuple, leaves, product
 from verifier.core.layouts import Layout, cosize, rank, size
 from verifier.core.symbols import Symbols
-from verifier.engine.verdicts import Policy
 from verifier.present.tables import print_1d, print_1d_cells, print_cells, print_layout
-from verifier.solver.budget import DEFAULT_RLIMIT, DEFAULT_TIMEOUT
 
 TABLE_LIMIT = 4096
 VALUES_LIMIT = 1 << 20
@@ -133,23 +132,12 @@ def _eval_function(layout: object, as_json: bool) -> int:
     return 0
 
 
-def _problem(args: argparse.Namespace, op: str, prop: bool = False) -> tuple[list[object], Symbols]:
-    from verifier.run.problems import build
-
-    if getattr(args, "format", None) == "json":
-        args.json = True
-    symbols = Symbols()
-    operands = build(op, args.args, symbols, args.assume, params(args.param, anonymous=True), prop=prop,
-                     dsl=getattr(args, "dsl", False))
-    return operands, symbols
-
-
 def cmd_op(args: argparse.Namespace) -> int:
-    from verifier.engine.decide import verify
+    from verifier.engine.verify import verify
     from verifier.present.report import to_json, to_text
 
-    operands, symbols = _problem(args, args.command)
-    v = verify(args.command, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=_policy(args),
+    operands, symbols = problem_from(args, args.command)
+    v = verify(args.command, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=policy_from(args),
                semantics=args.semantics)
     emit(args, to_json(v) if args.json else to_text(v))
     return v.exit_code
@@ -165,27 +153,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         from verifier.cli.banks import cmd_check_conflict_free
 
         return cmd_check_conflict_free(args)
-    operands, symbols = _problem(args, args.property, prop=True)
+    operands, symbols = problem_from(args, args.property, prop=True)
     options: dict[str, object] = {}
     if args.property == "equivalent" and args.extended:
         options["extended"] = True
     if args.property == "no_overflow":
         options["bits"] = args.bits
-    v = check(args.property, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=_policy(args),
+    v = check(args.property, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=policy_from(args),
               **options)
     emit(args, to_json(v) if args.json else to_text(v))
     return v.exit_code
-
-
-def emit(args: argparse.Namespace, text: str, json_output: bool | None = None, first_line: bool = True) -> None:
-    """Print a command's report: ``-q`` keeps the verdict line, colour where ``--color`` says (never in JSON)."""
-    from verifier.cli.conventions import paint, use_color
-
-    if json_output is None:
-        json_output = bool(getattr(args, "json", False))
-    if first_line and getattr(args, "quiet", False) and not json_output:
-        text = text.splitlines()[0] if text else text
-    print(text if json_output else paint(text, use_color(getattr(args, "color", "never"))))
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -204,10 +181,6 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="leave these obligations out of the verdict (IDs or prefixes, e.g. DIV-EXACT)")
 
 
-def _policy(args: argparse.Namespace) -> Policy:
-    return Policy.parse(args.strict, args.select, args.ignore)
-
-
 TOP_EPILOG = """examples:
   cute-verify zipped_divide '(M,N):(_1,M)' '<_128,_64>' --assume 'M % 128 == 0'
   cute-verify check bijective '(_128,_32):(_1,_128)'
@@ -220,24 +193,6 @@ Defaults may be set in [tool.cute-verify] of pyproject.toml (timeout, jobs, form
 
 exit status: 0 valid / proved / as expected, 1 invalid / refuted / not as expected, 2 bad input,
 3 unknown, 4 internal error (please report; --debug shows the traceback), 130 interrupted"""
-
-
-def _rlimit_arg(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number of Z3 resource units, got {text!r}") from None
-    if n <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {n}")
-    return n
-
-
-def add_budget_options(p: argparse.ArgumentParser, rlimit: int = DEFAULT_RLIMIT,
-                       timeout: float = DEFAULT_TIMEOUT) -> None:
-    p.add_argument("--rlimit", type=_rlimit_arg, default=None, metavar="N",
-                   help=f"the solver's budget in Z3 resource units, the same on any machine load (default {rlimit:,})")
-    p.add_argument("--timeout", type=timeout_arg, default=timeout, metavar="S",
-                   help=f"wall-clock safety net in seconds, reported as such when it fires (default {timeout:g})")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -365,7 +320,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = "--debug" in argv
     if debug:
         argv = [a for a in argv if a != "--debug"]
-    from verifier.run.interrupt import handling, interrupted
+    from verifier.solver.interrupt import handling, interrupted
 
     try:
         with handling():

@@ -12,7 +12,7 @@ import argparse
 import json
 from pathlib import Path
 
-from verifier.cli.main import add_budget_options
+from verifier.cli.common import add_budget_options
 from verifier.core.errors import LayoutError
 from verifier.run.files import check_output, write_output
 from verifier.solver.budget import DEFAULT_RLIMIT
@@ -37,7 +37,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     results = [t.run(args.timeout, rlimit) for t in _progress(theorems, len(theorems), not args.quiet)]
     if args.write_docs:
         write_output(args.write_docs, proofs_markdown(results), "--write-docs")
-    from verifier.cli.main import emit
+    from verifier.cli.common import emit
 
     text = json.dumps([r.to_json() for r in results]) if args.json else proofs_table(results)
     emit(args, text, first_line=False)

@@ -74,7 +74,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         write_output(args.output, text + "\n")
         print(summary_line(results, seconds), file=sys.stderr)
     else:
-        from verifier.cli.main import emit
+        from verifier.cli.common import emit
 
         emit(args, text, json_output=fmt != "text", first_line=False)
     return 0 if all(r.matched for r in results) else 1

@@ -43,3 +43,9 @@ class CuteRejection(LayoutError):
         self.assertion = message
         self.source = source
         super().__init__(f"CuTe rejects this at compile time: \"{message}\" ({source})")
+
+
+def shorten(text: str, limit: int = 40) -> str:
+    """``text`` for an error message: one line, at most ``limit`` characters."""
+    text = text.replace("\n", " ")
+    return text if len(text) <= limit else f"{text[:limit - 3]}..."

@@ -41,7 +41,7 @@ def verify_function(target: str, args: Mapping[str, tuple[int, int]] | None = No
 def assert_layouts_valid(target: str, args: Mapping[str, tuple[int, int]] | None = None,
                          assume: Sequence[str] = (), timeout: float = 10.0) -> None:
     """For a pytest test: fail with the report unless every layout operation of the function is valid."""
-    from verifier.cli.dsl import exit_code, render_text
+    from verifier.dsl.report import exit_code, render_text
 
     t, findings = verify_function(target, args, assume, timeout)
     if exit_code(findings) != 0:

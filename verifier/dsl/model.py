@@ -14,8 +14,8 @@ from verifier.core.integers import Int, substitute
 from verifier.core.layouts import Layout
 from verifier.core.semantics import DslInvalidLayout, using
 from verifier.core.symbols import Symbols
-from verifier.dsl.forms import anonymize, trace_form
 from verifier.dsl.harness import DslCase, DslResult
+from verifier.notation.dsl_forms import anonymize, trace_form
 
 
 @dataclass(frozen=True)

@@ -172,7 +172,7 @@ class _Tracer:
         if outcome.result is None:
             self.record(op, args, f"undefined behaviour: {outcome.undefined}", line, call)
             raise _Refused(line, f"undefined behaviour: {outcome.undefined}")
-        from verifier.dsl.forms import trace_form
+        from verifier.notation.dsl_forms import trace_form
 
         r = outcome.result
         shown = trace_form(r.layout if isinstance(r, algebra.OffsetLayout) else r,  # type: ignore[arg-type]
@@ -309,7 +309,7 @@ class _Cute(types.SimpleNamespace):
 
 
 def _shown(x: object) -> str:
-    from verifier.engine.guards import show
+    from verifier.notation.cpp import show
 
     if isinstance(x, _Tensor):
         return show(x.layout)
@@ -512,8 +512,8 @@ class Finding:
 def verify_trace(t: Trace, timeout: float = 10.0, strict: bool = False) -> list[Finding]:
     """Each recorded operation verified for every admitted value of the parameters, with dsl semantics
     (``strict``: warnings, such as a partial last tile, are errors)."""
-    from verifier.engine.decide import verify
     from verifier.engine.verdicts import Policy
+    from verifier.engine.verify import verify
 
     out = []
     for r in t.ops:
@@ -534,8 +534,8 @@ def _partition_verdict(r: Recorded, v: Verdict, symbols: Symbols, timeout: float
     from dataclasses import replace
 
     from verifier.core.int_tuple import product_each
-    from verifier.engine.decide import verify
     from verifier.engine.verdicts import PROVED, VALID
+    from verifier.engine.verify import verify
 
     layout, tiler = r.args[0], r.args[1]
     if r.op == "local_partition":

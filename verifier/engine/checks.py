@@ -28,9 +28,7 @@ from verifier.core.integers import Bool, D, Int, and_, eq, ge, le, max_, min_, s
 from verifier.core.layouts import Layout, size
 from verifier.core.swizzle import ComposedLayout
 from verifier.core.symbols import Symbols
-from verifier.engine.decide import Engine, Item, _rlimit_count, check_sat, decide_all, summarize
-from verifier.engine.domain import check_domain
-from verifier.engine.guards import show
+from verifier.engine.decide import Engine, Item, decide_all, summarize
 from verifier.engine.verdicts import (
     DEFAULT_POLICY,
     PROVED,
@@ -42,8 +40,11 @@ from verifier.engine.verdicts import (
     Policy,
     Verdict,
 )
+from verifier.notation.cpp import show
 from verifier.notation.interop import coerce
 from verifier.solver.budget import DEFAULT_TIMEOUT, Budget
+from verifier.solver.domain import check_domain
+from verifier.solver.queries import missed_index
 
 _I, _J = symbol("#i"), symbol("#j")
 SEPARATED = "sorted strides (no solver)"
@@ -204,7 +205,7 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = 
     ``LayoutError`` when the assumptions admit no value or an extent can be negative (``domain.py``)."""
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     if isinstance(options.get("offset"), str):  # conflict_free from a spec file: an expression over its symbols
-        from verifier.cli.banks import parse_offset
+        from verifier.notation.cpp import parse_offset
 
         options = {**options, "offset": parse_offset(options["offset"], symbols)}  # type: ignore[arg-type]
     inputs = tuple(show(a) for a in args)
@@ -431,24 +432,11 @@ def engine_proves(engine: Engine, b: Bool) -> bool:
 
 
 def _surjective_quantified(engine: Engine, layout: Layout, target: Int, desc: str) -> ObligationVerdict:
-    import z3
-
-    enc = engine.encoder
-    k, i = z3.Int("#k"), enc.var("#i")
-    li = enc.term(layout(_I))
-    missed = z3.ForAll([i], z3.Implies(z3.And(i >= 0, i < enc.term(_size(layout))), li != k))
-    s = z3.Solver()
-    s.add(*enc.assumptions(), k >= 0, k < enc.term(target), missed)
-    before = _rlimit_count(s)
-    r = check_sat(s, engine.budget.net_seconds(), rlimit=engine.remaining())
-    engine.budget.spend(max(0, _rlimit_count(s) - before))
+    r, values, kk, why = missed_index(engine.encoder, layout(_I), _size(layout), target, engine.budget)
     cond = f"for all k < {target}: exists i < size(L): L(i) == k"
-    if r == z3.unsat:
+    if r == "unsat":
         return ObligationVerdict("SURJ", desc, "layout.hpp", "property", cond, PROVED, True)
-    if r == z3.sat:
-        m = s.model()
-        values = enc.model_values(m, {sym.name for sym in engine.symbols})
-        kk = m.eval(k, model_completion=True).as_long()
+    if r == "sat" and values is not None and kk is not None:
         concrete = layout.substitute(values)
         nn = int(_size(concrete))
         if nn <= 1 << 20 and all(int(concrete(j)) != kk for j in range(nn)):
@@ -457,7 +445,7 @@ def _surjective_quantified(engine: Engine, layout: Layout, target: Int, desc: st
         return ObligationVerdict("SURJ", desc, "layout.hpp", "property", cond, UNKNOWN, True,
                                  reason="the solver's missed index could not be replayed")
     return ObligationVerdict("SURJ", desc, "layout.hpp", "property", cond, UNKNOWN, True,
-                             reason=f"the quantified query was not decided: {s.reason_unknown()}")
+                             reason=f"the quantified query was not decided: {why}")
 
 
 __all__ = ["PROPERTIES", "check"]

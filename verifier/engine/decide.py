@@ -31,15 +31,13 @@ from typing import TYPE_CHECKING
 from verifier.algebra import ops as algebra
 from verifier.algebra import registry
 from verifier.contracts import claims
-from verifier.contracts.claims import Claim, Replay
+from verifier.contracts.claim import WITNESSES, Claim
+from verifier.contracts.claims import Replay
 from verifier.core.errors import UndefinedBehavior
 from verifier.core.integers import Bool, Const, D, Expr, Int, Op, Sym, and_, format_expr, le, ne, or_
 from verifier.core.layouts import Layout, Tile
 from verifier.core.obligations import NEVER, UB, WARNING, severity
-from verifier.core.semantics import using
 from verifier.core.symbols import Symbols
-from verifier.engine.domain import check_domain
-from verifier.engine.guards import derive_guard, show
 from verifier.engine.verdicts import (
     DEFAULT_POLICY,
     INVALID,
@@ -52,24 +50,21 @@ from verifier.engine.verdicts import (
     Policy,
     Verdict,
 )
+from verifier.notation.cpp import show
 from verifier.notation.interop import coerce
-from verifier.run.interrupt import interrupted
 from verifier.solver.budget import DEFAULT_TIMEOUT, UNITS_PER_SECOND, Budget
+from verifier.solver.domain import check_domain
 from verifier.solver.simplify import QUOTIENT
+from verifier.solver.solve import negate, new_context, solve
 
 if TYPE_CHECKING:  # z3 and the encoding load on the first solver call, not at start-up
-    import z3
-
     from verifier.solver.encoding import Encoder
+    from verifier.solver.solve import Context, Formula, Model
 
 BOUNDED_SPAN = 64
 # Resource units an item gets once the verdict is settled by another item's counterexample (a quarter of a nominal
 # second).
 SETTLED_BUDGET = UNITS_PER_SECOND // 4
-# Under this many units a query is one run; above, it is the seed portfolio of ``solve``.
-PORTFOLIO_MIN = UNITS_PER_SECOND
-# The guard search of an invalid verdict spends at most this share of the verdict's budget, after it.
-GUARD_SHARE = 0.5
 # Resource units at most spent lowering a counterexample's values (a nominal second).
 MINIMISE_BUDGET = UNITS_PER_SECOND
 # Preconditions whose failure is itself the error, with no postcondition to confirm it: a tile or thread
@@ -140,15 +135,13 @@ class Engine:
     def encoder(self) -> Encoder:
         from verifier.solver.encoding import Encoder
 
-        return Encoder(self.symbols, {w: (0, None) for w in claims.WITNESSES})
+        return Encoder(self.symbols, {w: (0, None) for w in WITNESSES})
 
     @cached_property
-    def ctx(self) -> z3.Context | None:
+    def ctx(self) -> Context | None:
         """This verdict's own Z3 context (see ``solve``) when it has symbols; a problem without symbols is small and
         linear, and a context costs 5 ms to create, more than deciding it."""
-        import z3
-
-        return z3.Context() if any(True for _ in self.symbols) else None
+        return new_context() if any(True for _ in self.symbols) else None
 
     def remaining(self) -> int:
         """Resource units left (0 once the wall-clock safety net fired)."""
@@ -156,9 +149,7 @@ class Engine:
 
     # -- encoding ---------------------------------------------------------------------------------------------
 
-    def _negation(self, item: Item) -> list[z3.BoolRef]:
-        import z3
-
+    def _negation(self, item: Item) -> list[Formula]:
         enc = self.encoder
         enc.context_empty = _empty(item.ranges, enc)
         try:
@@ -169,7 +160,7 @@ class Engine:
             v = enc.var(w)
             out += [v >= enc.term(lo), v < enc.term(hi)]
         # The negated statement, under the item's witness domain.
-        return [*out[1:], z3.Not(out[0])]
+        return [*out[1:], negate(out[0])]
 
     def divisors(self) -> list[Expr]:
         """Every divisor met while encoding that is free of witnesses and not provably nonzero."""
@@ -177,7 +168,7 @@ class Engine:
         if "encoder" not in self.__dict__:  # nothing was encoded
             return []
         for e in self.encoder.divisors:
-            if not (set(e.symbols()) & set(claims.WITNESSES)):
+            if not (set(e.symbols()) & set(WITNESSES)):
                 seen.setdefault(e, None)
         return list(seen)
 
@@ -279,7 +270,7 @@ class Engine:
             why = "the solver's candidate counterexample did not replay concretely"
         return Decision(UNKNOWN, reason=why)
 
-    def _minimise(self, item: Item, constraints: list[z3.BoolRef], found: Counterexample) -> Counterexample:
+    def _minimise(self, item: Item, constraints: list[Formula], found: Counterexample) -> Counterexample:
         """The counterexample with each symbol, in table order, lowered towards the smallest admitted value at
         which the item still fails (the others kept), by bisection.  Each candidate has every symbol pinned, so Z3
         only looks for the witness coordinate (quick), and it is replayed concretely.  Best effort within
@@ -302,7 +293,7 @@ class Engine:
                     lo = mid + 1
         return found
 
-    def _fails_at(self, item: Item, constraints: list[z3.BoolRef], params: Mapping[str, int], budget: Budget
+    def _fails_at(self, item: Item, constraints: list[Formula], params: Mapping[str, int], budget: Budget
                   ) -> Counterexample | None:
         """The item's counterexample at exactly these symbol values (a witness found by Z3), or None."""
         from verifier.core.symbols import _holds
@@ -318,7 +309,7 @@ class Engine:
     def _small(self, params: Mapping[str, int]) -> bool:
         return all(params.get(s.name, s.lo) <= s.lo + BOUNDED_SPAN * s.multiple_of for s in self.symbols)
 
-    def _confirm(self, item: Item, model: z3.ModelRef) -> Counterexample | None:
+    def _confirm(self, item: Item, model: Model) -> Counterexample | None:
         names = [s.name for s in self.symbols] + list(item.witnesses)
         values = self.encoder.model_values(model, names)
         try:
@@ -327,7 +318,7 @@ class Engine:
             r = Replay(True, undefined=str(exc))
         if not r.fails:
             return None
-        params = {k: v for k, v in values.items() if k not in claims.WITNESSES}
+        params = {k: v for k, v in values.items() if k not in WITNESSES}
         coord: int | tuple[int, ...] | None = None
         if item.witnesses:
             ws = tuple(values[w] for w in item.witnesses)
@@ -336,73 +327,8 @@ class Engine:
                               note=f"undefined behaviour: {r.undefined}" if r.undefined else None)
 
 
-_CTRL_C_OFF = False
-
-
-def check_sat(s: z3.Solver, seconds: float, rlimit: int | None = None) -> z3.CheckSatResult:
-    """``s.check()`` within ``rlimit`` Z3 resource units (if given) and the wall-clock safety net of ``seconds``.
-    Z3 would catch Ctrl-C itself and answer unknown, which turned an interrupt into an ``unknown`` verdict and let
-    the run go on; an interrupted call raises ``KeyboardInterrupt``."""
-    import z3
-
-    global _CTRL_C_OFF
-    if not _CTRL_C_OFF:
-        z3.set_param("ctrl_c", False)  # SIGINT is ours (interrupt.py): it interrupts Z3 and stops the command
-        _CTRL_C_OFF = True
-    s.set("timeout", max(1, int(seconds * 1000)))
-    if rlimit is not None:
-        s.set("rlimit", max(1, int(rlimit)))
-    r = s.check()
-    if r == z3.unknown and (interrupted() or s.reason_unknown() == "interrupted from keyboard"):
-        raise KeyboardInterrupt
-    return r
-
-
 class _TooMany(Exception):
     pass
-
-
-def _rlimit_count(s: z3.Solver) -> int:
-    st = s.statistics()
-    return int(st.get_key_value("rlimit count")) if "rlimit count" in st.keys() else 0
-
-
-def solve(constraints: Sequence[z3.BoolRef], budget: Budget,
-          ctx: z3.Context | None = None) -> tuple[str, z3.ModelRef | None, str]:
-    """Z3 on ``constraints`` within ``budget``'s resource units (and its wall-clock safety net).  On nonlinear
-    problems Z3's work varies by orders of magnitude with its random seed (0.04 s to 6 s on one of proofs/'
-    theorems), so a budget of a nominal second or more is spent as two short runs under other seeds, then one long
-    run.
-
-    Z3's search also depends on the history of its context (the order in which terms were created), so a verdict
-    solves in its own context ``ctx``: its answer does not depend on what the process decided before."""
-    import z3
-
-    units = budget.left()
-    if units < 1000:
-        return "unknown", None, budget.why_stopped()
-    if ctx is not None:
-        constraints = [c.translate(ctx) for c in constraints]
-    slices = [(0, units)] if units < PORTFOLIO_MIN else [(0, 0.15 * units), (1, 0.15 * units), (2, 0.7 * units)]
-    why = ""
-    for seed, share in slices:
-        s = z3.Solver(ctx=ctx) if ctx is not None else z3.Solver()  # a fresh search: the seed takes effect
-        s.add(*constraints)
-        s.set("random_seed", seed)
-        before = _rlimit_count(s)
-        r = check_sat(s, budget.net_seconds(), rlimit=int(share))
-        budget.spend(max(0, _rlimit_count(s) - before))
-        if r == z3.sat:
-            return "sat", s.model() if ctx is None else s.model().translate(z3.main_ctx()), ""
-        if r == z3.unsat:
-            return "unsat", None, ""
-        why = s.reason_unknown()
-        if budget.net_fired():
-            return "unknown", None, budget.why_stopped()
-    if why in ("timeout", "canceled", "max. resource limit exceeded"):
-        return "unknown", None, f"the solver gave up: it spent its {units:,} resource units"
-    return "unknown", None, f"the solver gave up: {why}"
-
 
 
 # -- operations -----------------------------------------------------------------------------------------------
@@ -423,7 +349,7 @@ def _oracle_replay(op: str, args: Sequence[object], k: int, values: Mapping[str,
     if not r.fails:
         return r
     try:
-        wrong = not valid_at(op, args, {n: v for n, v in values.items() if n not in claims.WITNESSES},
+        wrong = not valid_at(op, args, {n: v for n, v in values.items() if n not in WITNESSES},
                              strict=severity(id) == WARNING)
     except claims.TooLarge:
         wrong = False
@@ -464,7 +390,7 @@ def _empty(ranges: Sequence[tuple[str, Int, Int]], enc: Encoder) -> Bool | None:
     when no range can be: a division by an extent that runs per coordinate runs for none of an empty layout.
     Ranges that the symbols' bounds keep non-empty are left out (a disjunction the solver need not consider)."""
     empties = [le(hi, lo) for _, lo, hi in ranges
-               if not (set(lo.symbols()) | set(hi.symbols())) & set(claims.WITNESSES)
+               if not (set(lo.symbols()) | set(hi.symbols())) & set(WITNESSES)
                and not _never_empty(enc, lo, hi)]
     return or_(*empties) if empties else None
 
@@ -499,36 +425,10 @@ def items_for(op: str, args: Sequence[object], outcome: registry.Outcome) -> lis
     return _claim_items(op, args, built) + _obligation_items(op, args, outcome, bool(built))
 
 
-def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
-           derive: bool = True, policy: Policy = DEFAULT_POLICY, rlimit: int | None = None,
-           budget: Budget | None = None, semantics: str = "cpp") -> Verdict:
-    """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow? ``semantics``:
-    which CuTe computes it, ``cpp`` (the C++ headers) or ``dsl`` (the CuTe DSL; its result in its trace form).
-
-    Raises ``LayoutError`` (``domain.VacuousAssumptions``) when the assumptions admit no value or an operand's
-    extent can be negative: bad input, never a vacuous ``valid``.  The verdict spends at most ``rlimit`` Z3
-    resource units (``budget.py``; default ``DEFAULT_RLIMIT``) and stops at the wall-clock safety net of
-    ``timeout`` seconds.  The guard search (``derive``) then gets at most ``GUARD_SHARE`` of that budget again,
-    after the counterexample."""
-    budget = budget if budget is not None else Budget(rlimit, timeout)
-    with using(semantics):
-        verdict = _verify(op, args, symbols, budget, derive, policy)
-    if semantics == "dsl" and verdict.result is not None and verdict.result != "None":
-        verdict = replace(verdict, result=_dsl_form(op, args, symbols))
-    return verdict
-
-
-def _dsl_form(op: str, args: Sequence[object], symbols: Symbols) -> str:
-    """The result as the CuTe DSL prints it at trace time (``?{div=4}``), computed with dsl semantics."""
-    from verifier.dsl.forms import anonymize, trace_form
-
-    with using("dsl"):  # run-time values become parameters, as the DSL sees them (it knows none of their values)
-        r = registry.apply(op, *(anonymize(coerce(a), {}) for a in args)).result
-    return trace_form(r, symbols) if isinstance(r, (Layout, Int)) else str(r)
-
-
-def _verify(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, derive: bool, policy: Policy
-            ) -> Verdict:
+def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, policy: Policy
+                     ) -> Verdict:
+    """The verdict on ``op(*args)`` within ``budget``, without a guard (``engine.verify`` adds it): the domain
+    check, CuTe's own rejections and undefined behaviour, then the claims and obligations decided."""
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
     assumptions = symbols.described()
@@ -546,7 +446,7 @@ def _verify(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, d
 
     inner = inner_problem(op, list(args))
     if inner is not None:  # Sw o O o B: the operation on B decides it exactly (composed_ops.py)
-        v = _verify(op, inner, symbols, budget, derive, policy)
+        v = decide_operation(op, inner, symbols, budget, policy)
         routed = tuple(replace(d, route=f"{TRANSFER}; {d.route}" if d.route else TRANSFER) for d in v.obligations)
         return replace(v, inputs=inputs, result=str(outcome.result), obligations=routed)
     if any(_unmodelled(a, op) for a in args):
@@ -560,8 +460,6 @@ def _verify(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, d
     else:
         items = items_for(op, args, outcome)
         symbolic_post = claims.has_postcondition(op)
-    guard_budget = Budget(int(budget.rlimit * GUARD_SHARE), budget.timeout)
-    guard_budget.deadline = budget.deadline
     engine = Engine(symbols, budget=budget)
     decisions = decide_all(engine, items, policy)
     verdict, cex, reason = summarize(decisions, policy)
@@ -570,15 +468,7 @@ def _verify(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, d
         # algebra's enumeration on concrete values, which did not run (too large) or recorded nothing.
         verdict, reason = UNKNOWN, f"{op}: no postcondition was decided for these operands; its obligations hold"
     result = shown_result(outcome.result, symbols)
-    out = Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, assumptions=assumptions)
-    failing = tuple(dict.fromkeys(d.id for d in decisions if d.deciding and d.status == REFUTED
-                                  and policy.counts(d.id)))
-    if derive and (verdict == INVALID or (verdict == VALID and out.warnings)) and any(True for _ in symbols):
-        # The guard covers warnings too: a partial tile's guard is what can_implement needs without predication.
-        guard, note = derive_guard(op, args, symbols, guard_budget, policy=replace(policy, strict=True),
-                                   covers=failing)
-        out = replace(out, guard=guard, guard_note=note)
-    return out
+    return Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, assumptions=assumptions)
 
 
 def shown_result(result: object, symbols: Symbols) -> str:

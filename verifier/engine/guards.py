@@ -24,12 +24,16 @@ from copy import copy
 from verifier.algebra import registry
 from verifier.contracts import claims
 from verifier.core.errors import LayoutError
-from verifier.core.int_tuple import format_tuple, leaves
+from verifier.core.int_tuple import leaves
 from verifier.core.integers import TRUE, Bool, Int, and_, eq, ge, mod, not_, symbol
 from verifier.core.layouts import Layout, Tile
+from verifier.core.semantics import using
 from verifier.core.symbols import Symbols
+from verifier.engine.decide import decide_operation, items_for, valid_at
 from verifier.engine.verdicts import PROVED, REFUTED, UNKNOWN, VALID, Guard, Policy
+from verifier.notation.cpp import show
 from verifier.solver.budget import UNITS_PER_SECOND, Budget
+from verifier.solver.solve import solve
 
 STRICT = Policy(strict=True)
 
@@ -114,8 +118,6 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
     Candidates are tried weakest first; one is skipped without the solver when a value it admits is already known
     to be wrong (a counterexample of an earlier candidate, or its own smallest admitted values, evaluated
     concretely).  The search spends at most ``budget`` (Z3 resource units)."""
-    from verifier.engine.decide import valid_at, verify
-
     budget = budget if budget is not None else Budget()
     names = [s.name for s in symbols if not s.name.startswith("?")]
     if not names or len(names) < sum(1 for _ in symbols):
@@ -146,7 +148,8 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
         tried += 1
         share = budget.part(max(budget.rlimit / 8, min(budget.left(), UNITS_PER_SECOND // 2)))
         try:
-            v = verify(op, args, _with(symbols, atoms), derive=False, budget=share, policy=policy)
+            with using("cpp"):  # as verify() decides a candidate: CuTe's C++ semantics
+                v = decide_operation(op, args, _with(symbols, atoms), share, policy)
         except LayoutError:
             continue  # the candidate excludes every admitted value: a guard that holds vacuously is none
         if v.verdict == VALID:
@@ -187,7 +190,6 @@ def _weight(combo: Sequence[tuple[int, Bool, str]]) -> int:
 
 def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
                budget: Budget) -> tuple[str, dict[str, int] | None]:
-    from verifier.engine.decide import items_for, solve, valid_at
     from verifier.solver.encoding import Encoder, Unencodable
 
     # Prove: outside the condition some quantifier-free claim always fails.
@@ -228,13 +230,6 @@ def _admitted(symbols: Symbols, values: dict[str, int]) -> bool:
     from verifier.core.symbols import _holds
 
     return all(_holds(r, values) for r in symbols.relations)
-
-
-def show(arg: object) -> str:
-    """An operand as CuTe notation."""
-    if isinstance(arg, Int) or type(arg) is tuple:
-        return format_tuple(arg)  # type: ignore[arg-type]
-    return str(arg)
 
 
 def _cpp(names: list[str], texts: list[str]) -> str:

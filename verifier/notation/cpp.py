@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 
 from verifier.core.basis import ScaledBasis
-from verifier.core.errors import LayoutSyntaxError
+from verifier.core.errors import LayoutError, LayoutSyntaxError
 from verifier.core.int_tuple import IntTuple, congruent, format_tuple, leaves, product
 from verifier.core.integers import (
     FUNCTIONS,
@@ -634,3 +634,21 @@ def parse_relation(text: str, symbols: Symbols | None = None) -> Bool:
     result = p.relation()
     p.at_end("assumption")
     return result
+
+
+def parse_offset(text: str, symbols: Symbols) -> Int:
+    """The integer expression of ``conflict_free``'s ``--offset`` (a spec file's ``offset``), over ``symbols``."""
+    try:
+        v = parse(text, symbols)
+    except LayoutError as exc:
+        raise LayoutError(f"--offset {text!r}: {exc}") from None
+    if not isinstance(v, Int):
+        raise LayoutError(f"--offset {text!r}: expected an integer expression")
+    return v
+
+
+def show(arg: object) -> str:
+    """An operand as CuTe notation."""
+    if isinstance(arg, Int) or type(arg) is tuple:
+        return format_tuple(arg)  # type: ignore[arg-type]
+    return str(arg)

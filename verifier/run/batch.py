@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from verifier.core.errors import LayoutError
-from verifier.engine.guards import show
 from verifier.engine.verdicts import UNKNOWN, Verdict
+from verifier.notation.cpp import show
 from verifier.run import files
 from verifier.run.spec import Check
 from verifier.solver.budget import net_fired
@@ -55,7 +55,7 @@ class CheckResult:
 def decide(check: Check) -> Verdict:
     """The engine's verdict on one check."""
     from verifier.engine.checks import check as check_property
-    from verifier.engine.decide import verify
+    from verifier.engine.verify import verify
 
     args, symbols = check.problem()
     if check.is_property:

@@ -93,7 +93,7 @@ def parse_operand(text: str, symbols: Symbols, dsl: bool = False) -> object:
 def operands(op: str, texts: Sequence[str], symbols: Symbols, dsl: bool = False) -> list[object]:
     """Parse the operands of ``op``: template integers first (``upcast 2 L``), then layouts, ``<...>`` tilers,
     shapes, integers and ``LayoutLeft``/``LayoutRight`` tags."""
-    from verifier.cli.args import shorten
+    from verifier.core.errors import shorten
 
     n_template = TEMPLATE_ARGS.get(op, 0)
     if len(texts) <= n_template:
@@ -148,7 +148,7 @@ def step_text(text: str) -> str:
 
 def assume(symbols: Symbols, relations: Sequence[str], what: str = "--assume") -> None:
     """Parse each relation over ``symbols`` and add it to their assumptions."""
-    from verifier.cli.args import shorten
+    from verifier.core.errors import shorten
 
     for text in relations:
         try:

@@ -185,11 +185,8 @@ def _harmless(symbols: tuple[Symbol, ...], chosen: list[str], group: list[str], 
               names: Mapping[str, set[str]]) -> bool:
     """The engine proves: every value of ``inside`` that its own assumptions allow extends to values of the group's
     other symbols that satisfy the group (undecided within a second: not harmless)."""
-    import z3
-    from z3.z3util import get_vars
-
-    from verifier.engine.decide import check_sat
     from verifier.solver.encoding import Encoder, Unencodable
+    from verifier.solver.queries import extends_everywhere
 
     outside = set().union(*(names[t] for t in group)) - inside
     table = _Scoped(strict=True, declared={s.name: s for s in symbols})
@@ -201,12 +198,7 @@ def _harmless(symbols: tuple[Symbol, ...], chosen: list[str], group: list[str], 
         theirs = [enc.boolean(parse_relation(t, table)) for t in group]
     except Unencodable:
         return False
-    s = z3.Solver()
-    s.add(*enc.assumptions(inside), *mine,
-          # A symbol assumed a multiple of m is encoded as m * q (Encoder.var): quantify over q.
-          z3.ForAll([c for n in sorted(outside) for c in get_vars(enc.var(n))],
-                    z3.Not(z3.And(*enc.assumptions(outside), *theirs))))
-    return check_sat(s, DEFAULT_TIMEOUT, rlimit=UNITS_PER_SECOND) == z3.unsat
+    return extends_everywhere(enc, inside, mine, outside, theirs, DEFAULT_TIMEOUT, UNITS_PER_SECOND)
 
 
 # -- where keys are -------------------------------------------------------------------------------------------
@@ -525,7 +517,7 @@ def _strings(f: _File, key: tuple[object, ...], value: object) -> list[str]:
 
 
 def _timeout(f: _File, key: tuple[object, ...], value: object) -> float:
-    from verifier.cli.args import MAX_TIMEOUT
+    from verifier.solver.budget import MAX_TIMEOUT
 
     if (isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_TIMEOUT
             or value != value):
@@ -585,7 +577,7 @@ def _declare(f: _File, suite: _Suite, name: str, decl: object) -> None:
 def _satisfiable(symbols: Symbols) -> bool:
     """False when the solver proves that no value satisfies the assumptions (undecided counts as satisfiable
     here: the check is then ``unknown`` when it runs, ``domain.check_domain``)."""
-    from verifier.engine.domain import VacuousAssumptions, admitted_value
+    from verifier.solver.domain import VacuousAssumptions, admitted_value
 
     try:
         admitted_value(symbols)

@@ -43,12 +43,12 @@ from verifier.core.obligations import UB
 from verifier.core.symbols import Symbols
 from verifier.engine import checks
 from verifier.engine import decide as engine
-from verifier.engine.domain import admitted_value
-from verifier.engine.guards import show
 from verifier.engine.verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, Policy, Verdict
-from verifier.notation.cpp import parse, parse_relation, parse_tile
+from verifier.engine.verify import verify
+from verifier.notation.cpp import parse, parse_relation, parse_tile, show
 from verifier.solver import budget
 from verifier.solver.budget import Budget
+from verifier.solver.domain import admitted_value
 
 DOMAINS = {"int32": "every int32 value", "positive": "every positive integer"}
 EXPECTATIONS = (PROVED, REFUTED)
@@ -192,7 +192,7 @@ class Statement:
         operands = self.operands(symbols)
         spend = Budget(rlimit, timeout)
         if self.kind == "valid":
-            v = engine.verify(self.name, operands, symbols, derive=False, budget=spend,
+            v = verify(self.name, operands, symbols, derive=False, budget=spend,
                               policy=Policy(strict=bool(self.options.get("strict"))))
         elif self.kind == "check":
             v = checks.check(self.name, operands, symbols, budget=spend, **self.options)

@@ -24,6 +24,8 @@ UNITS_PER_SECOND = 1_000_000
 DEFAULT_RLIMIT = 10 * UNITS_PER_SECOND
 # The wall-clock safety net of one verdict, in seconds: generous, so that it fires only on a run that hangs.
 DEFAULT_TIMEOUT = 60.0
+# The largest --timeout / spec timeout accepted, in seconds (input validation: a finite, sane safety net).
+MAX_TIMEOUT = 1e6
 
 
 class Budget:

@@ -173,7 +173,7 @@ def decide(holds: Bool, ranges: Sequence[tuple[str, Int, Int]], symbols: Symbols
     """``("proved", None)``, ``("sat", values)`` (a candidate to replay) or ``("unknown", None)`` within ``budget``'s
     Z3 resource units (so the answer does not depend on the machine's load); raises ``Unencodable`` when the
     bit-vector encoding would not be exact."""
-    from verifier.engine.decide import _rlimit_count, check_sat
+    from verifier.solver.solve import check_sat, rlimit_count
 
     bounds: dict[str, tuple[int | None, int | None]] = {}
     probe = Encoder(symbols, {})
@@ -194,9 +194,9 @@ def decide(holds: Bool, ranges: Sequence[tuple[str, Int, Int]], symbols: Symbols
     # A proof also shows that no divisor is zero: the negation is "fails, or divides by zero somewhere".
     zero = [enc.term(d) == 0 for d in _divisors(holds.expr)]
     s.add(z3.Or(z3.Not(enc.boolean(holds.expr)), *zero))
-    before = _rlimit_count(s)
+    before = rlimit_count(s)
     r = check_sat(s, budget.net_seconds(), rlimit=budget.left() * BV_RATE)
-    budget.spend(max(0, _rlimit_count(s) - before) // BV_RATE)
+    budget.spend(max(0, rlimit_count(s) - before) // BV_RATE)
     if r == z3.unsat:
         return "proved", None
     if r == z3.sat:

@@ -2,9 +2,9 @@
 
 Two things would lose it: Z3 installs its own SIGINT handler while it solves and answers ``unknown`` (a run would
 go on and exit 0), and a ``KeyboardInterrupt`` raised inside a ``__del__`` (Z3's objects free themselves there) is
-printed and dropped by Python.  So Z3's handler is turned off (``engine.check_sat``), SIGINT sets a flag (and raises
-``KeyboardInterrupt``, as Python's own handler does), a watcher thread woken through the signal wake-up file
-descriptor interrupts a running Z3 call at once, and the command line checks the flag when a command returns.
+printed and dropped by Python.  So Z3's handler is turned off (``solver.solve.check_sat``), SIGINT sets a flag
+(and raises ``KeyboardInterrupt``, as Python's own handler does), a watcher thread woken through the signal wake-up
+file descriptor interrupts a running Z3 call at once, and the command line checks the flag when a command returns.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ corpus, on the GPU.
 * a layout ``L`` (CuTe notation; every symbol needs ``--sweep``): CuTe builds and evaluates it on the device at every
   coordinate for every assignment, and it is compared index by index with the model on the device and the host
   model, with a guarded copy through it (injective, in bounds, bijective).  Verdict ``agree`` / ``mismatch``.
-* a case id of ``tests/data/parametric_cases.json``: the GPU sweep decides CuTe's result at every assignment of the
+* a case id of ``oracle/data/parametric_cases.json``: the GPU sweep decides CuTe's result at every assignment of the
   case's range (``--sweep`` overrides it) and the engine's verdict is checked against it.  Verdict ``valid`` (correct
   everywhere swept) / ``invalid`` (wrong somewhere: the first assignments are listed); a disagreement with the
   engine (a refutation the device does not confirm, or a device mismatch where the engine proved validity) is
@@ -29,6 +29,7 @@ from pathlib import Path
 
 from verifier.cli.args import int64, timeout_arg
 from verifier.core.errors import LayoutError, shorten
+from verifier.oracle.corpora import PARAMETRIC_CORPUS
 
 SWEEP = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)=(-?\d+)(?:\.\.(-?\d+))?$")
 MAX_LAYOUT_ASSIGNMENTS = 4096
@@ -37,7 +38,7 @@ MAX_SWEEP_ASSIGNMENTS = 1 << 22
 SPEC_SPAN = 32
 SPEC_ASSIGNMENTS = 1 << 16
 TILE_MULTIPLES = (8, 16, 32, 64, 128, 192, 256, 384, 512)
-CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "parametric_cases.json"
+CORPUS = PARAMETRIC_CORPUS
 
 
 def add_parser(sub) -> None:
@@ -202,13 +203,9 @@ def _env(env: dict[str, int]) -> str:
 
 
 def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namespace) -> int:
-    import sys
-
-    sys.path.insert(0, str(CORPUS.parent.parent.parent))
-    from bench.bench_engine import problem
     from cuda_harness.harness import sweep
-    from tests.case_args import parametric, parametric_assignments
     from verifier.engine.verify import verify
+    from verifier.oracle.corpora import parametric, parametric_assignments, problem
     from verifier.oracle.sweep import SweepCase, grid, key
 
     if ranges and set(ranges) != set(entry["range"]):

@@ -13,8 +13,8 @@ from verifier import Layout, Tile
 from verifier.core.int_tuple import transform_leaf
 from verifier.core.integers import D, Int, S, symbol
 from verifier.dsl.harness import DslCase, Unsupported, case_code
+from verifier.oracle.corpora import CUTLASS_UNIT_CORPUS, operands, parse_arg, variant_of
 
-from .case_args import operands, parse_arg, variant_of
 from .layout_gen import random_layout
 
 DATA = Path(__file__).parent / "data"
@@ -34,7 +34,7 @@ def _expressible(case: DslCase) -> bool:
 def excluded() -> list[tuple[str, str]]:
     """The corpus cases the DSL's Python API cannot express, with the reason (none is dropped silently)."""
     out = []
-    for c in json.loads((DATA / "cutlass_unit_cases.json").read_text()):
+    for c in json.loads(CUTLASS_UNIT_CORPUS.read_text()):
         for v in ("original", "dynamic", "static"):
             try:
                 case_code(DslCase(c["op"], tuple(operands(c["args"], v))))
@@ -52,7 +52,7 @@ def excluded() -> list[tuple[str, str]]:
 
 def cutlass_cases() -> list[tuple[str, DslCase]]:
     out = []
-    for c in json.loads((DATA / "cutlass_unit_cases.json").read_text()):
+    for c in json.loads(CUTLASS_UNIT_CORPUS.read_text()):
         for v in ("original", "dynamic", "static"):
             case = DslCase(c["op"], tuple(operands(c["args"], v)))
             if _expressible(case):

@@ -4,6 +4,7 @@ shipped module reaches into ``tests/`` or ``bench/`` (docs/architecture.md state
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -139,3 +140,23 @@ def test_shipped_code_does_not_import_the_checkout(package: str) -> None:
     mentions = sorted(str(p.relative_to(ROOT)) for p in _modules().values()
                       if "sys.path.insert" in p.read_text() and f'"{package}"' in p.read_text())
     assert mentions == []
+
+
+@pytest.mark.cute
+def test_gpu_command_runs_from_an_installed_copy_outside_the_checkout(tmp_path: Path) -> None:
+    """``cute-verify gpu CASE-ID`` needs only the shipped packages (its corpus is package data), not the checkout."""
+    import shutil
+    import subprocess
+    import sys
+
+    site = tmp_path / "site"
+    for package in SHIPPED:
+        shutil.copytree(ROOT / package, site / package, ignore=shutil.ignore_patterns("__pycache__"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    run = subprocess.run([sys.executable, "-m", "verifier.cli", "gpu", "gemm-zdiv-MN-128x64", "--host"],
+                         cwd=elsewhere, env={**os.environ, "PYTHONPATH": str(site)},
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("valid: zipped_divide((M,N):(_1,M), <_128,_64>)")
+    assert "engine: valid" in run.stdout

@@ -26,15 +26,14 @@ from cuda_harness.runner import runner
 from verifier import Layout, LayoutError, parse_layout
 from verifier.algebra.registry import apply
 from verifier.core.basis import has_basis
+from verifier.oracle.corpora import CUTLASS_UNIT_CORPUS, PARAMETRIC_CORPUS, operands, parametric, parametric_assignments
 from verifier.oracle.cute_cpp import call_case, layout_case
 from verifier.oracle.sweep import SweepCase, grid, key
 from verifier.oracle.sweep import sweep as host_sweep
 
-from .case_args import operands, parametric, parametric_assignments
-
 DATA = Path(__file__).parent / "data"
-UNIT = json.loads((DATA / "cutlass_unit_cases.json").read_text())
-CORPUS = {e["id"]: e for e in json.loads((DATA / "parametric_cases.json").read_text())}
+UNIT = json.loads(CUTLASS_UNIT_CORPUS.read_text())
+CORPUS = {e["id"]: e for e in json.loads(PARAMETRIC_CORPUS.read_text())}
 
 # A spread of the conformance corpus: every operation, the swizzled and scaled-basis cases, rejections and UB.
 PICK = [c for i, c in enumerate(UNIT) if i % 19 == 0 or any("Sw<" in a or "@" in a for a in c["args"])

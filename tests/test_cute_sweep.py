@@ -6,14 +6,13 @@
   ``rejected`` without taking its translation unit down; huge values are decided cheaply or ``too_large``;
 * on a sample of every corpus case the sweep's verdict is the algebra's (its postcondition obligations on the
   substituted operands), with one documented difference;
-* ``tests/data/parametric_cases.json`` parses, and each case's verdicts are the ones its note states."""
+* ``verifier/oracle/data/parametric_cases.json`` parses, and each case's verdicts are the ones its note states."""
 
 from __future__ import annotations
 
 import json
 import random
 import time
-from pathlib import Path
 
 import pytest
 
@@ -24,12 +23,11 @@ from verifier.contracts.claims import TooLarge
 from verifier.core.integers import Int
 from verifier.core.layouts import cosize, size
 from verifier.engine.decide import valid_at
+from verifier.oracle.corpora import PARAMETRIC_CORPUS, parametric, parametric_assignments
 from verifier.oracle.cute_cpp import Query, call_case, run_cases
 from verifier.oracle.sweep import STATUSES, SweepCase, grid, key, substitute, sweep
 
-from .case_args import parametric, parametric_assignments
-
-CORPUS = json.loads((Path(__file__).parent / "data" / "parametric_cases.json").read_text())
+CORPUS = json.loads(PARAMETRIC_CORPUS.read_text())
 CASES = [SweepCase(*parametric(e)) for e in CORPUS]
 ENVS = [parametric_assignments(e) for e in CORPUS]
 

@@ -17,9 +17,9 @@ from verifier.algebra.registry import apply
 from verifier.core.int_tuple import transform_leaf
 from verifier.core.integers import D, Int, S, symbol
 from verifier.core.layouts import Underscore
+from verifier.oracle.corpora import variant_of
 from verifier.oracle.cute_cpp import CppCase, Query, run_cases, slice_case, tensor_case
 
-from .case_args import variant_of
 from .compare import compare
 
 VARIANTS = ("original", "dynamic", "static")
@@ -97,7 +97,7 @@ SLICE_CASES = [
 
 def _arg(text: str) -> object:
     if text.startswith("make_layout("):
-        from .case_args import parse_arg
+        from verifier.oracle.corpora import parse_arg
 
         return parse_arg(text)
     if text.startswith("<"):

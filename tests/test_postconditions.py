@@ -16,11 +16,11 @@ from verifier import Layout, parse_layout
 from verifier.algebra.registry import apply
 from verifier.core.basis import has_basis
 from verifier.core.int_tuple import leaves
+from verifier.oracle.corpora import operands
 from verifier.oracle.cute_cpp import Query, call_case, run_cases
 
 from . import test_algebra_cutlass as cutlass
 from . import test_algebra_random as rnd
-from .case_args import operands
 
 OPS = ("composition", "right_inverse", "complement", "left_inverse")
 

@@ -226,7 +226,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_bank_options(c)
     _common(c)
     c.set_defaults(func=cmd_check)
-    from cuda_harness.cli import add_parser as add_gpu
     from verifier.algebra.registry import OPERATIONS
     from verifier.cli import spec as spec_cli
     from verifier.cli.atoms import add_parser as add_atoms
@@ -243,7 +242,12 @@ def build_parser() -> argparse.ArgumentParser:
     from verifier.cli.gmma import add_parser as add_gmma
 
     add_gmma(sub)
-    add_gpu(sub)
+    try:  # the gpu command exists where the cuda_harness package does (it ships in the same distribution)
+        from cuda_harness.cli import add_parser as add_gpu
+    except ImportError:
+        pass
+    else:
+        add_gpu(sub)
     add_atoms(sub)
     add_crd2idx(sub)
     for op in OPERATIONS:

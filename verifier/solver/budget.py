@@ -16,7 +16,7 @@ import time
 
 NET = "wall-clock safety net"
 # Z3 resource units per nominal second: the order of the rate measured on this project's corpora on a 2-core EPYC
-# (0.3e6 to 2e6 units/s across the queries of tests/data/parametric_cases.json and proofs/, median about 1e6).  It
+# (0.3e6 to 2e6 units/s across the queries of oracle/data/parametric_cases.json and proofs/, median about 1e6).  It
 # converts the former budgets in seconds into units; no verdict depends on it being accurate.
 UNITS_PER_SECOND = 1_000_000
 # One verdict's default budget, the former default of 10 s.  The most any query of the corpora and proofs/ needs to

@@ -1,4 +1,6 @@
-"""Operands of ported test cases, written in CuTe notation plus ``make_layout(S[,LayoutRight])`` and ``shape(S)``,
+"""The corpora the ground truth is checked on, shipped with the package (``oracle/data``): CUTLASS's own unit-test
+cases (``CUTLASS_UNIT_CORPUS``) and the parametric GEMM-style corpus (``PARAMETRIC_CORPUS``), and the operands of
+their cases, written in CuTe notation plus ``make_layout(S[,LayoutRight])`` and ``shape(S)``,
 and the all-static / all-dynamic variants of a case.
 
 A variant changes every integer of the layouts, including the values of scaled-basis strides (``_1@0`` becomes
@@ -7,16 +9,26 @@ layout (the ``_0`` that CuTe's ``composition(Swizzle, Layout)`` itself supplies)
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
-from verifier import Layout, Tile, parse, parse_int_tuple, parse_layout, parse_tile
-from verifier.algebra import make_layout
 from verifier.core.basis import ScaledBasis
 from verifier.core.int_tuple import symbols_of, transform_leaf
 from verifier.core.integers import D, Int, S
-from verifier.core.layouts import Underscore
+from verifier.core.layouts import Layout, Tile, Underscore, make_layout
 from verifier.core.swizzle import ComposedLayout, Swizzle
 from verifier.core.symbols import Symbols
+from verifier.notation.cpp import parse, parse_int_tuple, parse_tile
+
+DATA = Path(__file__).resolve().parent / "data"
+CUTLASS_UNIT_CORPUS = DATA / "cutlass_unit_cases.json"
+PARAMETRIC_CORPUS = DATA / "parametric_cases.json"
+
+
+def load(path: Path) -> list[dict]:  # type: ignore[type-arg]
+    """A corpus: a JSON list of cases."""
+    return json.loads(path.read_text())  # type: ignore[no-any-return]
 
 
 def parse_arg(text: str) -> object:
@@ -63,14 +75,15 @@ def operands(args: list[str], variant: str) -> list[object]:
     return [variant_of(parse_arg(a), variant) for a in args]
 
 
-__all__ = ["operands", "parametric", "parametric_assignments", "parse_arg", "parse_layout", "problem", "variant_of"]
+__all__ = ["CUTLASS_UNIT_CORPUS", "PARAMETRIC_CORPUS", "load", "operands", "parametric", "parametric_assignments",
+           "parse_arg", "problem", "variant_of"]
 
 
 TEMPLATE_OPS = {"upcast": 1, "downcast": 1, "recast_layout": 2}
 
 
 def parametric(entry: dict) -> tuple[str, tuple[object, ...], tuple[int, ...]]:
-    """A ``tests/data/parametric_cases.json`` entry as (operation, operands with their symbols, template integers):
+    """A ``oracle/data/parametric_cases.json`` entry as (operation, operands with their symbols, template integers):
     the leading integer arguments of upcast/downcast/recast_layout are ``N`` or the bit widths."""
     op, args = entry["op"], list(entry["args"])
     k = TEMPLATE_OPS.get(op, 0)

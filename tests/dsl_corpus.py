@@ -12,6 +12,7 @@ from pathlib import Path
 from verifier import Layout, Tile
 from verifier.core.int_tuple import transform_leaf
 from verifier.core.integers import D, Int, S, symbol
+from verifier.core.operands import map_leaves
 from verifier.dsl.harness import DslCase, Unsupported, case_code
 from verifier.oracle.corpora import CUTLASS_UNIT_CORPUS, operands, parse_arg, variant_of
 
@@ -81,13 +82,7 @@ def _skeleton(obj: object, names: dict[int, str]) -> object:
         names[len(names)] = int(x)  # type: ignore[assignment]
         return symbol(name)
 
-    if isinstance(obj, Layout):
-        return Layout(transform_leaf(obj.shape, leaf), transform_leaf(obj.stride, leaf))
-    if isinstance(obj, Tile):
-        return Tile([_skeleton(e, names) for e in obj.elements])
-    if isinstance(obj, Int) or type(obj) is tuple:
-        return transform_leaf(obj, leaf)  # type: ignore[arg-type]
-    return obj
+    return map_leaves(obj, leaf)
 
 
 def _layout(rng: random.Random, p: float, max_rank: int = 3, max_size: int = 256) -> Layout:

@@ -19,14 +19,14 @@ from types import MappingProxyType
 from verifier.algebra import composed as composed_ops
 from verifier.algebra import ops, predication
 from verifier.algebra.ops import OffsetLayout
-from verifier.core.basis import ScaledBasis, has_basis
+from verifier.core.basis import has_basis
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
-from verifier.core.int_tuple import transform_leaf
 from verifier.core.integers import Int, symbol
 from verifier.core.layouts import Layout, Tile
 from verifier.core.obligations import Obligation, Recorder
+from verifier.core.operands import map_leaves
 from verifier.core.semantics import using
-from verifier.core.swizzle import ComposedLayout, is_swizzled
+from verifier.core.swizzle import is_swizzled
 from verifier.notation.interop import coerce
 
 
@@ -38,8 +38,11 @@ class Operation:
     ``L`` a layout, ``T`` a tiler, ``S`` a shape, ``C`` a coordinate (may hold ``_``), ``I`` an integer, ``O`` an
     order; ``A|B`` either, a trailing ``?`` optional.  ``swizzled`` / ``basis``: it takes swizzles and composed
     layouts / scaled-basis strides directly (CuTe's overloads, ``algebra.swizzled``); the operations CuTe forwards
-    to a composed layout's inner layout are ``algebra.composed.OPERATIONS``.  ``cpp``: the CuTe function compiled
-    CuTe is called with, or ``None`` with ``not_compiled`` saying why it has no C++ check of its own.
+    to a composed layout's inner layout are ``algebra.composed.OPERATIONS``.  ``cpp``: how compiled CuTe is called
+    for it (``oracle.cute_cpp.operation_case``): ``CALL`` the function of that name, ``TEMPLATED`` with its template
+    integers (``upcast<N>``), ``RECAST`` ``recast_layout<uint_bit_t<Old>, uint_bit_t<New>>``, ``SLICE`` through
+    ``slice_and_offset``, ``TENSOR`` on a tensor over a counting iterator; or ``None`` with ``not_compiled`` saying
+    why it has no C++ check of its own.
     """
 
     name: str
@@ -53,6 +56,10 @@ class Operation:
     not_compiled: str = ""
 
 
+# How compiled CuTe is called for an operation (Operation.cpp).
+CALL, TEMPLATED, RECAST, SLICE, TENSOR = "call", "templated", "recast", "slice", "tensor"
+
+
 def _rows(*rows: Operation) -> Mapping[str, Operation]:
     return MappingProxyType({r.name: r for r in rows})
 
@@ -64,53 +71,53 @@ _VIA_PARTS = ("a layout-level model of a kernel's copy: decided through its part
 
 REGISTRY: Mapping[str, Operation] = _rows(
     Operation("coalesce", ops.coalesce, ("L", "S?"), "layout.hpp:864-890", basis=True,
-              cpp="coalesce"),
-    Operation("filter", ops.filter, ("L", "S?"), "layout.hpp:933-955", basis=True, cpp="filter"),
-    Operation("filter_zeros", ops.filter_zeros, ("L",), "layout.hpp:914-920", cpp="filter_zeros"),
+              cpp=CALL),
+    Operation("filter", ops.filter, ("L", "S?"), "layout.hpp:933-955", basis=True, cpp=CALL),
+    Operation("filter_zeros", ops.filter_zeros, ("L",), "layout.hpp:914-920", cpp=CALL),
     Operation("composition", ops.composition, ("L", "T"), "layout.hpp:1132-1161", swizzled=True, basis=True,
-              cpp="composition"),
-    Operation("complement", ops.complement, ("L", "S|L?"), "layout.hpp:1231-1247", cpp="complement"),
+              cpp=CALL),
+    Operation("complement", ops.complement, ("L", "S|L?"), "layout.hpp:1231-1247", cpp=CALL),
     Operation("right_inverse", ops.right_inverse, ("L",), "layout.hpp:1262-1303", swizzled=True,
-              cpp="right_inverse"),
-    Operation("left_inverse", ops.left_inverse, ("L",), "layout.hpp:1321-1361", swizzled=True, cpp="left_inverse"),
+              cpp=CALL),
+    Operation("left_inverse", ops.left_inverse, ("L",), "layout.hpp:1321-1361", swizzled=True, cpp=CALL),
     Operation("logical_divide", ops.logical_divide, _DIV, "layout.hpp:1555-1582", basis=True,
-              cpp="logical_divide"),
+              cpp=CALL),
     Operation("zipped_divide", ops.zipped_divide, _DIV, "layout.hpp:1606-1614", basis=True,
-              cpp="zipped_divide"),
+              cpp=CALL),
     Operation("tiled_divide", ops.tiled_divide, _DIV, "layout.hpp:1617-1628", basis=True,
-              cpp="tiled_divide"),
+              cpp=CALL),
     Operation("flat_divide", ops.flat_divide, _DIV, "layout.hpp:1631-1643", basis=True,
-              cpp="flat_divide"),
+              cpp=CALL),
     Operation("logical_product", ops.logical_product, _DIV, "layout.hpp:1649-1674",
-              cpp="logical_product"),
+              cpp=CALL),
     Operation("zipped_product", ops.zipped_product, _DIV, "layout.hpp:1687-1695",
-              cpp="zipped_product"),
+              cpp=CALL),
     Operation("tiled_product", ops.tiled_product, _DIV, "layout.hpp:1698-1709",
-              cpp="tiled_product"),
-    Operation("flat_product", ops.flat_product, _DIV, "layout.hpp:1712-1724", cpp="flat_product"),
+              cpp=CALL),
+    Operation("flat_product", ops.flat_product, _DIV, "layout.hpp:1712-1724", cpp=CALL),
     Operation("blocked_product", ops.blocked_product, ("L", "L"), "layout.hpp:1730-1742",
-              cpp="blocked_product"),
+              cpp=CALL),
     Operation("raked_product", ops.raked_product, ("L", "L"), "layout.hpp:1748-1760",
-              cpp="raked_product"),
-    Operation("upcast", ops.upcast, ("L",), "layout.hpp:1809-1841", template=1, cpp="upcast"),
-    Operation("downcast", ops.downcast, ("L",), "layout.hpp:1844-1867", template=1, cpp="downcast"),
+              cpp=CALL),
+    Operation("upcast", ops.upcast, ("L",), "layout.hpp:1809-1841", template=1, cpp=TEMPLATED),
+    Operation("downcast", ops.downcast, ("L",), "layout.hpp:1844-1867", template=1, cpp=TEMPLATED),
     Operation("recast_layout", ops.recast_layout, ("L",), "layout.hpp:1870-1891", template=2,
-              cpp="recast_layout"),
+              cpp=RECAST),
     Operation("max_common_vector", ops.max_common_vector, ("L", "L"), "layout.hpp:1404-1416",
-              cpp="max_common_vector"),
+              cpp=CALL),
     Operation("max_common_layout", ops.max_common_layout, ("L", "L"), "layout.hpp:1380-1395",
-              cpp="max_common_layout"),
-    Operation("nullspace", ops.nullspace, ("L",), "layout.hpp:1482-1508", cpp="nullspace"),
+              cpp=CALL),
+    Operation("nullspace", ops.nullspace, ("L",), "layout.hpp:1482-1508", cpp=CALL),
     Operation("make_ordered_layout", ops.make_ordered_layout, ("S", "S"), "layout.hpp:422-428",
-              cpp="make_ordered_layout"),
-    Operation("make_layout_like", ops.make_layout_like, ("L",), "layout.hpp:438-445", cpp="make_layout_like"),
+              cpp=CALL),
+    Operation("make_layout_like", ops.make_layout_like, ("L",), "layout.hpp:438-445", cpp=CALL),
     Operation("tile_to_shape", ops.tile_to_shape, ("L", "S", "O?"), "layout.hpp:1774-1799",
-              cpp="tile_to_shape"),
-    Operation("slice", ops.slice_layout, ("C", "L"), "layout.hpp:689-695", cpp="slice"),
-    Operation("slice_and_offset", ops.slice_and_offset, ("C", "L"), "layout.hpp:698-703", cpp="slice_and_offset"),
-    Operation("local_tile", ops.local_tile, ("L", "T", "C", "C?"), "tensor_impl.hpp:976-1069", cpp="local_tile"),
+              cpp=CALL),
+    Operation("slice", ops.slice_layout, ("C", "L"), "layout.hpp:689-695", cpp=SLICE),
+    Operation("slice_and_offset", ops.slice_and_offset, ("C", "L"), "layout.hpp:698-703", cpp=SLICE),
+    Operation("local_tile", ops.local_tile, ("L", "T", "C", "C?"), "tensor_impl.hpp:976-1069", cpp=TENSOR),
     Operation("local_partition", ops.local_partition, ("L", "L", "I", "C?"), "tensor_impl.hpp:1076-1111",
-              cpp="local_partition"),
+              cpp=TENSOR),
     # the data, CTA tiler, CTA coordinate, projection, thread layout, thread index, residue, k-residue shift
     Operation("predicated_copy", predication.predicated_copy, ("L", "T", "C", "C", "L", "I", "S", "C?"),
               "copy.hpp:49-72", not_compiled=_VIA_PARTS),
@@ -197,22 +204,11 @@ def _symbolize(obj: object, counter: list[int] | None = None) -> object:
     counter = counter if counter is not None else [0]
 
     def leaf(x: Int) -> Int:
-        if isinstance(x, ScaledBasis):
-            return ScaledBasis(leaf(x.value), x.modes)  # type: ignore[return-value]
         if x.static or not x.concrete:
             return x
         counter[0] += 1
         return symbol(f"?rt{counter[0]}")
 
-    if isinstance(obj, ComposedLayout):
-        return ComposedLayout(_symbolize(obj.outer, counter), _symbolize(obj.offset, counter),  # type: ignore[arg-type]
-                                       _symbolize(obj.inner, counter))  # type: ignore[arg-type]
-    if isinstance(obj, Layout):
-        return Layout(transform_leaf(obj.shape, leaf), transform_leaf(obj.stride, leaf))
-    if isinstance(obj, Tile):
-        return Tile([_symbolize(e, counter) for e in obj.elements])
-    if isinstance(obj, Int) or type(obj) is tuple:
-        return transform_leaf(obj, leaf)  # type: ignore[arg-type]
-    return obj
+    return map_leaves(obj, leaf)
 
 

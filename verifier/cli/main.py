@@ -275,6 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
 OPERATION_EXAMPLES: dict[str, list[str]] = {
     "coalesce": ["coalesce", "((M,N),K):((_1,M),M*N)"],
     "filter": ["filter", "(M,_2,N):(_1,_0,M)"],
+    "filter_zeros": ["filter_zeros", "(M,_2,N):(_1,_0,M)"],
     "composition": ["composition", "(M,N):(_1,M)", "(_4,_2):(_2,_1)"],
     "complement": ["complement", "(_4,M):(_1,_4)"],
     "right_inverse": ["right_inverse", "(_4,M):(_1,_4)"],
@@ -303,6 +304,14 @@ OPERATION_EXAMPLES: dict[str, list[str]] = {
     "slice_and_offset": ["slice_and_offset", "(_,2)", "(M,N):(_1,M)"],
     "local_tile": ["local_tile", "(M,N):(_1,M)", "<_128,_64>", "(1,1)"],
     "local_partition": ["local_partition", "(M,N):(_1,M)", "(_2,_2):(_1,_2)", "1"],
+    "predicated_copy": ["predicated_copy", "(M,K):(_1,M)", "(_128,_128,_32)", "(m,n,k)", "Step<_1,X,_1>",
+                        "(_32,_8):(_1,_32)", "t", "(M,K)", "--assume", "t >= 0", "--assume", "t < 256",
+                        "--assume", "m >= 0", "--assume", "m < (M+127)/128", "--assume", "k >= 0",
+                        "--assume", "k < (K+31)/32", "--assume", "M <= 4096", "--assume", "K <= 4096"],
+    "vectorized_copy": ["vectorized_copy", "(M,K):(_1,M)", "(_128,_128,_32)", "(m,n,k)", "Step<_1,X,_1>",
+                        "(_16,_16):(_1,_16)", "t", "_8", "--assume", "t >= 0", "--assume", "t < 256",
+                        "--assume", "m >= 0", "--assume", "m < (M+127)/128", "--assume", "k >= 0",
+                        "--assume", "k < (K+31)/32", "--assume", "M <= 4096", "--assume", "K <= 4096"],
 }
 OP_EXIT = "exit status: 0 valid, 1 invalid, 2 bad input, 3 unknown, 4 internal error (please report)"
 

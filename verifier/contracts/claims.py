@@ -29,6 +29,7 @@ from verifier.core.int_tuple import IntTuple, crd2idx, idx2crd, leaves, product,
 from verifier.core.integers import Bool, Const, D, Int, Op, S, and_, eq, ge, le, lt, ne, or_, substitute
 from verifier.core.layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
 from verifier.core.obligations import Recorder
+from verifier.core.operands import substitute as substitute_operand
 
 # -- per operation ---------------------------------------------------------------------------------------------
 
@@ -237,6 +238,14 @@ def _filter(layout: Layout, profile: IntTuple | None = None) -> list[Claim]:
             _claim("FLT-POST", "R(i) == L'(i) for every i < size(L')", src, size(lz), lz(_I), r(_I))]
 
 
+def _filter_zeros(layout: Layout) -> list[Claim]:
+    """``filter_zeros(L)`` (layout.hpp:913-920) replaces the extent of each static-0-stride mode by ``_1`` and keeps
+    the strides: the same function on the coordinates those modes no longer range over."""
+    r = algebra.filter_zeros(layout)
+    return [_claim("FZ-POST", "R(i) == L(idx2crd(i, shape(R))) for every i < size(R): the modes of extent _1 take "
+                   "coordinate 0", "layout.hpp:913-920", size(r), layout(idx2crd(_I, r.shape)), r(_I))]
+
+
 def _nullspace(layout: Layout) -> list[Claim]:
     """NUL-POST (layout.hpp:1477-1480, docs/semantics.md): ``L(R(i)) == 0`` for ``i < size(R)``, and ``size(R)``
     is the product of the extents of every flat mode whose stride is 0 at run time (a dynamic 0 included)."""
@@ -409,6 +418,7 @@ BUILDERS: dict[str, Callable[..., list[Claim]]] = {
     "blocked_product": lambda a, b: _product(*_padded(a, b)),
     "raked_product": lambda a, b: _product(*_padded(a, b)),
     "filter": _filter,
+    "filter_zeros": _filter_zeros,
     "nullspace": _nullspace,
     "max_common_vector": _max_common_vector,
     "max_common_layout": _max_common_layout,
@@ -455,20 +465,6 @@ def build(op: str, args: Sequence[object]) -> list[Claim]:
 
 
 # -- concrete replay -------------------------------------------------------------------------------------------
-
-
-def substitute_operand(obj: object, values: Mapping[str, int]) -> object:
-    from verifier.core.swizzle import ComposedLayout
-
-    if isinstance(obj, (Layout, ComposedLayout)):
-        return obj.substitute(values)
-    if isinstance(obj, Tile):
-        return Tile([substitute_operand(e, values) for e in obj.elements])
-    if isinstance(obj, Int):
-        return substitute(obj, values)
-    if type(obj) is tuple:  # an int tuple, or a coordinate that may hold _
-        return tuple(substitute_operand(x, values) for x in obj)
-    return obj
 
 
 @dataclass(frozen=True)

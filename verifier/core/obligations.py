@@ -167,8 +167,6 @@ ERRORS: dict[str, str] = {
     "MCV-A": "max_common_vector's @post: a(j) == n there (layout.hpp:1398-1416)",
     "MCL-POST-A": "@post of max_common_layout: a(R(i)) == i (layout.hpp:1374-1394)",
     "MCL-POST-B": "@post of max_common_layout: b(R(i)) == i (layout.hpp:1374-1394)",
-    "ORD-BOUND": "make_ordered_layout is compact (layout.hpp:420-428)",
-    "ORD-INJ": "as ORD-BOUND (layout.hpp:420-428)",
     "LIKE-BOUND": "make_layout_like is compact past its static-0 modes (layout.hpp:431-445)",
     "LIKE-INJ": "as LIKE-BOUND (layout.hpp:431-445)",
     "SLC-POST": "slice / slice_and_offset: offset + R(i) == L(c at R's coordinate of i) (layout.hpp:689-703)",
@@ -194,6 +192,16 @@ ERRORS: dict[str, str] = {
     "OVF-SIZE": "the property checked (cute-verify check no_overflow)",
     "OVF-TERM": "the property checked (cute-verify check no_overflow)",
     "OVF-SUM": "the property checked (cute-verify check no_overflow)",
+    "ORD-COMPACT": "make_ordered_layout is compact in the order O: each leaf's stride is the product of the extents "
+                   "before it in that order (layout.hpp:420-428)",
+    "ONTO-SIZE": "the property checked (cute-verify check bijective / surjective of a coordinate-valued layout): "
+                 "size(L) == size(coshape(L))",
+    "SMEM-ADDR": "the property checked (cute-verify check conflict_free): every address is a non-negative, naturally "
+                 "aligned shared-memory address",
+    "CONFLICT-FREE": "the property checked (cute-verify check conflict_free): one wavefront per phase "
+                     "(engine/banks.py states the model)",
+    "FZ-POST": "filter_zeros(L) is L with the extent of each static-0-stride mode made _1: R(i) == L(idx2crd(i, "
+               "shape(R))) (layout.hpp:914-920)",
 }
 
 KNOWN = frozenset(ERRORS) | frozenset(WARNINGS)

@@ -12,9 +12,10 @@ from fractions import Fraction
 from math import gcd
 
 from verifier.core.basis import ScaledBasis
-from verifier.core.int_tuple import IntTuple, transform_leaf
+from verifier.core.int_tuple import IntTuple
 from verifier.core.integers import Const, Expr, Int, Op, Sym, symbol
-from verifier.core.layouts import Layout, Tile
+from verifier.core.layouts import Layout
+from verifier.core.operands import map_leaves
 from verifier.core.symbols import Symbols
 
 Poly = dict[tuple[str, ...], Fraction]
@@ -107,21 +108,13 @@ def anonymize(obj: object, env: dict[str, int]) -> object:
     sees each such leaf as a parameter of the jit function."""
 
     def leaf(x: Int) -> Int:
-        if isinstance(x, ScaledBasis):
-            return ScaledBasis(leaf(x.value), x.modes)  # type: ignore[return-value]
         if x.static or not x.concrete:
             return x
         name = f"?d{len(env)}"
         env[name] = int(x.value)  # type: ignore[arg-type]
         return symbol(name)
 
-    if isinstance(obj, Layout):
-        return Layout(transform_leaf(obj.shape, leaf), transform_leaf(obj.stride, leaf))
-    if isinstance(obj, Tile):
-        return Tile([anonymize(e, env) for e in obj.elements])
-    if isinstance(obj, Int) or type(obj) is tuple:
-        return transform_leaf(obj, leaf)  # type: ignore[arg-type]
-    return obj
+    return map_leaves(obj, leaf)
 
 
 def _leaf(x: Int | ScaledBasis, symbols: Symbols | None, values: bool) -> str:

@@ -27,22 +27,22 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from verifier.algebra.registry import CALL, RECAST, REGISTRY, SLICE, TENSOR
+from verifier.algebra.registry import TEMPLATED as TEMPLATE_CALL
 from verifier.core.basis import ScaledBasis
 from verifier.core.int_tuple import IntTuple
 from verifier.core.integers import Const, Expr, Int, Op, Sym
 from verifier.core.layouts import Layout, Tile, Underscore
 from verifier.core.swizzle import ComposedLayout, Swizzle
 
-# Operations a generated case may call: CuTe's free functions of the layout algebra and its queries.
-CALLABLES = frozenset({
-    "coalesce", "filter", "filter_zeros", "composition", "complement", "right_inverse", "left_inverse",
-    "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product",
-    "tiled_product", "flat_product", "blocked_product", "raked_product", "tile_to_shape", "max_common_vector",
-    "max_common_layout", "make_layout_like", "make_ordered_layout", "nullspace", "size", "cosize", "rank",
-    "depth", "shape", "stride", "flatten", "compatible", "congruent", "weakly_congruent", "ceil_div", "shape_div",
-    "elem_scale", "crd2idx", "idx2crd", "crd2crd", "make_layout", "make_shape", "make_stride", "make_tile",
-    "make_coord", "product", "evenly_divides", "round_up", "local_tile", "local_partition", "slice_and_offset",
-})
+# Functions a generated case may call: the registered operations CuTe calls by name, and CuTe's queries and
+# constructors of the layout algebra.
+CALLABLES = frozenset(
+    {name for name, row in REGISTRY.items() if row.cpp in (CALL, TENSOR, SLICE)} | {
+        "size", "cosize", "rank", "depth", "shape", "stride", "flatten", "compatible", "congruent",
+        "weakly_congruent", "ceil_div", "shape_div", "elem_scale", "crd2idx", "idx2crd", "crd2crd", "make_layout",
+        "make_shape", "make_stride", "make_tile", "make_coord", "product", "evenly_divides", "round_up",
+    })
 TEMPLATED = frozenset({"upcast", "downcast", "layout", "select", "take", "group", "append", "prepend",
                        "get", "size", "rank", "depth", "shape", "stride", "replace"})
 
@@ -316,6 +316,25 @@ def recast_case(old_bits: int, new_bits: int, layout: Layout, label: str = "") -
     b = CppBuilder()
     return b.case(f"recast_layout<uint_bit_t<{int(old_bits)}>, uint_bit_t<{int(new_bits)}>>({b.layout(layout)})",
                   label)
+
+
+def operation_case(op: str, *operands: object, label: str = "") -> CppCase:
+    """A case that runs registered operation ``op`` in compiled CuTe on model operands (its template integers
+    first, as ``apply`` takes them), the way its registry row says CuTe is called for it."""
+    row = REGISTRY[op]
+    ints = [int(x) for x in operands[:row.template]]  # type: ignore[call-overload]
+    rest = operands[row.template:]
+    if row.cpp == CALL:
+        return call_case(op, *rest, label=label)
+    if row.cpp == TEMPLATE_CALL:
+        return call_case(op, *rest, template=ints, label=label)
+    if row.cpp == RECAST:
+        return recast_case(ints[0], ints[1], rest[0], label)  # type: ignore[arg-type]
+    if row.cpp == SLICE:
+        return slice_case(rest[0], rest[1], label)  # type: ignore[arg-type]
+    if row.cpp == TENSOR:
+        return tensor_case(op, *rest[:-1], coord=rest[-1], label=label)  # type: ignore[arg-type]
+    raise ValueError(f"{op} has no C++ check of its own: {row.not_compiled}")
 
 
 def apply_case(layout: Layout, *coord: object, label: str = "") -> CppCase:

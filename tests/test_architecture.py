@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ("verifier", "cuda_harness")
 
 # Each layer may import the layers before it, never those after it.
-LAYERS = ("core", "notation", "algebra", "contracts", "solver", "engine", "run", "present", "oracle")
+LAYERS = ("core", "solver", "notation", "algebra", "contracts", "engine", "run", "present", "oracle")
 # Integrations and the command line sit above every layer.
 TOP = ("dsl", "strategies", "pytest_plugin", "testing", "theorems", "pycute", "pictures", "cli")
 

@@ -38,13 +38,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from verifier.basis import ScaledBasis
-from verifier.cute_cpp import CppCase
-from verifier.cute_sweep import SEP
-from verifier.int_tuple import IntTuple, product
-from verifier.integers import Const, Expr, Int, Op, Sym
-from verifier.layouts import Layout
-from verifier.swizzle import ComposedLayout, Swizzle
+from verifier.core.basis import ScaledBasis
+from verifier.core.int_tuple import IntTuple, product
+from verifier.core.integers import Const, Expr, Int, Op, Sym
+from verifier.core.layouts import Layout
+from verifier.core.swizzle import ComposedLayout, Swizzle
+from verifier.oracle.cute_cpp import CppCase
+from verifier.oracle.sweep import SEP
 
 # Elements before and after the copy range that nothing may touch.
 GUARD = 256

@@ -13,14 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cute_sweep import SweepCase, sweep
-from verifier.engine import verify
-from verifier.verdicts import INVALID, UNKNOWN, VALID, Policy
-
-from .case_args import parametric, parametric_assignments, problem
+from verifier.engine.verdicts import INVALID, UNKNOWN, VALID, Policy
+from verifier.engine.verify import verify
+from verifier.oracle.corpora import PARAMETRIC_CORPUS, parametric, parametric_assignments, problem
+from verifier.oracle.sweep import SweepCase, sweep
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = json.loads((ROOT / "tests" / "data" / "parametric_cases.json").read_text())
+CORPUS = json.loads(PARAMETRIC_CORPUS.read_text())
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.budget import NET
+from verifier.solver.budget import NET
 
 ROOT = Path(__file__).resolve().parent.parent
 LOAD = 4

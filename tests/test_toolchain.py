@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 
-from verifier import cute_cpp
+from verifier.oracle import cute_cpp
 
 
 def test_gxx_and_headers_present() -> None:

@@ -60,8 +60,8 @@ NAMED: tuple[tuple[str, str, str, int, int, int], ...] = (
 
 
 def _smem(text: str) -> object:
-    from verifier.algebra import apply
-    from verifier.notation import parse
+    from verifier.algebra.registry import apply
+    from verifier.notation.cpp import parse
 
     if text.startswith("#3172"):
         atom = "Sw<3,3,4> o _0 o (_128,_8):(_1,_128)"
@@ -74,7 +74,7 @@ def _generated(n: int, seed: int = 19) -> list[tuple[str, str, str, int, int, in
     """Random patterns: row-major (padded) or column-major tiles, half of them swizzled, read by 8, 16 or 32
     threads along two strides, at every width the hardware has."""
     rng = random.Random(seed)
-    out = []
+    out: list[tuple[str, str, str, int, int, int]] = []
     widths = [(8, 32), (16, 32), (32, 32), (16, 64), (32, 64), (64, 64), (16, 128), (32, 128), (8, 16), (16, 16)]
     while len(out) < n:
         eb, ab = rng.choice(widths)
@@ -100,9 +100,9 @@ def _generated(n: int, seed: int = 19) -> list[tuple[str, str, str, int, int, in
 def pattern(name: str, smem_text: str, access_text: str, eb: int, ab: int, offset: int) -> dict[str, object] | None:
     """The pattern's byte addresses and the model's count; None where it does not fit the kernel (a coordinate
     outside SMEM's domain, an address beyond 48 KiB, a misaligned access)."""
-    from verifier.banks import AccessModel, address, count
-    from verifier.integers import S
-    from verifier.notation import parse_layout
+    from verifier.core.integers import S
+    from verifier.engine.banks import AccessModel, address, count
+    from verifier.notation.cpp import parse_layout
 
     model = AccessModel(eb, ab)
     smem = _smem(smem_text)
@@ -122,12 +122,18 @@ def pattern(name: str, smem_text: str, access_text: str, eb: int, ab: int, offse
 
 
 def patterns(generated: int = 160) -> list[dict[str, object]]:
-    out = []
+    """The named patterns that fit the kernel, then the first ``generated`` generated ones that do."""
+    out: list[dict[str, object]] = []
+    kept = 0
     for spec in NAMED + tuple(_generated(generated * 2)):
         p = pattern(*spec)
-        if p is not None and (spec[0].startswith("generated") is False or
-                              sum(1 for q in out if str(q["name"]).startswith("generated")) < generated):
-            out.append(p)
+        if p is None:
+            continue
+        if spec[0].startswith("generated"):
+            if kept == generated:
+                continue
+            kept += 1
+        out.append(p)
     return out
 
 
@@ -246,7 +252,7 @@ def compare(pats: list[dict[str, object]], counts: list[dict[str, float]]) -> di
     order = launches(pats)
     if len(counts) != len(order):
         raise ValueError(f"{len(counts)} profiled launches for {len(order)} expected")
-    results = []
+    results: list[dict[str, object]] = []
     for (k, kind), c in zip(order, counts):
         p = pats[k]
         # Nsight Compute (2025.3, H100) counts ldmatrix's wavefronts under op_ld too, and has no op_ldsm metric;
@@ -260,7 +266,7 @@ def compare(pats: list[dict[str, object]], counts: list[dict[str, float]]) -> di
                         "shared_wavefronts_all_ops": c.get("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"),
                         "model_wavefronts": p["model_wavefronts"], "model_phases": p["model_phases"],
                         "agree": per == p["model_wavefronts"]})
-    return {"launches": len(results), "agree": sum(r["agree"] for r in results), "results": results}
+    return {"launches": len(results), "agree": sum(1 for r in results if r["agree"]), "results": results}
 
 
 def main(argv: list[str]) -> int:

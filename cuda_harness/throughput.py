@@ -493,7 +493,8 @@ def run(work_path: Path, out: Path | None, lane_variants: Sequence[tuple[int, in
     t, times, clocks = _timed(cp, launch_warp, 2000, repeats)
     assert int(bad.get()[0]) == 0  # type: ignore[attr-defined]
     variants.append({"design": "warp tiles (2026-11-24)", "items": 4, "grid": [grid, THREADS],
-                     "resident_blocks_per_sm": _occupancy(cp, fn, THREADS), "registers": int(fn.num_regs),
+                     "resident_blocks_per_sm": _occupancy(cp, fn, THREADS),
+                     "registers": int(fn.num_regs),  # type: ignore[attr-defined]
                      "timing": "one sweep a launch", "seconds_per_sweep": t, "seconds_spread": [min(times), max(times)],
                      "checks_per_s": checks / t, "planted_mismatches_caught": caught, "sm_clock_mhz": clocks,
                      "slots": ntiles * 4 * 32})

@@ -86,14 +86,14 @@ CASES: tuple[TiledCase, ...] = (
 
 
 def _model(case: TiledCase) -> object:
-    from verifier.tiled import parse_tiled
+    from verifier.algebra.tiled import parse_tiled
 
     return parse_tiled(case.tiled)
 
 
 def threads(case: TiledCase) -> int:
-    from verifier.layouts import size
-    from verifier.tiled import TiledMMA
+    from verifier.algebra.tiled import TiledMMA
+    from verifier.core.layouts import size
 
     obj = _model(case)
     if isinstance(obj, TiledMMA):
@@ -105,8 +105,8 @@ def expected(case: TiledCase) -> np.ndarray:
     """The model's offsets, ``[thread, value]``: the partition for a symbolic thread index ``t`` (its layout and
     pointer offset as expressions of ``t``), evaluated at every thread."""
     from cuda_harness.harness import np_eval
-    from verifier.integers import substitute, symbol
-    from verifier.notation import parse_layout
+    from verifier.core.integers import substitute, symbol
+    from verifier.notation.cpp import parse_layout
 
     obj = _model(case)
     t = symbol("t")
@@ -125,7 +125,7 @@ def expected(case: TiledCase) -> np.ndarray:
 
 
 def _split(text: str) -> tuple[str, list[str]]:
-    from verifier.tiled import _split_args
+    from verifier.algebra.tiled import _split_args
 
     t = "".join(text.split())
     name = t[:t.index("(")]
@@ -134,8 +134,8 @@ def _split(text: str) -> tuple[str, list[str]]:
 
 def _cpp_tiled(text: str, bits: int) -> str:
     """CuTe's construction of the object the notation names, from the same arguments."""
-    from verifier.cute_cpp import CppBuilder
-    from verifier.notation import parse, parse_layout
+    from verifier.notation.cpp import parse, parse_layout
+    from verifier.oracle.cute_cpp import CppBuilder
 
     b = CppBuilder()
     name, args = _split(text)
@@ -157,13 +157,13 @@ def _cpp_tiled(text: str, bits: int) -> str:
 
 def _atom_text(squeezed: str) -> str:
     """The atom's name as CuTe spells it (``_split`` drops the spaces of ``GMMA::Major::K, ...`` lists)."""
-    from verifier.atoms import find
+    from verifier.algebra.atoms import find
 
     return find(squeezed).name
 
 
 def _split_perm(text: str) -> list[str]:
-    from verifier.tiled import _split_args
+    from verifier.algebra.tiled import _split_args
 
     return _split_args(text.strip()[1:-1])
 
@@ -233,8 +233,8 @@ int main() {{
 def source(cases: Sequence[TiledCase] = CASES) -> str:
     """One translation unit for every case: host functions, kernels (under nvcc) and a main that runs each case
     on the GPU (nvcc) or on the host (g++) and prints every thread's offsets."""
-    from verifier.cute_cpp import CppBuilder
-    from verifier.notation import parse_layout
+    from verifier.notation.cpp import parse_layout
+    from verifier.oracle.cute_cpp import CppBuilder
 
     parts = [PRELUDE]
     wrappers, table, launches = [], [], []
@@ -298,7 +298,14 @@ def build(folder: Path, gpu: bool) -> Path:
     import hashlib
     import shutil
 
-    from verifier.cute_cpp import _compiler_version, cache_dir, compiler, cuda_includes, cute_include, headers_digest
+    from verifier.oracle.cute_cpp import (
+        _compiler_version,
+        cache_dir,
+        compiler,
+        cuda_includes,
+        cute_include,
+        headers_digest,
+    )
 
     inc = [f"-I{cute_include()}"] + [f"-I{p}" for p in cuda_includes()]
     src = folder / "tiled.cu"

@@ -19,7 +19,7 @@ integer instructions (``smsp__sass_thread_inst_executed_op_integer_pred_on.sum``
 checks; and, from the generated code, the integer SASS instructions one more check adds (``sass``).
 
     python -m cuda_harness.throughput prepare WORK.npz           # here: the workload (needs the verifier)
-    python cuda_harness/throughput.py run WORK.npz --out R.json [--variants 16:0,32:0,16:0:d]   # numpy + CuPy
+    python cuda_harness/throughput.py run WORK.npz --out R.json [--variants 16:0,32:0]   # there: numpy + CuPy
     python cuda_harness/throughput.py ncu WORK.npz lanes ITEMS REPS MIN_BLOCKS   # one launch, for ncu
     python cuda_harness/throughput.py sass WORK.npz               # nvcc + cuobjdump: integer SASS per check
 
@@ -237,34 +237,6 @@ LANE_CASES
   }
   if (miss) atomicAdd(bad, (unsigned long long)miss);
 }
-
-// The same tiles handed out dynamically, so that the last tiles go to the warps that are free (a shorter tail):
-// each warp's first tile of a round is its own; then lane 0 takes a ticket from the round's counter (one per tile
-// processed, so a launch consumes exactly nwarp_tiles tickets of each counter and `base` is the host's count of
-// them), issued before the tile is processed and read after it, so its latency hides behind the tile.
-extern "C" __global__ void __launch_bounds__(THREADS LAUNCH_MIN_BLOCKS)
-sweep_lanes_dyn(const uint4* __restrict__ params, const int2* __restrict__ desc, const int* __restrict__ wcode,
-                int nwarp_tiles, int reps, unsigned long long* tickets, unsigned long long base,
-                unsigned long long* bad) {
-  u32 miss = 0;
-  const int lane = threadIdx.x & 31;
-  const int warps = gridDim.x * (THREADS / 32);
-  const int first = blockIdx.x * (THREADS / 32) + (threadIdx.x >> 5);
-  for (int r = 0; r < reps; ++r) {
-    long long w = first;
-    while (w < nwarp_tiles) {
-      unsigned long long next = 0;
-      if (lane == 0) next = atomicAdd(tickets + r, 1ull);
-      const int2 d = desc[(size_t)w * 32 + lane];
-      switch (__ldg(wcode + w)) {
-LANE_CASES
-      }
-      next = __shfl_sync(0xffffffffu, next, 0);
-      w = (long long)(next - base) + warps;
-    }
-  }
-  if (miss) atomicAdd(bad, (unsigned long long)miss);
-}
 """
 
 
@@ -446,30 +418,21 @@ def _planted(work: dict[str, np.ndarray], params: object) -> object:
 
 def _lane_variant(cp: object, work: dict[str, np.ndarray], params: object, triples: list[tuple[int, int, int]],
                   items: int, min_blocks: int, sms: int, repeats: int, min_ms: float,
-                  long_ms: float, dynamic: bool = False) -> list[dict[str, object]]:
-    """The lane-tile kernel at ``items`` coordinates per lane (``dynamic``: tiles handed out by ticket): checked,
-    planted bug caught, timed one sweep a launch and many sweeps in one launch."""
+                  long_ms: float) -> list[dict[str, object]]:
+    """The lane-tile kernel at ``items`` coordinates per lane: checked, planted bug caught, timed one sweep a
+    launch and many sweeps in one launch."""
     dev = cp.cuda.Device(0)  # type: ignore[attr-defined]
     checks = int(work["sizes"].sum())
     desc_np, wcode_np, stats = lane_tiles(work["sizes"], work["ranks"], items)
-    fn = _kernel(cp, triples, items=items, min_blocks=min_blocks, name="sweep_lanes_dyn" if dynamic else "sweep_lanes")
+    fn = _kernel(cp, triples, items=items, min_blocks=min_blocks, name="sweep_lanes")
     occ = _occupancy(cp, fn, THREADS)
     nwt = len(wcode_np)
     grid = max(1, min(sms * occ, -(-nwt // (THREADS // 32))))
     desc, wcode = cp.asarray(desc_np), cp.asarray(wcode_np)  # type: ignore[attr-defined]
     bad = cp.zeros(1, dtype=cp.uint64)  # type: ignore[attr-defined]
-    tickets: dict[int, list[object]] = {}  # reps -> [counters, launches made with them]
 
     def launch(reps: int = 1, prm: object = params) -> None:
-        if not dynamic:
-            fn((grid,), (THREADS,), (prm, desc, wcode, np.int32(nwt), np.int32(reps), bad))  # type: ignore[operator]
-            return
-        if reps not in tickets:
-            tickets[reps] = [cp.zeros(reps, dtype=cp.uint64), 0]  # type: ignore[attr-defined]
-        ctr, made = tickets[reps]
-        fn((grid,), (THREADS,), (prm, desc, wcode, np.int32(nwt), np.int32(reps), ctr,  # type: ignore[operator]
-                                 np.uint64(int(made) * nwt), bad))  # type: ignore[call-overload]
-        tickets[reps][1] = int(made) + 1  # type: ignore[call-overload]
+        fn((grid,), (THREADS,), (prm, desc, wcode, np.int32(nwt), np.int32(reps), bad))  # type: ignore[operator]
 
     launch()
     dev.synchronize()
@@ -483,8 +446,8 @@ def _lane_variant(cp: object, work: dict[str, np.ndarray], params: object, tripl
     tl, timesl, clocksl = _timed(cp, lambda: launch(long_reps), 1, repeats)
     tl /= long_reps
     assert int(bad.get()[0]) == 0
-    common = {"design": "lane tiles, dynamic" if dynamic else "lane tiles", "items": items,
-              "min_blocks": min_blocks, "grid": [grid, THREADS], "resident_blocks_per_sm": occ,
+    common = {"design": "lane tiles", "items": items, "min_blocks": min_blocks, "grid": [grid, THREADS],
+              "resident_blocks_per_sm": occ,
               "registers": int(fn.num_regs), "planted_mismatches_caught": caught, **stats}  # type: ignore
     return [{**common, "timing": "one sweep a launch", "seconds_per_sweep": t1,
              "seconds_spread": [min(times1), max(times1)], "checks_per_s": checks / t1, "sm_clock_mhz": clocks1},
@@ -493,16 +456,14 @@ def _lane_variant(cp: object, work: dict[str, np.ndarray], params: object, tripl
              "checks_per_s": checks / tl, "sm_clock_mhz": clocksl, "reps": long_reps}]
 
 
-def run(work_path: Path, out: Path | None,
-        lane_variants: Sequence[tuple[int, int, bool]] = ((8, 0, False), (16, 0, False), (32, 0, False)),
+def run(work_path: Path, out: Path | None, lane_variants: Sequence[tuple[int, int]] = ((8, 0), (16, 0), (32, 0)),
         repeats: int = 7,
         min_ms: float = 200.0, long_ms: float = 40.0) -> dict[str, object]:
     """Every design in one process: the warp-tile kernel of the 2026-11-24 run (grid 8 blocks per SM, one sweep a
     launch: the "before") and the lane-tile kernel for each ``items`` (grid = resident blocks), timed one sweep a
     launch over many launches and ``reps`` sweeps in one launch (a long run: no launch gaps, ramp or tail), each
-    with its planted bug; then numpy on the same checks.  ``lane_variants``: (items, min_blocks, dynamic),
-    ``min_blocks`` being ``__launch_bounds__``'s second argument (0: none), and whether tiles are handed out by
-    ticket (``sweep_lanes_dyn``)."""
+    with its planted bug; then numpy on the same checks.  ``lane_variants``: (items, min_blocks) pairs,
+    ``min_blocks`` being ``__launch_bounds__``'s second argument (0: none)."""
     import cupy as cp  # type: ignore[import-not-found]
 
     work = dict(np.load(work_path))
@@ -539,9 +500,8 @@ def run(work_path: Path, out: Path | None,
                      "slots": ntiles * 4 * 32})
 
     params = cp.asarray(work["params"])
-    for items, min_blocks, dynamic in lane_variants:
-        variants += _lane_variant(cp, work, params, triples, items, min_blocks, sms, repeats, min_ms, long_ms,
-                                  dynamic)
+    for items, min_blocks in lane_variants:
+        variants += _lane_variant(cp, work, params, triples, items, min_blocks, sms, repeats, min_ms, long_ms)
     np_base = _numpy_baseline(work, budget_s=20.0)
     name = props["name"]
     result: dict[str, object] = {
@@ -558,7 +518,7 @@ def run(work_path: Path, out: Path | None,
 
 
 def ncu_mode(work_path: Path, design: str, items: int, reps: int, min_blocks: int = 0) -> None:
-    """One launch of one design (``warp``, ``lanes`` or ``dyn``), for ``ncu`` to count its instructions."""
+    """One launch of one design (``warp`` or ``lanes``), for ``ncu`` to count its instructions."""
     import cupy as cp
 
     work = dict(np.load(work_path))
@@ -571,13 +531,10 @@ def ncu_mode(work_path: Path, design: str, items: int, reps: int, min_blocks: in
         slots = ntiles * 4 * 32
     else:
         desc, wcode, stats = lane_tiles(work["sizes"], work["ranks"], items)
-        dyn = design == "dyn"
-        fn = _kernel(cp, _triples(work), items=items, min_blocks=min_blocks,
-                     name="sweep_lanes_dyn" if dyn else "sweep_lanes")
+        fn = _kernel(cp, _triples(work), items=items, min_blocks=min_blocks, name="sweep_lanes")
         grid = max(1, min(sms * _occupancy(cp, fn, THREADS), -(-len(wcode) // (THREADS // 32))))
-        extra = (cp.zeros(reps, dtype=cp.uint64), np.uint64(0)) if dyn else ()
         fn((grid,), (THREADS,), (cp.asarray(work["params"]), cp.asarray(desc), cp.asarray(wcode),  # type: ignore
-                                 np.int32(len(wcode)), np.int32(reps), *extra, cp.zeros(1, dtype=cp.uint64)))
+                                 np.int32(len(wcode)), np.int32(reps), cp.zeros(1, dtype=cp.uint64)))
         slots = stats["slots"]
     cp.cuda.Device(0).synchronize()
     print(json.dumps({"design": design, "items": items, "min_blocks": min_blocks, "reps": reps,
@@ -632,8 +589,7 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["run"]:
         out = Path(argv[3]) if len(argv) > 3 and argv[2] == "--out" else None
         pairs = argv[argv.index("--variants") + 1] if "--variants" in argv else "8:0,16:0,32:0"
-        r = run(Path(argv[1]), out, [(int(x.split(":")[0]), int(x.split(":")[1]), x.endswith(":d"))
-                                     for x in pairs.split(",")])
+        r = run(Path(argv[1]), out, [(int(a), int(b)) for a, b in (x.split(":") for x in pairs.split(","))])
         for v in r["variants"]:  # type: ignore[attr-defined]
             print(f"{v['design']:26s} items {v['items']:2d}/{v.get('min_blocks', 0)} regs {v['registers']:3d}"
                   f" occ {v['resident_blocks_per_sm']}"

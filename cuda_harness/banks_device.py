@@ -30,9 +30,12 @@ REPS = 64
 SMEM_BYTES = 48 * 1024
 METRICS = ("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-           "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
+           "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+           "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
            "smsp__inst_executed_op_shared_ld.sum",
-           "smsp__inst_executed_op_ldsm.sum")
+           "smsp__inst_executed_op_shared_st.sum",
+           "smsp__inst_executed_op_ldsm.sum",
+           "smsp__inst_executed_op_ldgsts.sum")
 
 # Named patterns: (name, SMEM, ACCESS, element bits, access bits, offset)
 SM80_SA = "Sw<3,3,3> o _0 o ((_8,_16),((_8,_8),_1),(_1,_3)):((_8,_512),((_1,_64),_0),(_0,_8192))"
@@ -137,14 +140,21 @@ def patterns(generated: int = 160) -> list[dict[str, object]]:
     return out
 
 
-def launches(pats: list[dict[str, object]]) -> list[tuple[int, str]]:
-    """(pattern index, instruction) in launch order: ``ld`` for every pattern, and ``ldsm`` for 128-bit patterns
-    of 8, 16 or 32 threads."""
+KINDS = ("ld", "ldsm", "st", "cpasync")
+
+
+def launches(pats: list[dict[str, object]], kinds: tuple[str, ...] = KINDS) -> list[tuple[int, str]]:
+    """(pattern index, instruction) in launch order: per pattern ``ld`` (``ld.shared``), ``ldsm`` (``ldmatrix``,
+    128-bit patterns of 8, 16 or 32 threads), ``st`` (``st.shared``) and ``cpasync`` (``cp.async`` into shared
+    memory, 32-, 64- and 128-bit patterns), those of ``kinds``."""
     out = []
     for k, p in enumerate(pats):
-        out.append((k, "ld"))
-        if p["access_bits"] == 128 and p["threads"] in (8, 16, 32):
-            out.append((k, "ldsm"))
+        for kind in kinds:
+            if kind == "ldsm" and not (p["access_bits"] == 128 and p["threads"] in (8, 16, 32)):
+                continue
+            if kind == "cpasync" and p["access_bits"] not in (32, 64, 128):
+                continue
+            out.append((k, kind))
     return out
 
 
@@ -204,10 +214,55 @@ extern "C" __global__ void bank_ldsm(const unsigned* addrs, int n, int bits, uns
   out[lane] = acc;
   if (lane == 0) out[32] = base;
 }
+
+#define ST(OP, ...) asm volatile(OP :: "r"(a), __VA_ARGS__ : "memory")
+extern "C" __global__ void bank_st(const unsigned* addrs, int n, int bits, unsigned* out) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  const unsigned lane = threadIdx.x;
+  const unsigned base = shared_base(smem);
+  const unsigned a = base + addrs[lane < n ? lane : 0];
+  const unsigned v = lane * 2654435761u;
+  const unsigned short h = (unsigned short)v;
+  if (lane < n) {
+    if (bits == 8) {
+      LOOP(ST("st.volatile.shared.u8 [%%0], %%1;", "r"(v));)
+    } else if (bits == 16) {
+      LOOP(ST("st.volatile.shared.u16 [%%0], %%1;", "h"(h));)
+    } else if (bits == 32) {
+      LOOP(ST("st.volatile.shared.u32 [%%0], %%1;", "r"(v));)
+    } else if (bits == 64) {
+      LOOP(ST("st.volatile.shared.v2.u32 [%%0], {%%1, %%2};", "r"(v), "r"(v + 1));)
+    } else {
+      LOOP(ST("st.volatile.shared.v4.u32 [%%0], {%%1, %%2, %%3, %%4};", "r"(v), "r"(v + 1), "r"(v + 2), "r"(v + 3));)
+    }
+  }
+  out[lane] = v;
+  if (lane == 0) out[32] = base;
+}
+
+// cp.async: each thread copies bits/8 bytes from global memory to its shared address.
+extern "C" __global__ void bank_cpasync(const unsigned* addrs, int n, int bits, unsigned* out) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  const unsigned lane = threadIdx.x;
+  const unsigned base = shared_base(smem);
+  const unsigned a = base + addrs[lane < n ? lane : 0];
+  const unsigned* src = out + 64 + 4 * lane;
+  if (lane < n) {
+    if (bits == 32) {
+      LOOP(asm volatile("cp.async.ca.shared.global [%%0], [%%1], 4;" :: "r"(a), "l"(src) : "memory");)
+    } else if (bits == 64) {
+      LOOP(asm volatile("cp.async.ca.shared.global [%%0], [%%1], 8;" :: "r"(a), "l"(src) : "memory");)
+    } else {
+      LOOP(asm volatile("cp.async.cg.shared.global [%%0], [%%1], 16;" :: "r"(a), "l"(src) : "memory");)
+    }
+  }
+  asm volatile("cp.async.wait_all;" ::: "memory");
+  if (lane == 0) out[32] = base;
+}
 """
 
 
-def run(path: Path) -> dict[str, object]:
+def run(path: Path, kinds: tuple[str, ...] = KINDS) -> dict[str, object]:
     """Every launch of ``launches`` in order (Nsight Compute counts each); the shared-memory base must be
     128-byte aligned so that the byte offsets' banks are the hardware's."""
     import cupy as cp  # type: ignore[import-not-found]
@@ -215,10 +270,10 @@ def run(path: Path) -> dict[str, object]:
 
     pats = json.loads(path.read_text())
     mod = cp.RawModule(code=SOURCE % {"reps": REPS}, options=("-std=c++17",))
-    fns = {"ld": mod.get_function("bank_ld"), "ldsm": mod.get_function("bank_ldsm")}
-    out = cp.zeros(33, dtype=cp.uint32)
+    fns = {kind: mod.get_function(f"bank_{kind}") for kind in KINDS}
+    out = cp.zeros(64 + 4 * 32, dtype=cp.uint32)
     bases = set()
-    for k, kind in launches(pats):
+    for k, kind in launches(pats, kinds):
         p = pats[k]
         addrs = np.zeros(32, dtype=np.uint32)
         addrs[:p["threads"]] = p["addresses"]
@@ -227,7 +282,7 @@ def run(path: Path) -> dict[str, object]:
         cp.cuda.Device(0).synchronize()
         bases.add(int(out[32].get()))
     assert all(b % 128 == 0 for b in bases), f"shared-memory base not 128-byte aligned: {bases}"
-    return {"launches": len(launches(pats)), "shared_bases": sorted(bases)}
+    return {"launches": len(launches(pats, kinds)), "shared_bases": sorted(bases)}
 
 
 # -- matching Nsight Compute's counts --------------------------------------------------------------------------
@@ -247,26 +302,48 @@ def read_ncu(path: Path) -> list[dict[str, float]]:
     return [rows[k] for k in sorted(rows)]
 
 
-def compare(pats: list[dict[str, object]], counts: list[dict[str, float]]) -> dict[str, object]:
-    """Per launch: the hardware's wavefronts per instruction against the model's."""
-    order = launches(pats)
+WAVEFRONTS = {"ld": "op_ld", "ldsm": "op_ld", "st": "op_st", "cpasync": "op_ldgsts"}
+INSTRUCTIONS = {"ld": "shared_ld", "ldsm": "ldsm", "st": "shared_st", "cpasync": "ldgsts"}
+
+
+def compare(pats: list[dict[str, object]], counts: list[dict[str, float]],
+            kinds: tuple[str, ...] = KINDS) -> dict[str, object]:
+    """Per launch: the hardware's wavefronts per instruction against the model's.  Nsight Compute (2025.3, H100)
+    counts ldmatrix's wavefronts under ``op_ld`` and has no ``op_ldsm`` metric; where the load or store metric is
+    missing, the all-operations total less the one wavefront every launch adds (64 ``ld.shared`` give 64 x the
+    per-instruction count + 1) stands in, and the result says so.  ``cp.async`` has no metric of its own
+    (``op_ldgsts``) and the total does not isolate its shared-memory writes (a ``.cg`` copy adds none to it, a
+    ``.ca`` copy the L1 side of its global read): such launches are reported, not compared (``agree`` None)."""
+    order = launches(pats, kinds)
     if len(counts) != len(order):
         raise ValueError(f"{len(counts)} profiled launches for {len(order)} expected")
     results: list[dict[str, object]] = []
     for (k, kind), c in zip(order, counts):
         p = pats[k]
-        # Nsight Compute (2025.3, H100) counts ldmatrix's wavefronts under op_ld too, and has no op_ldsm metric;
-        # the all-operations total holds one more wavefront per launch than op_ld, whatever the instruction.
-        inst = c.get(f"smsp__inst_executed_op_{'shared_ld' if kind == 'ld' else 'ldsm'}.sum", float("nan"))
-        wf = c.get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", float("nan"))
-        per = wf / inst if inst else float("nan")
-        results.append({"pattern": p["name"], "smem": p["smem"], "access": p["access"],
-                        "element_bits": p["element_bits"], "access_bits": p["access_bits"], "offset": p["offset"],
-                        "instruction": kind, "instructions": inst, "hardware_wavefronts": per,
-                        "shared_wavefronts_all_ops": c.get("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"),
-                        "model_wavefronts": p["model_wavefronts"], "model_phases": p["model_phases"],
-                        "agree": per == p["model_wavefronts"]})
-    return {"launches": len(results), "agree": sum(1 for r in results if r["agree"]), "results": results}
+        inst = c.get(f"smsp__inst_executed_op_{INSTRUCTIONS[kind]}.sum", float("nan"))
+        if inst != inst or not inst:  # no instruction count: the source's REPS
+            inst = float(REPS)
+        own = f"l1tex__data_pipe_lsu_wavefronts_mem_shared_{WAVEFRONTS[kind]}.sum"
+        total = c.get("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", float("nan"))
+        entry: dict[str, object] = {
+            "pattern": p["name"], "smem": p["smem"], "access": p["access"], "element_bits": p["element_bits"],
+            "access_bits": p["access_bits"], "offset": p["offset"], "instruction": kind, "instructions": inst,
+            "shared_wavefronts_all_ops": total, "model_wavefronts": p["model_wavefronts"],
+            "model_phases": p["model_phases"]}
+        if own in c:
+            per = c[own] / inst
+            entry.update(hardware_wavefronts=per, wavefront_metric=own, agree=per == p["model_wavefronts"])
+        elif kind == "cpasync":
+            entry.update(hardware_wavefronts=None, wavefront_metric=None, agree=None,
+                         note="no metric isolates cp.async's shared-memory writes")
+        else:
+            per = (total - 1) / inst
+            entry.update(hardware_wavefronts=per, wavefront_metric="all operations - 1",
+                         agree=per == p["model_wavefronts"])
+        results.append(entry)
+    compared = [r for r in results if r["agree"] is not None]
+    return {"launches": len(results), "compared": len(compared), "agree": sum(1 for r in compared if r["agree"]),
+            "results": results}
 
 
 def main(argv: list[str]) -> int:

@@ -45,11 +45,15 @@ def test_named_counts_agree_with_the_cli(pats, capsys) -> None:
     assert by_name["the same column, rows padded to 33"]["model_phases"] == [1]
 
 
-def test_launch_plan_adds_ldmatrix_for_128_bit_patterns(pats) -> None:
+def test_launch_plan_covers_every_instruction_that_fits(pats) -> None:
     plan = bd.launches(pats)
-    assert [k for k, kind in plan if kind == "ld"] == list(range(len(pats)))
+    for kind in ("ld", "st"):
+        assert [k for k, x in plan if x == kind] == list(range(len(pats)))
     ldsm = {k for k, kind in plan if kind == "ldsm"}
     assert ldsm == {k for k, p in enumerate(pats) if p["access_bits"] == 128 and p["threads"] in (8, 16, 32)}
+    assert {k for k, kind in plan if kind == "cpasync"} == {k for k, p in enumerate(pats)
+                                                            if p["access_bits"] in (32, 64, 128)}
+    assert bd.launches(pats, ("ld",)) == [(k, "ld") for k in range(len(pats))]
 
 
 def _ncu_csv(path: Path, rows: list[dict[str, float]]) -> None:
@@ -66,20 +70,28 @@ def _ncu_csv(path: Path, rows: list[dict[str, float]]) -> None:
 def test_compare_matches_launches_in_order(pats, tmp_path: Path) -> None:
     few = pats[:3]
     plan = bd.launches(few)
+    assert {kind for _, kind in plan} == set(bd.KINDS)
     rows = []
     for k, kind in plan:
-        inst = "smsp__inst_executed_op_shared_ld.sum" if kind == "ld" else "smsp__inst_executed_op_ldsm.sum"
-        w = float(few[k]["model_wavefronts"]) * 1000  # type: ignore[arg-type]
-        rows.append({inst: 1000.0, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": w,
-                     "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum": w + 1})
+        w = float(few[k]["model_wavefronts"]) * 64  # type: ignore[arg-type]
+        row = {f"smsp__inst_executed_op_{bd.INSTRUCTIONS[kind]}.sum": 64.0,
+               "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum": 4.0 if kind == "cpasync" else w + 1}
+        if kind != "cpasync":
+            row[f"l1tex__data_pipe_lsu_wavefronts_mem_shared_{bd.WAVEFRONTS[kind]}.sum"] = w
+        rows.append(row)
     csv_path = tmp_path / "n.csv"
     _ncu_csv(csv_path, rows)
     counts = bd.read_ncu(csv_path)
-    assert counts[0]["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] == rows[0][
-        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
+    assert counts[0] == rows[0]
     rep = bd.compare(few, counts)
-    assert rep["agree"] == rep["launches"] == len(plan)
-    counts[1]["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] += 1000
-    assert bd.compare(few, counts)["agree"] == len(plan) - 1
+    n_cp = sum(kind == "cpasync" for _, kind in plan)
+    assert rep["launches"] == len(plan) and rep["compared"] == rep["agree"] == len(plan) - n_cp
+    assert all(r["agree"] is None and "cp.async" in str(r["note"]) for r in rep["results"]  # type: ignore[union-attr]
+               if r["instruction"] == "cpasync")
+    counts[0]["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] += 64
+    assert bd.compare(few, counts)["agree"] == len(plan) - n_cp - 1
+    del counts[0]["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]  # the total less one stands in
+    first = bd.compare(few, counts)["results"][0]  # type: ignore[index]
+    assert first["wavefront_metric"] == "all operations - 1" and first["agree"] is True
     with pytest.raises(ValueError, match="profiled launches"):
         bd.compare(few, counts[:-1])

@@ -1,15 +1,14 @@
-"""Bank conflicts on the device: ``verifier.banks``' wavefront counts against the hardware's own, per pattern.
+"""Bank conflicts on the device: ``verifier.engine.banks``' wavefront counts against the hardware's, per pattern.
 
 For each access pattern (a shared-memory layout ``SMEM``, an ``ACCESS`` layout of one instruction's threads, the
 element and access widths, a coordinate offset), the host computes every thread's byte address with
-``verifier.banks.address`` and the model's wavefronts for the instruction (the sum over its phases of
-``verifier.banks.count``).  On the GPU one warp loads from those addresses (``ld.shared`` of the access width, the
-threads outside ``ACCESS`` predicated off; and for 128-bit patterns of 8, 16 or 32 threads, ``ldmatrix.x1/x2/x4``,
-whose row addresses they are), one launch per pattern and instruction, and Nsight Compute counts the shared-memory
-wavefronts of each launch (``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum``, which holds ldmatrix's too)
-and its shared-load instructions (``smsp__inst_executed_op_shared_ld.sum`` / ``..._op_ldsm.sum``): wavefronts per
-instruction, to compare with the model's.  ``ld.volatile.shared`` repeats ``REPS`` times; ptxas merges repeated
-``ldmatrix`` instructions into one, which the instruction count shows and the ratio accounts for.
+``verifier.engine.banks.address`` and the model's wavefronts for the instruction (the sum over its phases of
+``verifier.engine.banks.count``).  On the GPU one warp accesses those addresses, one launch per pattern and
+instruction (``launches``): ``ld.volatile.shared`` and ``st.volatile.shared`` of the access width, ``REPS`` a
+launch, the threads outside ``ACCESS`` predicated off; ``ldmatrix.x1/x2/x4`` for 128-bit patterns of 8, 16 or 32
+threads, whose row addresses they are (ptxas merges repeated ``ldmatrix`` into one, which the instruction count
+shows); ``cp.async`` for 32-, 64- and 128-bit patterns.  Nsight Compute counts each launch's shared-memory
+wavefronts (``METRICS``) and instructions: wavefronts per instruction, to compare with the model's (``compare``).
 
     python -m cuda_harness.banks_device emit PATTERNS.json            # here (needs the verifier)
     ncu --csv --log-file N.csv --metrics ... python cuda_harness/banks_device.py run PATTERNS.json  # there

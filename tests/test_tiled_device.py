@@ -1,5 +1,5 @@
 """cuda_harness.tiled_device in host mode: the generated CUDA C++ that has CuTe partition a TiledMMA / TiledCopy
-one thread per CuTe thread, compiled by g++ and run on the CPU, against ``verifier.tiled``'s partitions for a
+one thread per CuTe thread, compiled by g++ and run on the CPU, against ``verifier.algebra.tiled``'s partitions for a
 symbolic thread index.  The GPU run of the same source is recorded in docs/hardware.md (not asserted here)."""
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""TiledMMA and TiledCopy partitions run by CuTe itself, one thread per CuTe thread, against ``verifier.algebra.tiled``.
+"""TiledMMA and TiledCopy partitions run by CuTe itself, a thread per CuTe thread, against ``verifier.algebra.tiled``.
 
 For each case (a TiledMMA's ``partition_A/B/C`` or a TiledCopy's ``partition_S/D`` of a static tensor), the
 generated CUDA C++ builds the tiled object with CuTe's own ``make_tiled_mma`` / ``make_tiled_copy[_A|B|C]``, and
 thread ``tid`` calls ``get_slice(tid).partition_X(tensor)`` on a tensor over a real pointer and writes the element
-offset of every value it touches (``&part(v) - base``).  The model's prediction is ``verifier.algebra.tiled``'s partition
-for a *symbolic* thread index (the layout and the pointer offset the engine reasons about), evaluated at each
-thread.  The same source compiles three ways:
+offset of every value it touches (``&part(v) - base``).  The model's prediction is ``verifier.algebra.tiled``'s
+partition for a *symbolic* thread index (the layout and the pointer offset the engine reasons about), evaluated at
+each thread.  The same source compiles two ways:
 
 - with nvcc, one block of ``threads`` threads per case on the GPU (``--gpu``: the run recorded in
   ``docs/hardware.md``);

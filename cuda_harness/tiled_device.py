@@ -35,13 +35,15 @@ ELEMENT = {8: "uint8_t", 16: "half_t", 32: "float", 64: "double"}
 class TiledCase:
     """One partition: ``tiled`` in the verifier's notation (``cute-verify``'s ``make_tiled_mma(...)``,
     ``make_tiled_copy(...)``, ``make_tiled_copy_A|B|C(...)``), ``part`` one of A, B, C (TiledMMA) or S, D
-    (TiledCopy), ``tensor`` a static layout, ``bits`` the element width of the tensor."""
+    (TiledCopy), ``tensor`` a layout whose symbols take ``values`` (run-time integers in CuTe: ``int``, not
+    ``Int<N>``), ``bits`` the element width of the tensor."""
 
     name: str
     tiled: str
     part: str
     tensor: str
     bits: int = 16
+    values: tuple[tuple[str, int], ...] = ()
 
 
 HGEMM_MMA = "make_tiled_mma(SM80_16x8x8_F16F16F16F16_TN, (_2,_2,_1):(_1,_2,_0), <_32,_32,_16>)"
@@ -79,6 +81,18 @@ CASES: tuple[TiledCase, ...] = (
     TiledCase("universal 32-bit copy partition_D (row-major)", "make_tiled_copy("
               "UniversalCopy<uint32_t,uint32_t>, 32, (_32,_8):(_1,_32), (_4,_1):(_1,_0))", "D",
               "(_256,_32):(_32,_1)", 32),
+    # Run-time extents and strides, partial tiles included (the verifier's partitions of symbolic tensors).
+    TiledCase("hgemm copyA partition_S of gA (M,K):(ldA,_1), M=200 K=72 ldA=80 at run time", HGEMM_COPY, "S",
+              "(M,K):(ldA,_1)", 16, (("M", 200), ("K", 72), ("ldA", 80))),
+    TiledCase("hgemm copyB partition_S of gB (N,K):(ldB,_1), N=136 K=64 ldB=64 at run time", HGEMM_COPY, "S",
+              "(N,K):(ldB,_1)", 16, (("N", 136), ("K", 64), ("ldB", 64))),
+    TiledCase("hgemm mma partition_C of gC (M,N):(_1,ldC), M=100 N=96 ldC=104 at run time", HGEMM_MMA, "C",
+              "(M,N):(_1,ldC)", 16, (("M", 100), ("N", 96), ("ldC", 104))),
+    TiledCase("hgemm mma partition_A of (M,K):(ldA,_1), M=64 K=40 ldA=48 at run time", HGEMM_MMA, "A",
+              "(M,K):(ldA,_1)", 16, (("M", 64), ("K", 40), ("ldA", 48))),
+    TiledCase("universal 32-bit copy partition_D of (M,N):(_1,M), M=250 N=40 at run time", "make_tiled_copy("
+              "UniversalCopy<uint32_t,uint32_t>, 32, (_32,_8):(_1,_32), (_4,_1):(_1,_0))", "D",
+              "(M,N):(_1,M)", 32, (("M", 250), ("N", 40))),
 )
 
 
@@ -114,7 +128,7 @@ def expected(case: TiledCase) -> np.ndarray:
     n = threads(case)
     rows = []
     for k in range(n):
-        env = {"t": k}
+        env = {"t": k, **dict(case.values)}
         layout = part.layout.substitute(env)
         values = np_eval(layout, np.arange(int(layout.size()), dtype=np.int64))
         rows.append(values + int(substitute(part.offset, env)))
@@ -180,7 +194,7 @@ using namespace cute;
 CASE = r"""
 // case {k}: {name}
 CUTE_HOST_DEVICE void case_{k}(int tid, long long* out, {elem}* base) {{
-  auto tiled = {tiled};
+  auto tiled = {tiled};{decl}
   auto tensor = make_tensor(make_gmem_ptr(base), {tensor});
   auto part = tiled.get_slice(tid).partition_{part}(tensor);
   long long* row = out + (long long)tid * {width};
@@ -241,9 +255,15 @@ def source(cases: Sequence[TiledCase] = CASES) -> str:
     for k, c in enumerate(cases):
         nv = int(expected(c).shape[1])
         elem = ELEMENT[c.bits]
-        parts.append(CASE.format(k=k, name=c.name, elem=elem, tiled=_cpp_tiled(c.tiled, c.bits),
-                                 tensor=CppBuilder().layout(parse_layout(c.tensor)), part=c.part, nv=nv,
-                                 width=nv + 1))
+        b = CppBuilder()
+        tensor = b.layout(parse_layout(c.tensor))
+        values = dict(c.values)
+        decl = ""
+        if b.slots:  # the symbols' values, read as CuTe's run-time ints (int(p[i]))
+            decl = "\n  const long long p[] = {" + ", ".join(
+                str(values[s.symbol] if s.symbol is not None else s.value) for s in b.slots) + "};"
+        parts.append(CASE.format(k=k, name=c.name, elem=elem, tiled=_cpp_tiled(c.tiled, c.bits), decl=decl,
+                                 tensor=tensor, part=c.part, nv=nv, width=nv + 1))
         wrappers.append(f"static void host_{k}(int t, long long* o, void* b) {{ case_{k}(t, o, ({elem}*)b); }}")
         table.append(f"{{{threads(c)}, {nv + 1}, {c.bits}, host_{k}}}")
         launches.append(f"      case {k}: kernel_{k}<<<1, {threads(c)}>>>(d_out, ({elem}*)d_base); break;")

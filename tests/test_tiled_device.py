@@ -23,6 +23,18 @@ def test_cases_include_the_sm80_hgemm_example_objects() -> None:
     tiled = {c.tiled for c in td.CASES}
     assert {td.HGEMM_MMA, td.HGEMM_COPY} <= tiled
     assert {c.part for c in td.CASES} == {"A", "B", "C", "S", "D"}
+    assert sum(bool(c.values) for c in td.CASES) == 5  # run-time extents and strides
+
+
+def test_run_time_values_become_cute_ints() -> None:
+    case = next(c for c in td.CASES if c.values)
+    src = td.source([case])
+    assert "const long long p[] = {200, 72, 80};" in src
+    assert "make_shape(int(int(p[0])), int(int(p[1])))" in src  # int, not Int<200>: dynamic in CuTe
+    want = td.expected(case)
+    assert want.shape == (128, 208)  # 8 values x 13 (ceil 200/16) x 2 (ceil 72/64): partial tiles included
+    assert want[0, :8].tolist() == list(range(8))  # thread 0: 8 contiguous halves (one 128-bit copy) of row 0,
+    assert int(want[0, 8]) == 16 * 80  # then the same 16 rows down (16 threads along M), ldA = 80
 
 
 def test_source_launches_one_thread_per_cute_thread() -> None:
@@ -49,7 +61,7 @@ def test_host_run_matches_the_model(cute, tmp_path: Path) -> None:
     out.write_text(subprocess.run([str(exe)], capture_output=True, text=True, check=True, timeout=600).stdout)
     report = td.check(tmp_path, out)
     assert [r["mismatches"] for r in report] == [0] * len(td.CASES)
-    assert sum(int(r["threads"]) for r in report) == 2816  # type: ignore[call-overload]
+    assert sum(int(r["threads"]) for r in report) == 3584  # type: ignore[call-overload]
 
 
 def test_compare_reports_a_wrong_offset_and_a_wrong_size() -> None:

@@ -1,7 +1,8 @@
 """The one operation registry: every operation the tool models, with what each consumer needs to know of it.
 
 The command line, the spec loader, the claims, the C++ generators, the GPU harness and the docs all read
-``REGISTRY``; ``tests/test_registry.py`` checks that every row has its contract (``contracts.claims.BUILDERS``), its
+``REGISTRY``; ``tests/project/test_registry.py`` checks that every row has its contract
+(``contracts.claims.BUILDERS``), its
 C++ check (``oracle.cute_cpp``), its row in ``docs/semantics.md`` and its operand signature, or an explicit
 "not modelled" marker here.  Adding an operation means writing its algorithm (its family module), its contract
 (``contracts/claims.py``) and its row below.

@@ -270,7 +270,8 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-# A representative dynamic case of every operation: shown in its --help, and run by tests/test_cli_operations.py
+# A representative dynamic case of every operation: shown in its --help, and run by
+# tests/frontends/test_cli_operations.py
 # (each is decided: exit status 0 or 1, never unknown).
 OPERATION_EXAMPLES: dict[str, list[str]] = {
     "coalesce": ["coalesce", "((M,N),K):((_1,M),M*N)"],

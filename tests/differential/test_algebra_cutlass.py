@@ -4,18 +4,13 @@ values as compiled CuTe, or the same compile-time rejection, or the same undefin
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
+from tests.support.algebra_cases import CUTLASS_CASES as CASES
 from tests.support.compare import compare
 from verifier.algebra.registry import apply
-from verifier.oracle.corpora import CUTLASS_UNIT_CORPUS, operands
+from verifier.oracle.corpora import operands
 from verifier.oracle.cute_cpp import Query, call_case, run_cases
-
-DATA = json.loads(CUTLASS_UNIT_CORPUS.read_text())
-VARIANTS = ("original", "dynamic", "static")
-CASES = [(c, v) for c in DATA for v in VARIANTS]
 
 
 def _label(case: dict, variant: str) -> str:
@@ -28,6 +23,7 @@ def answers(cute):
     return run_cases(cpp, [Query(k) for k in range(len(cpp))])
 
 
+@pytest.mark.cute
 def test_all_cases_match_compiled_cute(answers) -> None:
     bad = []
     for (case, variant), r in zip(CASES, answers, strict=True):

@@ -56,6 +56,7 @@ def test_no_other_atom_is_reported(findings):
     assert reported == EXPECTED_FINDINGS
 
 
+@pytest.mark.cute
 def test_the_findings_replay_in_compiled_cute(cute):
     """The overlap: compiled CuTe's BLayout maps T1V0 and T0V4 to the same index and never reaches 20 (k=20, n=0)
     ... ; the corrected stride (_64, the later CUTLASS fix) covers the tile; the b1 A layout does not compile."""
@@ -84,6 +85,7 @@ def _distinct_layouts() -> dict[str, tuple[str, str, str]]:
     return out
 
 
+@pytest.mark.cute
 def test_every_atom_layout_evaluates_as_compiled_cute_does(cute):
     """Each distinct layout of the data file, taken from the traits of an atom that has it, printed and evaluated
     by compiled CuTe: the same print, size and cosize, and (up to 2**16 elements) the same value everywhere."""
@@ -106,6 +108,7 @@ def test_every_atom_layout_evaluates_as_compiled_cute_does(cute):
     assert compared >= 140  # the rest (GMMA shared-memory operands, TMEM copies) exceed 2**16 elements
 
 
+@pytest.mark.cute
 @pytest.mark.parametrize("index", [0, 1, 7, 23, 51])
 def test_the_data_file_is_what_the_headers_give(cute, index):
     """A sample of the generator's instantiations, recompiled: the same printed layouts as the shipped file."""

@@ -66,6 +66,7 @@ def test_corpus_file_is_well_formed() -> None:
     assert len(pairs) >= 5
 
 
+@pytest.mark.cute
 def test_corpus_verdicts_are_the_stated_ones(corpus) -> None:
     """The set of verdicts of each case is its ``expect``; ``correct_when``/``warning_when``/``wrong_when``/``ub_when``
     (each a disjunction of relations) hold exactly where the sweep gives that verdict."""
@@ -150,6 +151,7 @@ def _sample(res, envs: list[dict[str, int]], rng: random.Random) -> list[dict[st
     return list({key(e): e for e in out}.values())
 
 
+@pytest.mark.cute
 def test_sweep_agrees_with_the_algebras_postconditions(corpus) -> None:
     rng = random.Random(4)
     decided = divergent = 0
@@ -191,6 +193,7 @@ def _brute_eval(shape: tuple[int, ...], stride: tuple[int, ...], x: int) -> int:
     return out + x * stride[-1]
 
 
+@pytest.mark.cute
 def test_seed_composition_is_wrong_exactly_where_cute_differs_from_brute_force(cute) -> None:
     res = sweep([SweepCase("composition", (SEED_A, SEED_B))], [SEED_ENVS])[0]
     printed = run_cases([call_case("composition", SEED_A, SEED_B)], [Query(0, env) for env in SEED_ENVS])
@@ -205,6 +208,7 @@ def test_seed_composition_is_wrong_exactly_where_cute_differs_from_brute_force(c
     assert res.of({"M": 2, "N": 3}) == "wrong"  # DEVELOPERS.md: ((1,2),(2,1)):((3,4),(1,2)), size 4
 
 
+@pytest.mark.cute
 def test_division_by_zero_is_ub_for_that_assignment_only(cute) -> None:
     envs = grid({"S": (0, 3), "M": (1, 4), "N": (1, 6)})
     res = sweep([SweepCase("complement", (parse_layout("(M):(S)"), parse_int_tuple("N")))], [envs])[0]
@@ -212,6 +216,7 @@ def test_division_by_zero_is_ub_for_that_assignment_only(cute) -> None:
     assert "correct" in res.status.values()  # assignments after a caught SIGFPE still run
 
 
+@pytest.mark.cute
 def test_ub_agrees_with_the_unoptimised_harness(cute, corpus) -> None:
     """The sweep is built with -O1 but keeps every division (no dead trapping instruction is deleted): where the
     -O0 printing harness hits SIGFPE, the sweep says ub, and nowhere else."""
@@ -229,6 +234,7 @@ def test_ub_agrees_with_the_unoptimised_harness(cute, corpus) -> None:
     assert sum(expected) >= 20
 
 
+@pytest.mark.cute
 def test_a_rejected_case_does_not_take_its_neighbours_down(cute) -> None:
     envs = grid({"M": (1, 4), "N": (1, 4)})
     rejected, fine = sweep([SweepCase("complement", (parse_layout("(M,N):(_1,M)"),)),
@@ -237,6 +243,7 @@ def test_a_rejected_case_does_not_take_its_neighbours_down(cute) -> None:
     assert fine.rejected is None and len(fine.status) == len(envs)
 
 
+@pytest.mark.cute
 def test_regroupings_share_their_verdicts(cute) -> None:
     """logical/zipped/tiled/flat_divide are one function regrouped (and so are the by-mode products), so their
     verdicts agree; the reference is evaluated in each result's own 1-D order."""
@@ -253,6 +260,7 @@ def test_regroupings_share_their_verdicts(cute) -> None:
     assert all(r.status == prods[0].status for r in prods)
 
 
+@pytest.mark.cute
 def test_huge_values_are_decided_cheaply_or_too_large(cute) -> None:
     big = 2**31 - 1
     cmp = SweepCase("composition", (parse_layout("(M,N):(_1,M)"), parse_layout("(N,M):(M,_1)")))

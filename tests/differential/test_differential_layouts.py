@@ -48,6 +48,7 @@ def test_generator_covers_what_it_claims() -> None:
     assert any("_0" in t for t in texts) and any(":0" in t or ",0" in t or "(0" in t for t in texts)
 
 
+@pytest.mark.cute
 def test_print_size_cosize_values_match_cute(cute_answers) -> None:
     mismatches = []
     for (lay, env), r in zip(CASES, cute_answers, strict=True):

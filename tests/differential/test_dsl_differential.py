@@ -32,6 +32,7 @@ def _known(label: str) -> str | None:
     return next((why for k, why in KNOWN.items() if label.startswith(k)), None)
 
 
+@pytest.mark.cute
 def test_corpus_agrees_with_the_dsl(answers) -> None:
     bad, fixed = [], []
     for (label, case), r in zip(CASES, answers, strict=True):
@@ -59,6 +60,7 @@ def test_corpus_is_the_issue_s() -> None:
     assert kinds
 
 
+@pytest.mark.cute
 def test_the_dsl_runs_every_kind_of_outcome(answers) -> None:
     """The corpus exercises computed results, refusals while tracing, and crashes (SIGFPE at run time, an abort
     while tracing): the harness's isolation is tested by real cases, not only by construction."""

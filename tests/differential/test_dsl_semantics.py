@@ -30,6 +30,7 @@ def _cpp(*cases):
     return run_cases(list(cases), [Query(k) for k in range(len(cases))])
 
 
+@pytest.mark.cute
 def test_row_composition_runtime_ints_is_size_4_in_both(cute) -> None:
     a, b = L("(2,3):(1,2)"), L("(2,3):(3,1)")
     (c,) = _cpp(call_case("composition", a, b))
@@ -40,6 +41,7 @@ def test_row_composition_runtime_ints_is_size_4_in_both(cute) -> None:
         assert str(apply("composition", a, b, semantics=sem).result) == "((1,2),(2,1)):((3,4),(1,2))"
 
 
+@pytest.mark.cute
 def test_row_upcast_of_runtime_16_1(cute) -> None:
     (c,) = _cpp(recast_case(8, 16, L("16:1")))
     r = _dsl(DslCase("recast_layout", (8, 16, L("16:1"))))
@@ -47,6 +49,7 @@ def test_row_upcast_of_runtime_16_1(cute) -> None:
     assert r.values == ("16:1",) and str(apply("upcast", 2, L("16:1"), semantics="dsl").result) == "16:1"
 
 
+@pytest.mark.cute
 def test_row_upcast_of_a_runtime_stride_is_shape_div() -> None:
     sy = Symbols()
     layout = parse_layout("16:s", sy)
@@ -57,6 +60,7 @@ def test_row_upcast_of_a_runtime_stride_is_shape_div() -> None:
     assert [int(cpp.substitute({"s": s}).stride) for s in strides] == [0, 1, 1, 2, 3, 4]  # C++ truncates
 
 
+@pytest.mark.cute
 def test_row_upcast_with_a_div_2_stride() -> None:
     sy = Symbols()
     layout = parse_layout("(_4,_16):(d,_1)", sy)
@@ -64,6 +68,7 @@ def test_row_upcast_with_a_div_2_stride() -> None:
     assert r.values == ("(4,8):(16,1)",) and r.trace == "(4,8):(?,1)"
 
 
+@pytest.mark.cute
 def test_row_downcast_of_runtime_16_1(cute) -> None:
     (c,) = _cpp(recast_case(16, 8, L("16:1")))
     r = _dsl(DslCase("downcast", (2, L("16:1"))))
@@ -72,6 +77,7 @@ def test_row_downcast_of_runtime_16_1(cute) -> None:
     assert r.values == ("16:2",) and r.trace == "?:?{div=2}"
 
 
+@pytest.mark.cute
 def test_row_runtime_complement_is_an_invalid_layout(cute) -> None:
     a, n = L("(2,1):(1,8)"), L("_8:_1").shape
     (c, s) = _cpp(call_case("complement", a, n), call_case("complement", L("(_2,_1):(1,8)"), n))
@@ -83,6 +89,7 @@ def test_row_runtime_complement_is_an_invalid_layout(cute) -> None:
     assert isinstance(apply("complement", a, n, semantics="dsl").rejection, DslInvalidLayout)
 
 
+@pytest.mark.cute
 def test_row_logical_divide_trace_form(cute) -> None:
     a, t = L("(8,6):(1,8)"), parse_tile("<_4,_3>")
     (c,) = _cpp(call_case("logical_divide", a, t))
@@ -91,6 +98,7 @@ def test_row_logical_divide_trace_form(cute) -> None:
     assert r.trace == "((4,?),(3,?)):((?,?{div=4}),(?,?{div=3}))" and r.values == ("((4,2),(3,2)):((1,4),(8,24))",)
 
 
+@pytest.mark.cute
 def test_row_left_inverse_of_stride_0(cute) -> None:
     (c,) = _cpp(call_case("left_inverse", L("_4:_0")))
     r = _dsl(DslCase("left_inverse", (L("_4:_0"),)))
@@ -98,6 +106,7 @@ def test_row_left_inverse_of_stride_0(cute) -> None:
     assert str(apply("left_inverse", L("_4:_0"), semantics="dsl").result) == "_1:_0"
 
 
+@pytest.mark.cute
 def test_row_refusals_where_cpp_computes(cute) -> None:
     cases = [("right_inverse", (L("(4,2):(1,4)"),)), ("left_inverse", (L("(4,2):(_1,_4)"),)),
              ("logical_product", (L("(3):(32)"), L("(_4):(_1)"))), ("composition", (L("_4:_21"), L("4:_1").shape))]
@@ -109,6 +118,7 @@ def test_row_refusals_where_cpp_computes(cute) -> None:
         assert isinstance(apply(op, *args, semantics="dsl").rejection, DslRefusal)
 
 
+@pytest.mark.cute
 def test_row_the_abort() -> None:
     case = DslCase("complement", (L("((_4,_8)):((1,8))"), L("_60:_1").shape))
     r = _dsl(case)
@@ -116,6 +126,7 @@ def test_row_the_abort() -> None:
     assert "aborts" in str(apply(*(case.op,), *case.args, semantics="dsl").rejection)
 
 
+@pytest.mark.cute
 def test_divisibility_propagates_in_the_trace_form() -> None:
     sy = Symbols()
     layout = parse_layout("(M,K):(_1,M)", sy)
@@ -176,6 +187,7 @@ def test_python_api_semantics(name: str) -> None:
     assert v.result == ("(?,?):(?,1)" if name == "dsl" else "(4,8):(d/2,_1)")
 
 
+@pytest.mark.cute
 def test_the_dsl_s_ceil_div_is_the_exact_ceiling_for_a_negative_divisor(cute) -> None:
     """composition divides the B stride 12 by the extent -3 of complement(5:-3, 5) = (-3,0):(1,-15): the DSL takes
     ceil(12 / -3) = -4 (stride 60), C++ (12 - 3 - 1) / -3 = -2 (stride 30)."""
@@ -187,6 +199,7 @@ def test_the_dsl_s_ceil_div_is_the_exact_ceiling_for_a_negative_divisor(cute) ->
     assert str(apply("flat_product", a, b, semantics="dsl").result) == "(_5,(_4,_1)):(_-3,(_0,_60))"
 
 
+@pytest.mark.cute
 def test_the_dsl_s_cosize_is_static_where_its_crd2idx_is() -> None:
     """cosize((?,1):(0,13)) is a run-time value in the DSL (static 1 in C++), so logical_product's cotarget keeps a
     rest mode whose composition divides by complement's 0 extent: the DSL's compiler dies of SIGFPE."""
@@ -201,6 +214,7 @@ def test_the_dsl_s_cosize_is_static_where_its_crd2idx_is() -> None:
     assert cosize(b).static
 
 
+@pytest.mark.cute
 def test_the_dsl_composes_every_mode_before_it_refuses() -> None:
     """complement((4,5):(16,9), 1580) = (9,0,25):(1,45,64): its composition with 4:19 alone is refused, with
     (4,4):(19,7) the mode 4:7 divides by the extent 0 (SIGFPE), where C++ stops at 4:19's failed assertion."""
@@ -211,6 +225,7 @@ def test_the_dsl_composes_every_mode_before_it_refuses() -> None:
         assert apply("logical_product", a, L(b)).rejection is not None
 
 
+@pytest.mark.cute
 def test_a_product_of_an_overlapping_block_in_the_dsl() -> None:
     """The DSL does not refuse a complement with a 0 extent (C++: layout.hpp:1213); the product computes, and its
     contract fails: the complement maps nothing, so A(B(i)) has no value (not a division by zero of ours)."""
@@ -222,6 +237,7 @@ def test_a_product_of_an_overlapping_block_in_the_dsl() -> None:
     assert apply("tiled_product", a, b).rejection is not None
 
 
+@pytest.mark.cute
 def test_the_dsl_keeps_the_run_time_extents_of_a_stride_0_complement() -> None:
     """complement(_4:_0, (_2,_3,x,y)): the DSL multiplies only the static leaves, (6,x,y):(1,6,6x); C++ multiplies
     the run-time ones too (6,x*y). So a divide by a stride-0 tiler keeps one rest mode per run-time extent."""

@@ -34,6 +34,7 @@ def cute_atoms(cute):
     return run_cases(cases)
 
 
+@pytest.mark.cute
 def test_atoms_are_what_cute_computes(cute_atoms) -> None:
     for (m, k, b), r in zip(ATOMS, cute_atoms[:len(ATOMS)], strict=True):
         ours = atom(m, k, b)
@@ -42,6 +43,7 @@ def test_atoms_are_what_cute_computes(cute_atoms) -> None:
         assert compare(apply("upcast", b, atom_bits(m, k)), r) is None
 
 
+@pytest.mark.cute
 def test_tiled_atoms_are_what_cute_computes(cute_atoms) -> None:
     for (m, k, b), r in zip(ATOMS, cute_atoms[len(ATOMS):], strict=True):
         out = apply("tile_to_shape", atom(m, k, b), parse("(_128,_128)"))
@@ -91,6 +93,7 @@ def test_canonical_check_rejects_with_the_reason(smem: str, bits: int, major: st
     assert not c.accepted and reason in c.reason and "mma_traits_sm90_gmma.hpp" in c.reason
 
 
+@pytest.mark.cute
 def test_issue_3646_k_inter_atom_of_8_bit_elements(cute) -> None:
     """BLK_K0 = 8 is not a multiple of size<1>(Layout_K_INTER_Atom<e5m2>) = 16: CuTe rejects tile_to_shape."""
     a = atom("K", "INTER", 8)

@@ -37,6 +37,7 @@ def test_only_whitelisted_operations_can_be_called() -> None:
         b.call("upcast); system(", "x", template=(2,))
 
 
+@pytest.mark.cute
 def test_symbolic_case_runs_with_values_as_parameters(cute) -> None:
     lay = parse_layout("(M,(N,_2)):(_1,(M,M*N))")
     case = call_case("coalesce", lay)

@@ -67,6 +67,7 @@ def answers(cute):
     return run_cases(cases, [Query(k) for k in range(len(cases))])
 
 
+@pytest.mark.cute
 def test_int_tuple_ops_match_cute(answers) -> None:
     for (fn, args), r in zip(CALLS, answers, strict=True):
         want = f"rejected: {r.rejected}" if r.rejected else r.result

@@ -5,15 +5,13 @@ over a counting iterator, so the offset CuTe adds to the pointer is read back as
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import re
 
 import pytest
 
-from tests.support.compare import compare
+from tests.support.compare import compare_view
 from verifier import UNDERSCORE, Layout, Tile, parse_int_tuple, parse_layout, parse_tile
-from verifier.algebra.ops import OffsetLayout
 from verifier.algebra.registry import apply
 from verifier.core.int_tuple import transform_leaf
 from verifier.core.integers import D, Int, S, symbol
@@ -23,21 +21,6 @@ from verifier.oracle.cute_cpp import CppCase, Query, run_cases, slice_case, tens
 
 VARIANTS = ("original", "dynamic", "static")
 _ = UNDERSCORE
-
-
-def compare_view(outcome, r, tensor: bool = True) -> str | None:
-    """None when our (layout, offset) is what CuTe computed. ``slice_and_offset`` prints its offset, static flag
-    included, so the text must match; a tensor's offset is a counting iterator's position, only a value."""
-    res = outcome.result
-    if not isinstance(res, OffsetLayout):
-        return compare(outcome, r)
-    diff = compare(dataclasses.replace(outcome, result=res.layout), r)
-    if diff:
-        return diff
-    if r.offset is None:
-        return f"CuTe printed no offset; ours {res.offset}"
-    same = int(res.offset) == int(r.offset) if tensor else str(res.offset) == r.offset
-    return None if same else f"offset {res.offset} vs CuTe {r.offset}"
 
 
 def coord_variant(c: object, variant: str) -> object:
@@ -141,6 +124,7 @@ def _label(op: str, args: tuple) -> str:
     return f"{op}({', '.join(map(str, args))})"
 
 
+@pytest.mark.cute
 def test_partitions_match_compiled_cute(answers) -> None:
     bad = []
     for (op, args), r in zip(CASES, answers, strict=True):
@@ -151,6 +135,7 @@ def test_partitions_match_compiled_cute(answers) -> None:
     assert sum(r.ok for r in answers) >= 130 and len({op for op, _ in CASES}) == 3
 
 
+@pytest.mark.cute
 def test_corpus_has_run_time_coordinates_and_rejections(answers) -> None:
     dyn = [args for op, args in CASES if op != "slice_and_offset" and any(
         isinstance(x, Int) and x.dynamic for x in _leaves(args[2]))]
@@ -220,6 +205,7 @@ def _substitute(obj: object, env: dict[str, int]) -> object:
     return transform_leaf(obj, lambda x: D(x.evaluate(env)) if not x.static else x)  # type: ignore[arg-type]
 
 
+@pytest.mark.cute
 def test_symbolic_partitions_print_and_match_cute(cute) -> None:
     tile = apply(SYMBOLIC[0][0], *SYMBOLIC[0][1]).result
     assert str(tile.layout) == "(_128,_64):(_1,M)"
@@ -278,6 +264,7 @@ def _random_cases() -> list[tuple[str, tuple]]:
 RANDOM = _random_cases()
 
 
+@pytest.mark.cute
 def test_random_partitions_match_cute(cute) -> None:
     cases = [_cpp(op, args) for op, args in RANDOM]
     res = run_cases(cases, [Query(k) for k in range(len(cases))])

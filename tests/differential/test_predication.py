@@ -58,6 +58,7 @@ def _configs():
 CONFIGS = list(_configs())
 
 
+@pytest.mark.cute
 def test_identity_partitions_match_compiled_cute(cute):
     cases = []
     for m, k, thr, i, j, t in CONFIGS:

@@ -56,6 +56,7 @@ def _tile_cases():
 TILE_CASES = _tile_cases()
 
 
+@pytest.mark.cute
 def test_local_tile_with_projection_matches_compiled_cute(cute):
     cases = [_case("local_tile", a, t, c, p) for a, t, c, p in TILE_CASES]
     res = run_cases(cases)
@@ -69,6 +70,7 @@ def test_local_tile_with_projection_matches_compiled_cute(cute):
 THREADS = ["(_2,_16,_1):(_16,_1,_0)", "(_4,_8,_1):(_1,_4,_0)", "(_32,_8,_1):(_8,_1,_0)"]
 
 
+@pytest.mark.cute
 @pytest.mark.parametrize("thr", THREADS)
 def test_local_partition_with_projection_every_thread(cute, thr):
     t = symbol("t")

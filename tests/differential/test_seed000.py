@@ -149,6 +149,7 @@ def cute_results(cute):
     return dict(zip(range(len(cases)), run_cases(cases, [Query(k) for k in range(len(cases))])))
 
 
+@pytest.mark.cute
 def test_constructions_print_as_cute_and_the_document(cute_results) -> None:
     for k, (name, ours, _, doc) in enumerate(CONSTRUCTIONS):
         r = cute_results[k]
@@ -169,11 +170,13 @@ def test_print2d_and_print1d_tables() -> None:
         assert by_name[name].values() == row, name
 
 
+@pytest.mark.cute
 def test_print_layout_matches_cute_text(cute) -> None:
     assert print_layout(parse_layout("(2,(2,2)):(4,(2,1))")) == PRINT_LAYOUT_S2XH4
     assert print_layout(parse_layout("(3,(2,3)):(3,(12,1))")) == INDEX_TABLE
 
 
+@pytest.mark.cute
 def test_vector_and_matrix_layouts(cute_results) -> None:
     base = len(CONSTRUCTIONS) + len(MANIPULATIONS)
     for k, (text, values) in enumerate(VECTORS_AND_MATRICES.items()):
@@ -188,6 +191,7 @@ def test_vector_and_matrix_layouts(cute_results) -> None:
         assert list(cute_results[base + k].values) == [table[i][j] for j in range(n) for i in range(m)]
 
 
+@pytest.mark.cute
 def test_coordinate_and_index_maps_of_3x_2x3(cute_results) -> None:
     base = len(CONSTRUCTIONS) + len(MANIPULATIONS) + len(VECTORS_AND_MATRICES) + len(MATRICES)
     lay = parse_layout("(3,(2,3)):(3,(12,1))")
@@ -203,6 +207,7 @@ def test_coordinate_and_index_maps_of_3x_2x3(cute_results) -> None:
         assert int(lay(i)) == int(cute_results[base + i].result)
 
 
+@pytest.mark.cute
 def test_sublayouts_select_take_concatenation_group_flatten(cute_results) -> None:
     base = len(CONSTRUCTIONS)
     for k, (ours, _, doc) in enumerate(MANIPULATIONS):
@@ -211,6 +216,7 @@ def test_sublayouts_select_take_concatenation_group_flatten(cute_results) -> Non
         assert ours.values() == list(r.values), doc
 
 
+@pytest.mark.cute
 def test_compatibility_examples(cute_results) -> None:
     base = len(CONSTRUCTIONS) + len(MANIPULATIONS) + len(VECTORS_AND_MATRICES) + len(MATRICES) + 36
     for k, (a, b, expected) in enumerate(COMPATIBILITY):

@@ -15,14 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.compare import compare_view
 from verifier import Layout, parse_layout
 from verifier.algebra.registry import apply
 from verifier.core.int_tuple import transform_leaf
 from verifier.core.integers import D, Int
 from verifier.oracle.corpora import parse_arg, variant_of
 from verifier.oracle.cute_cpp import CppCase, Query, call_case, recast_case, run_cases, tensor_case
-
-from .test_partition import compare_view
 
 SEEDS = json.loads((Path(__file__).parents[1] / "data" / "seed_cases.json").read_text())
 VARIANTS = ("original", "dynamic", "static")
@@ -87,6 +86,7 @@ def answers(cute):
     return run_cases(cases, queries)
 
 
+@pytest.mark.cute
 def test_dynamic_composition_is_silently_wrong_and_caught(answers) -> None:
     out = apply("composition", parse_layout("(2,3):(1,2)"), parse_layout("(2,3):(3,1)"))
     assert str(out.result) == answers[0].result == "((1,2),(2,1)):((3,4),(1,2))"
@@ -97,6 +97,7 @@ def test_dynamic_composition_is_silently_wrong_and_caught(answers) -> None:
     assert not _failed(static)
 
 
+@pytest.mark.cute
 def test_dynamic_upcast_is_silently_wrong_and_caught(answers) -> None:
     out = apply("upcast", 2, parse_layout("(16):(1)"))
     assert str(out.result) == answers[2].result == "(16):(0)"
@@ -114,6 +115,7 @@ def _ours(case: dict, variant: str, env: dict[str, int]):
     return apply(case["op"], *args)
 
 
+@pytest.mark.cute
 def test_every_seed_example_matches_cute_in_three_variants(answers) -> None:
     bad = []
     for k, (case, variant, env) in enumerate(QUERIES):

@@ -156,6 +156,7 @@ def test_at_least_500_cases() -> None:
     assert sum(any(isinstance(a, Layout) and has_basis(a.stride) for a in args) for _, args in CASES) >= 100
 
 
+@pytest.mark.cute
 def test_results_and_values_match_compiled_cute(answers) -> None:
     bad = []
     for (op, args), r in zip(CASES, answers, strict=True):
@@ -171,6 +172,7 @@ def test_results_and_values_match_compiled_cute(answers) -> None:
     assert sum(r.ok for r in answers) >= 450
 
 
+@pytest.mark.cute
 def test_engine_decides_forwarded_operations_on_swizzled_layouts(answers) -> None:
     """A sample: a forwarded operation with a swizzle outside is decided, and a rejection by CuTe is invalid."""
     sample = [(op, args, r) for (op, args), r in zip(CASES, answers, strict=True)
@@ -207,6 +209,7 @@ def test_symbolic_operations(op: str, texts: list[str], assume: list[str], want:
         assert any(d.id == "DIV-EXACT" and d.status == "refuted" for d in v.obligations)
 
 
+@pytest.mark.cute
 def test_symbolic_verdicts_replay_on_compiled_cute(cute) -> None:
     """The refuted symbolic divide of an identity tensor, at its counterexample: CuTe's tiles cover more than A."""
     symbols = Symbols()

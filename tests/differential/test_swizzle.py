@@ -68,6 +68,7 @@ def swizzle_answers(cute):
     return run_cases(_swizzle_cases())
 
 
+@pytest.mark.cute
 def test_swizzle_invariants_values_and_flags_match_compiled_cute(swizzle_answers) -> None:
     bad = []
     rejected = 0
@@ -186,6 +187,7 @@ def random_answers(cute):
     return run_cases(cases, [Query(k) for k in range(len(cases))])
 
 
+@pytest.mark.cute
 def test_random_swizzle_algebra_matches_compiled_cute(random_answers) -> None:
     bad = []
     kinds: dict[str, int] = {"ok": 0, "rejected": 0}
@@ -201,6 +203,7 @@ def test_random_swizzle_algebra_matches_compiled_cute(random_answers) -> None:
     assert kinds["ok"] >= 150 and kinds["rejected"] >= 30, kinds
 
 
+@pytest.mark.cute
 def test_xor_linearity_obligation_agrees_with_cute_values(random_answers) -> None:
     """composition(L, Sw) is CuTe's guess ``Sw' o L``; SW-3 holds exactly when CuTe's values are L(Sw(i))."""
     seen = {True: 0, False: 0}
@@ -265,6 +268,7 @@ def basis_answers(cute):
     return run_cases(cases)
 
 
+@pytest.mark.cute
 def test_scaled_basis_composition_matches_compiled_cute(basis_answers) -> None:
     bad = []
     for (a, b), r in zip(COMPOSE_ARGS, basis_answers, strict=False):
@@ -278,6 +282,7 @@ def test_scaled_basis_composition_matches_compiled_cute(basis_answers) -> None:
     assert sum(r.rejected is not None for r in basis_answers[:len(COMPOSE_ARGS)]) >= 4
 
 
+@pytest.mark.cute
 def test_scaled_basis_layouts_evaluate_to_cute_arithmetic_tuples(basis_answers) -> None:
     for layout, r in zip(EVAL_LAYOUTS, basis_answers[len(COMPOSE_ARGS):], strict=True):
         if r.rejected is not None:

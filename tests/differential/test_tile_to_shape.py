@@ -21,6 +21,7 @@ def answers(cute):
     return run_cases(cases, [Query(k, ENV) for k in range(len(cases))])
 
 
+@pytest.mark.cute
 def test_tile_to_shape_matches_cute(answers) -> None:
     for (b, t), r in zip(CASES, answers, strict=True):
         block = parse_layout(b).substitute(ENV)

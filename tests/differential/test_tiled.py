@@ -155,6 +155,7 @@ def test_enough_configurations_over_every_atom():
                and not check(a))
 
 
+@pytest.mark.cute
 @pytest.mark.parametrize("part", range(3))
 def test_tiled_mma_matches_compiled_cute(cute, part):
     chosen = MMA_CONFIGS[part::3]
@@ -168,6 +169,7 @@ def test_tiled_mma_matches_compiled_cute(cute, part):
     assert not bad, bad[:3]
 
 
+@pytest.mark.cute
 def test_tiled_copy_matches_compiled_cute(cute):
     built = [_copy_case(k, *c) for k, c in enumerate(COPY_CONFIGS)]
     res = _run([c for c, _ in built])

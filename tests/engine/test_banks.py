@@ -102,6 +102,7 @@ def _brute(offsets: tuple[int, ...], access: Layout, eb: int, ab: int) -> list[i
     return out
 
 
+@pytest.mark.cute
 def test_counts_agree_with_brute_force_over_cute_values(cute_offsets) -> None:
     assert len(PATTERNS) >= 300
     conflicting = 0
@@ -113,6 +114,7 @@ def test_counts_agree_with_brute_force_over_cute_values(cute_offsets) -> None:
     assert 60 <= conflicting <= len(PATTERNS) - 60  # both verdicts are well represented
 
 
+@pytest.mark.cute
 def test_conflict_free_verdicts_agree_with_counting(cute_offsets) -> None:
     for smem, access, eb, ab in PATTERNS:
         want = _brute(cute_offsets[str(smem)], access, eb, ab)
@@ -196,6 +198,7 @@ def test_the_issue_ldmatrix_example(capsys) -> None:
 SM80_SA = "Sw<3,3,3> o _0 o ((_8,_16),((_8,_8),_1),(_1,_3)):((_8,_512),((_1,_64),_0),(_0,_8192))"
 
 
+@pytest.mark.cute
 def test_sm80_tutorial_smem_layout_is_what_cute_builds(cute) -> None:
     """sA = tile_to_shape(Sw<3,3,3> o (_8,(_8,_8)):(_8,(_1,_64)), (_128,_64,_3)) (sgemm_sm80.cu:358-361)."""
     atom = parse("Sw<3,3,3> o _0 o (_8,(_8,_8)):(_8,(_1,_64))")

@@ -29,6 +29,7 @@ def truth(cute) -> list:
     return sweep(cases, [[{}] for _ in cases])
 
 
+@pytest.mark.cute
 def test_verdicts_agree_with_compiled_cute(truth) -> None:
     bad = []
     for (case, variant), t in zip(CASES, truth, strict=True):

@@ -42,6 +42,7 @@ def test_corpus_is_substantial() -> None:
     assert len({e["op"] for e in CORPUS}) >= 8
 
 
+@pytest.mark.cute
 def test_no_valid_verdict_where_cute_goes_wrong(verdicts, truth) -> None:
     bad = []
     for entry, v, t in zip(CORPUS, verdicts, truth, strict=True):
@@ -53,6 +54,7 @@ def test_no_valid_verdict_where_cute_goes_wrong(verdicts, truth) -> None:
     assert not bad, "\n".join(bad)
 
 
+@pytest.mark.cute
 def test_every_counterexample_is_a_value_where_cute_goes_wrong(verdicts, truth, cute) -> None:
     todo = []
     for entry, v, t in zip(CORPUS, verdicts, truth, strict=True):
@@ -73,6 +75,7 @@ def test_every_counterexample_is_a_value_where_cute_goes_wrong(verdicts, truth, 
     assert not bad, "\n".join(bad)
 
 
+@pytest.mark.cute
 def test_wrong_somewhere_in_range_is_never_valid_and_mostly_caught(verdicts, truth) -> None:
     caught = missed = 0
     for v, t in zip(verdicts, truth, strict=True):
@@ -89,6 +92,7 @@ def test_decided_share(verdicts) -> None:
                                             if v.verdict == UNKNOWN]
 
 
+@pytest.mark.cute
 def test_warnings_where_cute_meets_only_its_contract(verdicts, truth) -> None:
     """Where compiled CuTe meets its documented contract everywhere in range but a stricter clause fails somewhere
     (a partial tile ...), a ``valid`` verdict lists a warning; and a warning is never listed where compiled CuTe
@@ -107,6 +111,7 @@ def test_warnings_where_cute_meets_only_its_contract(verdicts, truth) -> None:
     assert warned > 0
 
 
+@pytest.mark.cute
 def test_strict_counterexamples_are_values_where_a_clause_fails(verdicts, truth, cute) -> None:
     """``--strict`` turns each warning into ``invalid`` with a counterexample where compiled CuTe breaks that
     stricter clause (or its contract)."""

@@ -24,6 +24,7 @@ def _verify(op: str, texts: list[str], assume: tuple[str, ...] = (), params: dic
     return verify(op, args, symbols, timeout=10)
 
 
+@pytest.mark.cute
 def test_concrete_partial_tile_is_decided_like_zipped_divide(cute):
     v = _verify("local_tile", ["(12,12):(_1,12)", "<_8,_8>", "0"])
     z = _verify("zipped_divide", ["(12,12):(_1,12)", "<_8,_8>"])

@@ -12,8 +12,7 @@ import re
 import pycute
 import pytest
 
-from tests.differential import test_algebra_cutlass as cutlass
-from tests.differential import test_algebra_random as rnd
+from tests.support.algebra_cases import CUTLASS_CASES, RANDOM_CASES
 from verifier import Layout, parse_layout
 from verifier.algebra.registry import apply
 from verifier.core.basis import has_basis
@@ -31,8 +30,8 @@ def _plain_ints(case: dict) -> bool:
 
 
 def _corpus() -> list[tuple[str, tuple]]:
-    out = [(c["op"], tuple(operands(c["args"], v))) for c, v in cutlass.CASES if c["op"] in OPS and _plain_ints(c)]
-    out += [(op, args) for op, args, t in rnd.CASES if op in OPS and not t]
+    out = [(c["op"], tuple(operands(c["args"], v))) for c, v in CUTLASS_CASES if c["op"] in OPS and _plain_ints(c)]
+    out += [(op, args) for op, args, t in RANDOM_CASES if op in OPS and not t]
     return [(op, args) for op, args in out if all(not isinstance(a, Layout) or a.concrete for a in args)]
 
 
@@ -58,6 +57,7 @@ def _cute_says_correct(op: str, args: tuple, values: tuple[int, ...]) -> bool | 
     return None
 
 
+@pytest.mark.cute
 def test_postcondition_verdicts_agree_with_cute_values(answers) -> None:
     checked = wrong = 0
     for (op, args), r in zip(CORPUS, answers, strict=True):
@@ -157,9 +157,9 @@ SPEC_CASES = [
 
 def _more_corpus() -> list[tuple[str, tuple, tuple]]:
     out = [(op, tuple(parse_layout(a) for a in args), t) for op, args, t in SPEC_CASES]
-    out += [(c["op"], tuple(operands(c["args"], v)), ()) for c, v in cutlass.CASES
+    out += [(c["op"], tuple(operands(c["args"], v)), ()) for c, v in CUTLASS_CASES
             if c["op"] in MORE_OPS and _plain_ints(c)]
-    out += [(op, args, t) for op, args, t in rnd.CASES if op in MORE_OPS]
+    out += [(op, args, t) for op, args, t in RANDOM_CASES if op in MORE_OPS]
     out += _tile_to_shape_corpus()
     # Appended last so that the earlier translation units (chunks of 64 cases) keep their cache keys.
     out += [(op, tuple(parse_layout(a) for a in args), t) for op, args, t in [
@@ -342,6 +342,7 @@ def _mcv_truth(args: tuple, printed: str) -> bool:
     return all(k in first and first[k] < pycute.size(a) and a(first[k]) == k for k in range(n))
 
 
+@pytest.mark.cute
 def test_more_postcondition_verdicts_agree_with_cute_values(more_answers) -> None:
     import collections
 

@@ -162,6 +162,7 @@ def _forall_cases(theorem: Theorem, p: dict[str, int], coord: object) -> tuple[l
     return cases, fails
 
 
+@pytest.mark.cute
 def test_every_counterexample_fails_in_compiled_cute(library, theorems, cute) -> None:
     _, rows, _ = library
     refuted = [r for r in rows if r["verdict"] == "refuted"]

@@ -114,6 +114,7 @@ def _codomain_box(values: tuple[str, ...]) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(c.get(p, 0) for p in paths) for c in comps)
 
 
+@pytest.mark.cute
 def test_injective_agrees_with_cute_values(cute_values) -> None:
     assert len(cute_values) >= 60
     bad = []
@@ -126,6 +127,7 @@ def test_injective_agrees_with_cute_values(cute_values) -> None:
     assert not bad, "\n".join(bad)
 
 
+@pytest.mark.cute
 def test_bijective_and_in_bounds_agree_with_cute_values(cute_values) -> None:
     bad = []
     for text in SWIZZLED:
@@ -183,6 +185,7 @@ def test_symbolic_properties(prop: str, texts: list[str], assume: list[str], wan
         assert v.counterexample is not None
 
 
+@pytest.mark.cute
 def test_symbolic_refutations_replay_on_cute(cute) -> None:
     """A refuted swizzled bijectivity: the counterexample's M, built and evaluated by compiled CuTe, is not a
     bijection onto [0, 8*M)."""
@@ -203,6 +206,7 @@ def test_cli_injective_of_an_identity_layout_is_decided(capsys) -> None:
     assert out.out.startswith("proved") and "Traceback" not in out.err
 
 
+@pytest.mark.cute
 def test_pycute_scaled_basis_compositions_compile_in_cute(cute) -> None:
     """The issue says CuTe rejects these two; compiled CuTe 4.2 builds them, with the results the algebra gives and
     CuTe's own postcondition holding (B's values are coordinates of A; A evaluates them past mode 0's extent)."""

@@ -37,6 +37,7 @@ def test_zero_extent_properties_are_proved(prop: str, args: list[str]) -> None:
     assert check(prop, operands, table, timeout=20).verdict == PROVED
 
 
+@pytest.mark.cute
 def test_compiled_cute_is_correct_on_the_zero_extents(cute) -> None:
     layout = parse_layout(LAYOUT)
     envs = [{"M": m} for m in range(1, 13)]

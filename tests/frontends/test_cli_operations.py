@@ -82,6 +82,7 @@ CRD2IDX = [
 ]
 
 
+@pytest.mark.cute
 @pytest.mark.parametrize(("layout", "coord", "env"), CRD2IDX)
 def test_crd2idx_is_what_compiled_cute_computes(cute, capsys, layout: str, coord: str, env: dict[str, int]) -> None:
     from verifier import Symbols, parse_layout
@@ -137,6 +138,7 @@ def test_eval_identity_layout(capsys) -> None:
     assert rc == 0 and " 3  | (3,0) | (3,1) |" in out
 
 
+@pytest.mark.cute
 def test_eval_swizzled_layout_matches_cute(cute, capsys) -> None:
     from verifier import parse
     from verifier.oracle.cute_cpp import CppBuilder, Query, run_cases

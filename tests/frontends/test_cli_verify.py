@@ -57,6 +57,9 @@ def test_json_has_the_contract_keys(capsys) -> None:
     for ob in obj["obligations"]:
         assert OBLIGATION_KEYS <= set(ob)
         assert ob["status"] in ("proved", "refuted", "unknown")
+    # The obligation the counterexample breaks is listed, refuted, with that counterexample.
+    (broken,) = [ob for ob in obj["obligations"] if ob["id"] == "CMP-POST"]
+    assert broken["status"] == "refuted" and broken["counterexample"] == obj["counterexample"]
 
 
 def test_param_makes_the_problem_concrete(capsys) -> None:

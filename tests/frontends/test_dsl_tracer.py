@@ -33,6 +33,7 @@ def _line(path: str, text: str) -> int:
     return next(i for i, line in enumerate(Path(path).read_text().splitlines(), 1) if text in line)
 
 
+@pytest.mark.cute
 def test_the_planted_bug_is_found_at_its_line(capsys) -> None:
     assert main(["dsl", BUGGY, *ARGS]) == 1
     out = capsys.readouterr().out
@@ -43,12 +44,14 @@ def test_the_planted_bug_is_found_at_its_line(capsys) -> None:
     assert "the CuTe DSL's own trace of the function agrees with the tracer at every operation" in out
 
 
+@pytest.mark.cute
 def test_the_fixed_version_is_valid(capsys) -> None:
     assert main(["dsl", FIXED, *ARGS]) == 0
     out = capsys.readouterr().out
     assert "2 valid, 0 invalid, 0 unknown" in out and "lda % 8 == 0 (line" in out
 
 
+@pytest.mark.cute
 def test_the_counterexample_replays_in_the_dsl() -> None:
     """The refutation's values, run through the real DSL: the 128-bit view's row stride times 8 is not lda."""
     t, findings = verify_function(BUGGY, RANGES, RELATIONS)
@@ -86,6 +89,7 @@ def test_python_api_and_pytest_helper() -> None:
         assert_layouts_valid(BUGGY, RANGES, RELATIONS)
 
 
+@pytest.mark.cute
 def test_the_dsl_traces_the_same_forms() -> None:
     for target in (BUGGY, FIXED):
         assert crosscheck(trace(target, RANGES, RELATIONS)) == []
@@ -150,6 +154,7 @@ def test_bad_input_is_one_line_exit_2(argv, message, capsys) -> None:
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
 
 
+@pytest.mark.cute
 def test_readme_shows_what_cute_verify_dsl_prints(capsys) -> None:
     """The README's `cute-verify dsl` transcript: the command runs as written and prints every line shown."""
     import re

@@ -23,35 +23,22 @@ from cuda_harness.build import attribute
 from cuda_harness.harness import Case, evaluate, sweep
 from cuda_harness.kernels import cute_kernel, model_kernel, symbol_slots, unit
 from cuda_harness.runner import runner
+from tests.support.harness_cases import CORPUS, SWEEP_IDS, conformance, small_grid
 from verifier import Layout, LayoutError, parse_layout
 from verifier.algebra.registry import apply
 from verifier.core.basis import has_basis
-from verifier.oracle.corpora import CUTLASS_UNIT_CORPUS, PARAMETRIC_CORPUS, operands, parametric, parametric_assignments
+from verifier.oracle.corpora import operands, parametric, parametric_assignments
 from verifier.oracle.cute_cpp import call_case, layout_case
-from verifier.oracle.sweep import SweepCase, grid, key
+from verifier.oracle.sweep import SweepCase, key
 from verifier.oracle.sweep import sweep as host_sweep
 
 DATA = Path(__file__).parents[1] / "data"
-UNIT = json.loads(CUTLASS_UNIT_CORPUS.read_text())
-CORPUS = {e["id"]: e for e in json.loads(PARAMETRIC_CORPUS.read_text())}
-
-# A spread of the conformance corpus: every operation, the swizzled and scaled-basis cases, rejections and UB.
-PICK = [c for i, c in enumerate(UNIT) if i % 19 == 0 or any("Sw<" in a or "@" in a for a in c["args"])
-        or c["args"] == ["(_4):(_-1)"]]  # left_inverse of it has the static size _-4
-VARIANTS = ("original", "dynamic", "static")
-
-
-def conformance(host: bool):
-    cases = [Case(f"{c['file']}:{c['line']} [{v}]", c["op"], tuple(operands(c["args"], v)))
-             for c in PICK for v in VARIANTS]
-    return cases, evaluate(cases, host=host)
-
-
 @pytest.fixture(scope="module")
 def conf(cute):
     return conformance(host=True)
 
 
+@pytest.mark.cute
 def test_conformance_cases_agree_index_by_index(conf) -> None:
     cases, rep = conf
     assert len(rep.checks) == len(cases) >= 60
@@ -67,6 +54,7 @@ def test_conformance_cases_agree_index_by_index(conf) -> None:
     assert sum(c.indices for c in rep.checks) > 500
 
 
+@pytest.mark.cute
 def test_the_model_kernel_ran_wherever_values_are_indices(conf) -> None:
     cases, rep = conf
     for case, check in zip(cases, rep.checks, strict=True):
@@ -78,6 +66,7 @@ def test_the_model_kernel_ran_wherever_values_are_indices(conf) -> None:
     assert any(c.model_on_device for c in rep.checks)
 
 
+@pytest.mark.cute
 def test_symbolic_layout_over_assignments() -> None:
     lay = parse_layout("(M,(N,_2)):(_1,(M,M*N))")
     envs = tuple({"M": m, "N": n} for m in (1, 3, 7) for n in (1, 2, 5))
@@ -91,6 +80,7 @@ def test_symbolic_layout_over_assignments() -> None:
         assert check.in_bounds is True
 
 
+@pytest.mark.cute
 @pytest.mark.parametrize("text, injective, in_bounds, bijective", [
     ("(_4,_2):(_2,_1)", True, True, True),
     ("(4,2):(1,0)", False, True, False),
@@ -103,6 +93,7 @@ def test_guarded_copy_reports_what_the_layout_does(text, injective, in_bounds, b
     assert (check.injective, check.in_bounds, check.bijective) == (injective, in_bounds, bijective)
 
 
+@pytest.mark.cute
 def test_a_wrong_model_is_caught(monkeypatch) -> None:
     lay = parse_layout("(4,3):(3,1)")
     real = harness._outcome
@@ -119,6 +110,7 @@ def test_a_wrong_model_is_caught(monkeypatch) -> None:
     assert "indices differ" in check.detail and "writes per element" in check.detail
 
 
+@pytest.mark.cute
 def test_the_seed_bugs_run_as_cute_computes_them() -> None:
     # upcast<2> of a run-time (16):(1) is (16):(0) in CuTe 4.2; composition((2,3):(1,2), (2,3):(3,1)) has size 4.
     up = Case("upcast", "upcast", (parse_layout("(16):(1)"),), (2,))
@@ -130,23 +122,11 @@ def test_the_seed_bugs_run_as_cute_computes_them() -> None:
 
 # -- the sweep ------------------------------------------------------------------------------------------------------
 
-SWEEP_IDS = ["cmp-seed-colmajor-rowmajor", "gemm-zdiv-MN-32x16", "prod-flat-bymode", "prod-raked-dyn-block",
-             "tts-smem-atom-8x8", "cpl-rank1-dyn-stride", "up2-rowmajor-MK", "recast-16-32-seed004",
-             "prod-logical-size0-complement", "rinv-static-strides"]
-
-
-def _small(entry: dict, span: int = 9) -> list[dict[str, int]]:
-    rng = {k: (v[0], min(v[1], v[0] + span)) for k, v in entry["range"].items()}
-    from verifier.notation.cpp import parse_relation
-
-    rels = [parse_relation(r) for r in entry.get("assume", [])]
-    return [env for env in grid(rng) if all(r.evaluate(env) for r in rels)]
-
-
+@pytest.mark.cute
 def test_device_sweep_decides_as_the_host_sweep(cute) -> None:
     entries = [CORPUS[i] for i in SWEEP_IDS]
     cases = [SweepCase(*parametric(e)) for e in entries]
-    envs = [_small(e) for e in entries]
+    envs = [small_grid(e) for e in entries]
     dev, method = sweep(cases, envs, host=True)
     ref = host_sweep(cases, envs)
     assert method == "g++ (host mode)"
@@ -160,10 +140,11 @@ def test_device_sweep_decides_as_the_host_sweep(cute) -> None:
     assert {"correct", "wrong", "ub"} <= seen
 
 
+@pytest.mark.cute
 def test_small_scratch_defers_to_the_next_pass(cute) -> None:
     e = CORPUS["prod-flat-bymode"]  # multiset checks: the sizes exceed a 16-element scratch
     case = SweepCase(*parametric(e))
-    envs = _small(e, 5)
+    envs = small_grid(e, 5)
     (dev,), _ = sweep([case], [envs], host=True, caps=(16, 1 << 16))
     (ref,) = host_sweep([case], [envs])
     assert dev.status == ref.status
@@ -171,6 +152,7 @@ def test_small_scratch_defers_to_the_next_pass(cute) -> None:
     assert "too_large" in only_small.status.values()
 
 
+@pytest.mark.cute
 def test_refutations_are_device_mismatches_at_the_counterexample() -> None:
     import sys
 
@@ -193,6 +175,7 @@ def test_refutations_are_device_mismatches_at_the_counterexample() -> None:
         assert dev.status[key(cx)] == status, (cid, cx)
 
 
+@pytest.mark.cute
 def test_parametric_points_agree_at_the_counterexample_and_samples() -> None:
     e = CORPUS["cmp-seed-colmajor-rowmajor"]
     op, ops, tpl = parametric(e)
@@ -205,6 +188,7 @@ def test_parametric_points_agree_at_the_counterexample_and_samples() -> None:
 # -- building and safety ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.cute
 def test_a_rejected_kernel_is_isolated(cute) -> None:
     good = cute_kernel("good", layout_case(parse_layout("(_4,_2):(_1,_4)")))
     # CuTe static_asserts on a static tiler with more modes than the layout (layout.hpp "Too many modes").
@@ -241,6 +225,7 @@ def test_hostile_layout_text_never_parses(text: str) -> None:
         parse_layout(text)
 
 
+@pytest.mark.cute
 def test_symbol_names_never_reach_the_generated_cuda() -> None:
     lay = parse_layout("(system,(popen,asm)):(_1,(system,popen*asm))")
     cpp = layout_case(lay)
@@ -263,12 +248,14 @@ def _cli(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
+@pytest.mark.cute
 def test_cli_layout_agrees_in_host_mode(capsys) -> None:
     code, out, _ = _cli(capsys, "(M,(N,_2)):(_1,(M,M*N))", "--sweep", "M=1..3", "--sweep", "N=2", "--host")
     assert code == 0 and out.startswith("agree: (M,(N,_2)):(_1,(M,M*N)) on the CPU")
     assert "injective at 3 of 3" in out and "bijective at 3 of 3" in out
 
 
+@pytest.mark.cute
 def test_cli_case_id_confirms_the_engine(capsys) -> None:
     code, out, _ = _cli(capsys, "cmp-seed-colmajor-rowmajor", "--sweep", "M=1..6", "--sweep", "N=1..6", "--host",
                         "--timeout", "60")
@@ -333,6 +320,7 @@ args = ["(M,_2):(_1,M)"]
 """
 
 
+@pytest.mark.cute
 def test_cli_spec_file_is_swept_and_checked_against_the_engine(capsys, tmp_path) -> None:
     f = tmp_path / "k.cute.toml"
     f.write_text(SPEC)
@@ -346,6 +334,7 @@ def test_cli_spec_file_is_swept_and_checked_against_the_engine(capsys, tmp_path)
     assert "[ok] coalesce (line 25): host valid (correct at all" in out
 
 
+@pytest.mark.cute
 def test_injection_through_spec_files(capsys, tmp_path, monkeypatch) -> None:
     bad = tmp_path / "bad.cute.toml"
     bad.write_text(SPEC.replace('"(2,3):(1,2)"', '"(2,3):(1,2)); system(\\"id\\"); (1"'))

@@ -9,15 +9,15 @@ import pytest
 
 from cuda_harness.harness import Case, evaluate, sweep
 from cuda_harness.probe import gpu_available
+from tests.support.harness_cases import CORPUS, SWEEP_IDS, conformance, small_grid
 from verifier import parse_layout
 from verifier.oracle.corpora import parametric
 from verifier.oracle.sweep import SweepCase, key
 from verifier.oracle.sweep import sweep as host_sweep
 
-from .test_cuda_harness import CORPUS, SWEEP_IDS, _small, conformance
-
 WHY = gpu_available()
-pytestmark = [pytest.mark.gpu, pytest.mark.skipif(WHY is not None, reason=f"needs a CUDA GPU and CuPy: {WHY}")]
+pytestmark = [pytest.mark.gpu, pytest.mark.cute,
+              pytest.mark.skipif(WHY is not None, reason=f"needs a CUDA GPU and CuPy: {WHY}")]
 
 
 def test_conformance_cases_agree_on_the_gpu_as_in_host_mode(cute) -> None:
@@ -44,7 +44,7 @@ def test_guarded_copy_on_device_memory(text: str, injective: bool, in_bounds: bo
 def test_gpu_sweep_decides_as_the_host_sweep(cute) -> None:
     entries = [CORPUS[i] for i in SWEEP_IDS]
     cases = [SweepCase(*parametric(e)) for e in entries]
-    envs = [_small(e) for e in entries]
+    envs = [small_grid(e) for e in entries]
     dev, method = sweep(cases, envs, host=False)
     ref = host_sweep(cases, envs)
     for e, d, h in zip(entries, dev, ref, strict=True):

@@ -65,7 +65,9 @@ def test_parametric_quick() -> None:
     t = bench_parametric.run(TINY)
     _well_formed(t, len(TINY.parametric_cases))
     assert [r[0] for r in t.rows] == list(TINY.parametric_cases)
-    assert all(r[3] in ("valid", "invalid", "unknown") for r in t.rows)
+    # The corpus says (its `expect`): the composition is wrong for some K > M, so invalid; left_inverse of
+    # (M,_4):(_1,_8) overlaps for M > 8, which CuTe's contract allows (a warning), so valid.
+    assert [r[3] for r in t.rows] == ["invalid", "valid"]
 
 
 def test_pycute_baseline_sees_static_semantics_only() -> None:

@@ -76,7 +76,7 @@ def missing(rows: Mapping[str, Operation], builders: Iterable[str], docs: set[st
         if name not in commands:
             gaps.append(f"{name}: no cute-verify command")
         if not row.example:
-            gaps.append(f"{name}: no example in its row (run by tests/test_cli_operations.py)")
+            gaps.append(f"{name}: no example in its row (run by tests/frontends/test_cli_operations.py)")
     return gaps
 
 
@@ -164,11 +164,11 @@ def test_the_walk_through_of_adding_an_operation_is_what_it_takes(tmp_path: Path
     import subprocess
     import sys
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     shutil.copytree(root / "verifier", tmp_path / "verifier", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(root / "docs", tmp_path / "docs")
-    (tmp_path / "tests").mkdir()
-    shutil.copy(Path(__file__), tmp_path / "tests" / "test_registry.py")
+    (tmp_path / "tests" / "project").mkdir(parents=True)
+    shutil.copy(Path(__file__), tmp_path / "tests" / "project" / "test_registry.py")
 
     def edit(path: str, before: str, after: str) -> None:
         p = tmp_path / path
@@ -189,6 +189,6 @@ def test_the_walk_through_of_adding_an_operation_is_what_it_takes(tmp_path: Path
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert cli.returncode == 0 and cli.stdout.startswith("valid: walk_coalesce("), cli.stdout + cli.stderr
     conformance = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
-                                  "no:cute_verify", "tests/test_registry.py::test_every_operation_is_complete"],
+                                  "no:cute_verify", "tests/project/test_registry.py::test_every_operation_is_complete"],
                                  cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert conformance.returncode == 0, conformance.stdout[-2000:]

@@ -4,9 +4,12 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from verifier.oracle import cute_cpp
 
 
+@pytest.mark.cute
 def test_gxx_and_headers_present() -> None:
     assert cute_cpp.compiler()
     assert (cute_cpp.cute_include() / "cute" / "layout.hpp").is_file()

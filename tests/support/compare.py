@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+from verifier.algebra.ops import OffsetLayout
 from verifier.core.layouts import Layout
 from verifier.core.swizzle import ComposedLayout
 
@@ -31,3 +34,18 @@ def compare(outcome, r) -> str | None:
         if r.values is not None and tuple(res.values()) != r.values:
             return f"values differ: {res.values()[:16]} vs {r.values[:16]}"
     return None
+
+
+def compare_view(outcome, r, tensor: bool = True) -> str | None:
+    """None when our (layout, offset) is what CuTe computed. ``slice_and_offset`` prints its offset, static flag
+    included, so the text must match; a tensor's offset is a counting iterator's position, only a value."""
+    res = outcome.result
+    if not isinstance(res, OffsetLayout):
+        return compare(outcome, r)
+    diff = compare(dataclasses.replace(outcome, result=res.layout), r)
+    if diff:
+        return diff
+    if r.offset is None:
+        return f"CuTe printed no offset; ours {res.offset}"
+    same = int(res.offset) == int(r.offset) if tensor else str(res.offset) == r.offset
+    return None if same else f"offset {res.offset} vs CuTe {r.offset}"

@@ -1,7 +1,7 @@
-"""The corpus of the DSL differential tests (tests/test_dsl_differential.py): CUTLASS's unit-test cases in their
-three variants, the seeds' cases, and seeded random cases across every operation both the C++ headers and the
-DSL's Python API support.  Random cases are skeletons whose run-time leaves are named symbols, each run with
-several assignments: one compiled jit function serves them all (verifier/dsl/harness.py)."""
+"""The corpus of the DSL differential tests (tests/differential/test_dsl_differential.py): CUTLASS's unit-test
+cases in their three variants, the seeds' cases, and seeded random cases across every operation both the C++
+headers and the DSL's Python API support.  Random cases are skeletons whose run-time leaves are named symbols, each run
+with several assignments: one compiled jit function serves them all (verifier/dsl/harness.py)."""
 
 from __future__ import annotations
 

@@ -9,11 +9,12 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
+import pytest
 import tomllib
 
 from cuda_harness import tiled_device as td
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_cases_include_the_sm80_hgemm_example_objects() -> None:
@@ -54,6 +55,7 @@ def test_expected_offsets_follow_the_symbolic_partition() -> None:
     assert sorted(want.ravel().tolist()) == list(range(128 * 128))
 
 
+@pytest.mark.cute
 def test_host_run_matches_the_model(cute, tmp_path: Path) -> None:
     td.emit(tmp_path)
     exe = td.build(tmp_path, gpu=False)

@@ -62,7 +62,9 @@ from .integers import (
 from .interop import coerce
 from .layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
 from .obligations import NEVER, SA, Obligation, Recorder, nonzero, record, recording
+from .obligations import _active as _recorder
 from .semantics import DslInvalidLayout, DslRefusal, dsl
+from .semantics import _current as _semantics
 
 Tiler = Layout | Tile | IntTuple | Underscore
 
@@ -87,10 +89,10 @@ def pure(fn: _F) -> _F:
 
     @functools.wraps(fn)
     def call(*args: object) -> object:
-        if recording():
+        if _recorder.get() is not None:  # recording(), without the call
             return fn(*args)
         # 1 and True hash alike (a bool is never an operand of CuTe's algebra); the semantics is part of the call.
-        key = (dsl(), *args, *map(type, args))
+        key = (_semantics.get(), *args, *map(type, args))
         try:
             return memo[key]
         except KeyError:
@@ -397,9 +399,11 @@ def _exact_rules(a: Layout, b: Layout) -> None:
 
 def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
     """The contract of composition (layout.hpp:1022): ``size(R) == size(B)`` and ``R(i) == A(B(i))``."""
+    if not recording():  # every obligation below is recorded only for a Recorder: skip building them
+        return
     record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
            eq(size(r), size(b)))
-    if recording() and a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
+    if a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
         n = int(size(b))
         try:
             ok = int(size(r)) == n and all(int(r(i)) == int(a(int(b(i)))) for i in range(n))
@@ -491,8 +495,9 @@ def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout
         new_shape = m / rd[-1]  # type: ignore[operator]
         if new_shape.is_constant(0) and not dsl():  # DSL branch: see _dsl_complement_checks
             raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1203")
-        record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
-               "layout.hpp:1201-1203", NEVER, ge(new_shape, S(1)))
+        if recording():
+            record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
+                   "layout.hpp:1201-1203", NEVER, ge(new_shape, S(1)))
         new_stride = m * shp[j]  # type: ignore[operator]
         del shp[j], std[j]
         rs.append(new_shape)
@@ -501,12 +506,14 @@ def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout
     new_shape = std[0] / rd[-1]  # type: ignore[operator]
     if new_shape.is_constant(0) and not dsl():
         raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1213")
-    record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
-           "layout.hpp:1212-1213", NEVER, ge(new_shape, S(1)))
+    if recording():
+        record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
+               "layout.hpp:1212-1213", NEVER, ge(new_shape, S(1)))
     rs.append(new_shape)
     new_stride = std[0] * shp[0]  # type: ignore[operator]
-    record("CPL-3", "strides are positive", "layout.hpp:1177", NEVER,
-           and_(*(ge(d, S(1)) for d in std + rd[1:])))  # type: ignore[arg-type]
+    if recording():
+        record("CPL-3", "strides are positive", "layout.hpp:1177", NEVER,
+               and_(*(ge(d, S(1)) for d in std + rd[1:])))  # type: ignore[arg-type]
     nonzero(new_stride, "CPL-4", "the layout's extent (stride * shape of its largest mode)", "layout.hpp:1218")
     rest_shape = coalesce_shape(_dsl_ceil_div(cotarget, new_stride) if dsl() else ceil_div(cotarget, new_stride))
     rest_stride = compact_major(rest_shape, False, new_stride)
@@ -1122,9 +1129,11 @@ def _reference_complement(layout: Layout, cotarget: int) -> Layout | None:
 
 def _divide_postcondition(a: Layout, t: Layout, r: Layout) -> Layout:
     """DIV-EXACT and DIV-POST for ``logical_divide(A, T)`` by a layout T (per mode for a by-mode tiler)."""
+    if not recording():
+        return r
     record("DIV-EXACT", "the tiles cover A exactly, size(R) == size(A) (else the last tiles pad past A's end)",
            "layout.hpp:1555-1563", NEVER, Bool(eq(size(r), size(a)).expr, False))
-    if not recording() or not (a.concrete and t.concrete and r.concrete) or int(size(a)) > POSTCONDITION_LIMIT:
+    if not (a.concrete and t.concrete and r.concrete) or int(size(a)) > POSTCONDITION_LIMIT:
         return r
     c = _reference_complement(t, int(size(a)))
     ok = False

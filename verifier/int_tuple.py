@@ -71,11 +71,20 @@ def get(t: IntTuple, *path: int) -> IntTuple:
 
 
 def leaves(t: IntTuple) -> Iterator[Int]:
-    if type(t) is tuple:
-        for x in t:
-            yield from leaves(x)
-    else:
-        yield t  # type: ignore[misc]
+    return iter(leaf_list(t))
+
+
+def leaf_list(t: IntTuple) -> list[Int]:
+    """The leaves in order, as a new list (one call per nesting level, not a generator per node)."""
+    if type(t) is not tuple:
+        return [t]  # type: ignore[list-item]
+    out: list[Int] = []
+    for x in t:
+        if type(x) is tuple:
+            out += leaf_list(x)
+        else:
+            out.append(x)  # type: ignore[arg-type]
+    return out
 
 
 def flatten(t: IntTuple) -> IntTuple:

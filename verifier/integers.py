@@ -248,13 +248,14 @@ IntLike = Union["Int", int]
 class Int:
     """A CuTe integer: an expression and whether it is static (a ``C<v>`` type) or dynamic (a run-time value)."""
 
-    __slots__ = ("expr", "static")
+    __slots__ = ("expr", "static", "_hash")
 
     def __init__(self, expr: Expr, static: bool) -> None:
         if static and type(expr) is not Const:
             raise ValueError("a static integer must have a constant value")
         object.__setattr__(self, "expr", expr)
         object.__setattr__(self, "static", static)
+        object.__setattr__(self, "_hash", None)
 
     def __setattr__(self, *_: object) -> None:
         raise AttributeError("Int is immutable")
@@ -299,7 +300,11 @@ class Int:
         return type(other) is Int and other.static == self.static and other.expr == self.expr
 
     def __hash__(self) -> int:
-        return hash((self.static, self.expr))
+        h = self._hash
+        if h is None:  # computed once: layouts are hashed as the algebra's memo keys (algebra.pure)
+            h = hash((self.static, self.expr))
+            object.__setattr__(self, "_hash", h)
+        return h  # type: ignore[no-any-return]
 
     def __str__(self) -> str:
         if self.static:
@@ -345,24 +350,28 @@ class Int:
 
 
 # Concrete integers are interned: concrete algebra builds the same few constants over and over, and an interned
-# one costs a dictionary lookup instead of two objects.
-_INTERNED: dict[tuple[int, bool], Int] = {}
+# one costs a dictionary lookup instead of two objects.  One table per flag, keyed by the value alone.
+_STATIC_INTS: dict[int, Int] = {}
+_DYNAMIC_INTS: dict[int, Int] = {}
 _INTERN_LIMIT = 1 << 20
 _new = object.__new__
 _set_expr = Int.expr.__set__  # type: ignore[attr-defined]  # slot setters: immutability is kept for users
 _set_static = Int.static.__set__  # type: ignore[attr-defined]
+_set_hash = Int._hash.__set__  # type: ignore[attr-defined]
 
 
 def _const(v: int, static: bool) -> Int:
     """The concrete integer ``v`` (an ``int``, not a ``bool``), static or dynamic."""
-    key = (v, static)
-    x = _INTERNED.get(key)
+    table = _STATIC_INTS if static else _DYNAMIC_INTS
+    x = table.get(v)
     if x is None:
         x = _new(Int)
-        _set_expr(x, Const(v))
+        e = Const(v)
+        _set_expr(x, e)
         _set_static(x, static)
+        _set_hash(x, hash((static, e)))
         if -_INTERN_LIMIT < v < _INTERN_LIMIT:
-            _INTERNED[key] = x
+            table[v] = x
     return x
 
 
@@ -475,6 +484,10 @@ def mul(a: IntLike, b: IntLike) -> Int:
 
 def div(a: IntLike, b: IntLike) -> Int:
     """C++ ``a / b`` on CuTe integers (truncating). ``_0 / x`` is static ``_0`` and performs no division."""
+    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
+        if a.static and not b.static and a.expr.value == 0:
+            return _ZERO
+        return _const(tdiv(a.expr.value, b.expr.value), a.static and b.static)
     a, b = as_int(a), as_int(b)
     if a.is_constant(0) and b.dynamic:  # integral_constant.hpp:275-281: C<0> / U with a run-time U
         return _ZERO
@@ -483,6 +496,10 @@ def div(a: IntLike, b: IntLike) -> Int:
 
 def mod(a: IntLike, b: IntLike) -> Int:
     """C++ ``a % b``. ``_0 % x``, ``x % _1`` and ``x % _-1`` are static ``_0``."""
+    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
+        if a.static != b.static and (a.expr.value == 0 if a.static else b.expr.value in (1, -1)):
+            return _ZERO
+        return _const(tmod(a.expr.value, b.expr.value), a.static and b.static)
     a, b = as_int(a), as_int(b)
     # integral_constant.hpp:283-297: U % C<1>, U % C<-1> and C<0> % U, each with a run-time U.
     if (a.is_constant(0) and b.dynamic) or ((b.is_constant(1) or b.is_constant(-1)) and a.dynamic):
@@ -491,22 +508,34 @@ def mod(a: IntLike, b: IntLike) -> Int:
 
 
 def neg(a: IntLike) -> Int:
+    if type(a) is Int and type(a.expr) is Const:
+        return _const(-a.expr.value, a.static)
     return _apply("neg", (as_int(a),))
 
 
 def min_(a: IntLike, b: IntLike) -> Int:
+    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
+        return _const(min(a.expr.value, b.expr.value), a.static and b.static)
     return _apply("min", (as_int(a), as_int(b)))
 
 
 def max_(a: IntLike, b: IntLike) -> Int:
+    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
+        return _const(max(a.expr.value, b.expr.value), a.static and b.static)
     return _apply("max", (as_int(a), as_int(b)))
 
 
 def abs_(a: IntLike) -> Int:
+    if type(a) is Int and type(a.expr) is Const:
+        v = a.expr.value
+        return a if v >= 0 else _const(-v, a.static)
     return _apply("abs", (as_int(a),))
 
 
 def signum(a: IntLike) -> Int:
+    if type(a) is Int and type(a.expr) is Const:
+        v = a.expr.value
+        return _const((v > 0) - (v < 0), a.static)
     return _apply("signum", (as_int(a),))
 
 
@@ -516,6 +545,16 @@ def gcd(a: IntLike, b: IntLike) -> Int:
 
 def lcm(a: IntLike, b: IntLike) -> Int:
     return _apply("lcm", (as_int(a), as_int(b)))
+
+
+# The forward operators are these functions themselves, not methods calling them: one Python call fewer for each
+# integer operation of the algebra (the methods above stay for the type checker and readers).
+Int.__add__ = add  # type: ignore[method-assign, assignment]
+Int.__sub__ = sub  # type: ignore[method-assign, assignment]
+Int.__mul__ = mul  # type: ignore[method-assign, assignment]
+Int.__truediv__ = div  # type: ignore[method-assign, assignment]
+Int.__mod__ = mod  # type: ignore[method-assign, assignment]
+Int.__neg__ = neg  # type: ignore[method-assign, assignment]
 
 
 def safe_div(a: IntLike, b: IntLike) -> Int:
@@ -531,6 +570,10 @@ def safe_div(a: IntLike, b: IntLike) -> Int:
 
 def ceil_div_int(a: IntLike, b: IntLike) -> Int:
     """``(a + b - 1) / b`` with CuTe's flags (int_tuple.hpp:344)."""
+    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
+        # the three operations folded: (a + b - _1) is static iff a and b are, so div's static _0 case (a static
+        # _0 over a run-time divisor) never applies
+        return _const(tdiv(a.expr.value + b.expr.value - 1, b.expr.value), a.static and b.static)
     a, b = as_int(a), as_int(b)
     return (a + b - S(1)) / b
 
@@ -599,7 +642,8 @@ _BOOLS = {(v, st): Bool(Const(v), st) for v in (False, True) for st in (False, T
 
 
 def _cmp(op: str, a: IntLike, b: IntLike) -> Bool:
-    a, b = as_int(a), as_int(b)
+    if type(a) is not Int or type(b) is not Int:
+        a, b = as_int(a), as_int(b)
     ea, eb = a.expr, b.expr
     if type(ea) is Const and type(eb) is Const:
         return _BOOLS[bool(OPS[op](ea.value, eb.value)), a.static and b.static]

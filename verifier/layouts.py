@@ -17,7 +17,7 @@ from typing import Union
 
 from .basis import cosize as basis_cosize
 from .basis import crd2idx as basis_crd2idx
-from .basis import has_basis
+from .basis import ScaledBasis, has_basis
 from .errors import CuteRejection, LayoutError
 from .int_tuple import (
     IntTuple,
@@ -51,9 +51,10 @@ class Layout:
     __slots__ = ("shape", "stride", "_hash")
 
     def __init__(self, shape: IntTuple | int | tuple, stride: IntTuple | int | tuple | None = None) -> None:
-        if type(shape) is Int and type(stride) is Int:  # rank 1, the common case inside the algebra
-            object.__setattr__(self, "shape", shape)
-            object.__setattr__(self, "stride", stride)
+        _set_hash(self, None)
+        if (type(shape) is Int and type(stride) is Int) or _well_formed(shape, stride):  # the algebra's own calls
+            _set_shape(self, shape)
+            _set_stride(self, stride)
             return
         shape = as_int_tuple(shape)
         stride = compact_major(shape) if stride is None else as_int_tuple(stride)
@@ -71,12 +72,11 @@ class Layout:
         return type(other) is Layout and other.shape == self.shape and other.stride == self.stride
 
     def __hash__(self) -> int:
-        try:
-            return self._hash  # type: ignore[no-any-return]
-        except AttributeError:  # computed once: the algebra's memo (algebra.pure) hashes its operands
+        h = self._hash
+        if h is None:  # computed once: the algebra's memo (algebra.pure) hashes its operands
             h = hash((self.shape, self.stride))
-            object.__setattr__(self, "_hash", h)
-            return h
+            _set_hash(self, h)
+        return h  # type: ignore[no-any-return]
 
     def __str__(self) -> str:
         return f"{format_tuple(self.shape)}:{format_tuple(self.stride)}"
@@ -127,6 +127,34 @@ class Layout:
             raise LayoutError(f"size {n} is larger than the limit {limit} for enumerating values")
         return [int(self(i)) for i in range(n)]
 
+
+
+_set_shape = Layout.shape.__set__  # type: ignore[attr-defined]  # slot setters: immutability is kept for users
+_set_stride = Layout.stride.__set__  # type: ignore[attr-defined]
+_set_hash = Layout._hash.__set__  # type: ignore[attr-defined]
+_LEAF_TYPES = frozenset((Int, ScaledBasis))
+
+
+def _well_formed(shape: object, stride: object) -> bool:
+    """Whether ``shape`` and ``stride`` are already congruent IntTuples (tuples, ``Int`` and scaled-basis leaves), so
+    that ``as_int_tuple`` would return equal values and ``congruent`` holds: one walk instead of three."""
+    if type(shape) is not tuple:
+        ts, td = type(shape), type(stride)
+        return (ts is Int or ts is ScaledBasis) and (td is Int or td is ScaledBasis)
+    if type(stride) is not tuple or len(shape) != len(stride):
+        return False
+    if _LEAF_TYPES.issuperset(map(type, shape)) and _LEAF_TYPES.issuperset(map(type, stride)):  # flat
+        return True
+    for s, d in zip(shape, stride):
+        ts = type(s)
+        if ts is tuple:
+            if not _well_formed(s, d):
+                return False
+            continue
+        td = type(d)
+        if not ((ts is Int or ts is ScaledBasis) and (td is Int or td is ScaledBasis)):
+            return False
+    return True
 
 
 # -- size and shape queries ---------------------------------------------------------------------------------------

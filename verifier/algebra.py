@@ -34,6 +34,7 @@ from .int_tuple import (
     crd2crd,
     crd2idx,
     idx2crd,
+    leaf_list,
     leaves,
     product,
     product_each,
@@ -84,22 +85,30 @@ def pure(fn: _F) -> _F:
 
     The operations are pure functions of immutable, hashable operands (equality includes every static/dynamic
     flag), so an equal call may return the same result object.  Under a ``Recorder`` the call runs, as it must
-    record its obligations; a call that raises is not remembered."""
+    record its obligations; a call that raises is not remembered.  Only the outermost operation is remembered: the
+    operations it calls inside (complement's coalesce, logical_divide's composition) just compute, as looking
+    them up costs a first call more than it saves a repeated one, which finds the outer result."""
     memo: dict[tuple[object, ...], object] = {}
 
     @functools.wraps(fn)
     def call(*args: object) -> object:
-        if _recorder.get() is not None:  # recording(), without the call
+        global _inside
+        if _inside or _recorder.get() is not None:  # nested, or recording(), without the call
             return fn(*args)
         # 1 and True hash alike (a bool is never an operand of CuTe's algebra); the semantics is part of the call.
         key = (_semantics.get(), *args, *map(type, args))
         try:
-            return memo[key]
-        except KeyError:
-            pass
+            out = memo.get(key)  # a miss is the common case of a first call: no KeyError raised for it
         except TypeError:  # an unhashable operand (a list): just compute
             return fn(*args)
-        out = fn(*args)
+        if out is not None:  # the operations never return None
+            return out
+        # A plain flag, not a context variable: another thread that sees it set only skips its own memo.
+        _inside = True
+        try:
+            out = fn(*args)
+        finally:
+            _inside = False
         if len(memo) >= MEMO_SIZE:
             memo.clear()
         memo[key] = out
@@ -111,6 +120,7 @@ def pure(fn: _F) -> _F:
 
 
 _MEMOS: list[dict[tuple[object, ...], object]] = []
+_inside = False  # an operation remembered by ``pure`` is running
 
 
 def clear_memos() -> None:
@@ -131,7 +141,7 @@ def _mode(layout: Layout, i: int) -> Layout:
 
 
 def _flat(layout: Layout) -> tuple[list[Int], list[Int]]:
-    return list(leaves(layout.shape)), list(leaves(layout.stride))
+    return leaf_list(layout.shape), leaf_list(layout.stride)
 
 
 def _guarded(build: Callable[[], Bool]) -> Bool:
@@ -143,8 +153,9 @@ def _guarded(build: Callable[[], Bool]) -> Bool:
 
 
 def _static_check(cond: Callable[[], Bool], static: bool, message: str, source: str, id: str,
-                  description: str) -> None:
+                  description: str, *description_args: object) -> None:
     """A ``CUTE_STATIC_ASSERT_V`` that CuTe evaluates only when ``static`` (its operands are static).
+    ``description`` is formatted with ``description_args`` (``str.format``) only when it is recorded.
 
     For static operands a division by zero removes the ``C<t/u>`` overload (SFINAE) and the division falls back
     to run-time ``int``s, so the asserted value is a run-time ``bool`` and the assertion fails to compile."""
@@ -162,7 +173,8 @@ def _static_check(cond: Callable[[], Bool], static: bool, message: str, source: 
         if not ok.value:
             raise CuteRejection(message, source)
     elif recording():  # building the condition costs more than the operation itself: only for a Recorder
-        record(id, description, source, SA, _guarded(cond))
+        record(id, description.format(*description_args) if description_args else description, source, SA,
+               _guarded(cond))
 
 
 def _transform_layout(t0: Sequence[Layout], t1: Sequence[object], fn: Callable[[Layout, object], Layout],
@@ -239,7 +251,7 @@ def coalesce_shape(shape: IntTuple, merge_dynamic: bool = True) -> IntTuple:
     (only both static where not ``merge_dynamic``: the DSL's complement of a stride-0 layout)."""
     if type(shape) is not tuple:
         return shape
-    flat = list(leaves(shape))
+    flat = leaf_list(shape)
     acc: IntTuple = flat[0]
     for a in flat[1:]:
         back = acc[-1] if type(acc) is tuple else acc
@@ -253,6 +265,12 @@ def coalesce_shape(shape: IntTuple, merge_dynamic: bool = True) -> IntTuple:
 
 def filter_zeros(layout: Layout) -> Layout:
     """``filter_zeros(L)`` (layout.hpp:914-920): a static-``_0`` stride makes its extent ``_1``."""
+    for x in leaf_list(layout.stride):
+        if isinstance(x, Int) and x.is_constant(0):
+            break
+    else:
+        return layout  # no static-_0 stride: the same (immutable) layout
+
     def go(d: IntTuple, s: IntTuple) -> IntTuple:
         if type(d) is tuple:
             return tuple(go(x, y) for x, y in zip(d, s))  # type: ignore[arg-type]
@@ -289,29 +307,30 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
     res_s: list[Int] = []
     res_d: list[Int] = []
     s, r = rs, rd
+    # DSL branch (DSL 4.8.1, observed: flat_product(_3:_-2, ((_4,_1)):((_0,_12))) gives the stride 36 where
+    # C++ gives 24): its ceil_div is the exact ceiling, also for the negative extents of a complement of a
+    # negative-stride layout (ceil(12 / -2) = -6; C++'s (12 - 2 - 1) / -2 = -4).
+    ceil: Callable[[Int, Int], Int] = _dsl_ceil_div if dsl() else ceil_div_int  # type: ignore[assignment]
     for i in range(len(ls) - 1):
         a, e = ls[i], ld[i]
         assert isinstance(a, Int)
         _static_check(
             lambda a=a, r=r: or_(eq(r % a, S(0)), lt(r, a)), a.static and r.static,
             "Stride Divisibility Condition", "layout.hpp:1077", "CMP-2",
-            f"weak stride condition at A mode {i}: r % a == 0 or r < a (r = remaining B stride, a = A extent)")
-        nonzero(abs_(r), "CMP-6", "the B stride", "layout.hpp:1084")
-        nonzero(a, "CMP-7", f"the extent of A mode {i}", "layout.hpp:1086")
-        # DSL branch (DSL 4.8.1, observed: flat_product(_3:_-2, ((_4,_1)):((_0,_12))) gives the stride 36 where
-        # C++ gives 24): its ceil_div is the exact ceiling, also for the negative extents of a complement of a
-        # negative-stride layout (ceil(12 / -2) = -6; C++'s (12 - 2 - 1) / -2 = -4).
-        ceil: Callable[[Int, Int], Int] = _dsl_ceil_div if dsl() else ceil_div_int  # type: ignore[assignment]
-        next_shape = ceil(a, abs_(r))
-        next_stride = ceil(abs_(r), a) * signum(r)
+            "weak stride condition at A mode {}: r % a == 0 or r < a (r = remaining B stride, a = A extent)", i)
+        abs_r = abs_(r)
+        nonzero(abs_r, "CMP-6", "the B stride", "layout.hpp:1084")
+        nonzero(a, "CMP-7", "the extent of A mode {}", "layout.hpp:1086", i)
+        next_shape = ceil(a, abs_r)
+        next_stride = ceil(abs_r, a) * signum(r)
         if next_shape.is_constant(1) or s.is_constant(1):
             r = next_stride
             continue
         new_shape = min_(next_shape, s)
         _static_check(lambda s=s, n=new_shape: eq(s % n, S(0)), new_shape.static and s.static,
                       "Shape Divisibility Condition", "layout.hpp:1101", "CMP-3",
-                      f"weak shape condition at A mode {i}: s % min(ceil(a/r), s) == 0")
-        nonzero(new_shape, "CMP-6", f"the extent taken from A mode {i}", "layout.hpp:1109")
+                      "weak shape condition at A mode {}: s % min(ceil(a/r), s) == 0", i)
+        nonzero(new_shape, "CMP-6", "the extent taken from A mode {}", "layout.hpp:1109", i)
         res_s.append(new_shape)
         res_d.append(stride_mul(r, e))  # type: ignore[arg-type]
         s = s / new_shape

@@ -114,7 +114,10 @@ Value = Union[Int, ScaledBasis, ArithTuple]
 def has_basis(t: object) -> bool:
     """Whether an IntTuple has a scaled-basis leaf."""
     if type(t) is tuple:
-        return any(has_basis(x) for x in t)
+        for x in t:
+            if type(x) is ScaledBasis or (type(x) is tuple and has_basis(x)):
+                return True
+        return False
     return type(t) is ScaledBasis
 
 

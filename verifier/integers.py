@@ -676,39 +676,41 @@ def ge(a: IntLike, b: IntLike) -> Bool:
 
 def and_(*bs: Bool) -> Bool:
     """Conjunction; ``false_type && x`` and ``x && false_type`` are static false (integral_constant.hpp:314-328)."""
-    if any(b.is_constant(False) for b in bs):  # either operand order
-        return FALSE
+    for b in bs:  # either operand order
+        if b.is_constant(False):
+            return FALSE
     parts: list[Expr] = []
     static = True
     for b in bs:
         if type(b.expr) is Const:
             if not b.expr.value:
-                return Bool(Const(False), False)
+                return _BOOLS[False, False]
             static = static and b.static
             continue
         static = False
         parts.append(b.expr)
     if not parts:
-        return Bool(Const(True), static)
+        return _BOOLS[True, static]
     return Bool(parts[0] if len(parts) == 1 else Op("and", tuple(parts)), False)
 
 
 def or_(*bs: Bool) -> Bool:
     """Disjunction; ``true_type || x`` and ``x || true_type`` are static true (integral_constant.hpp:330-344)."""
-    if any(b.is_constant(True) for b in bs):  # either operand order
-        return TRUE
+    for b in bs:  # either operand order
+        if b.is_constant(True):
+            return TRUE
     parts: list[Expr] = []
     static = True
     for b in bs:
         if type(b.expr) is Const:
             if b.expr.value:
-                return Bool(Const(True), False)
+                return _BOOLS[True, False]
             static = static and b.static
             continue
         static = False
         parts.append(b.expr)
     if not parts:
-        return Bool(Const(False), static)
+        return _BOOLS[False, static]
     return Bool(parts[0] if len(parts) == 1 else Op("or", tuple(parts)), False)
 
 

@@ -73,11 +73,12 @@ def record(id: str, description: str, source: str, cute_checks: str, condition: 
         sink.append(Obligation(id, description, source, cute_checks, condition))
 
 
-def nonzero(divisor: Int, id: str, what: str, source: str) -> None:
-    """A division CuTe performs: its divisor must not be zero (a static divisor is checked by the compiler)."""
-    if divisor.static:
+def nonzero(divisor: Int, id: str, what: str, source: str, *what_args: object) -> None:
+    """A division CuTe performs: its divisor must not be zero (a static divisor is checked by the compiler).
+    ``what`` is formatted with ``what_args`` (``str.format``) only when the obligation is recorded."""
+    if divisor.static or _active.get() is None:
         return
-    record(id, f"{what} must not be zero", source, UB, ne(divisor, 0))
+    record(id, f"{what.format(*what_args) if what_args else what} must not be zero", source, UB, ne(divisor, 0))
 
 
 # -- severities ------------------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from typing import Union
 from .basis import add, has_basis
 from .errors import CuteRejection, LayoutError, UndefinedBehavior
 from .integers import Bool, Const, Int, S
-from .layouts import Layout, depth, rank
+from .layouts import Layout, Tile, depth, rank
 from .obligations import NEVER, Recorder, record, recording
 
 SW_SOURCE = "swizzle.hpp"
@@ -401,8 +401,6 @@ def _composed_postcondition(a: Layout, b: ComposedLayout, r: object) -> None:
 def check_plain_composition(a: object, b: object) -> None:
     """What ``algebra.composition`` does not model: scaled-basis strides on both sides, and by-mode tilers with
     swizzled elements."""
-    from .layouts import Tile
-
     if isinstance(a, Layout) and has_basis(a.stride) and isinstance(b, Layout) and has_basis(b.stride):
         raise LayoutError(f"composition: scaled-basis strides on both sides ({a} o {b}) are not modelled")
     if isinstance(b, Tile) and any(is_swizzled(e) for e in b.elements):

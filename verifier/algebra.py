@@ -441,6 +441,8 @@ def composition(a: Layout, b: Tiler) -> Layout:
     """``composition(A, B)``: B a layout, a by-mode tiler ``<B0,B1,...>`` (extra A modes are dropped), a shape,
     an integer ``n`` (meaning ``n:_1``) or ``_`` (layout.hpp:1132-1161). Swizzle and composed-layout operands
     take CuTe's overloads for them (swizzle.py); a scaled-basis B coalesces A by B's coprofile (basis.py)."""
+    if type(a) is Layout and type(b) is Layout and not has_basis(a.stride) and not has_basis(b.stride):
+        return _compose_layouts(a, b)  # the common case: every test below would lead to the same branch
     if dsl() and _swizzle.is_swizzled(b):
         # DSL branch (DSL 4.8.1 cute.composition, observed: composition((4,4):(1,4), S<1,0,2> o 0 o (4,4):(1,4))):
         # a swizzled right operand is no Value of its API.
@@ -460,10 +462,7 @@ def composition(a: Layout, b: Tiler) -> Layout:
         basis_composition_postcondition(a, b, result, POSTCONDITION_LIMIT)
         return result
     if isinstance(b, Layout):
-        flat = coalesce_x(a)
-        result = _composition_impl(flat.shape, flat.stride, b.shape, b.stride)
-        _composition_postcondition(a, b, result)
-        return result
+        return _compose_layouts(a, b)
     if _is_tuple_tiler(b):
         modes = _tiler_modes(b)  # type: ignore[arg-type]
         if len(modes) > rank(a):
@@ -481,6 +480,14 @@ def composition(a: Layout, b: Tiler) -> Layout:
                              "cute.composition, DSL 4.8.1 (observed)")
         return _compose_int(a, b)
     raise LayoutError(f"composition: cannot use {b!r} as the right operand")
+
+
+def _compose_layouts(a: Layout, b: Layout) -> Layout:
+    """``composition(A, B)`` of two layouts with integer strides (layout.hpp:1132-1140)."""
+    flat = coalesce_x(a)
+    result = _composition_impl(flat.shape, flat.stride, b.shape, b.stride)
+    _composition_postcondition(a, b, result)
+    return result
 
 
 def _compose_int(a: Layout, n: Int) -> Layout:
@@ -508,8 +515,9 @@ def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout
     rs: list[Int] = []
     rd: list[Int] = [S(1)]
     for _ in range(n - 1):
-        m = min(std, key=lambda d: d.value)  # type: ignore[union-attr, return-value]
-        j = next(k for k, d in enumerate(std) if d.value == m.value)  # type: ignore[union-attr]
+        values = [d.value for d in std]  # type: ignore[union-attr]
+        j = values.index(min(values))  # type: ignore[type-var]  # the first smallest stride
+        m = std[j]
         nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1201")
         new_shape = m / rd[-1]  # type: ignore[operator]
         if new_shape.is_constant(0) and not dsl():  # DSL branch: see _dsl_complement_checks

@@ -248,24 +248,23 @@ IntLike = Union["Int", int]
 class Int:
     """A CuTe integer: an expression and whether it is static (a ``C<v>`` type) or dynamic (a run-time value)."""
 
-    __slots__ = ("expr", "static", "_hash")
+    __slots__ = ("expr", "static", "value", "_hash")
+
+    #: The concrete value, or ``None`` when the integer is symbolic (the constant of ``expr``, kept at hand).
+    value: int | None
 
     def __init__(self, expr: Expr, static: bool) -> None:
         if static and type(expr) is not Const:
             raise ValueError("a static integer must have a constant value")
         object.__setattr__(self, "expr", expr)
         object.__setattr__(self, "static", static)
+        object.__setattr__(self, "value", expr.value if type(expr) is Const else None)
         object.__setattr__(self, "_hash", None)
 
     def __setattr__(self, *_: object) -> None:
         raise AttributeError("Int is immutable")
 
     # -- inspection ------------------------------------------------------------------------------------------
-    @property
-    def value(self) -> int | None:
-        """The concrete value, or ``None`` when the integer is symbolic."""
-        return self.expr.value if type(self.expr) is Const else None
-
     @property
     def concrete(self) -> bool:
         return type(self.expr) is Const
@@ -276,7 +275,7 @@ class Int:
 
     def is_constant(self, n: int) -> bool:
         """CuTe's ``is_constant<n, T>``: true only for a *static* integer equal to ``n``."""
-        return self.static and self.expr.value == n
+        return self.static and self.value == n
 
     def evaluate(self, env: Mapping[str, int] | None = None) -> int:
         return self.expr.evaluate(env or {})
@@ -358,6 +357,7 @@ _new = object.__new__
 _set_expr = Int.expr.__set__  # type: ignore[attr-defined]  # slot setters: immutability is kept for users
 _set_static = Int.static.__set__  # type: ignore[attr-defined]
 _set_hash = Int._hash.__set__  # type: ignore[attr-defined]
+_set_value = Int.value.__set__  # type: ignore[attr-defined]
 
 
 def _const(v: int, static: bool) -> Int:
@@ -369,6 +369,7 @@ def _const(v: int, static: bool) -> Int:
         e = Const(v)
         _set_expr(x, e)
         _set_static(x, static)
+        _set_value(x, v)
         _set_hash(x, hash((static, e)))
         if -_INTERN_LIMIT < v < _INTERN_LIMIT:
             table[v] = x
@@ -460,21 +461,21 @@ def _simplify(op: str, a: tuple[Expr, ...]) -> Expr:
 
 
 def add(a: IntLike, b: IntLike) -> Int:
-    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
-        return _const(a.expr.value + b.expr.value, a.static and b.static)  # concrete: no expression node
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        return _const(a.value + b.value, a.static and b.static)  # concrete: no expression node
     return _apply("+", (as_int(a), as_int(b)))
 
 
 def sub(a: IntLike, b: IntLike) -> Int:
-    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
-        return _const(a.expr.value - b.expr.value, a.static and b.static)
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        return _const(a.value - b.value, a.static and b.static)
     return _apply("-", (as_int(a), as_int(b)))
 
 
 def mul(a: IntLike, b: IntLike) -> Int:
-    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
-        if a.static == b.static or (a.expr.value != 0 if a.static else b.expr.value != 0):
-            return _const(a.expr.value * b.expr.value, a.static and b.static)
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        if a.static == b.static or (a.value != 0 if a.static else b.value != 0):
+            return _const(a.value * b.value, a.static and b.static)
     a, b = as_int(a), as_int(b)
     # integral_constant.hpp:258-270: C<0> * U and U * C<0> with a run-time U; two statics simply multiply.
     if (a.is_constant(0) and b.dynamic) or (b.is_constant(0) and a.dynamic):
@@ -484,10 +485,10 @@ def mul(a: IntLike, b: IntLike) -> Int:
 
 def div(a: IntLike, b: IntLike) -> Int:
     """C++ ``a / b`` on CuTe integers (truncating). ``_0 / x`` is static ``_0`` and performs no division."""
-    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
-        if a.static and not b.static and a.expr.value == 0:
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        if a.static and not b.static and a.value == 0:
             return _ZERO
-        return _const(tdiv(a.expr.value, b.expr.value), a.static and b.static)
+        return _const(tdiv(a.value, b.value), a.static and b.static)
     a, b = as_int(a), as_int(b)
     if a.is_constant(0) and b.dynamic:  # integral_constant.hpp:275-281: C<0> / U with a run-time U
         return _ZERO
@@ -496,10 +497,10 @@ def div(a: IntLike, b: IntLike) -> Int:
 
 def mod(a: IntLike, b: IntLike) -> Int:
     """C++ ``a % b``. ``_0 % x``, ``x % _1`` and ``x % _-1`` are static ``_0``."""
-    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
-        if a.static != b.static and (a.expr.value == 0 if a.static else b.expr.value in (1, -1)):
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        if a.static != b.static and (a.value == 0 if a.static else b.value in (1, -1)):
             return _ZERO
-        return _const(tmod(a.expr.value, b.expr.value), a.static and b.static)
+        return _const(tmod(a.value, b.value), a.static and b.static)
     a, b = as_int(a), as_int(b)
     # integral_constant.hpp:283-297: U % C<1>, U % C<-1> and C<0> % U, each with a run-time U.
     if (a.is_constant(0) and b.dynamic) or ((b.is_constant(1) or b.is_constant(-1)) and a.dynamic):
@@ -508,33 +509,33 @@ def mod(a: IntLike, b: IntLike) -> Int:
 
 
 def neg(a: IntLike) -> Int:
-    if type(a) is Int and type(a.expr) is Const:
-        return _const(-a.expr.value, a.static)
+    if type(a) is Int and a.value is not None:
+        return _const(-a.value, a.static)
     return _apply("neg", (as_int(a),))
 
 
 def min_(a: IntLike, b: IntLike) -> Int:
-    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
-        return _const(min(a.expr.value, b.expr.value), a.static and b.static)
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        return _const(min(a.value, b.value), a.static and b.static)
     return _apply("min", (as_int(a), as_int(b)))
 
 
 def max_(a: IntLike, b: IntLike) -> Int:
-    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
-        return _const(max(a.expr.value, b.expr.value), a.static and b.static)
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        return _const(max(a.value, b.value), a.static and b.static)
     return _apply("max", (as_int(a), as_int(b)))
 
 
 def abs_(a: IntLike) -> Int:
-    if type(a) is Int and type(a.expr) is Const:
-        v = a.expr.value
+    if type(a) is Int and a.value is not None:
+        v = a.value
         return a if v >= 0 else _const(-v, a.static)
     return _apply("abs", (as_int(a),))
 
 
 def signum(a: IntLike) -> Int:
-    if type(a) is Int and type(a.expr) is Const:
-        v = a.expr.value
+    if type(a) is Int and a.value is not None:
+        v = a.value
         return _const((v > 0) - (v < 0), a.static)
     return _apply("signum", (as_int(a),))
 
@@ -570,10 +571,10 @@ def safe_div(a: IntLike, b: IntLike) -> Int:
 
 def ceil_div_int(a: IntLike, b: IntLike) -> Int:
     """``(a + b - 1) / b`` with CuTe's flags (int_tuple.hpp:344)."""
-    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
         # the three operations folded: (a + b - _1) is static iff a and b are, so div's static _0 case (a static
         # _0 over a run-time divisor) never applies
-        return _const(tdiv(a.expr.value + b.expr.value - 1, b.expr.value), a.static and b.static)
+        return _const(tdiv(a.value + b.value - 1, b.value), a.static and b.static)
     a, b = as_int(a), as_int(b)
     return (a + b - S(1)) / b
 
@@ -651,26 +652,38 @@ def _cmp(op: str, a: IntLike, b: IntLike) -> Bool:
 
 
 def eq(a: IntLike, b: IntLike) -> Bool:
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        return _BOOLS[a.value == b.value, a.static and b.static]
     return _cmp("==", a, b)
 
 
 def ne(a: IntLike, b: IntLike) -> Bool:
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        return _BOOLS[a.value != b.value, a.static and b.static]
     return _cmp("!=", a, b)
 
 
 def lt(a: IntLike, b: IntLike) -> Bool:
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        return _BOOLS[a.value < b.value, a.static and b.static]
     return _cmp("<", a, b)
 
 
 def le(a: IntLike, b: IntLike) -> Bool:
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        return _BOOLS[a.value <= b.value, a.static and b.static]
     return _cmp("<=", a, b)
 
 
 def gt(a: IntLike, b: IntLike) -> Bool:
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        return _BOOLS[a.value > b.value, a.static and b.static]
     return _cmp(">", a, b)
 
 
 def ge(a: IntLike, b: IntLike) -> Bool:
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        return _BOOLS[a.value >= b.value, a.static and b.static]
     return _cmp(">=", a, b)
 
 

@@ -211,9 +211,16 @@ def make_layout(*args: Layout | IntTuple | int | str | None, order: str | None =
     * ``make_layout(shape, stride)``;
     * ``make_layout(L)``: wraps L in a rank-1 layout; ``make_layout(L0, L1, ...)``: concatenates modes.
     """
-    if args and all(isinstance(a, Layout) for a in args):
-        ls: Sequence[Layout] = args  # type: ignore[assignment]
-        return Layout(tuple(x.shape for x in ls), tuple(x.stride for x in ls))
+    if args:
+        shapes: list[IntTuple] = []
+        strides: list[IntTuple] = []
+        for x in args:
+            if not isinstance(x, Layout):
+                break
+            shapes.append(x.shape)
+            strides.append(x.stride)
+        else:
+            return Layout(tuple(shapes), tuple(strides))
     if len(args) == 1:
         return Layout(as_int_tuple(args[0]), None)
     if len(args) == 2:

@@ -146,6 +146,8 @@ def tdiv(a: int, b: int) -> int:
     """C++ ``a / b``: truncating division. Division by zero is undefined behaviour."""
     if b == 0:
         raise UndefinedBehavior(f"division by zero ({a} / 0)")
+    if a >= 0 and b > 0:  # the common case: floor and truncation agree
+        return a // b
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b > 0) else -q
 
@@ -462,20 +464,27 @@ def _simplify(op: str, a: tuple[Expr, ...]) -> Expr:
 
 def add(a: IntLike, b: IntLike) -> Int:
     if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
-        return _const(a.value + b.value, a.static and b.static)  # concrete: no expression node
+        # concrete: no expression node; the interned result looked up here, without _const's call
+        v, st = a.value + b.value, a.static and b.static
+        x = (_STATIC_INTS if st else _DYNAMIC_INTS).get(v)
+        return x if x is not None else _const(v, st)
     return _apply("+", (as_int(a), as_int(b)))
 
 
 def sub(a: IntLike, b: IntLike) -> Int:
     if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
-        return _const(a.value - b.value, a.static and b.static)
+        v, st = a.value - b.value, a.static and b.static
+        x = (_STATIC_INTS if st else _DYNAMIC_INTS).get(v)
+        return x if x is not None else _const(v, st)
     return _apply("-", (as_int(a), as_int(b)))
 
 
 def mul(a: IntLike, b: IntLike) -> Int:
     if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
         if a.static == b.static or (a.value != 0 if a.static else b.value != 0):
-            return _const(a.value * b.value, a.static and b.static)
+            v, st = a.value * b.value, a.static and b.static
+            x = (_STATIC_INTS if st else _DYNAMIC_INTS).get(v)
+            return x if x is not None else _const(v, st)
     a, b = as_int(a), as_int(b)
     # integral_constant.hpp:258-270: C<0> * U and U * C<0> with a run-time U; two statics simply multiply.
     if (a.is_constant(0) and b.dynamic) or (b.is_constant(0) and a.dynamic):
@@ -488,7 +497,9 @@ def div(a: IntLike, b: IntLike) -> Int:
     if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
         if a.static and not b.static and a.value == 0:
             return _ZERO
-        return _const(tdiv(a.value, b.value), a.static and b.static)
+        v, st = tdiv(a.value, b.value), a.static and b.static
+        x = (_STATIC_INTS if st else _DYNAMIC_INTS).get(v)
+        return x if x is not None else _const(v, st)
     a, b = as_int(a), as_int(b)
     if a.is_constant(0) and b.dynamic:  # integral_constant.hpp:275-281: C<0> / U with a run-time U
         return _ZERO
@@ -574,7 +585,9 @@ def ceil_div_int(a: IntLike, b: IntLike) -> Int:
     if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
         # the three operations folded: (a + b - _1) is static iff a and b are, so div's static _0 case (a static
         # _0 over a run-time divisor) never applies
-        return _const(tdiv(a.value + b.value - 1, b.value), a.static and b.static)
+        v, st = tdiv(a.value + b.value - 1, b.value), a.static and b.static
+        x = (_STATIC_INTS if st else _DYNAMIC_INTS).get(v)
+        return x if x is not None else _const(v, st)
     a, b = as_int(a), as_int(b)
     return (a + b - S(1)) / b
 

@@ -51,7 +51,6 @@ class Layout:
     __slots__ = ("shape", "stride", "_hash")
 
     def __init__(self, shape: IntTuple | int | tuple, stride: IntTuple | int | tuple | None = None) -> None:
-        _set_hash(self, None)
         if (type(shape) is Int and type(stride) is Int) or _well_formed(shape, stride):  # the algebra's own calls
             _set_shape(self, shape)
             _set_stride(self, stride)
@@ -72,11 +71,12 @@ class Layout:
         return type(other) is Layout and other.shape == self.shape and other.stride == self.stride
 
     def __hash__(self) -> int:
-        h = self._hash
-        if h is None:  # computed once: the algebra's memo (algebra.pure) hashes its operands
+        try:
+            return self._hash  # type: ignore[no-any-return]
+        except AttributeError:  # computed once, when first asked (most layouts the algebra builds never are)
             h = hash((self.shape, self.stride))
             _set_hash(self, h)
-        return h  # type: ignore[no-any-return]
+            return h
 
     def __str__(self) -> str:
         return f"{format_tuple(self.shape)}:{format_tuple(self.stride)}"
@@ -132,7 +132,6 @@ class Layout:
 _set_shape = Layout.shape.__set__  # type: ignore[attr-defined]  # slot setters: immutability is kept for users
 _set_stride = Layout.stride.__set__  # type: ignore[attr-defined]
 _set_hash = Layout._hash.__set__  # type: ignore[attr-defined]
-_LEAF_TYPES = frozenset((Int, ScaledBasis))
 
 
 def _well_formed(shape: object, stride: object) -> bool:
@@ -143,16 +142,13 @@ def _well_formed(shape: object, stride: object) -> bool:
         return (ts is Int or ts is ScaledBasis) and (td is Int or td is ScaledBasis)
     if type(stride) is not tuple or len(shape) != len(stride):
         return False
-    if _LEAF_TYPES.issuperset(map(type, shape)) and _LEAF_TYPES.issuperset(map(type, stride)):  # flat
-        return True
     for s, d in zip(shape, stride):
         ts = type(s)
-        if ts is tuple:
-            if not _well_formed(s, d):
+        if ts is Int or ts is ScaledBasis:
+            td = type(d)
+            if td is not Int and td is not ScaledBasis:
                 return False
-            continue
-        td = type(d)
-        if not ((ts is Int or ts is ScaledBasis) and (td is Int or td is ScaledBasis)):
+        elif ts is not tuple or not _well_formed(s, d):
             return False
     return True
 

@@ -61,7 +61,7 @@ from .integers import (
     signum,
 )
 from .interop import coerce
-from .layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
+from .layouts import Layout, Tile, Underscore, cosize, layout_of, make_layout, rank, size
 from .obligations import NEVER, SA, Obligation, Recorder, nonzero, record, recording
 from .obligations import _active as _recorder
 from .semantics import DslInvalidLayout, DslRefusal, dsl
@@ -200,26 +200,29 @@ def _is_tuple_tiler(t: object) -> bool:
 
 def _bw_coalesce(fs: list[Int], fd: list[Int], ns: IntTuple, nd: IntTuple) -> Layout:
     """``detail::bw_coalesce`` (layout.hpp:781-814): walk the flat modes from the back, merging only what is
-    statically provable."""
+    statically provable.  The result's modes are kept back to front (``rs[-1]`` is the front mode, which CuTe
+    prepends to), one list append instead of a new tuple per mode."""
+    rs: list[IntTuple] = [ns]
+    rd: list[IntTuple] = [nd]
     for i in range(len(fs) - 2, -1, -1):
         s, d = fs[i], fd[i]
         if s.is_constant(1):
             continue
-        if type(ns) is not tuple and ns.is_constant(1):  # type: ignore[union-attr]
-            ns, nd = s, d
+        if len(rs) == 1 and rs[0].is_constant(1):  # type: ignore[union-attr]
+            rs[0], rd[0] = s, d
             continue
-        front_s = ns[0] if type(ns) is tuple else ns
-        front_d = nd[0] if type(nd) is tuple else nd
-        if front_s.static and stride_eq(stride_mul(s, d), front_d).is_constant(True):  # type: ignore[union-attr]
-            merged = s * front_s
-            ns = (merged, *ns[1:]) if type(ns) is tuple else merged
-            nd = (d, *nd[1:]) if type(nd) is tuple else d
+        front_s = rs[-1]
+        if front_s.static and stride_eq(stride_mul(s, d), rd[-1]).is_constant(True):  # type: ignore[union-attr, arg-type]
+            rs[-1] = s * front_s
+            rd[-1] = d
         else:
-            ns = (s, *ns) if type(ns) is tuple else (s, ns)
-            nd = (d, *nd) if type(nd) is tuple else (d, nd)
-    if type(ns) is not tuple and ns.is_constant(1):  # type: ignore[union-attr]
-        return Layout(S(1), S(0))
-    return Layout(ns, nd)
+            rs.append(s)
+            rd.append(d)
+    if len(rs) == 1:
+        if rs[0].is_constant(1):  # type: ignore[union-attr]
+            return Layout(S(1), S(0))
+        return layout_of(rs[0], rd[0])  # leaves of a layout (or their products): congruent by construction
+    return layout_of(tuple(reversed(rs)), tuple(reversed(rd)))
 
 
 def _check_profile(layout: Layout, profile: tuple, source: str) -> None:

@@ -134,6 +134,18 @@ _set_stride = Layout.stride.__set__  # type: ignore[attr-defined]
 _set_hash = Layout._hash.__set__  # type: ignore[attr-defined]
 
 
+def layout_of(shape: IntTuple, stride: IntTuple) -> Layout:
+    """The layout ``shape:stride`` without the constructor's checks, for a shape and stride that are congruent
+    IntTuples by construction (the modes or leaves of other layouts)."""
+    x = _new(Layout)
+    _set_shape(x, shape)
+    _set_stride(x, stride)
+    return x
+
+
+_new = object.__new__
+
+
 def _well_formed(shape: object, stride: object) -> bool:
     """Whether ``shape`` and ``stride`` are already congruent IntTuples (tuples, ``Int`` and scaled-basis leaves), so
     that ``as_int_tuple`` would return equal values and ``congruent`` holds: one walk instead of three."""
@@ -216,7 +228,7 @@ def make_layout(*args: Layout | IntTuple | int | str | None, order: str | None =
             shapes.append(x.shape)
             strides.append(x.stride)
         else:
-            return Layout(tuple(shapes), tuple(strides))
+            return layout_of(tuple(shapes), tuple(strides))  # modes of layouts: congruent by construction
     if len(args) == 1:
         return Layout(as_int_tuple(args[0]), None)
     if len(args) == 2:

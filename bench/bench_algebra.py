@@ -208,8 +208,8 @@ def run(cfg: Config) -> Table:
     t.notes.append("Per call: every call is timed alone by the same harness for all three libraries (before issue 16 "
                    "pycute and tensor-layouts were timed as one loop over the inputs and only ours call by call, which "
                    "charged the timer's cost to ours alone); the median over repeats of the mean over the inputs; "
-                   f"in parentheses min–max over the repeats. Inputs: seeded (seed {SEED}) power-of-two static layouts; every library's result "
-                   "was checked equal to the others' as a function before timing.")
+                   f"in parentheses min–max over the repeats. Inputs: seeded (seed {SEED}) power-of-two static "
+                   "layouts; every library's result was checked equal to the others' as a function before timing.")
     t.notes.append("Ratio: median / median, range min/max .. max/min over the repeats; above 1 = slower than pycute.")
     return t
 

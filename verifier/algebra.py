@@ -517,6 +517,7 @@ def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout
         raise CuteRejection("Dynamic-stride complement only for rank-1 layouts", "layout.hpp:1188")
     rs: list[Int] = []
     rd: list[Int] = [S(1)]
+    rec = recording()  # the obligations below are built only for a Recorder
     for _ in range(n - 1):
         values = [d.value for d in std]  # type: ignore[union-attr]
         j = values.index(min(values))  # type: ignore[type-var]  # the first smallest stride
@@ -525,7 +526,7 @@ def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout
         new_shape = m / rd[-1]  # type: ignore[operator]
         if new_shape.is_constant(0) and not dsl():  # DSL branch: see _dsl_complement_checks
             raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1203")
-        if recording():
+        if rec:
             record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
                    "layout.hpp:1201-1203", NEVER, ge(new_shape, S(1)))
         new_stride = m * shp[j]  # type: ignore[operator]
@@ -536,12 +537,12 @@ def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout
     new_shape = std[0] / rd[-1]  # type: ignore[operator]
     if new_shape.is_constant(0) and not dsl():
         raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1213")
-    if recording():
+    if rec:
         record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
                "layout.hpp:1212-1213", NEVER, ge(new_shape, S(1)))
     rs.append(new_shape)
     new_stride = std[0] * shp[0]  # type: ignore[operator]
-    if recording():
+    if rec:
         record("CPL-3", "strides are positive", "layout.hpp:1177", NEVER,
                and_(*(ge(d, S(1)) for d in std + rd[1:])))  # type: ignore[arg-type]
     nonzero(new_stride, "CPL-4", "the layout's extent (stride * shape of its largest mode)", "layout.hpp:1218")

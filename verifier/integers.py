@@ -252,8 +252,11 @@ class Int:
 
     __slots__ = ("expr", "static", "value", "_hash")
 
+    expr: Expr
+    static: bool
     #: The concrete value, or ``None`` when the integer is symbolic (the constant of ``expr``, kept at hand).
     value: int | None
+    _hash: int | None
 
     def __init__(self, expr: Expr, static: bool) -> None:
         if static and type(expr) is not Const:
@@ -305,7 +308,7 @@ class Int:
         if h is None:  # computed once: layouts are hashed as the algebra's memo keys (algebra.pure)
             h = hash((self.static, self.expr))
             object.__setattr__(self, "_hash", h)
-        return h  # type: ignore[no-any-return]
+        return h
 
     def __str__(self) -> str:
         if self.static:
@@ -356,10 +359,10 @@ _STATIC_INTS: dict[int, Int] = {}
 _DYNAMIC_INTS: dict[int, Int] = {}
 _INTERN_LIMIT = 1 << 20
 _new = object.__new__
-_set_expr = Int.expr.__set__  # type: ignore[attr-defined]  # slot setters: immutability is kept for users
-_set_static = Int.static.__set__  # type: ignore[attr-defined]
-_set_hash = Int._hash.__set__  # type: ignore[attr-defined]
-_set_value = Int.value.__set__  # type: ignore[attr-defined]
+_set_expr = Int.__dict__["expr"].__set__  # slot setters: immutability is kept for users
+_set_static = Int.__dict__["static"].__set__
+_set_hash = Int.__dict__["_hash"].__set__
+_set_value = Int.__dict__["value"].__set__
 
 
 def _const(v: int, static: bool) -> Int:
@@ -561,12 +564,12 @@ def lcm(a: IntLike, b: IntLike) -> Int:
 
 # The forward operators are these functions themselves, not methods calling them: one Python call fewer for each
 # integer operation of the algebra (the methods above stay for the type checker and readers).
-Int.__add__ = add  # type: ignore[method-assign, assignment]
-Int.__sub__ = sub  # type: ignore[method-assign, assignment]
-Int.__mul__ = mul  # type: ignore[method-assign, assignment]
-Int.__truediv__ = div  # type: ignore[method-assign, assignment]
-Int.__mod__ = mod  # type: ignore[method-assign, assignment]
-Int.__neg__ = neg  # type: ignore[method-assign, assignment]
+Int.__add__ = add  # type: ignore[method-assign]
+Int.__sub__ = sub  # type: ignore[method-assign]
+Int.__mul__ = mul  # type: ignore[method-assign]
+Int.__truediv__ = div  # type: ignore[method-assign]
+Int.__mod__ = mod  # type: ignore[method-assign]
+Int.__neg__ = neg  # type: ignore[method-assign]
 
 
 def safe_div(a: IntLike, b: IntLike) -> Int:

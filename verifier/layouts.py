@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Union
 
+from .basis import ScaledBasis, has_basis
 from .basis import cosize as basis_cosize
 from .basis import crd2idx as basis_crd2idx
-from .basis import ScaledBasis, has_basis
 from .errors import CuteRejection, LayoutError
 from .int_tuple import (
     IntTuple,

@@ -212,7 +212,13 @@ def _bw_coalesce(fs: list[Int], fd: list[Int], ns: IntTuple, nd: IntTuple) -> La
             rs[0], rd[0] = s, d
             continue
         front_s = rs[-1]
-        if front_s.static and stride_eq(stride_mul(s, d), rd[-1]).is_constant(True):  # type: ignore[union-attr, arg-type]
+        if not front_s.static:  # type: ignore[union-attr]
+            merge = False
+        elif type(s) is Int and type(d) is Int and type(rd[-1]) is Int:  # integer strides: stride_* without dispatch
+            merge = eq(s * d, rd[-1]).is_constant(True)
+        else:
+            merge = stride_eq(stride_mul(s, d), rd[-1]).is_constant(True)  # type: ignore[arg-type]
+        if merge:
             rs[-1] = s * front_s
             rd[-1] = d
         else:

@@ -78,8 +78,6 @@ def leaf_list(t: IntTuple) -> list[Int]:
     """The leaves in order, as a new list (one call per nesting level, not a generator per node)."""
     if type(t) is not tuple:
         return [t]  # type: ignore[list-item]
-    if tuple not in map(type, t):  # flat: the tuple itself (scanned in C)
-        return list(t)  # type: ignore[arg-type]
     out: list[Int] = []
     for x in t:
         if type(x) is tuple:

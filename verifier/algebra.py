@@ -63,9 +63,8 @@ from .integers import (
 from .interop import coerce
 from .layouts import Layout, Tile, Underscore, cosize, layout_of, make_layout, rank, size
 from .obligations import NEVER, SA, Obligation, Recorder, nonzero, record, recording
-from .obligations import _active as _recorder
 from .semantics import DslInvalidLayout, DslRefusal, dsl
-from .semantics import _current as _semantics
+from .semantics import current as current_semantics
 
 Tiler = Layout | Tile | IntTuple | Underscore
 
@@ -93,10 +92,17 @@ def pure(fn: _F) -> _F:
     @functools.wraps(fn)
     def call(*args: object) -> object:
         global _inside
-        if _inside or _recorder.get() is not None:  # nested, or recording(), without the call
+        if _inside or recording():  # nested, or under a Recorder
             return fn(*args)
         # 1 and True hash alike (a bool is never an operand of CuTe's algebra); the semantics is part of the call.
-        key = (_semantics.get(), *args, *map(type, args))
+        sem = current_semantics()
+        if len(args) == 1:  # the key (sem, *args, *types), spelled out for one and two operands
+            key: tuple[object, ...] = (sem, args[0], type(args[0]))
+        elif len(args) == 2:
+            a, b = args
+            key = (sem, a, b, type(a), type(b))
+        else:
+            key = (sem, *args, *map(type, args))
         try:
             out = memo.get(key)  # a miss is the common case of a first call: no KeyError raised for it
         except TypeError:  # an unhashable operand (a list): just compute

@@ -500,7 +500,8 @@ def div(a: IntLike, b: IntLike) -> Int:
     if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
         if a.static and not b.static and a.value == 0:
             return _ZERO
-        v, st = tdiv(a.value, b.value), a.static and b.static
+        av, bv = a.value, b.value
+        v, st = av // bv if av >= 0 and bv > 0 else tdiv(av, bv), a.static and b.static  # floor = truncation
         x = (_STATIC_INTS if st else _DYNAMIC_INTS).get(v)
         return x if x is not None else _const(v, st)
     a, b = as_int(a), as_int(b)
@@ -514,7 +515,8 @@ def mod(a: IntLike, b: IntLike) -> Int:
     if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
         if a.static != b.static and (a.value == 0 if a.static else b.value in (1, -1)):
             return _ZERO
-        return _const(tmod(a.value, b.value), a.static and b.static)
+        av, bv = a.value, b.value
+        return _const(av % bv if av >= 0 and bv > 0 else tmod(av, bv), a.static and b.static)
     a, b = as_int(a), as_int(b)
     # integral_constant.hpp:283-297: U % C<1>, U % C<-1> and C<0> % U, each with a run-time U.
     if (a.is_constant(0) and b.dynamic) or ((b.is_constant(1) or b.is_constant(-1)) and a.dynamic):
@@ -588,7 +590,8 @@ def ceil_div_int(a: IntLike, b: IntLike) -> Int:
     if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
         # the three operations folded: (a + b - _1) is static iff a and b are, so div's static _0 case (a static
         # _0 over a run-time divisor) never applies
-        v, st = tdiv(a.value + b.value - 1, b.value), a.static and b.static
+        n, bv = a.value + b.value - 1, b.value
+        v, st = n // bv if n >= 0 and bv > 0 else tdiv(n, bv), a.static and b.static  # floor = truncation
         x = (_STATIC_INTS if st else _DYNAMIC_INTS).get(v)
         return x if x is not None else _const(v, st)
     a, b = as_int(a), as_int(b)

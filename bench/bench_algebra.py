@@ -146,6 +146,23 @@ def agreed_inputs(op: str, n: int) -> tuple[dict[str, list[tuple[object, ...]]],
     return kept, dropped
 
 
+# Why a first call can still cost more than pycute's (profiled on these inputs; issue 16).
+_INTS = ("each integer operation is a Python call on an Int object that carries CuTe's static/dynamic flag "
+         "(about 0.15 µs here), where pycute's is one bytecode on a Python int")
+_MEMO = ("a first call also pays for remembering its result: the operands are hashed twice and the result stored "
+         "(about 0.5-1 µs)")
+WHY_SLOWER = {
+    "composition": f"{_INTS}; {_MEMO}",
+    "coalesce": f"{_MEMO}; {_INTS}",
+    "complement": ("CuTe's complement does about twice pycute's work: it filters its operand first (coalesce after "
+                   "filter_zeros, layout.hpp:1236) and coalesces its result (layout.hpp:1222), where pycute's sorts "
+                   f"the flat modes and coalesces only its result; and {_INTS}"),
+    "logical_divide": ("CuTe 4.2 divides by complement(T, shape(coalesce(A))) (layout.hpp:1562), one coalesce more "
+                       "than pycute's complement(T, size(A)), and its complement is the one above (about twice "
+                       f"pycute's work); and {_INTS}"),
+}
+
+
 def _time_calls(fn: Callable[..., object], args: list[tuple[object, ...]],
                 reset: Callable[[], None] | None = None) -> float:
     """Seconds per call, each call timed alone; ``reset`` (untimed) runs before each call: ``algebra.clear_memos``
@@ -193,8 +210,7 @@ def run(cfg: Config) -> Table:
                       "tl_over_pycute": r_tl.median, "ours_first_over_tl": st["ours-first"].median
                       / max(st["tensor-layouts"].median, 1e-12)}
         if r_first.median > 1:
-            why = ("our integers carry static/dynamic flags and are objects, and each operation follows CuTe's "
-                   "branches on those flags; pycute computes with plain ints")
+            why = WHY_SLOWER[op]
             t.losses.append(f"{op}: a first call (nothing remembered) is {r_first.median:.3g}× slower than pycute's "
                             f"call (median; target: at least as fast): {why}. A repeated call on equal operands "
                             f"returns the remembered result: {r_ours.median:.3g}× pycute's time.")

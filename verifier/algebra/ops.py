@@ -143,7 +143,22 @@ def _mode(layout: Layout, i: int) -> Layout:
 
 
 def _flat(layout: Layout) -> tuple[list[Int], list[Int]]:
-    return leaf_list(layout.shape), leaf_list(layout.stride)
+    """The leaves of the shape and of the stride, in one walk (they are congruent)."""
+    if type(layout.shape) is not tuple:
+        return [layout.shape], [layout.stride]  # type: ignore[list-item]
+    fs: list[Int] = []
+    fd: list[Int] = []
+    _flat_into(layout.shape, layout.stride, fs, fd)  # type: ignore[arg-type]
+    return fs, fd
+
+
+def _flat_into(shape: tuple[IntTuple, ...], stride: tuple[IntTuple, ...], fs: list[Int], fd: list[Int]) -> None:
+    for s, d in zip(shape, stride):
+        if type(s) is tuple:
+            _flat_into(s, d, fs, fd)  # type: ignore[arg-type]
+        else:
+            fs.append(s)  # type: ignore[arg-type]
+            fd.append(d)  # type: ignore[arg-type]
 
 
 def _guarded(build: Callable[[], Bool]) -> Bool:

@@ -23,6 +23,8 @@ from math import gcd as _gcd
 from typing import TypeVar
 
 from verifier.algebra import swizzled as _swizzled
+from verifier.core import obligations as _obligations
+from verifier.core import semantics as _semantics
 from verifier.core import swizzle as _swizzle
 from verifier.core.basis import ScaledBasis, _coordinate, basis_get, coprofile, has_basis, stride_eq, stride_mul
 from verifier.core.codomain import same_values
@@ -89,10 +91,12 @@ def pure(fn: _F) -> _F:
     @functools.wraps(fn)
     def call(*args: object) -> object:
         global _inside
-        if _inside or recording():  # nested, or under a Recorder
+        # recording() and current_semantics() read in place: no Recorder and no semantics block is open (their
+        # counts are 0) on the common path, and then no context variable is read.
+        if _inside or (_obligations._open and recording()):  # nested, or under a Recorder
             return fn(*args)
         # 1 and True hash alike (a bool is never an operand of CuTe's algebra); the semantics is part of the call.
-        sem = current_semantics()
+        sem = current_semantics() if _semantics._open else "cpp"
         if len(args) == 1:  # the key (sem, *args, *types), spelled out for one and two operands
             key: tuple[object, ...] = (sem, args[0], type(args[0]))
         elif len(args) == 2:

@@ -575,7 +575,8 @@ def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout
     nonzero(new_stride, "CPL-4", "the layout's extent (stride * shape of its largest mode)", "layout.hpp:1218")
     rest_shape = coalesce_shape(_dsl_ceil_div(cotarget, new_stride) if dsl() else ceil_div(cotarget, new_stride))
     rest_stride = compact_major(rest_shape, False, new_stride)
-    return coalesce(Layout((tuple(rs), rest_shape), (tuple(rd), rest_stride)))
+    # Congruent by construction: rs and rd have one entry per mode, compact_major is congruent to rest_shape.
+    return coalesce(layout_of((tuple(rs), rest_shape), (tuple(rd), rest_stride)))
 
 
 def _dsl_ceil_div(a: IntTuple, b: Int) -> IntTuple:

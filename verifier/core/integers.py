@@ -516,7 +516,9 @@ def mod(a: IntLike, b: IntLike) -> Int:
         if a.static != b.static and (a.value == 0 if a.static else b.value in (1, -1)):
             return _ZERO
         av, bv = a.value, b.value
-        return _const(av % bv if av >= 0 and bv > 0 else tmod(av, bv), a.static and b.static)
+        v, st = av % bv if av >= 0 and bv > 0 else tmod(av, bv), a.static and b.static
+        x = (_STATIC_INTS if st else _DYNAMIC_INTS).get(v)
+        return x if x is not None else _const(v, st)
     a, b = as_int(a), as_int(b)
     # integral_constant.hpp:283-297: U % C<1>, U % C<-1> and C<0> % U, each with a run-time U.
     if (a.is_constant(0) and b.dynamic) or ((b.is_constant(1) or b.is_constant(-1)) and a.dynamic):
@@ -532,13 +534,17 @@ def neg(a: IntLike) -> Int:
 
 def min_(a: IntLike, b: IntLike) -> Int:
     if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
-        return _const(min(a.value, b.value), a.static and b.static)
+        if a.static == b.static:  # the smaller operand is the result (the first of equal ones, as min takes)
+            return a if a.value <= b.value else b
+        return _const(min(a.value, b.value), False)
     return _apply("min", (as_int(a), as_int(b)))
 
 
 def max_(a: IntLike, b: IntLike) -> Int:
     if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
-        return _const(max(a.value, b.value), a.static and b.static)
+        if a.static == b.static:  # the larger operand is the result (the first of equal ones, as max takes)
+            return a if a.value >= b.value else b
+        return _const(max(a.value, b.value), False)
     return _apply("max", (as_int(a), as_int(b)))
 
 

@@ -86,7 +86,9 @@ def pure(fn: _F) -> _F:
     record its obligations; a call that raises is not remembered.  Only the outermost operation is remembered: the
     operations it calls inside (complement's coalesce, logical_divide's composition) just compute, as looking
     them up costs a first call more than it saves a repeated one, which finds the outer result."""
-    memo: dict[tuple[object, ...], object] = {}
+    # Keyed by the key's hash, holding (key, result): the operands are hashed once per call, not once to look up
+    # and once more to store; a hit still needs the whole key equal, and a colliding key just replaces the entry.
+    memo: dict[int, tuple[tuple[object, ...], object]] = {}
 
     @functools.wraps(fn)
     def call(*args: object) -> object:
@@ -105,11 +107,12 @@ def pure(fn: _F) -> _F:
         else:
             key = (sem, *args, *map(type, args))
         try:
-            out = memo.get(key)  # a miss is the common case of a first call: no KeyError raised for it
+            h = hash(key)
         except TypeError:  # an unhashable operand (a list): just compute
             return fn(*args)
-        if out is not None:  # the operations never return None
-            return out
+        entry = memo.get(h)
+        if entry is not None and entry[0] == key:
+            return entry[1]
         # A plain flag, not a context variable: another thread that sees it set only skips its own memo.
         _inside = True
         try:
@@ -118,7 +121,7 @@ def pure(fn: _F) -> _F:
             _inside = False
         if len(memo) >= MEMO_SIZE:
             memo.clear()
-        memo[key] = out
+        memo[h] = (key, out)
         return out
 
     call.cache_clear = memo.clear  # type: ignore[attr-defined]
@@ -126,7 +129,7 @@ def pure(fn: _F) -> _F:
     return call  # type: ignore[return-value]
 
 
-_MEMOS: list[dict[tuple[object, ...], object]] = []
+_MEMOS: list[dict[int, tuple[tuple[object, ...], object]]] = []
 _inside = False  # an operation remembered by ``pure`` is running
 
 

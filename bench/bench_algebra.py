@@ -149,8 +149,8 @@ def agreed_inputs(op: str, n: int) -> tuple[dict[str, list[tuple[object, ...]]],
 # Why a first call can still cost more than pycute's (profiled on these inputs; issue 16).
 _INTS = ("each integer operation is a Python call on an Int object that carries CuTe's static/dynamic flag "
          "(about 0.15 µs here), where pycute's is one bytecode on a Python int")
-_MEMO = ("a first call also pays for remembering its result: the operands are hashed twice and the result stored "
-         "(about 0.5-1 µs)")
+_MEMO = ("a first call also pays for remembering its result: the key of the operation, its semantics and its "
+         "operands is built and hashed and the result stored (about 0.5 µs)")
 WHY_SLOWER = {
     "composition": f"{_INTS}; {_MEMO}",
     "coalesce": f"{_MEMO}; {_INTS}",

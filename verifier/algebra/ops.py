@@ -23,6 +23,8 @@ from math import gcd as _gcd
 from typing import TypeVar
 
 from verifier.algebra import swizzled as _swizzled
+from verifier.core import obligations as _obligations
+from verifier.core import semantics as _semantics
 from verifier.core import swizzle as _swizzle
 from verifier.core.basis import ScaledBasis, _coordinate, basis_get, coprofile, has_basis, stride_eq, stride_mul
 from verifier.core.codomain import same_values
@@ -34,6 +36,7 @@ from verifier.core.int_tuple import (
     crd2crd,
     crd2idx,
     idx2crd,
+    leaf_list,
     leaves,
     product,
     product_each,
@@ -59,9 +62,10 @@ from verifier.core.integers import (
     safe_div,
     signum,
 )
-from verifier.core.layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
+from verifier.core.layouts import Layout, Tile, Underscore, cosize, layout_of, make_layout, rank, size
 from verifier.core.obligations import NEVER, POSTCONDITION_LIMIT, SA, Recorder, nonzero, record, recording
 from verifier.core.semantics import DslInvalidLayout, DslRefusal, dsl
+from verifier.core.semantics import current as current_semantics
 
 Tiler = Layout | Tile | IntTuple | Underscore
 
@@ -79,25 +83,45 @@ def pure(fn: _F) -> _F:
 
     The operations are pure functions of immutable, hashable operands (equality includes every static/dynamic
     flag), so an equal call may return the same result object.  Under a ``Recorder`` the call runs, as it must
-    record its obligations; a call that raises is not remembered."""
-    memo: dict[tuple[object, ...], object] = {}
+    record its obligations; a call that raises is not remembered.  Only the outermost operation is remembered: the
+    operations it calls inside (complement's coalesce, logical_divide's composition) just compute, as looking
+    them up costs a first call more than it saves a repeated one, which finds the outer result."""
+    # Keyed by the key's hash, holding (key, result): the operands are hashed once per call, not once to look up
+    # and once more to store; a hit still needs the whole key equal, and a colliding key just replaces the entry.
+    memo: dict[int, tuple[tuple[object, ...], object]] = {}
 
     @functools.wraps(fn)
     def call(*args: object) -> object:
-        if recording():
+        global _inside
+        # recording() and current_semantics() read in place: no Recorder and no semantics block is open (their
+        # counts are 0) on the common path, and then no context variable is read.
+        if _inside or (_obligations._open and recording()):  # nested, or under a Recorder
             return fn(*args)
         # 1 and True hash alike (a bool is never an operand of CuTe's algebra); the semantics is part of the call.
-        key = (dsl(), *args, *map(type, args))
+        sem = current_semantics() if _semantics._open else "cpp"
+        if len(args) == 1:  # the key (sem, *args, *types), spelled out for one and two operands
+            key: tuple[object, ...] = (sem, args[0], type(args[0]))
+        elif len(args) == 2:
+            a, b = args
+            key = (sem, a, b, type(a), type(b))
+        else:
+            key = (sem, *args, *map(type, args))
         try:
-            return memo[key]
-        except KeyError:
-            pass
+            h = hash(key)
         except TypeError:  # an unhashable operand (a list): just compute
             return fn(*args)
-        out = fn(*args)
+        entry = memo.get(h)
+        if entry is not None and entry[0] == key:
+            return entry[1]
+        # A plain flag, not a context variable: another thread that sees it set only skips its own memo.
+        _inside = True
+        try:
+            out = fn(*args)
+        finally:
+            _inside = False
         if len(memo) >= MEMO_SIZE:
             memo.clear()
-        memo[key] = out
+        memo[h] = (key, out)
         return out
 
     call.cache_clear = memo.clear  # type: ignore[attr-defined]
@@ -105,7 +129,8 @@ def pure(fn: _F) -> _F:
     return call  # type: ignore[return-value]
 
 
-_MEMOS: list[dict[tuple[object, ...], object]] = []
+_MEMOS: list[dict[int, tuple[tuple[object, ...], object]]] = []
+_inside = False  # an operation remembered by ``pure`` is running
 
 
 def clear_memos() -> None:
@@ -125,7 +150,22 @@ def _mode(layout: Layout, i: int) -> Layout:
 
 
 def _flat(layout: Layout) -> tuple[list[Int], list[Int]]:
-    return list(leaves(layout.shape)), list(leaves(layout.stride))
+    """The leaves of the shape and of the stride, in one walk (they are congruent)."""
+    if type(layout.shape) is not tuple:
+        return [layout.shape], [layout.stride]  # type: ignore[list-item]
+    fs: list[Int] = []
+    fd: list[Int] = []
+    _flat_into(layout.shape, layout.stride, fs, fd)  # type: ignore[arg-type]
+    return fs, fd
+
+
+def _flat_into(shape: tuple[IntTuple, ...], stride: tuple[IntTuple, ...], fs: list[Int], fd: list[Int]) -> None:
+    for s, d in zip(shape, stride):
+        if type(s) is tuple:
+            _flat_into(s, d, fs, fd)  # type: ignore[arg-type]
+        else:
+            fs.append(s)  # type: ignore[arg-type]
+            fd.append(d)  # type: ignore[arg-type]
 
 
 def _guarded(build: Callable[[], Bool]) -> Bool:
@@ -137,8 +177,9 @@ def _guarded(build: Callable[[], Bool]) -> Bool:
 
 
 def _static_check(cond: Callable[[], Bool], static: bool, message: str, source: str, id: str,
-                  description: str) -> None:
+                  description: str, *description_args: object) -> None:
     """A ``CUTE_STATIC_ASSERT_V`` that CuTe evaluates only when ``static`` (its operands are static).
+    ``description`` is formatted with ``description_args`` (``str.format``) only when it is recorded.
 
     For static operands a division by zero removes the ``C<t/u>`` overload (SFINAE) and the division falls back
     to run-time ``int``s, so the asserted value is a run-time ``bool`` and the assertion fails to compile."""
@@ -156,7 +197,8 @@ def _static_check(cond: Callable[[], Bool], static: bool, message: str, source: 
         if not ok.value:
             raise CuteRejection(message, source)
     elif recording():  # building the condition costs more than the operation itself: only for a Recorder
-        record(id, description, source, SA, _guarded(cond))
+        record(id, description.format(*description_args) if description_args else description, source, SA,
+               _guarded(cond))
 
 
 def _transform_layout(t0: Sequence[Layout], t1: Sequence[object], fn: Callable[[Layout, object], Layout],
@@ -182,26 +224,35 @@ def _is_tuple_tiler(t: object) -> bool:
 
 def _bw_coalesce(fs: list[Int], fd: list[Int], ns: IntTuple, nd: IntTuple) -> Layout:
     """``detail::bw_coalesce`` (layout.hpp:781-814): walk the flat modes from the back, merging only what is
-    statically provable."""
+    statically provable.  The result's modes are kept back to front (``rs[-1]`` is the front mode, which CuTe
+    prepends to), one list append instead of a new tuple per mode."""
+    rs: list[IntTuple] = [ns]
+    rd: list[IntTuple] = [nd]
     for i in range(len(fs) - 2, -1, -1):
         s, d = fs[i], fd[i]
         if s.is_constant(1):
             continue
-        if type(ns) is not tuple and ns.is_constant(1):  # type: ignore[union-attr]
-            ns, nd = s, d
+        if len(rs) == 1 and rs[0].is_constant(1):  # type: ignore[union-attr]
+            rs[0], rd[0] = s, d
             continue
-        front_s = ns[0] if type(ns) is tuple else ns
-        front_d = nd[0] if type(nd) is tuple else nd
-        if front_s.static and stride_eq(stride_mul(s, d), front_d).is_constant(True):  # type: ignore[union-attr]
-            merged = s * front_s
-            ns = (merged, *ns[1:]) if type(ns) is tuple else merged
-            nd = (d, *nd[1:]) if type(nd) is tuple else d
+        front_s = rs[-1]
+        if not front_s.static:  # type: ignore[union-attr]
+            merge = False
+        elif type(s) is Int and type(d) is Int and type(rd[-1]) is Int:  # integer strides: stride_* without dispatch
+            merge = eq(s * d, rd[-1]).is_constant(True)
         else:
-            ns = (s, *ns) if type(ns) is tuple else (s, ns)
-            nd = (d, *nd) if type(nd) is tuple else (d, nd)
-    if type(ns) is not tuple and ns.is_constant(1):  # type: ignore[union-attr]
-        return Layout(S(1), S(0))
-    return Layout(ns, nd)
+            merge = stride_eq(stride_mul(s, d), rd[-1]).is_constant(True)  # type: ignore[arg-type]
+        if merge:
+            rs[-1] = s * front_s
+            rd[-1] = d
+        else:
+            rs.append(s)
+            rd.append(d)
+    if len(rs) == 1:
+        if rs[0].is_constant(1):  # type: ignore[union-attr]
+            return Layout(S(1), S(0))
+        return layout_of(rs[0], rd[0])  # leaves of a layout (or their products): congruent by construction
+    return layout_of(tuple(reversed(rs)), tuple(reversed(rd)))
 
 
 def _check_profile(layout: Layout, profile: tuple, source: str) -> None:
@@ -233,7 +284,7 @@ def coalesce_shape(shape: IntTuple, merge_dynamic: bool = True) -> IntTuple:
     (only both static where not ``merge_dynamic``: the DSL's complement of a stride-0 layout)."""
     if type(shape) is not tuple:
         return shape
-    flat = list(leaves(shape))
+    flat = leaf_list(shape)
     acc: IntTuple = flat[0]
     for a in flat[1:]:
         back = acc[-1] if type(acc) is tuple else acc
@@ -247,6 +298,12 @@ def coalesce_shape(shape: IntTuple, merge_dynamic: bool = True) -> IntTuple:
 
 def filter_zeros(layout: Layout) -> Layout:
     """``filter_zeros(L)`` (layout.hpp:914-920): a static-``_0`` stride makes its extent ``_1``."""
+    for x in leaf_list(layout.stride):
+        if isinstance(x, Int) and x.is_constant(0):
+            break
+    else:
+        return layout  # no static-_0 stride: the same (immutable) layout
+
     def go(d: IntTuple, s: IntTuple) -> IntTuple:
         if type(d) is tuple:
             return tuple(go(x, y) for x, y in zip(d, s))  # type: ignore[arg-type]
@@ -283,29 +340,30 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
     res_s: list[Int] = []
     res_d: list[Int] = []
     s, r = rs, rd
+    # DSL branch (DSL 4.8.1, observed: flat_product(_3:_-2, ((_4,_1)):((_0,_12))) gives the stride 36 where
+    # C++ gives 24): its ceil_div is the exact ceiling, also for the negative extents of a complement of a
+    # negative-stride layout (ceil(12 / -2) = -6; C++'s (12 - 2 - 1) / -2 = -4).
+    ceil: Callable[[Int, Int], Int] = _dsl_ceil_div if dsl() else ceil_div_int  # type: ignore[assignment]
     for i in range(len(ls) - 1):
         a, e = ls[i], ld[i]
         assert isinstance(a, Int)
         _static_check(
             lambda a=a, r=r: or_(eq(r % a, S(0)), lt(r, a)), a.static and r.static,
             "Stride Divisibility Condition", "layout.hpp:1077", "CMP-2",
-            f"weak stride condition at A mode {i}: r % a == 0 or r < a (r = remaining B stride, a = A extent)")
-        nonzero(abs_(r), "CMP-6", "the B stride", "layout.hpp:1084")
-        nonzero(a, "CMP-7", f"the extent of A mode {i}", "layout.hpp:1086")
-        # DSL branch (DSL 4.8.1, observed: flat_product(_3:_-2, ((_4,_1)):((_0,_12))) gives the stride 36 where
-        # C++ gives 24): its ceil_div is the exact ceiling, also for the negative extents of a complement of a
-        # negative-stride layout (ceil(12 / -2) = -6; C++'s (12 - 2 - 1) / -2 = -4).
-        ceil: Callable[[Int, Int], Int] = _dsl_ceil_div if dsl() else ceil_div_int  # type: ignore[assignment]
-        next_shape = ceil(a, abs_(r))
-        next_stride = ceil(abs_(r), a) * signum(r)
+            "weak stride condition at A mode {}: r % a == 0 or r < a (r = remaining B stride, a = A extent)", i)
+        abs_r = abs_(r)
+        nonzero(abs_r, "CMP-6", "the B stride", "layout.hpp:1084")
+        nonzero(a, "CMP-7", "the extent of A mode {}", "layout.hpp:1086", i)
+        next_shape = ceil(a, abs_r)
+        next_stride = ceil(abs_r, a) * signum(r)
         if next_shape.is_constant(1) or s.is_constant(1):
             r = next_stride
             continue
         new_shape = min_(next_shape, s)
         _static_check(lambda s=s, n=new_shape: eq(s % n, S(0)), new_shape.static and s.static,
                       "Shape Divisibility Condition", "layout.hpp:1101", "CMP-3",
-                      f"weak shape condition at A mode {i}: s % min(ceil(a/r), s) == 0")
-        nonzero(new_shape, "CMP-6", f"the extent taken from A mode {i}", "layout.hpp:1109")
+                      "weak shape condition at A mode {}: s % min(ceil(a/r), s) == 0", i)
+        nonzero(new_shape, "CMP-6", "the extent taken from A mode {}", "layout.hpp:1109", i)
         res_s.append(new_shape)
         res_d.append(stride_mul(r, e))  # type: ignore[arg-type]
         s = s / new_shape
@@ -393,9 +451,11 @@ def _exact_rules(a: Layout, b: Layout) -> None:
 
 def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
     """The contract of composition (layout.hpp:1022): ``size(R) == size(B)`` and ``R(i) == A(B(i))``."""
+    if not recording():  # every obligation below is recorded only for a Recorder: skip building them
+        return
     record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
            eq(size(r), size(b)))
-    if recording() and a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
+    if a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
         n = int(size(b))
         try:
             ok = int(size(r)) == n and all(int(r(i)) == int(a(int(b(i)))) for i in range(n))
@@ -414,6 +474,8 @@ def composition(a: Layout, b: Tiler) -> Layout:
     """``composition(A, B)``: B a layout, a by-mode tiler ``<B0,B1,...>`` (extra A modes are dropped), a shape,
     an integer ``n`` (meaning ``n:_1``) or ``_`` (layout.hpp:1132-1161). Swizzle and composed-layout operands
     take CuTe's overloads for them (swizzle.py); a scaled-basis B coalesces A by B's coprofile (basis.py)."""
+    if type(a) is Layout and type(b) is Layout and not has_basis(a.stride) and not has_basis(b.stride):
+        return _compose_layouts(a, b)  # the common case: every test below would lead to the same branch
     if dsl() and _swizzle.is_swizzled(b):
         # DSL branch (DSL 4.8.1 cute.composition, observed: composition((4,4):(1,4), S<1,0,2> o 0 o (4,4):(1,4))):
         # a swizzled right operand is no Value of its API.
@@ -433,10 +495,7 @@ def composition(a: Layout, b: Tiler) -> Layout:
         basis_composition_postcondition(a, b, result, POSTCONDITION_LIMIT)
         return result
     if isinstance(b, Layout):
-        flat = coalesce_x(a)
-        result = _composition_impl(flat.shape, flat.stride, b.shape, b.stride)
-        _composition_postcondition(a, b, result)
-        return result
+        return _compose_layouts(a, b)
     if _is_tuple_tiler(b):
         modes = _tiler_modes(b)  # type: ignore[arg-type]
         if len(modes) > rank(a):
@@ -454,6 +513,14 @@ def composition(a: Layout, b: Tiler) -> Layout:
                              "cute.composition, DSL 4.8.1 (observed)")
         return _compose_int(a, b)
     raise LayoutError(f"composition: cannot use {b!r} as the right operand")
+
+
+def _compose_layouts(a: Layout, b: Layout) -> Layout:
+    """``composition(A, B)`` of two layouts with integer strides (layout.hpp:1132-1140)."""
+    flat = coalesce_x(a)
+    result = _composition_impl(flat.shape, flat.stride, b.shape, b.stride)
+    _composition_postcondition(a, b, result)
+    return result
 
 
 def _compose_int(a: Layout, n: Int) -> Layout:
@@ -480,15 +547,18 @@ def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout
         raise CuteRejection("Dynamic-stride complement only for rank-1 layouts", "layout.hpp:1188")
     rs: list[Int] = []
     rd: list[Int] = [S(1)]
+    rec = recording()  # the obligations below are built only for a Recorder
     for _ in range(n - 1):
-        m = min(std, key=lambda d: d.value)  # type: ignore[union-attr, return-value]
-        j = next(k for k, d in enumerate(std) if d.value == m.value)  # type: ignore[union-attr]
+        values = [d.value for d in std]  # type: ignore[union-attr]
+        j = values.index(min(values))  # type: ignore[type-var]  # the first smallest stride
+        m = std[j]
         nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1201")
         new_shape = m / rd[-1]  # type: ignore[operator]
         if new_shape.is_constant(0) and not dsl():  # DSL branch: see _dsl_complement_checks
             raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1203")
-        record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
-               "layout.hpp:1201-1203", NEVER, ge(new_shape, S(1)))
+        if rec:
+            record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
+                   "layout.hpp:1201-1203", NEVER, ge(new_shape, S(1)))
         new_stride = m * shp[j]  # type: ignore[operator]
         del shp[j], std[j]
         rs.append(new_shape)
@@ -497,16 +567,19 @@ def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout
     new_shape = std[0] / rd[-1]  # type: ignore[operator]
     if new_shape.is_constant(0) and not dsl():
         raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1213")
-    record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
-           "layout.hpp:1212-1213", NEVER, ge(new_shape, S(1)))
+    if rec:
+        record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
+               "layout.hpp:1212-1213", NEVER, ge(new_shape, S(1)))
     rs.append(new_shape)
     new_stride = std[0] * shp[0]  # type: ignore[operator]
-    record("CPL-3", "strides are positive", "layout.hpp:1177", NEVER,
-           and_(*(ge(d, S(1)) for d in std + rd[1:])))  # type: ignore[arg-type]
+    if rec:
+        record("CPL-3", "strides are positive", "layout.hpp:1177", NEVER,
+               and_(*(ge(d, S(1)) for d in std + rd[1:])))  # type: ignore[arg-type]
     nonzero(new_stride, "CPL-4", "the layout's extent (stride * shape of its largest mode)", "layout.hpp:1218")
     rest_shape = coalesce_shape(_dsl_ceil_div(cotarget, new_stride) if dsl() else ceil_div(cotarget, new_stride))
     rest_stride = compact_major(rest_shape, False, new_stride)
-    return coalesce(Layout((tuple(rs), rest_shape), (tuple(rd), rest_stride)))
+    # Congruent by construction: rs and rd have one entry per mode, compact_major is congruent to rest_shape.
+    return coalesce(layout_of((tuple(rs), rest_shape), (tuple(rd), rest_stride)))
 
 
 def _dsl_ceil_div(a: IntTuple, b: Int) -> IntTuple:
@@ -1119,9 +1192,11 @@ def _reference_complement(layout: Layout, cotarget: int) -> Layout | None:
 
 def _divide_postcondition(a: Layout, t: Layout, r: Layout) -> Layout:
     """DIV-EXACT and DIV-POST for ``logical_divide(A, T)`` by a layout T (per mode for a by-mode tiler)."""
+    if not recording():
+        return r
     record("DIV-EXACT", "the tiles cover A exactly, size(R) == size(A) (else the last tiles pad past A's end)",
            "layout.hpp:1555-1563", NEVER, Bool(eq(size(r), size(a)).expr, False))
-    if not recording() or not (a.concrete and t.concrete and r.concrete) or int(size(a)) > POSTCONDITION_LIMIT:
+    if not (a.concrete and t.concrete and r.concrete) or int(size(a)) > POSTCONDITION_LIMIT:
         return r
     c = _reference_complement(t, int(size(a)))
     ok = False

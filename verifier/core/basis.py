@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Union
 
 from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.integers import Bool, Int, S, abs_, substitute
+from verifier.core.integers import eq as int_eq
+from verifier.core.integers import mul as int_mul
 
 if TYPE_CHECKING:
     from verifier.core.layouts import Layout
@@ -112,7 +114,10 @@ Value = Union[Int, ScaledBasis, ArithTuple]
 def has_basis(t: object) -> bool:
     """Whether an IntTuple has a scaled-basis leaf."""
     if type(t) is tuple:
-        return any(has_basis(x) for x in t)
+        for x in t:
+            if type(x) is ScaledBasis or (type(x) is tuple and has_basis(x)):
+                return True
+        return False
     return type(t) is ScaledBasis
 
 
@@ -290,6 +295,8 @@ def as_coordinate(v: Value, shape: object) -> tuple[object, list[Int]]:
 
 def stride_mul(c: Int, d: Int | ScaledBasis) -> Int | ScaledBasis:
     """``c * d`` and ``d * c`` for an integer and a stride leaf: ``(c*v)@i`` for a basis (:395-408)."""
+    if type(c) is Int and type(d) is Int:  # the common case, without the dispatch
+        return int_mul(c, d)
     if type(c) is ScaledBasis:
         c, d = d, c  # type: ignore[assignment]
     return mul(c, d)
@@ -298,13 +305,15 @@ def stride_mul(c: Int, d: Int | ScaledBasis) -> Int | ScaledBasis:
 def stride_eq(x: Int | ScaledBasis, y: Int | ScaledBasis) -> Bool:
     """CuTe's ``==`` on stride leaves (:366-392): bases equal when their modes are and their values are; a basis
     equals no integer (a static ``false_type``)."""
-    from verifier.core.integers import FALSE, eq
+    if type(x) is Int and type(y) is Int:  # the common case, without the dispatch
+        return int_eq(x, y)
+    from verifier.core.integers import FALSE
 
     tx, ty = type(x) is ScaledBasis, type(y) is ScaledBasis
     if tx and ty:
         if x.modes != y.modes:  # type: ignore[union-attr]
             return FALSE
-        return eq(x.value, y.value)  # type: ignore[union-attr]
+        return int_eq(x.value, y.value)  # type: ignore[union-attr]
     if tx or ty:
         return FALSE
-    return eq(x, y)  # type: ignore[arg-type]
+    return int_eq(x, y)  # type: ignore[arg-type]

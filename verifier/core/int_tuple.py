@@ -71,11 +71,20 @@ def get(t: IntTuple, *path: int) -> IntTuple:
 
 
 def leaves(t: IntTuple) -> Iterator[Int]:
-    if type(t) is tuple:
-        for x in t:
-            yield from leaves(x)
-    else:
-        yield t  # type: ignore[misc]
+    return iter(leaf_list(t))
+
+
+def leaf_list(t: IntTuple) -> list[Int]:
+    """The leaves in order, as a new list (one call per nesting level, not a generator per node)."""
+    if type(t) is not tuple:
+        return [t]  # type: ignore[list-item]
+    out: list[Int] = []
+    for x in t:
+        if type(x) is tuple:
+            out += leaf_list(x)
+        else:
+            out.append(x)  # type: ignore[arg-type]
+    return out
 
 
 def flatten(t: IntTuple) -> IntTuple:
@@ -160,19 +169,22 @@ def compact_major(shape: IntTuple, right: bool = False, current: IntTuple | None
         if type(shape) is not tuple or len(shape) != len(cur):
             raise LayoutError("compact_major: shape and current are not congruent")
         return tuple(compact_major(s, right, c) for s, c in zip(shape, cur))
+    if type(shape) is Int:  # one extent: its stride is the current one (no product needed)
+        return S(0) if shape.is_constant(1) else cur
+    return _compact_major(shape, cur, right)[0]  # type: ignore[arg-type]
 
-    def go(s: IntTuple, c: Int) -> tuple[IntTuple, Int]:
-        if type(s) is tuple:
-            out: list[IntTuple] = [S(0)] * len(s)
-            order = range(len(s) - 1, -1, -1) if right else range(len(s))
-            for i in order:
-                out[i], c = go(s[i], c)
-            return tuple(out), c
-        if s.is_constant(1):  # type: ignore[union-attr]
-            return S(0), c
-        return c, c * s  # type: ignore[operator]
 
-    return go(shape, cur)[0]  # type: ignore[arg-type]
+def _compact_major(s: IntTuple, c: Int, right: bool) -> tuple[IntTuple, Int]:
+    """The strides of ``s`` from the current stride ``c``, and the stride after it."""
+    if type(s) is tuple:
+        out: list[IntTuple] = [S(0)] * len(s)
+        order = range(len(s) - 1, -1, -1) if right else range(len(s))
+        for i in order:
+            out[i], c = _compact_major(s[i], c, right)
+        return tuple(out), c
+    if s.is_constant(1):  # type: ignore[union-attr]
+        return S(0), c
+    return c, c * s  # type: ignore[operator]
 
 
 def compact_col_major(shape: IntTuple, current: IntTuple | None = None) -> IntTuple:

@@ -146,6 +146,8 @@ def tdiv(a: int, b: int) -> int:
     """C++ ``a / b``: truncating division. Division by zero is undefined behaviour."""
     if b == 0:
         raise UndefinedBehavior(f"division by zero ({a} / 0)")
+    if a >= 0 and b > 0:  # the common case: floor and truncation agree
+        return a // b
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b > 0) else -q
 
@@ -248,23 +250,26 @@ IntLike = Union["Int", int]
 class Int:
     """A CuTe integer: an expression and whether it is static (a ``C<v>`` type) or dynamic (a run-time value)."""
 
-    __slots__ = ("expr", "static")
+    __slots__ = ("expr", "static", "value", "_hash")
+
+    expr: Expr
+    static: bool
+    #: The concrete value, or ``None`` when the integer is symbolic (the constant of ``expr``, kept at hand).
+    value: int | None
+    _hash: int | None
 
     def __init__(self, expr: Expr, static: bool) -> None:
         if static and type(expr) is not Const:
             raise ValueError("a static integer must have a constant value")
         object.__setattr__(self, "expr", expr)
         object.__setattr__(self, "static", static)
+        object.__setattr__(self, "value", expr.value if type(expr) is Const else None)
+        object.__setattr__(self, "_hash", None)
 
     def __setattr__(self, *_: object) -> None:
         raise AttributeError("Int is immutable")
 
     # -- inspection ------------------------------------------------------------------------------------------
-    @property
-    def value(self) -> int | None:
-        """The concrete value, or ``None`` when the integer is symbolic."""
-        return self.expr.value if type(self.expr) is Const else None
-
     @property
     def concrete(self) -> bool:
         return type(self.expr) is Const
@@ -275,7 +280,7 @@ class Int:
 
     def is_constant(self, n: int) -> bool:
         """CuTe's ``is_constant<n, T>``: true only for a *static* integer equal to ``n``."""
-        return self.static and self.expr.value == n
+        return self.static and self.value == n
 
     def evaluate(self, env: Mapping[str, int] | None = None) -> int:
         return self.expr.evaluate(env or {})
@@ -299,7 +304,11 @@ class Int:
         return type(other) is Int and other.static == self.static and other.expr == self.expr
 
     def __hash__(self) -> int:
-        return hash((self.static, self.expr))
+        h = self._hash
+        if h is None:  # computed once: layouts are hashed as the algebra's memo keys (algebra.pure)
+            h = hash((self.static, self.expr))
+            object.__setattr__(self, "_hash", h)
+        return h
 
     def __str__(self) -> str:
         if self.static:
@@ -345,24 +354,30 @@ class Int:
 
 
 # Concrete integers are interned: concrete algebra builds the same few constants over and over, and an interned
-# one costs a dictionary lookup instead of two objects.
-_INTERNED: dict[tuple[int, bool], Int] = {}
+# one costs a dictionary lookup instead of two objects.  One table per flag, keyed by the value alone.
+_STATIC_INTS: dict[int, Int] = {}
+_DYNAMIC_INTS: dict[int, Int] = {}
 _INTERN_LIMIT = 1 << 20
 _new = object.__new__
-_set_expr = Int.expr.__set__  # type: ignore[attr-defined]  # slot setters: immutability is kept for users
-_set_static = Int.static.__set__  # type: ignore[attr-defined]
+_set_expr = Int.__dict__["expr"].__set__  # slot setters: immutability is kept for users
+_set_static = Int.__dict__["static"].__set__
+_set_hash = Int.__dict__["_hash"].__set__
+_set_value = Int.__dict__["value"].__set__
 
 
 def _const(v: int, static: bool) -> Int:
     """The concrete integer ``v`` (an ``int``, not a ``bool``), static or dynamic."""
-    key = (v, static)
-    x = _INTERNED.get(key)
+    table = _STATIC_INTS if static else _DYNAMIC_INTS
+    x = table.get(v)
     if x is None:
         x = _new(Int)
-        _set_expr(x, Const(v))
+        e = Const(v)
+        _set_expr(x, e)
         _set_static(x, static)
+        _set_value(x, v)
+        _set_hash(x, hash((static, e)))
         if -_INTERN_LIMIT < v < _INTERN_LIMIT:
-            _INTERNED[key] = x
+            table[v] = x
     return x
 
 
@@ -451,21 +466,28 @@ def _simplify(op: str, a: tuple[Expr, ...]) -> Expr:
 
 
 def add(a: IntLike, b: IntLike) -> Int:
-    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
-        return _const(a.expr.value + b.expr.value, a.static and b.static)  # concrete: no expression node
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        # concrete: no expression node; the interned result looked up here, without _const's call
+        v, st = a.value + b.value, a.static and b.static
+        x = (_STATIC_INTS if st else _DYNAMIC_INTS).get(v)
+        return x if x is not None else _const(v, st)
     return _apply("+", (as_int(a), as_int(b)))
 
 
 def sub(a: IntLike, b: IntLike) -> Int:
-    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
-        return _const(a.expr.value - b.expr.value, a.static and b.static)
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        v, st = a.value - b.value, a.static and b.static
+        x = (_STATIC_INTS if st else _DYNAMIC_INTS).get(v)
+        return x if x is not None else _const(v, st)
     return _apply("-", (as_int(a), as_int(b)))
 
 
 def mul(a: IntLike, b: IntLike) -> Int:
-    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
-        if a.static == b.static or (a.expr.value != 0 if a.static else b.expr.value != 0):
-            return _const(a.expr.value * b.expr.value, a.static and b.static)
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        if a.static == b.static or (a.value != 0 if a.static else b.value != 0):
+            v, st = a.value * b.value, a.static and b.static
+            x = (_STATIC_INTS if st else _DYNAMIC_INTS).get(v)
+            return x if x is not None else _const(v, st)
     a, b = as_int(a), as_int(b)
     # integral_constant.hpp:258-270: C<0> * U and U * C<0> with a run-time U; two statics simply multiply.
     if (a.is_constant(0) and b.dynamic) or (b.is_constant(0) and a.dynamic):
@@ -475,6 +497,13 @@ def mul(a: IntLike, b: IntLike) -> Int:
 
 def div(a: IntLike, b: IntLike) -> Int:
     """C++ ``a / b`` on CuTe integers (truncating). ``_0 / x`` is static ``_0`` and performs no division."""
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        if a.static and not b.static and a.value == 0:
+            return _ZERO
+        av, bv = a.value, b.value
+        v, st = av // bv if av >= 0 and bv > 0 else tdiv(av, bv), a.static and b.static  # floor = truncation
+        x = (_STATIC_INTS if st else _DYNAMIC_INTS).get(v)
+        return x if x is not None else _const(v, st)
     a, b = as_int(a), as_int(b)
     if a.is_constant(0) and b.dynamic:  # integral_constant.hpp:275-281: C<0> / U with a run-time U
         return _ZERO
@@ -483,6 +512,13 @@ def div(a: IntLike, b: IntLike) -> Int:
 
 def mod(a: IntLike, b: IntLike) -> Int:
     """C++ ``a % b``. ``_0 % x``, ``x % _1`` and ``x % _-1`` are static ``_0``."""
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        if a.static != b.static and (a.value == 0 if a.static else b.value in (1, -1)):
+            return _ZERO
+        av, bv = a.value, b.value
+        v, st = av % bv if av >= 0 and bv > 0 else tmod(av, bv), a.static and b.static
+        x = (_STATIC_INTS if st else _DYNAMIC_INTS).get(v)
+        return x if x is not None else _const(v, st)
     a, b = as_int(a), as_int(b)
     # integral_constant.hpp:283-297: U % C<1>, U % C<-1> and C<0> % U, each with a run-time U.
     if (a.is_constant(0) and b.dynamic) or ((b.is_constant(1) or b.is_constant(-1)) and a.dynamic):
@@ -491,22 +527,38 @@ def mod(a: IntLike, b: IntLike) -> Int:
 
 
 def neg(a: IntLike) -> Int:
+    if type(a) is Int and a.value is not None:
+        return _const(-a.value, a.static)
     return _apply("neg", (as_int(a),))
 
 
 def min_(a: IntLike, b: IntLike) -> Int:
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        if a.static == b.static:  # the smaller operand is the result (the first of equal ones, as min takes)
+            return a if a.value <= b.value else b
+        return _const(min(a.value, b.value), False)
     return _apply("min", (as_int(a), as_int(b)))
 
 
 def max_(a: IntLike, b: IntLike) -> Int:
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        if a.static == b.static:  # the larger operand is the result (the first of equal ones, as max takes)
+            return a if a.value >= b.value else b
+        return _const(max(a.value, b.value), False)
     return _apply("max", (as_int(a), as_int(b)))
 
 
 def abs_(a: IntLike) -> Int:
+    if type(a) is Int and a.value is not None:
+        v = a.value
+        return a if v >= 0 else _const(-v, a.static)
     return _apply("abs", (as_int(a),))
 
 
 def signum(a: IntLike) -> Int:
+    if type(a) is Int and a.value is not None:
+        v = a.value
+        return _const((v > 0) - (v < 0), a.static)
     return _apply("signum", (as_int(a),))
 
 
@@ -516,6 +568,16 @@ def gcd(a: IntLike, b: IntLike) -> Int:
 
 def lcm(a: IntLike, b: IntLike) -> Int:
     return _apply("lcm", (as_int(a), as_int(b)))
+
+
+# The forward operators are these functions themselves, not methods calling them: one Python call fewer for each
+# integer operation of the algebra (the methods above stay for the type checker and readers).
+Int.__add__ = add  # type: ignore[method-assign]
+Int.__sub__ = sub  # type: ignore[method-assign]
+Int.__mul__ = mul  # type: ignore[method-assign]
+Int.__truediv__ = div  # type: ignore[method-assign]
+Int.__mod__ = mod  # type: ignore[method-assign]
+Int.__neg__ = neg  # type: ignore[method-assign]
 
 
 def safe_div(a: IntLike, b: IntLike) -> Int:
@@ -531,6 +593,13 @@ def safe_div(a: IntLike, b: IntLike) -> Int:
 
 def ceil_div_int(a: IntLike, b: IntLike) -> Int:
     """``(a + b - 1) / b`` with CuTe's flags (int_tuple.hpp:344)."""
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        # the three operations folded: (a + b - _1) is static iff a and b are, so div's static _0 case (a static
+        # _0 over a run-time divisor) never applies
+        n, bv = a.value + b.value - 1, b.value
+        v, st = n // bv if n >= 0 and bv > 0 else tdiv(n, bv), a.static and b.static  # floor = truncation
+        x = (_STATIC_INTS if st else _DYNAMIC_INTS).get(v)
+        return x if x is not None else _const(v, st)
     a, b = as_int(a), as_int(b)
     return (a + b - S(1)) / b
 
@@ -599,7 +668,8 @@ _BOOLS = {(v, st): Bool(Const(v), st) for v in (False, True) for st in (False, T
 
 
 def _cmp(op: str, a: IntLike, b: IntLike) -> Bool:
-    a, b = as_int(a), as_int(b)
+    if type(a) is not Int or type(b) is not Int:
+        a, b = as_int(a), as_int(b)
     ea, eb = a.expr, b.expr
     if type(ea) is Const and type(eb) is Const:
         return _BOOLS[bool(OPS[op](ea.value, eb.value)), a.static and b.static]
@@ -607,64 +677,78 @@ def _cmp(op: str, a: IntLike, b: IntLike) -> Bool:
 
 
 def eq(a: IntLike, b: IntLike) -> Bool:
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        return _BOOLS[a.value == b.value, a.static and b.static]
     return _cmp("==", a, b)
 
 
 def ne(a: IntLike, b: IntLike) -> Bool:
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        return _BOOLS[a.value != b.value, a.static and b.static]
     return _cmp("!=", a, b)
 
 
 def lt(a: IntLike, b: IntLike) -> Bool:
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        return _BOOLS[a.value < b.value, a.static and b.static]
     return _cmp("<", a, b)
 
 
 def le(a: IntLike, b: IntLike) -> Bool:
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        return _BOOLS[a.value <= b.value, a.static and b.static]
     return _cmp("<=", a, b)
 
 
 def gt(a: IntLike, b: IntLike) -> Bool:
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        return _BOOLS[a.value > b.value, a.static and b.static]
     return _cmp(">", a, b)
 
 
 def ge(a: IntLike, b: IntLike) -> Bool:
+    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+        return _BOOLS[a.value >= b.value, a.static and b.static]
     return _cmp(">=", a, b)
 
 
 def and_(*bs: Bool) -> Bool:
     """Conjunction; ``false_type && x`` and ``x && false_type`` are static false (integral_constant.hpp:314-328)."""
-    if any(b.is_constant(False) for b in bs):  # either operand order
-        return FALSE
+    for b in bs:  # either operand order
+        if b.is_constant(False):
+            return FALSE
     parts: list[Expr] = []
     static = True
     for b in bs:
         if type(b.expr) is Const:
             if not b.expr.value:
-                return Bool(Const(False), False)
+                return _BOOLS[False, False]
             static = static and b.static
             continue
         static = False
         parts.append(b.expr)
     if not parts:
-        return Bool(Const(True), static)
+        return _BOOLS[True, static]
     return Bool(parts[0] if len(parts) == 1 else Op("and", tuple(parts)), False)
 
 
 def or_(*bs: Bool) -> Bool:
     """Disjunction; ``true_type || x`` and ``x || true_type`` are static true (integral_constant.hpp:330-344)."""
-    if any(b.is_constant(True) for b in bs):  # either operand order
-        return TRUE
+    for b in bs:  # either operand order
+        if b.is_constant(True):
+            return TRUE
     parts: list[Expr] = []
     static = True
     for b in bs:
         if type(b.expr) is Const:
             if b.expr.value:
-                return Bool(Const(True), False)
+                return _BOOLS[True, False]
             static = static and b.static
             continue
         static = False
         parts.append(b.expr)
     if not parts:
-        return Bool(Const(False), static)
+        return _BOOLS[False, static]
     return Bool(parts[0] if len(parts) == 1 else Op("or", tuple(parts)), False)
 
 

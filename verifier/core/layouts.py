@@ -17,6 +17,7 @@ from typing import Union
 
 from verifier.core.basis import (
     ArithTuple,
+    ScaledBasis,
     Value,
     _inner_product,
     _leaves_of,
@@ -61,9 +62,9 @@ class Layout:
     __slots__ = ("shape", "stride", "_hash")
 
     def __init__(self, shape: IntTuple | int | tuple, stride: IntTuple | int | tuple | None = None) -> None:
-        if type(shape) is Int and type(stride) is Int:  # rank 1, the common case inside the algebra
-            object.__setattr__(self, "shape", shape)
-            object.__setattr__(self, "stride", stride)
+        if (type(shape) is Int and type(stride) is Int) or _well_formed(shape, stride):  # the algebra's own calls
+            _set_shape(self, shape)
+            _set_stride(self, stride)
             return
         shape = as_int_tuple(shape)
         stride = compact_major(shape) if stride is None else as_int_tuple(stride)
@@ -83,9 +84,9 @@ class Layout:
     def __hash__(self) -> int:
         try:
             return self._hash  # type: ignore[no-any-return]
-        except AttributeError:  # computed once: the algebra's memo (algebra.pure) hashes its operands
+        except AttributeError:  # computed once, when first asked (most layouts the algebra builds never are)
             h = hash((self.shape, self.stride))
-            object.__setattr__(self, "_hash", h)
+            _set_hash(self, h)
             return h
 
     def __str__(self) -> str:
@@ -137,6 +138,42 @@ class Layout:
             raise LayoutError(f"size {n} is larger than the limit {limit} for enumerating values")
         return [int(self(i)) for i in range(n)]
 
+
+
+_set_shape = Layout.shape.__set__  # type: ignore[attr-defined]  # slot setters: immutability is kept for users
+_set_stride = Layout.stride.__set__  # type: ignore[attr-defined]
+_set_hash = Layout._hash.__set__  # type: ignore[attr-defined]
+
+
+def layout_of(shape: IntTuple, stride: IntTuple) -> Layout:
+    """The layout ``shape:stride`` without the constructor's checks, for a shape and stride that are congruent
+    IntTuples by construction (the modes or leaves of other layouts)."""
+    x = _new(Layout)
+    _set_shape(x, shape)
+    _set_stride(x, stride)
+    return x
+
+
+_new = object.__new__
+
+
+def _well_formed(shape: object, stride: object) -> bool:
+    """Whether ``shape`` and ``stride`` are already congruent IntTuples (tuples, ``Int`` and scaled-basis leaves), so
+    that ``as_int_tuple`` would return equal values and ``congruent`` holds: one walk instead of three."""
+    if type(shape) is not tuple:
+        ts, td = type(shape), type(stride)
+        return (ts is Int or ts is ScaledBasis) and (td is Int or td is ScaledBasis)
+    if type(stride) is not tuple or len(shape) != len(stride):
+        return False
+    for s, d in zip(shape, stride):
+        ts = type(s)
+        if ts is Int or ts is ScaledBasis:
+            td = type(d)
+            if td is not Int and td is not ScaledBasis:
+                return False
+        elif ts is not tuple or not _well_formed(s, d):
+            return False
+    return True
 
 
 # -- size and shape queries ---------------------------------------------------------------------------------------
@@ -193,9 +230,16 @@ def make_layout(*args: Layout | IntTuple | int | str | None, order: str | None =
     * ``make_layout(shape, stride)``;
     * ``make_layout(L)``: wraps L in a rank-1 layout; ``make_layout(L0, L1, ...)``: concatenates modes.
     """
-    if args and all(isinstance(a, Layout) for a in args):
-        ls: Sequence[Layout] = args  # type: ignore[assignment]
-        return Layout(tuple(x.shape for x in ls), tuple(x.stride for x in ls))
+    if args:
+        shapes: list[IntTuple] = []
+        strides: list[IntTuple] = []
+        for x in args:
+            if not isinstance(x, Layout):
+                break
+            shapes.append(x.shape)
+            strides.append(x.stride)
+        else:
+            return layout_of(tuple(shapes), tuple(strides))  # modes of layouts: congruent by construction
     if len(args) == 1:
         return Layout(as_int_tuple(args[0]), None)
     if len(args) == 2:

@@ -12,6 +12,7 @@ themselves stay plain functions that read like their math.
 from __future__ import annotations
 
 import contextvars
+import threading
 from dataclasses import dataclass
 
 from verifier.core.integers import Bool, Int, ne
@@ -41,6 +42,11 @@ class Obligation:
 
 
 _active: contextvars.ContextVar[list[Obligation] | None] = contextvars.ContextVar("obligations", default=None)
+# Recorders entered and not yet exited, in every thread.  While there is none, no call records and the context
+# variable need not be read (concrete algebra asks "recording?" several times per operation).  Counted under a
+# lock: a count that reached 0 while a Recorder is active would lose its obligations.
+_open = 0
+_open_lock = threading.Lock()
 
 
 class Recorder:
@@ -51,33 +57,40 @@ class Recorder:
         self._token: contextvars.Token | None = None
 
     def __enter__(self) -> Recorder:
+        global _open
+        with _open_lock:
+            _open += 1
         self._token = _active.set(self.obligations)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        global _open
         assert self._token is not None
         _active.reset(self._token)
+        with _open_lock:
+            _open -= 1
 
 
 def recording() -> bool:
     """Whether a ``Recorder`` is active: postconditions decided by enumeration are worth computing only then."""
-    return _active.get() is not None
+    return _open != 0 and _active.get() is not None
 
 
 def record(id: str, description: str, source: str, cute_checks: str, condition: Bool) -> None:
     """Record an obligation unless it is statically true (nothing to prove)."""
-    if condition.is_constant(True):
+    if not _open or condition.is_constant(True):
         return
     sink = _active.get()
     if sink is not None:
         sink.append(Obligation(id, description, source, cute_checks, condition))
 
 
-def nonzero(divisor: Int, id: str, what: str, source: str) -> None:
-    """A division CuTe performs: its divisor must not be zero (a static divisor is checked by the compiler)."""
-    if divisor.static:
+def nonzero(divisor: Int, id: str, what: str, source: str, *what_args: object) -> None:
+    """A division CuTe performs: its divisor must not be zero (a static divisor is checked by the compiler).
+    ``what`` is formatted with ``what_args`` (``str.format``) only when the obligation is recorded."""
+    if divisor.static or not recording():
         return
-    record(id, f"{what} must not be zero", source, UB, ne(divisor, 0))
+    record(id, f"{what.format(*what_args) if what_args else what} must not be zero", source, UB, ne(divisor, 0))
 
 
 # -- severities ------------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ function has a named branch (``if dsl():``) citing the DSL's source or the obser
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -13,15 +14,19 @@ from verifier.core.errors import CuteRejection, LayoutError
 
 SEMANTICS = ("cpp", "dsl")
 _current: ContextVar[str] = ContextVar("cute_semantics", default="cpp")
+# ``using`` blocks entered and not yet left, in every thread: while there is none the semantics is the default
+# and the context variable need not be read (the algebra asks several times per operation).
+_open = 0
+_open_lock = threading.Lock()
 
 
 def current() -> str:
-    return _current.get()
+    return _current.get() if _open else "cpp"
 
 
 def dsl() -> bool:
     """True while the algebra computes what the CuTe DSL computes."""
-    return _current.get() == "dsl"
+    return _open != 0 and _current.get() == "dsl"
 
 
 def check(name: str) -> str:
@@ -33,11 +38,16 @@ def check(name: str) -> str:
 @contextmanager
 def using(name: str) -> Iterator[None]:
     """Run the enclosed algebra with the semantics ``name``."""
+    global _open
+    with _open_lock:
+        _open += 1
     token = _current.set(check(name))
     try:
         yield
     finally:
         _current.reset(token)
+        with _open_lock:
+            _open -= 1
 
 
 class DslRefusal(CuteRejection):

@@ -31,6 +31,8 @@ class ScaledBasis:
     """``ScaledBasis<T,Ns...>``: ``value`` in the hierarchical mode ``modes`` (CuTe's template order)."""
 
     __slots__ = ("value", "modes")
+    value: Int
+    modes: tuple[int, ...]
 
     def __init__(self, value: Int, modes: tuple[int, ...]) -> None:
         if type(value) is not Int:
@@ -81,6 +83,7 @@ class ArithTuple:
     """CuTe's ``ArithmeticTuple``: a tuple that adds elementwise; printed as a tuple, ``(_0,3)``."""
 
     __slots__ = ("items",)
+    items: tuple[Value, ...]
 
     def __init__(self, items: tuple[Value, ...]) -> None:
         object.__setattr__(self, "items", tuple(items))

@@ -59,6 +59,9 @@ class Layout:
     """CuTe's ``Layout<Shape,Stride>``: immutable, hashable, printed in CuTe's notation."""
 
     __slots__ = ("shape", "stride", "_hash")
+    shape: IntTuple
+    stride: IntTuple  # a leaf may be a ScaledBasis (basis.py)
+    _hash: int
 
     def __init__(self, shape: IntTuple | int | tuple, stride: IntTuple | int | tuple | None = None) -> None:
         if type(shape) is Int and type(stride) is Int:  # rank 1, the common case inside the algebra
@@ -82,7 +85,7 @@ class Layout:
 
     def __hash__(self) -> int:
         try:
-            return self._hash  # type: ignore[no-any-return]
+            return self._hash
         except AttributeError:  # computed once: the algebra's memo (algebra.pure) hashes its operands
             h = hash((self.shape, self.stride))
             object.__setattr__(self, "_hash", h)
@@ -326,6 +329,7 @@ class Tile:
     """
 
     __slots__ = ("elements",)
+    elements: tuple[TileElement, ...]
 
     def __init__(self, elements: Sequence[TileElement]) -> None:
         object.__setattr__(self, "elements", tuple(elements))

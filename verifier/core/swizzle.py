@@ -53,6 +53,11 @@ class Swizzle:
     """``Swizzle<BBits, MBase, SShift>``: XOR the ``B`` bits at ``M + max(0,S)`` into the bits at ``M - min(0,S)``."""
 
     __slots__ = ("bits", "base", "shift", "yyy_msk", "zzz_msk")
+    bits: int
+    base: int
+    shift: int
+    yyy_msk: int
+    zzz_msk: int
 
     def __init__(self, bits: int, base: int, shift: int) -> None:
         for name, v in (("B", bits), ("M", base), ("S", shift)):
@@ -149,6 +154,9 @@ class ComposedLayout:
     """``ComposedLayout<A,O,B>``: the function ``c -> A(O + B(c))`` (layout_composed.hpp:108-119)."""
 
     __slots__ = ("outer", "offset", "inner")
+    outer: Fn
+    offset: Int
+    inner: Fn
 
     def __init__(self, outer: Fn, offset: Int | int, inner: Fn) -> None:
         if isinstance(offset, int) and not isinstance(offset, bool):
@@ -296,6 +304,7 @@ class SmemPtrFlag(Int):
     """``smem_ptr_flag_bits<B>``: a static ``_0`` offset that marks an unset smem pointer of ``B``-bit elements."""
 
     __slots__ = ("bits",)
+    bits: int
 
     def __init__(self, bits: int) -> None:
         if bits < 1:

@@ -17,8 +17,8 @@ scaled-basis strides is not modelled (``LayoutError``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Union
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Union
 
 from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.integers import Bool, Int, S, abs_, substitute
@@ -145,25 +145,24 @@ def add(a: Value, b: Value) -> Value:
         a = Int(a.expr, a.static)
     if isinstance(b, Int) and type(b) is not Int:
         b = Int(b.expr, b.static)
-    ta, tb = type(a), type(b)
-    if ta is Int and tb is Int:
-        return a + b  # type: ignore[operator]
-    if ta is Int and tb is ScaledBasis:
-        if not b.modes:  # type: ignore[union-attr]
-            return a + b.value  # type: ignore[operator, union-attr]
-        return _int_plus_other(a, b, "arithmetic_tuple.hpp:440", "ScaledBasis op+ error!")  # type: ignore[arg-type]
-    if ta is ScaledBasis and tb is Int:
-        if not a.modes:  # type: ignore[union-attr]
-            return a.value + b  # type: ignore[operator, union-attr]
-        return _int_plus_other(b, a, "arithmetic_tuple.hpp:453", "ScaledBasis op+ error!")  # type: ignore[arg-type]
-    if ta is Int and tb is ArithTuple:
-        return _int_plus_other(a, b, "arithmetic_tuple.hpp:150", "Arithmetic tuple op+ error!")  # type: ignore[arg-type]
-    if ta is ArithTuple and tb is Int:
-        return _int_plus_other(b, a, "arithmetic_tuple.hpp:158", "Arithmetic tuple op+ error!")  # type: ignore[arg-type]
-    if ta is ScaledBasis or tb is ScaledBasis:  # basis + basis, basis + tuple, tuple + basis (:411-431)
-        return add(as_arith(a) if ta is ScaledBasis else a, as_arith(b) if tb is ScaledBasis else b)
-    assert ta is ArithTuple and tb is ArithTuple
-    x, y = a.items, b.items  # type: ignore[union-attr]
+    if type(a) is Int and type(b) is Int:
+        return a + b
+    if type(a) is Int and type(b) is ScaledBasis:
+        if not b.modes:
+            return a + b.value
+        return _int_plus_other(a, b, "arithmetic_tuple.hpp:440", "ScaledBasis op+ error!")
+    if type(a) is ScaledBasis and type(b) is Int:
+        if not a.modes:
+            return a.value + b
+        return _int_plus_other(b, a, "arithmetic_tuple.hpp:453", "ScaledBasis op+ error!")
+    if type(a) is Int and type(b) is ArithTuple:
+        return _int_plus_other(a, b, "arithmetic_tuple.hpp:150", "Arithmetic tuple op+ error!")
+    if type(a) is ArithTuple and type(b) is Int:
+        return _int_plus_other(b, a, "arithmetic_tuple.hpp:158", "Arithmetic tuple op+ error!")
+    if type(a) is ScaledBasis or type(b) is ScaledBasis:  # basis + basis, basis + tuple, tuple + basis (:411-431)
+        return add(as_arith(a) if type(a) is ScaledBasis else a, as_arith(b) if type(b) is ScaledBasis else b)
+    assert type(a) is ArithTuple and type(b) is ArithTuple
+    x, y = a.items, b.items
     r = max(len(x), len(y))  # append<R>(t, _0) on both sides (:93-94)
     x = x + (S(0),) * (r - len(x))
     y = y + (S(0),) * (r - len(y))
@@ -210,7 +209,7 @@ def _inner_product(a: object, b: object) -> Value:
     return mul(a, b)  # type: ignore[arg-type]
 
 
-def _map_leaves(t: object, fn) -> object:  # noqa: ANN001 - a leaf function
+def _map_leaves(t: object, fn: Callable[[Any], object]) -> object:
     if type(t) is tuple:
         return tuple(_map_leaves(x, fn) for x in t)
     return fn(t)
@@ -291,11 +290,11 @@ def as_coordinate(v: Value, shape: object) -> tuple[object, list[Int]]:
 # -- stride arithmetic with a scaled-basis left operand (arithmetic_tuple.hpp:366-408) -------------------------
 
 
-def stride_mul(c: Int, d: Int | ScaledBasis) -> Int | ScaledBasis:
+def stride_mul(c: Int | ScaledBasis, d: Int | ScaledBasis) -> Int | ScaledBasis:
     """``c * d`` and ``d * c`` for an integer and a stride leaf: ``(c*v)@i`` for a basis (:395-408)."""
     if type(c) is ScaledBasis:
-        c, d = d, c  # type: ignore[assignment]
-    return mul(c, d)
+        c, d = d, c
+    return mul(c, d)  # type: ignore[arg-type]  # one operand is an integer, now c
 
 
 def stride_eq(x: Int | ScaledBasis, y: Int | ScaledBasis) -> Bool:
@@ -303,11 +302,10 @@ def stride_eq(x: Int | ScaledBasis, y: Int | ScaledBasis) -> Bool:
     equals no integer (a static ``false_type``)."""
     from verifier.core.integers import FALSE, eq
 
-    tx, ty = type(x) is ScaledBasis, type(y) is ScaledBasis
-    if tx and ty:
-        if x.modes != y.modes:  # type: ignore[union-attr]
+    if type(x) is ScaledBasis and type(y) is ScaledBasis:
+        if x.modes != y.modes:
             return FALSE
-        return eq(x.value, y.value)  # type: ignore[union-attr]
-    if tx or ty:
+        return eq(x.value, y.value)
+    if type(x) is ScaledBasis or type(y) is ScaledBasis:
         return FALSE
     return eq(x, y)  # type: ignore[arg-type]

@@ -13,7 +13,7 @@ leaf's static/dynamic flag as CuTe does, so ``str(layout)`` is what CuTe's ``pri
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Union
+from typing import NoReturn, Union
 
 from verifier.core.basis import (
     ArithTuple,
@@ -63,7 +63,8 @@ class Layout:
     stride: IntTuple  # a leaf may be a ScaledBasis (basis.py)
     _hash: int
 
-    def __init__(self, shape: IntTuple | int | tuple, stride: IntTuple | int | tuple | None = None) -> None:
+    def __init__(self, shape: IntTuple | int | tuple[object, ...],
+                 stride: IntTuple | int | tuple[object, ...] | None = None) -> None:
         if type(shape) is Int and type(stride) is Int:  # rank 1, the common case inside the algebra
             object.__setattr__(self, "shape", shape)
             object.__setattr__(self, "stride", stride)
@@ -106,7 +107,7 @@ class Layout:
             return basis_crd2idx(c, self.shape, self.stride)  # type: ignore[return-value]
         return crd2idx(c, self.shape, self.stride)
 
-    def __iter__(self):  # layouts are not containers; keep Python from iterating via __call__
+    def __iter__(self) -> NoReturn:  # layouts are not containers; keep Python from iterating via __call__
         raise TypeError("Layout is not iterable; use layout modes via sublayout(L, i)")
 
     # Convenience accessors mirroring CuTe's free functions.
@@ -389,7 +390,7 @@ def basis_crd2idx(coord: object, shape: object, stride: object) -> Value:
             for s, d in zip(shape[1:], stride[1:]):
                 rest = add(rest, basis_crd2idx(S(0), s, d))
             return add(basis_crd2idx(S(0), shape[0], stride[0]), rest)
-        p = product(shape[0])  # type: ignore[arg-type]
+        p = product(shape[0])
         return add(basis_crd2idx(coord % p, shape[0], stride[0]), basis_crd2idx(coord / p, shape[1:], stride[1:]))
     return mul(coord, stride)  # type: ignore[arg-type]
 
@@ -397,7 +398,7 @@ def basis_crd2idx(coord: object, shape: object, stride: object) -> Value:
 def basis_cosize(layout: Layout) -> Int:
     """``cosize`` (layout.hpp:664-667): ``size(coshape(L))``, where ``coshape`` (:646-656) is the arithmetic tuple
     ``Σ (s-1)*|d|`` plus ``_1`` at each leaf."""
-    m1 = transform_leaf(layout.shape, lambda s: s - S(1))  # type: ignore[arg-type]
+    m1 = transform_leaf(layout.shape, lambda s: s - S(1))
     ab = _map_leaves(layout.stride, basis_abs)
     co = _plus_one(as_arith(_inner_product(m1, ab)))
     return product(tuple(_leaves_of(co))) if type(co) is ArithTuple else co  # type: ignore[return-value]

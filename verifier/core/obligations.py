@@ -48,7 +48,7 @@ class Recorder:
 
     def __init__(self) -> None:
         self.obligations: list[Obligation] = []
-        self._token: contextvars.Token | None = None
+        self._token: contextvars.Token[list[Obligation] | None] | None = None
 
     def __enter__(self) -> Recorder:
         self._token = _active.set(self.obligations)

@@ -222,11 +222,11 @@ class ComposedLayout:
         """``layout_a()(offset() + layout_b()(coord))`` (layout_composed.hpp:118)."""
         if not coord:
             raise LayoutError("a composed layout needs a coordinate")
-        v = self.inner(*coord)  # type: ignore[operator]
+        v = self.inner(*coord)  # type: ignore[arg-type]  # each inner function takes its own coordinate kind
         w = add(self.offset, v)
         if type(w) is not Int:
             raise LayoutError(f"{self}: the inner value {w} is a coordinate, which the outer function cannot take")
-        return self.outer(w)  # type: ignore[return-value]
+        return self.outer(w)
 
     @property
     def concrete(self) -> bool:

@@ -21,7 +21,7 @@ the C++ value of the expression (``tests/test_encoding.py`` checks this by evalu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import z3
@@ -361,7 +361,7 @@ class Encoder:
             return g
         return (t / g) * c if const is y else (c / g) * t
 
-    def model_values(self, model: z3.ModelRef, names: set[str] | Mapping[str, object]) -> dict[str, int]:
+    def model_values(self, model: z3.ModelRef, names: Iterable[str]) -> dict[str, int]:
         out = {}
         for name in names:
             v = model.eval(self.var(name), model_completion=True)

@@ -24,6 +24,7 @@ from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.integers import Bool, Int, S, abs_, substitute
 
 if TYPE_CHECKING:
+    from verifier.core.int_tuple import IntTuple
     from verifier.core.layouts import Layout
 
 
@@ -269,7 +270,7 @@ def _coordinate(v: Value, shape: object) -> object:
     return v
 
 
-def as_coordinate(v: Value, shape: object) -> tuple[object, list[Int]]:
+def as_coordinate(v: Value, shape: object) -> tuple[IntTuple, list[Int]]:
     """A (possibly symbolic) codomain value of B as a coordinate of A's shape, and the components it has beyond
     A's profile (each must be 0 for the value to be a coordinate of A)."""
     v = as_arith(v)
@@ -284,7 +285,7 @@ def as_coordinate(v: Value, shape: object) -> tuple[object, list[Int]]:
             return S(0), []
         head, rest = as_coordinate(v.items[0], shape)
         return head, rest + [x for y in v.items[1:] for x in _leaves_of(as_arith(y))]
-    return v, []
+    return v, []  # type: ignore[return-value]  # as_arith leaves no basis: v is an Int here
 
 
 # -- stride arithmetic with a scaled-basis left operand (arithmetic_tuple.hpp:366-408) -------------------------

@@ -3,7 +3,7 @@
 The check: bijectivity of the static layout of size ``2**static_log2`` from ``bench_checks.family``.  The baseline
 is what a CuTe user writes to get the same answer at compile time: a ``constexpr`` loop over ``layout(i)`` marking
 every index of ``[0, size)`` once, inside a ``static_assert``, compiled with g++ against the CuTe 4.2 headers with
-the include paths of ``verifier.cute_cpp`` and ``-fsyntax-only`` (the cheapest compile that still evaluates the
+the include paths of ``verifier.oracle.cute_cpp`` and ``-fsyntax-only`` (the cheapest compile that still evaluates the
 ``static_assert``).  Every compile runs in a fresh temporary folder and bypasses ``cute_cpp``'s binary cache, so it
 is really measured.  A second, non-bijective layout (one stride changed) checks that the program can fail.
 
@@ -118,7 +118,7 @@ def run(cfg: Config) -> Table:
         _one(t, label, spec, cfg)
     t.notes.append("Ratio: g++ time / our time (median, range min/max .. max/min); above 1 = we are faster. The C++ "
                    "program is in bench/bench_compile.py (PROGRAM); g++ flags: -std=c++17 -w -fsyntax-only and the "
-                   "include paths of verifier.cute_cpp. A compile that includes CuTe costs the same for any check, "
+                   "include paths of oracle.cute_cpp. A compile that includes CuTe costs the same for any check, "
                    "so g++'s time is mostly parsing the headers; a larger layout adds constexpr evaluation.")
     return t
 

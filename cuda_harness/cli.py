@@ -9,7 +9,7 @@ corpus, on the GPU.
   everywhere swept) / ``invalid`` (wrong somewhere: the first assignments are listed); a disagreement with the
   engine (a refutation the device does not confirm, or a device mismatch where the engine proved validity) is
   reported and makes the exit status 3.
-* a spec file (``*.cute.toml``, ``verifier/spec.py``): every check of an operation the sweep decides is swept on
+* a spec file (``*.cute.toml``, ``verifier/run/spec.py``): every check of an operation the sweep decides is swept on
   the device over its symbols' values (``--sweep``, else the first ``SPEC_SPAN`` admitted values of each symbol and
   the ``TILE_MULTIPLES`` it admits, within the file's assumptions) and cross-checked with the engine's verdict;
   other checks (properties, operations the sweep does not decide) are listed as not run.  Verdict ``agree`` /

@@ -11,7 +11,7 @@ Parts of the result (one JSON object):
 * ``parametric_points``: every case of ``oracle/data/parametric_cases.json`` the same way, at the engine's
   counterexample (if any) and at sample assignments of its range.
 * ``sweep``: every parametric case over every assignment of its range (within its assumptions) on the device;
-  statuses compared with ``verifier.cute_sweep`` (compiled CuTe on the host); the engine's refutations must be
+  statuses compared with ``verifier.oracle.sweep`` (compiled CuTe on the host); the engine's refutations must be
   device mismatches at the counterexample, and no device mismatch may appear where the engine proved validity.
 * ``throughput``: coordinate checks per second of the device sweep and of a numpy evaluation of the same checks
   (the composition cases at the assignments where CuTe is correct, so every coordinate is checked).

@@ -17,7 +17,7 @@ reads whether the result is injective, in bounds (no write outside ``[0, cosize)
 A case the model says CuTe rejects at compile time is not built (and must be rejected if built); an assignment where
 the model says CuTe divides by zero is run but not compared (the GPU does not trap integer division by zero).
 
-``sweep(cases, assignments, host=...)``: the GPU sweep (``verifier.cute_sweep``'s decision of each result, run on
+``sweep(cases, assignments, host=...)``: the GPU sweep (``verifier.oracle.sweep``'s decision of each result, run on
 the device, one thread per assignment), see ``sweep_device``.
 """
 

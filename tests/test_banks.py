@@ -1,4 +1,4 @@
-"""Bank conflicts (verifier/banks.py): the model's counts against brute force over compiled CuTe's own values and
+"""Bank conflicts (verifier/engine/banks.py): the model's counts against brute force over compiled CuTe's own values and
 against tensor-layouts, the symbolic proofs, and the command line.
 
 * 320 generated access patterns: ``bank_conflicts`` counts per phase equal an independent brute force over the

@@ -6,7 +6,7 @@ same on the device).
   three variants (swizzled and scaled-basis ones included), and on symbolic layouts over assignments;
 * the guarded copy reports what the layout does: out-of-bounds writes land in the guards, repeated indices are
   counted, bijections are recognised; a wrong model is caught;
-* the device sweep (``verifier.cute_sweep``'s checks on the device helpers) decides every assignment as the host
+* the device sweep (``verifier.oracle.sweep``'s checks on the device helpers) decides every assignment as the host
   sweep does, and the engine's counterexamples are device mismatches;
 * a kernel the compiler rejects is isolated; no user text reaches the generated code."""
 

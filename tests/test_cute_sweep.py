@@ -1,4 +1,4 @@
-"""The compiled-CuTe sweep (``verifier/cute_sweep.py``) and the parametric corpus it gives ground truth for.
+"""The compiled-CuTe sweep (``verifier/oracle/sweep.py``) and the parametric corpus it gives ground truth for.
 
 * the seed composition with symbols is ``wrong`` exactly where compiled CuTe's printed values differ from A o B
   computed by brute force in Python from A and B alone;

@@ -2,7 +2,7 @@
 
 Every CUTLASS unit-test case (``oracle/data/cutlass_unit_cases.json``), swizzled and scaled-basis operands included,
 in its original, all-dynamic and all-static variants: the engine says ``valid`` exactly where compiled CuTe's own result
-meets CuTe's documented contract (decided in C++ by ``verifier.cute_sweep``), with a warning where it meets the
+meets CuTe's documented contract (decided in C++ by ``verifier.oracle.sweep``), with a warning where it meets the
 contract but not a stricter clause, and ``invalid`` exactly where it does not, divides by zero, or does not compile.
 None of these cases is ``invalid`` where CUTLASS's own unit test asserts the result.
 """

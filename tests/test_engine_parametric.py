@@ -1,6 +1,6 @@
 """The engine's verdicts on the parametric corpus against ground truth from compiled CuTe.
 
-Ground truth: ``verifier.cute_sweep`` compiles one CuTe program per case that loops over every assignment of the
+Ground truth: ``verifier.oracle.sweep`` compiles one CuTe program per case that loops over every assignment of the
 symbols in the case's range (within its assumptions) at run time and decides, in C++ from CuTe's own results, whether
 each result is correct.  The engine must never say ``valid`` where CuTe goes wrong in that range, and every
 ``invalid`` counterexample must be a value where compiled CuTe goes wrong (or CuTe rejects the case).

@@ -1,4 +1,4 @@
-"""GMMA shared-memory layouts (verifier/gmma.py) against compiled CuTe 4.2.
+"""GMMA shared-memory layouts (verifier/algebra/gmma.py) against compiled CuTe 4.2.
 
 * ``smem_ptr_flag`` composed layouts print, recast and tile as CuTe's do: every ``Layout_{K,MN}_{INTER,SW32,SW64,
   SW128}_Atom<T>`` (``upcast<sizeof_bits<T>>`` of the atoms in bits, mma_traits_sm90_gmma.hpp:75-104) for every

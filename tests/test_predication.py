@@ -93,7 +93,7 @@ ARGS = ["(M,K):(_1,M)", TILER, "(m,n,k)", "Step<_1,X,_1>"]
 def _verify(thr: str, residue: str, assume=ASSUME):
     symbols = Symbols()
     args = build_problem("predicated_copy", [*ARGS, thr, "t", residue], symbols, assume, {})
-    return verify("predicated_copy", args, symbols, timeout=20)
+    return verify("predicated_copy", args, symbols)  # the default safety net: the verdict is bounded in rlimit units
 
 
 def test_predicated_partial_tiles_are_proved_for_every_m_k_and_thread():

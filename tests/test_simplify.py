@@ -1,4 +1,4 @@
-"""The engine's simplifier keeps the C++ value of every expression under the assumptions (``verifier/simplify.py``).
+"""The engine's simplifier keeps the C++ value of every expression under the assumptions (``solver/simplify.py``).
 
 Random expressions over symbols with ranges and divisibility, and every claim of the parametric corpus, are
 evaluated before and after simplification at random allowed assignments where no divisor of the original is zero.

@@ -1,4 +1,4 @@
-"""TiledMMA and TiledCopy (verifier/tiled.py) against compiled CuTe 4.2: every MMA atom without a finding and a
+"""TiledMMA and TiledCopy (verifier/algebra/tiled.py) against compiled CuTe 4.2: every MMA atom without a finding and a
 sample of the GMMA atoms in TiledMMA configurations (atom layouts, permutations), and every copy atom of SM50-SM90
 in TiledCopy configurations (make_tiled_copy, make_tiled_copy_A/B/C): the TV layouts, a thread's partition (its
 layout and pointer offset), the fragments and retile, as CuTe prints them.  All configurations of one kind are

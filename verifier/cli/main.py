@@ -26,6 +26,7 @@ import json
 import sys
 from collections.abc import Sequence
 
+from verifier.algebra.registry import REGISTRY
 from verifier.cli.args import UsageError, params
 from verifier.cli.common import add_budget_options, emit, policy_from, problem_from
 from verifier.core.basis import has_basis
@@ -270,49 +271,9 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-# A representative dynamic case of every operation: shown in its --help, and run by tests/test_cli_operations.py
-# (each is decided: exit status 0 or 1, never unknown).
-OPERATION_EXAMPLES: dict[str, list[str]] = {
-    "coalesce": ["coalesce", "((M,N),K):((_1,M),M*N)"],
-    "filter": ["filter", "(M,_2,N):(_1,_0,M)"],
-    "filter_zeros": ["filter_zeros", "(M,_2,N):(_1,_0,M)"],
-    "composition": ["composition", "(M,N):(_1,M)", "(_4,_2):(_2,_1)"],
-    "complement": ["complement", "(_4,M):(_1,_4)"],
-    "right_inverse": ["right_inverse", "(_4,M):(_1,_4)"],
-    "left_inverse": ["left_inverse", "(_4,M):(_1,_4)"],
-    "logical_divide": ["logical_divide", "(M,N):(_1,M)", "<_128,_64>"],
-    "zipped_divide": ["zipped_divide", "(M,N):(_1,M)", "<_128,_64>", "--assume", "M % 128 == 0",
-                      "--assume", "N % 64 == 0"],
-    "tiled_divide": ["tiled_divide", "(M,N):(_1,M)", "<_128,_64>"],
-    "flat_divide": ["flat_divide", "(M,N):(_1,M)", "<_128,_64>"],
-    "logical_product": ["logical_product", "(_2,_2):(_1,_2)", "(M,_2):(_1,M)"],
-    "zipped_product": ["zipped_product", "(_2,_2):(_1,_2)", "(M,_2):(_1,M)"],
-    "tiled_product": ["tiled_product", "(_2,_2):(_1,_2)", "(M,_2):(_1,M)"],
-    "flat_product": ["flat_product", "(_2,_2):(_1,_2)", "(M,_2):(_1,M)"],
-    "blocked_product": ["blocked_product", "(_2,_2):(_1,_2)", "(M,_2):(_1,M)"],
-    "raked_product": ["raked_product", "(_2,_2):(_1,_2)", "(M,_2):(_1,M)"],
-    "upcast": ["upcast", "2", "(M,K):(K,_1)"],
-    "downcast": ["downcast", "2", "(M,K):(K,_1)"],
-    "recast_layout": ["recast_layout", "16", "32", "(M,K):(K,_1)"],
-    "max_common_vector": ["max_common_vector", "(M,N):(_1,M)", "(M,N):(_1,M)"],
-    "max_common_layout": ["max_common_layout", "(M,N):(_1,M)", "(M,N):(_1,M)"],
-    "nullspace": ["nullspace", "(M,_2,N):(_1,_0,M)"],
-    "make_ordered_layout": ["make_ordered_layout", "(M,N,_4)", "(_1,_0,_2)"],
-    "make_layout_like": ["make_layout_like", "(M,N):(N,_1)"],
-    "tile_to_shape": ["tile_to_shape", "(_4,_8):(_8,_1)", "(M,N)"],
-    "slice": ["slice", "(_,2)", "(M,N):(_1,M)"],
-    "slice_and_offset": ["slice_and_offset", "(_,2)", "(M,N):(_1,M)"],
-    "local_tile": ["local_tile", "(M,N):(_1,M)", "<_128,_64>", "(1,1)"],
-    "local_partition": ["local_partition", "(M,N):(_1,M)", "(_2,_2):(_1,_2)", "1"],
-    "predicated_copy": ["predicated_copy", "(M,K):(_1,M)", "(_128,_128,_32)", "(m,n,k)", "Step<_1,X,_1>",
-                        "(_32,_8):(_1,_32)", "t", "(M,K)", "--assume", "t >= 0", "--assume", "t < 256",
-                        "--assume", "m >= 0", "--assume", "m < (M+127)/128", "--assume", "k >= 0",
-                        "--assume", "k < (K+31)/32", "--assume", "M <= 4096", "--assume", "K <= 4096"],
-    "vectorized_copy": ["vectorized_copy", "(M,K):(_1,M)", "(_128,_128,_32)", "(m,n,k)", "Step<_1,X,_1>",
-                        "(_16,_16):(_1,_16)", "t", "_8", "--assume", "t >= 0", "--assume", "t < 256",
-                        "--assume", "m >= 0", "--assume", "m < (M+127)/128", "--assume", "k >= 0",
-                        "--assume", "k < (K+31)/32", "--assume", "M <= 4096", "--assume", "K <= 4096"],
-}
+# A representative dynamic case of every operation (its registry row's example): shown in its --help, and run by
+# tests/test_cli_operations.py (each is decided: exit status 0 or 1, never unknown).
+OPERATION_EXAMPLES: dict[str, list[str]] = {name: [name, *row.example] for name, row in REGISTRY.items()}
 OP_EXIT = "exit status: 0 valid, 1 invalid, 2 bad input, 3 unknown, 4 internal error (please report)"
 
 

@@ -67,7 +67,7 @@ from verifier.core.int_tuple import substitute_tuple, symbols_of
 from verifier.core.integers import Int
 from verifier.core.layouts import Layout, Tile
 from verifier.core.swizzle import ComposedLayout
-from verifier.oracle.cute_cpp import Binary, CppBuilder, CppCase, build
+from verifier.oracle.cute_cpp import RECAST_BITS, Binary, CppBuilder, CppCase, build
 
 # Operations whose operands may be swizzled (ComposedLayout), as algebra.py models them.
 SWIZZLED = ("composition", "right_inverse", "left_inverse")
@@ -78,8 +78,6 @@ DEFAULT_CAP = 1 << 22
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 # Extra g++ options: fast code that still executes every division CuTe performs, with wrapping int overflow.
 FLAGS = ("-O1", "-fwrapv", "-fnon-call-exceptions", "-fno-delete-dead-exceptions")
-# Element widths recast_layout may take (CuTe's uint_bit_t, numeric/int.hpp:90-103).
-RECAST_BITS = frozenset({1, 2, 4, 8, 16, 32, 64})
 
 DIVIDES = ("logical_divide", "zipped_divide", "tiled_divide", "flat_divide")
 PRODUCTS = ("logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product",

@@ -351,7 +351,7 @@ def failure_message(v: Verdict, tables: Sequence[tuple[str, str]] = ()) -> str:
         lines.append(f"{title}:")
         lines += ["  " + x for x in table.rstrip("\n").splitlines()]
     return "\n".join(lines)
-# -- theorem libraries (verifier/theorems.py, cute-verify prove) -------------------------------------------------
+# -- theorem libraries (verifier/run/theorems.py, cute-verify prove) -------------------------------------------------
 
 
 def _cex_text(c: Counterexample | None) -> str:

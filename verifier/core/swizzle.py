@@ -25,7 +25,7 @@ The entry points are CuTe's overloads, each reproduced with its checks:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Union
+from typing import TypeGuard, Union
 
 from verifier.core.basis import add
 from verifier.core.errors import CuteRejection, LayoutError
@@ -264,7 +264,7 @@ def compose3(a: Fn, offset: Int, b: Fn) -> Fn:
     return ComposedLayout(a, offset, b)
 
 
-def is_swizzled(x: object) -> bool:
+def is_swizzled(x: object) -> TypeGuard[Swizzle | ComposedLayout]:
     """Whether ``x`` is a swizzle or a composed layout (the operands this module's overloads take)."""
     return isinstance(x, (Swizzle, ComposedLayout))
 

@@ -311,7 +311,7 @@ class TiledCopy:
     retile_D = retile  # noqa: N815
 
 
-def _repeat(n: int) -> object:
+def _repeat(n: int) -> Underscore | tuple[Underscore, ...]:
     return UNDERSCORE if n == 1 else tuple(UNDERSCORE for _ in range(n))
 
 

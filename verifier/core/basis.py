@@ -254,7 +254,7 @@ def basis_get(e: ScaledBasis, t: object) -> object:
     return t
 
 
-def _coordinate(v: Value, shape: object) -> object:
+def _coordinate(v: Value, shape: object) -> IntTuple:
     """A codomain value of B as a coordinate of A's shape: missing modes are 0 (arithmetic tuples pad with _0)."""
     v = as_arith(v)
     if type(shape) is tuple:
@@ -267,7 +267,7 @@ def _coordinate(v: Value, shape: object) -> object:
         if any(int(x) != 0 for item in v.items[1:] for x in _leaves_of(item)):
             raise LayoutError("the coordinate has a non-zero mode beyond the layout's profile")
         return _coordinate(v.items[0] if v.items else S(0), shape)
-    return v
+    return v  # type: ignore[return-value]  # as_arith leaves no basis: v is an Int here
 
 
 def as_coordinate(v: Value, shape: object) -> tuple[IntTuple, list[Int]]:

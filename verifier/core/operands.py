@@ -38,7 +38,7 @@ def map_leaves(obj: object, leaf: Leaf) -> object:
     if isinstance(obj, Tile):
         return Tile([map_leaves(e, leaf) for e in obj.elements])  # type: ignore[misc]
     if isinstance(obj, ComposedLayout):
-        return ComposedLayout(map_leaves(obj.outer, leaf), f(obj.offset), map_leaves(obj.inner, leaf))  # type: ignore
+        return ComposedLayout(map_leaves(obj.outer, leaf), f(obj.offset), map_leaves(obj.inner, leaf))  # type: ignore[arg-type]  # map_leaves keeps the kind
     if isinstance(obj, Swizzle):
         return obj
     if isinstance(obj, Int) or type(obj) is tuple:

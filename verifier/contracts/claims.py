@@ -295,8 +295,8 @@ def _make_ordered_layout(shape: IntTuple, order: IntTuple) -> list[Claim]:
     bijection of ``[0, size(S))`` without a quantifier."""
     r = algebra.make_ordered_layout(shape, order)
     flat_order = list(leaves(order))
-    top = max([int(o.value) for o in flat_order if o.static] + [0])  # type: ignore[arg-type]
-    keys = [int(o.value) if o.static else top + 1 + k for k, o in enumerate(flat_order)]  # type: ignore[arg-type]
+    top = max([int(o) for o in flat_order if o.static] + [0])
+    keys = [int(o) if o.static else top + 1 + k for k, o in enumerate(flat_order)]
 
     def slots(s: IntTuple, o: IntTuple) -> list[int]:
         if type(o) is tuple:

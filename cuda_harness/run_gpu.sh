@@ -15,7 +15,7 @@ export PYTHONUNBUFFERED=1
 nvidia-smi 2>&1 | tee "$OUT/nvidia-smi.txt" | head -12
 python3 -c "import json; from cuda_harness.probe import environment, gpu_available; \
 print(json.dumps({'gpu_available': gpu_available(), **environment()}))" | tee "$OUT/probe.json"
-python3 -m pytest -q -p no:cacheprovider tests/test_cuda_harness_gpu.py tests/test_cuda_harness.py 2>&1 \
+python3 -m pytest -q -p no:cacheprovider tests/gpu/test_cuda_harness_gpu.py tests/gpu/test_cuda_harness.py 2>&1 \
   | tee "$OUT/pytest.log" | tail -15
 python3 -m cuda_harness.gpu_run --out "$OUT/hardware.json" "$@" 2>&1 | tee "$OUT/gpu_run.log"
 # The sweep's checks near the integer bound: both designs, numpy in the same run, Nsight Compute's integer count.

@@ -4,7 +4,7 @@ What is checked: composition's postcondition ``R(i) == A(B(i))`` for every ``i <
 the composition cases of ``oracle/data/parametric_cases.json`` (their ranges, their assumptions) where the result
 is correct, so every check is done and every one must hold (a planted wrong result must be caught: the run checks
 that too).  ``R`` is the model's result, which the suite checks equal to compiled CuTe's at every one of these
-assignments (``tests/test_engine_parametric.py`` through ``verifier.oracle.sweep``).
+assignments (``tests/engine/test_engine_parametric.py`` through ``verifier.oracle.sweep``).
 
 How: the assignments' layouts are kernel data (flattened modes, each extent with its division magic), so one
 kernel serves every case in one launch.  ``sweep_lanes`` (the default design) grid-strides over lane tiles: ITEMS

@@ -12,7 +12,7 @@ if sys.version_info >= (3, 11):
 else:
     import tomli as tomllib
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 STRICT = ("verifier/core", "verifier/algebra", "verifier/contracts", "verifier/solver", "verifier/engine")
 
 

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from verifier.core.errors import LayoutError
 from verifier.core.int_tuple import get, leaves
@@ -113,19 +114,19 @@ def _atom(d: dict[str, object]) -> Atom:
 
 
 @lru_cache(maxsize=1)
-def _data() -> dict[str, object]:
+def _data() -> dict[str, Any]:
     return json.loads(DATA_FILE.read_text())  # type: ignore[no-any-return]
 
 
 @lru_cache(maxsize=1)
 def atoms() -> tuple[Atom, ...]:
     """Every atom of the data file, in header order."""
-    return tuple(_atom(d) for d in _data()["atoms"])  # type: ignore[union-attr]
+    return tuple(_atom(d) for d in _data()["atoms"])
 
 
 def skipped() -> list[dict[str, object]]:
     """The declarations the generator could not instantiate, with the reason."""
-    return list(_data()["skipped"])  # type: ignore[call-overload]
+    return list(_data()["skipped"])
 
 
 def find(name: str) -> Atom:
@@ -156,8 +157,8 @@ def _offsets(shape: object, stride: object) -> list[int]:
     """The offsets of one mode at each of its coordinates (first leaf fastest), leaving out the coordinates that
     are not 0 along a zero-stride (broadcast) leaf."""
     out = [0]
-    for e, d in zip(leaves(shape), leaves(stride)):  # type: ignore[arg-type]
-        e, d = int(e), int(d)
+    for extent, step in zip(leaves(shape), leaves(stride)):  # type: ignore[arg-type]
+        e, d = int(extent), int(step)
         if d == 0:
             continue
         out = [o + c * d for c in range(e) for o in out]
@@ -167,8 +168,8 @@ def _offsets(shape: object, stride: object) -> list[int]:
 def _positions(shape: object, stride: object) -> list[int]:
     """The 1-D coordinates of the mode that ``_offsets`` keeps, in the same order."""
     out, scale = [0], 1
-    for e, d in zip(leaves(shape), leaves(stride)):  # type: ignore[arg-type]
-        e, d = int(e), int(d)
+    for extent, step in zip(leaves(shape), leaves(stride)):  # type: ignore[arg-type]
+        e, d = int(extent), int(step)
         if d != 0:
             out = [o + c * scale for c in range(e) for o in out]
         scale *= e
@@ -244,12 +245,12 @@ def _check_thr(atom: Atom, layouts: Sequence[tuple[str, Layout]]) -> list[Findin
     out: list[Finding] = []
     n = int(size(atom.thr_id))
     for what, layout in layouts:
-        t = int(size(get(layout.shape, 0)))  # type: ignore[arg-type]
+        t = int(size(get(layout.shape, 0)))
         if t != n:
             out.append(Finding(atom.name, atom.source, what, "THR",
                                f"{t} threads, but ThrID {atom.thr_id} has {n}"))
     ids = atom.thr_id.values()
-    if len(set(ids)) != len(ids) and any(int(d) != 0 for d in leaves(atom.thr_id.stride)):  # type: ignore[arg-type]
+    if len(set(ids)) != len(ids) and any(int(d) != 0 for d in leaves(atom.thr_id.stride)):
         out.append(Finding(atom.name, atom.source, "ThrID", "THR", f"ThrID {atom.thr_id} is not injective"))
     return out
 
@@ -296,7 +297,7 @@ def check(atom: Atom) -> list[Finding]:
     only_dst = sorted(set(dst) - set(src))
     # A zero-stride leaf in the source's value mode replicates a source value into several destination values
     # (the UTCCP 4x32dp / 2x64dp multicasts); the (thread, value) pairs still correspond one to one.
-    replicated = any(int(d) == 0 for d in leaves(get(atom.src.stride, 1))) and size(atom.src) == size(atom.dst)  # type: ignore[arg-type]
+    replicated = any(int(d) == 0 for d in leaves(get(atom.src.stride, 1))) and size(atom.src) == size(atom.dst)
     if replicated:
         only_dst = []
     if only_src or only_dst:

@@ -16,6 +16,7 @@ and the composed operand keeps the concrete route.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeGuard
 
 from verifier.algebra import ops as algebra
 from verifier.algebra.swizzled import _without
@@ -173,7 +174,7 @@ def inner_problem(op: str, args: list[object]) -> list[object] | None:
     """For a swizzle-outer composed operand, the operands of the equivalent problem on its inner layout (the
     verdict transfers exactly, see the module docstring), else None."""
     if op in FORWARDED and args and _swizzle_outer(args[0]):
-        return [args[0].inner, *args[1:]]  # type: ignore[attr-defined]
+        return [args[0].inner, *args[1:]]
     if op == "composition" and len(args) == 2 and _swizzle_outer(args[0]) and not _swizzled_tiler(args[1]):
         return [args[0].inner, args[1]]  # layout_composed.hpp:370-377: composition(A, O, composition(B, T))
     return None
@@ -185,7 +186,7 @@ def _swizzled_tiler(t: object) -> bool:
     return isinstance(t, (ComposedLayout, Swizzle))
 
 
-def _swizzle_outer(x: object) -> bool:
+def _swizzle_outer(x: object) -> TypeGuard[ComposedLayout]:
     return isinstance(x, ComposedLayout) and isinstance(x.outer, Swizzle) and isinstance(x.inner, Layout)
 
 

@@ -127,7 +127,7 @@ def canonical_gmma(tile: object, element_bits: int, major: str, k_block: int | N
         return _reject(f"Not a canonical GMMA_{major} Layout: Expected profile failure ({canon} is not "
                        "((_,_),(_,_)))", "241" if major == "MN" else "277")
     d = canon.stride
-    s00, s01, s10, s11 = (int(d[0][0]), int(d[0][1]), int(d[1][0]), int(d[1][1]))  # type: ignore[index]
+    s00, s01, s10, s11 = (int(d[0][0]), int(d[0][1]), int(d[1][0]), int(d[1][1]))  # type: ignore[index,arg-type]  # canonical: ((d,d),(d,d))
     if major == "MN":
         if layout_type != "INTERLEAVE" and s00 != 1:
             return _reject(f"Not a canonical GMMA_MN Layout: Expected stride failure (stride<0,0> = {s00}, not 1)",

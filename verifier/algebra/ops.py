@@ -20,7 +20,7 @@ import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import gcd as _gcd
-from typing import TypeVar
+from typing import TypeVar, Union
 
 from verifier.algebra import swizzled as _swizzled
 from verifier.core import obligations as _obligations
@@ -211,7 +211,7 @@ def _transform_layout(t0: Sequence[Layout], t1: Sequence[object], fn: Callable[[
     return make_layout(*out)
 
 
-def _tiler_modes(tiler: Tile | tuple) -> list[object]:
+def _tiler_modes(tiler: Tile | tuple[object, ...]) -> list[object]:
     return list(tiler.elements) if isinstance(tiler, Tile) else list(tiler)
 
 
@@ -255,7 +255,7 @@ def _bw_coalesce(fs: list[Int], fd: list[Int], ns: IntTuple, nd: IntTuple) -> La
     return layout_of(tuple(reversed(rs)), tuple(reversed(rd)))
 
 
-def _check_profile(layout: Layout, profile: tuple, source: str) -> None:
+def _check_profile(layout: Layout, profile: tuple[IntTuple, ...], source: str) -> None:
     if len(profile) > rank(layout):
         raise CuteRejection("static assertion failed: tuple_size<IntTuple>::value <= Layout::rank", source)
 
@@ -289,7 +289,7 @@ def coalesce_shape(shape: IntTuple, merge_dynamic: bool = True) -> IntTuple:
     for a in flat[1:]:
         back = acc[-1] if type(acc) is tuple else acc
         if back.static == a.static and (a.static or merge_dynamic):  # type: ignore[union-attr]
-            merged = back * a  # type: ignore[operator]
+            merged = back * a
             acc = (*acc[:-1], merged) if type(acc) is tuple else merged
         else:
             acc = (*acc, a) if type(acc) is tuple else (acc, a)
@@ -331,7 +331,7 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
             return _dsl_compose_modes(ls, ld, rs, rd)  # type: ignore[arg-type]
         return make_layout(*(_composition_impl(ls, ld, s, d) for s, d in zip(rs, rd)))  # type: ignore[arg-type]
     if isinstance(rd, ScaledBasis):  # a scaled-basis B stride selects A's mode (:1041-1043)
-        return _composition_impl(basis_get(rd, ls), basis_get(rd, ld), rs, rd.value)  # type: ignore[arg-type]
+        return _composition_impl(basis_get(rd, ls), basis_get(rd, ld), rs, rd.value)
     assert isinstance(rs, Int) and isinstance(rd, Int)
     if rd.is_constant(0):  # a static stride-0 B mode (:1045); a dynamic 0 does not take this branch
         return Layout(rs, rd)
@@ -345,10 +345,10 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
     # negative-stride layout (ceil(12 / -2) = -6; C++'s (12 - 2 - 1) / -2 = -4).
     ceil: Callable[[Int, Int], Int] = _dsl_ceil_div if dsl() else ceil_div_int  # type: ignore[assignment]
     for i in range(len(ls) - 1):
-        a, e = ls[i], ld[i]
+        a, e = ls[i], ld[i]  # type: ignore[index]  # ls and ld are tuples here
         assert isinstance(a, Int)
         _static_check(
-            lambda a=a, r=r: or_(eq(r % a, S(0)), lt(r, a)), a.static and r.static,
+            lambda a=a, r=r: or_(eq(r % a, S(0)), lt(r, a)), a.static and r.static,  # type: ignore[misc]  # defaults bind this mode
             "Stride Divisibility Condition", "layout.hpp:1077", "CMP-2",
             "weak stride condition at A mode {}: r % a == 0 or r < a (r = remaining B stride, a = A extent)", i)
         abs_r = abs_(r)
@@ -360,7 +360,7 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
             r = next_stride
             continue
         new_shape = min_(next_shape, s)
-        _static_check(lambda s=s, n=new_shape: eq(s % n, S(0)), new_shape.static and s.static,
+        _static_check(lambda s=s, n=new_shape: eq(s % n, S(0)), new_shape.static and s.static,  # type: ignore[misc]  # defaults bind this mode
                       "Shape Divisibility Condition", "layout.hpp:1101", "CMP-3",
                       "weak shape condition at A mode {}: s % min(ceil(a/r), s) == 0", i)
         nonzero(new_shape, "CMP-6", "the extent taken from A mode {}", "layout.hpp:1109", i)
@@ -501,8 +501,8 @@ def composition(a: Layout, b: Tiler) -> Layout:
         if len(modes) > rank(a):
             raise CuteRejection("static assertion failed: tuple_size<Tiler>::value <= Layout::rank",
                                 "layout.hpp:1150")
-        return make_layout(*(_compose_int(_mode(a, i), t) if isinstance(t, Int) else composition(_mode(a, i), t)
-                             for i, t in enumerate(modes)))  # type: ignore[arg-type]
+        return make_layout(*(_compose_int(_mode(a, i), t) if isinstance(t, Int) else composition(_mode(a, i), t)  # type: ignore[arg-type]  # a tiler's modes
+                             for i, t in enumerate(modes)))
     if isinstance(b, Underscore):
         return a
     if isinstance(b, Int):
@@ -540,41 +540,41 @@ def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout
         # cotarget multiplying only adjacent static leaves, so a divide by a stride-0 tiler keeps one rest mode
         # per run-time extent of the divided layout (logical_divide's complement(T, shape(coalesce(A)))).
         return make_layout(coalesce_shape(cotarget, merge_dynamic=not dsl()))
-    shp = list(shape) if type(shape) is tuple else [shape]
-    std = list(stride) if type(stride) is tuple else [stride]
+    shp: list[Int] = list(shape) if type(shape) is tuple else [shape]  # type: ignore[arg-type,list-item]  # a coalesced layout: flat
+    std: list[Int] = list(stride) if type(stride) is tuple else [stride]  # type: ignore[arg-type,list-item]
     n = len(shp)
-    if n > 1 and not all(d.static for d in std):  # type: ignore[union-attr]
+    if n > 1 and not all(d.static for d in std):
         raise CuteRejection("Dynamic-stride complement only for rank-1 layouts", "layout.hpp:1188")
     rs: list[Int] = []
     rd: list[Int] = [S(1)]
     rec = recording()  # the obligations below are built only for a Recorder
     for _ in range(n - 1):
-        values = [d.value for d in std]  # type: ignore[union-attr]
+        values = [d.value for d in std]
         j = values.index(min(values))  # type: ignore[type-var]  # the first smallest stride
         m = std[j]
         nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1201")
-        new_shape = m / rd[-1]  # type: ignore[operator]
+        new_shape = m / rd[-1]
         if new_shape.is_constant(0) and not dsl():  # DSL branch: see _dsl_complement_checks
             raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1203")
         if rec:
             record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
                    "layout.hpp:1201-1203", NEVER, ge(new_shape, S(1)))
-        new_stride = m * shp[j]  # type: ignore[operator]
+        new_stride = m * shp[j]
         del shp[j], std[j]
         rs.append(new_shape)
         rd.append(new_stride)
     nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1212")
-    new_shape = std[0] / rd[-1]  # type: ignore[operator]
+    new_shape = std[0] / rd[-1]
     if new_shape.is_constant(0) and not dsl():
         raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1213")
     if rec:
         record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
                "layout.hpp:1212-1213", NEVER, ge(new_shape, S(1)))
     rs.append(new_shape)
-    new_stride = std[0] * shp[0]  # type: ignore[operator]
+    new_stride = std[0] * shp[0]
     if rec:
         record("CPL-3", "strides are positive", "layout.hpp:1177", NEVER,
-               and_(*(ge(d, S(1)) for d in std + rd[1:])))  # type: ignore[arg-type]
+               and_(*(ge(d, S(1)) for d in std + rd[1:])))
     nonzero(new_stride, "CPL-4", "the layout's extent (stride * shape of its largest mode)", "layout.hpp:1218")
     rest_shape = coalesce_shape(_dsl_ceil_div(cotarget, new_stride) if dsl() else ceil_div(cotarget, new_stride))
     rest_stride = compact_major(rest_shape, False, new_stride)
@@ -604,9 +604,9 @@ def _dsl_ceil_div(a: IntTuple, b: Int) -> IntTuple:
         return ceil_div_int(a, b)
     from verifier.core.integers import Op
 
-    q, r = a / b, a % b
-    up = and_(ne(r, S(0)), eq(signum(a), signum(b)))  # truncation rounded down: add one
-    return Int(Op("+", (q.expr, Op("ite", (up.expr, Const(1), Const(0))))), False)
+    quo, rem = a / b, a % b
+    up = and_(ne(rem, S(0)), eq(signum(a), signum(b)))  # truncation rounded down: add one
+    return Int(Op("+", (quo.expr, Op("ite", (up.expr, Const(1), Const(0))))), False)
 
 
 def _dsl_complement_checks(layout: Layout, cotarget: object) -> None:
@@ -620,10 +620,10 @@ def _dsl_complement_checks(layout: Layout, cotarget: object) -> None:
     if cotarget is None:
         raise DslRefusal("complement() missing 1 required positional argument: 'cotarget'",
                          "cute.complement, DSL 4.8.1 core.py")
-    if rank(layout) > 1 and not all(d.static for d in leaves(layout.stride)):  # type: ignore[union-attr]
+    if rank(layout) > 1 and not all(d.static for d in leaves(layout.stride)):
         raise DslInvalidLayout("cute.complement, DSL 4.8.1 (observed)")
     filt = filter(layout)
-    if len(list(leaves(filt.stride))) > 1 and not all(d.static for d in leaves(filt.stride)):  # type: ignore[union-attr]
+    if len(list(leaves(filt.stride))) > 1 and not all(d.static for d in leaves(filt.stride)):
         raise DslRefusal("the DSL process aborts: std::bad_variant_access", "cute.complement, DSL 4.8.1 (observed: "
                          "complement(((_4,_8)):((1,8)), _60) terminates the process)")
 
@@ -740,7 +740,7 @@ def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
     if _swizzle.is_swizzled(layout):
         return _swizzled.left_inverse(layout, left_inverse, composition)  # type: ignore[return-value]
     _dsl_static_shape(layout, "left_inverse")
-    if dsl() and not all(d.static and int(d) >= 0 for d in leaves(layout.stride)):  # type: ignore[union-attr]
+    if dsl() and not all(d.static and int(d) >= 0 for d in leaves(layout.stride)):
         # DSL branch (DSL 4.8.1, observed: left_inverse((_4):(_-1)) and of (_1):(?)): refused, where C++ computes
         # (-1,4):(0,1) for the negative stride and 1:0 for the run-time stride of a static extent-1 mode.
         raise DslRefusal(f"unable to compute the left inverse of {layout}", "cute.left_inverse, DSL 4.8.1 (observed)")
@@ -751,7 +751,7 @@ def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
     else:
         result = _left_inverse(layout)
     if recording() and layout.concrete and result.concrete and int(size(layout)) <= POSTCONDITION_LIMIT:
-        ok = all(int(result(int(layout(i)))) == i for i in range(int(size(layout))))  # type: ignore[operator]
+        ok = all(int(result(int(layout(i)))) == i for i in range(int(size(layout))))
         record("LI-3", "R(L(i)) == i for every i < size(L) (needs sorted, non-overlapping modes)",
                "layout.hpp:1313-1316", NEVER, Bool(Const(ok), False))
     return result
@@ -823,7 +823,7 @@ def _by_tiler(a: Layout, tiler: Tiler, with_layout: Callable[[Layout, Layout], L
                                  lambda m, t: _by_tiler(m, t, with_layout, what, source))  # type: ignore[arg-type]
     if isinstance(tiler, Underscore):
         return a
-    return with_layout(a, make_layout(tiler))
+    return with_layout(a, make_layout(tiler))  # type: ignore[arg-type]  # an integer n
 
 
 @pure
@@ -843,7 +843,7 @@ def _divisor_complement(a: Layout, t: Layout) -> Layout:
         c = None
     # DSL branch, also observed on tiled_divide((_1):(_13), ((_3,_3)):((_17,_6))) and by (_6):(_-6): a complement
     # with a static extent <= 0 (an overlapping or negative tiler; C++ rejects or computes it) is refused too.
-    if c is None or (dsl() and any(x.static and int(x) <= 0 for x in leaves(c.shape))):  # type: ignore[union-attr]
+    if c is None or (dsl() and any(x.static and int(x) <= 0 for x in leaves(c.shape))):
         raise DslRefusal(f"failed to perform a valid division of {a} by {t}", "cute.logical_divide, DSL 4.8.1 "
                          "(observed)")
     return c
@@ -874,7 +874,7 @@ def logical_product(block: Layout, tiler: Tiler) -> Layout:
 def _dsl_static_block(block: Layout) -> Layout:
     """DSL branch of logical_product and the products built on it (DSL 4.8.1, observed on CUTLASS's
     logical_product.cpp cases with run-time integers): the block must be static, where C++ computes."""
-    if dsl() and not all(x.static for x in (*leaves(block.shape), *leaves(block.stride))):  # type: ignore[union-attr]
+    if dsl() and not all(x.static for x in (*leaves(block.shape), *leaves(block.stride))):
         raise DslRefusal(f"expects `input` to be static, but got {block}", "cute.logical_product, DSL 4.8.1 "
                          "(observed)")
     return block
@@ -1041,7 +1041,7 @@ def _check_ratio(n: int, op: str) -> None:
 def max_common_layout(a: Layout, b: Layout) -> Layout:
     """``max_common_layout`` (layout.hpp:1380-1395)."""
     inv_b = right_inverse(b)
-    common = coalesce(composition(a, inv_b))  # type: ignore[arg-type]
+    common = coalesce(composition(a, inv_b))
     s0 = common.shape[0] if type(common.shape) is tuple else common.shape
     d0 = common.stride[0] if type(common.stride) is tuple else common.stride
     if s0.static and d0.is_constant(1):  # type: ignore[union-attr]
@@ -1051,7 +1051,7 @@ def max_common_layout(a: Layout, b: Layout) -> Layout:
 
 def _max_common_vector(a: Layout, b: Layout) -> Int:
     """``max_common_vector`` (layout.hpp:1404-1416)."""
-    common = coalesce(composition(a, right_inverse(b)))  # type: ignore[arg-type]
+    common = coalesce(composition(a, right_inverse(b)))
     s0 = common.shape[0] if type(common.shape) is tuple else common.shape
     d0 = common.stride[0] if type(common.stride) is tuple else common.stride
     if s0.static and d0.is_constant(1):  # type: ignore[union-attr]
@@ -1076,16 +1076,16 @@ def compact_order(shape: IntTuple, order: IntTuple) -> IntTuple:
             if type(t) is not tuple or len(t) < len(guide):  # get<I>(shape) of a mode the shape lacks
                 raise CuteRejection("compile error: the shape has fewer modes than the order (product_like)",
                                     "int_tuple.hpp:258-261")
-            return tuple(product_like(x, g) for x, g in zip(t, guide))  # type: ignore[arg-type]
+            return tuple(product_like(x, g) for x, g in zip(t, guide))
         return product(t)
 
     ref_shape = list(leaves(product_like(shape, order)))
     flat_order = list(leaves(order))
     max_order = 0
     for o in flat_order:
-        if o.static and max_order < o.value:  # type: ignore[operator]
-            max_order = o.value  # type: ignore[assignment]
-    ref_order = [o.value if o.static else max_order + 1 + k for k, o in enumerate(flat_order)]
+        if o.static and max_order < int(o):
+            max_order = int(o)
+    ref_order = [int(o) if o.static else max_order + 1 + k for k, o in enumerate(flat_order)]
     it = iter(ref_order)
 
     def go(s: IntTuple, o: IntTuple) -> IntTuple:
@@ -1251,8 +1251,8 @@ def _tile_to_shape_postcondition(block: Layout, target: IntTuple, r: Layout) -> 
     if not recording() or not (block.concrete and r.concrete and all(x.concrete for x in leaves(target))):
         return r
     modes = _modes(r)
-    ok = len(modes) == len(target) and all(  # type: ignore[arg-type]
-        int(size(m)) == int(t) for m, t in zip(modes, target))  # type: ignore[call-overload]
+    ok = len(modes) == len(target) and all(  # type: ignore[arg-type]  # target: a tuple here
+        int(size(m)) == int(t) for m, t in zip(modes, target))  # type: ignore[arg-type]  # target: a tuple here
     if ok and _enumerable(r):
         bs = [int(size(m.shape[0])) for m in modes]  # type: ignore[index]
         ps = [int(size(m.shape[1])) for m in modes]  # type: ignore[index]
@@ -1302,7 +1302,7 @@ def max_common_vector(a: Layout, b: Layout) -> Int:
     record("MCV-1", "a and b cover the same domain: size(a) == size(b)", "layout.hpp:1396-1403", NEVER,
            Bool(eq(size(a), size(b)).expr, False))
     if n.concrete and _enumerable(a, b):
-        first = {}
+        first: dict[int, int] = {}
         for j in range(int(size(b))):
             first.setdefault(int(b(j)), j)
         ok = all(k in first and first[k] < int(size(a)) and int(a(first[k])) == k for k in range(int(n)))
@@ -1313,7 +1313,7 @@ def max_common_vector(a: Layout, b: Layout) -> Int:
 
 # -- slicing and partitioning (layout.hpp:689-703; underscore.hpp:95-133; tensor_impl.hpp:976-1110) -----------------
 
-Coord = IntTuple | Underscore | tuple
+Coord = Union[IntTuple, Underscore, tuple["Coord", ...]]
 
 
 @dataclass(frozen=True)
@@ -1373,7 +1373,7 @@ def slice_and_offset(coord: Coord, layout: Layout) -> OffsetLayout:
     return OffsetLayout(sliced, crd2idx(_underscore_as_zero(coord), layout.shape, layout.stride))
 
 
-def _append_coord(coord: tuple, n: int) -> tuple:
+def _append_coord(coord: tuple[Coord, ...], n: int) -> tuple[Coord, ...]:
     """``append<N>(coord, _)`` (tuple_algorithms.hpp:778-799): pad with ``_`` to rank N."""
     if len(coord) > n:
         raise CuteRejection("static assertion failed: N > tuple_size<T>::value", "tuple_algorithms.hpp:787")
@@ -1405,13 +1405,13 @@ def dice(proj: object, x: object) -> object:
         if type(elements) is not tuple or len(elements) != len(proj):
             raise CuteRejection("Mismatched Ranks", "underscore.hpp:169")
         kept = tuple(y for a, b in zip(proj, elements) for y in _lift_dice(a, b))
-        return Tile(kept) if isinstance(x, Tile) else kept
+        return Tile(kept) if isinstance(x, Tile) else kept  # type: ignore[arg-type]  # the elements of the tile x
     if isinstance(proj, Underscore):
         return ()
     return x
 
 
-def _lift_dice(a: object, b: object) -> tuple:
+def _lift_dice(a: object, b: object) -> tuple[object, ...]:
     if type(a) is tuple:
         if type(b) is not tuple or len(a) != len(b):
             raise CuteRejection("Mismatched Ranks", "underscore.hpp:149")

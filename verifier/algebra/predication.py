@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from verifier.algebra import ops as algebra
 from verifier.core.int_tuple import IntTuple
 from verifier.core.integers import FALSE, TRUE, Bool, Const, D, Int, S, and_, ge, lt
-from verifier.core.layouts import Layout, rank
+from verifier.core.layouts import Layout, rank, size
 from verifier.core.obligations import NEVER, Recorder, record
 
 
@@ -73,7 +73,7 @@ def _thread_part(tile: Layout, thr: object, index: Int) -> algebra.OffsetLayout:
     from verifier.algebra.tiled import TiledCopy
 
     if isinstance(thr, TiledCopy):
-        n = thr.layout_tv.size() if rank(thr.layout_tv) == 1 else algebra.size(thr.layout_tv, 0)
+        n = thr.layout_tv.size() if rank(thr.layout_tv) == 1 else size(thr.layout_tv, 0)
         record("IX-2", "the thread index lies in [0, size<0>(layout_TV)), the threads of the TiledCopy",
                "copy_atom.hpp:343-349", NEVER, and_(ge(index, D(0)), lt(index, n)))
         return thr.partition_S(tile, index)
@@ -93,13 +93,13 @@ def _tile_cover(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str] | 
     """COVER-THR on a static tile: every coordinate of the CTA tile is some (thread, value), exactly once; with
     the first witness when not."""
     diced = algebra.dice(proj, tiler) if proj is not None else tiler
-    elements = diced.elements if hasattr(diced, "elements") else diced  # type: ignore[union-attr]
+    elements = diced.elements if hasattr(diced, "elements") else diced
     elements = elements if type(elements) is tuple else (elements,)
     from verifier.algebra.tiled import TiledCopy
 
     try:
-        shape = tuple(int(algebra.size(e) if isinstance(e, Layout) else e) for e in elements)  # type: ignore[arg-type]
-        n_thr = int(algebra.size(thr.layout_tv, 0) if isinstance(thr, TiledCopy) else thr.size())
+        shape = tuple(int(size(e) if isinstance(e, Layout) else e) for e in elements)
+        n_thr = int(size(thr.layout_tv, 0) if isinstance(thr, TiledCopy) else thr.size())
     except TypeError:
         return None
     tile = tuple(D(x) for x in shape)

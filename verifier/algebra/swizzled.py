@@ -17,6 +17,7 @@ passed in by ``algebra.ops``, which dispatches here, so this module sits below i
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 from verifier.core.basis import has_basis
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
@@ -25,8 +26,11 @@ from verifier.core.layouts import Layout, Tile
 from verifier.core.obligations import NEVER, POSTCONDITION_LIMIT, Recorder, record, recording
 from verifier.core.swizzle import ComposedLayout, Fn, Swizzle, compose3, compose_swizzles, is_swizzled, make_swizzle
 
-Compose = Callable[[object, object], object]
-Invert = Callable[[object], object]
+# The whole ``composition`` and ``right_inverse`` / ``left_inverse`` of ``ops``, which take every operand kind
+# although their annotations name only the plain-layout overload.
+Compose = Callable[[Any, Any], Fn]
+Invert = Callable[[Any], object]
+_T = TypeVar("_T")
 
 
 def _static_mask_image(a: Layout, mask: int, name: str) -> int:
@@ -74,7 +78,7 @@ def composition(a: object, b: object, compose: Compose) -> Fn:
     """CuTe's ``composition`` overloads for swizzle and composed operands (see the module docstring); ``compose``
     is the whole ``composition``, which the inner layouts go back to."""
     if isinstance(a, ComposedLayout):  # layout_composed.hpp:370-377: any tiler composes with the inner layout
-        return compose3(a.outer, a.offset, compose(a.inner, b))  # type: ignore[arg-type]
+        return compose3(a.outer, a.offset, compose(a.inner, b))
     if isinstance(a, Swizzle):
         if isinstance(b, Swizzle):
             return compose_swizzles(a, b)
@@ -91,7 +95,7 @@ def composition(a: object, b: object, compose: Compose) -> Fn:
         # The two inner compositions' own postconditions are replaced by the postcondition of the whole.
         result = _without(POSTCONDITIONS, lambda: compose(compose(a, b.outer), b.inner))
         _composed_postcondition(a, b, result)
-        return result  # type: ignore[return-value]
+        return result
     raise LayoutError(f"composition: cannot use {b!r} as the right operand")
 
 
@@ -99,7 +103,7 @@ def composition(a: object, b: object, compose: Compose) -> Fn:
 POSTCONDITIONS = frozenset({"CMP-POST", "CMP-POST-SIZE", "RI-POST", "LI-3"})
 
 
-def _without(ids: frozenset[str], run: Callable[[], object]) -> object:
+def _without(ids: frozenset[str], run: Callable[[], _T]) -> _T:
     """Run ``run`` and record its obligations except those in ``ids``."""
     with Recorder() as rec:
         out = run()
@@ -109,11 +113,11 @@ def _without(ids: frozenset[str], run: Callable[[], object]) -> object:
     return out
 
 
-def _composed_postcondition(a: Layout, b: ComposedLayout, r: object) -> None:
+def _composed_postcondition(a: Layout, b: ComposedLayout, r: Fn) -> None:
     """``size(R) == size(B)`` and ``R(i) == A(B(i))`` for every i < size(B), decided on concrete values."""
     try:
         record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
-               eq(r.size(), b.size()))  # type: ignore[attr-defined]
+               eq(r.size(), b.size()))  # type: ignore[union-attr]  # R is never a bare swizzle
     except (LayoutError, UndefinedBehavior):
         pass
     try:
@@ -122,7 +126,7 @@ def _composed_postcondition(a: Layout, b: ComposedLayout, r: object) -> None:
         n = int(b.size())
         if n > POSTCONDITION_LIMIT:
             return
-        ok = int(r.size()) == n and all(int(r(i)) == int(a(int(b(i)))) for i in range(n))  # type: ignore[attr-defined]
+        ok = int(r.size()) == n and all(int(r(i)) == int(a(int(b(i)))) for i in range(n))  # type: ignore[union-attr]  # R: never a bare swizzle
     except (LayoutError, UndefinedBehavior):
         return
     record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)", "layout.hpp:1022",
@@ -151,7 +155,7 @@ def _offset_inverse(o: Int, which: str) -> Int:
     return -o
 
 
-def _inverse(x: Fn, which: str, invert: Invert, compose: Compose) -> Fn:
+def _inverse(x: Swizzle | ComposedLayout, which: str, invert: Invert, compose: Compose) -> Fn:
     def inv(f: Fn) -> Fn:
         if isinstance(f, Swizzle):
             return f  # a swizzle is its own inverse (swizzle_layout.hpp:373-387)
@@ -164,7 +168,7 @@ def _inverse(x: Fn, which: str, invert: Invert, compose: Compose) -> Fn:
         return x
     if isinstance(x.outer, Swizzle):  # swizzle_layout.hpp:348-371
         if x.offset.is_constant(0):
-            return compose(inv(x.inner), x.outer)  # type: ignore[arg-type, return-value]
+            return compose(inv(x.inner), x.outer)
         inner = inv(x.inner)
         return compose3(inner, _offset_inverse(x.offset, which), x.outer)
     inner = inv(x.inner)  # layout_composed.hpp:415-429
@@ -181,7 +185,7 @@ def _inverse_postcondition(which: str, x: Fn, r: Fn) -> None:
             n = int(r.size())
             if n > POSTCONDITION_LIMIT:
                 return
-            ok = all(int(x(int(r(i)))) == i for i in range(n))  # type: ignore[operator]
+            ok = all(int(x(int(r(i)))) == i for i in range(n))
             record("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260", NEVER,
                    Bool(Const(ok), False))
         else:
@@ -190,21 +194,21 @@ def _inverse_postcondition(which: str, x: Fn, r: Fn) -> None:
             n = int(x.size())
             if n > POSTCONDITION_LIMIT:
                 return
-            ok = all(int(r(int(x(i)))) == i for i in range(n))  # type: ignore[operator]
+            ok = all(int(r(int(x(i)))) == i for i in range(n))
             record("LI-3", "R(L(i)) == i for every i < size(L)", "layout.hpp:1313-1316", NEVER,
                    Bool(Const(ok), False))
     except (LayoutError, UndefinedBehavior):
         return
 
 
-def right_inverse(x: Fn, invert: Invert, compose: Compose) -> Fn:
+def right_inverse(x: Swizzle | ComposedLayout, invert: Invert, compose: Compose) -> Fn:
     """``right_inverse`` of a swizzle or a composed layout; ``invert`` is the whole ``right_inverse``."""
     result = _inverse(x, "right", invert, compose)
     _inverse_postcondition("right", x, result)
     return result
 
 
-def left_inverse(x: Fn, invert: Invert, compose: Compose) -> Fn:
+def left_inverse(x: Swizzle | ComposedLayout, invert: Invert, compose: Compose) -> Fn:
     """``left_inverse`` of a swizzle or a composed layout; ``invert`` is the whole ``left_inverse``."""
     result = _inverse(x, "left", invert, compose)
     _inverse_postcondition("left", x, result)

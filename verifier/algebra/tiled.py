@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from verifier.algebra import ops as algebra
-from verifier.algebra.atoms import CopyAtom, MmaAtom
+from verifier.algebra.atoms import CopyAtom, Finding, MmaAtom
 from verifier.algebra.ops import (
     OffsetLayout,
     complement,
@@ -21,6 +21,7 @@ from verifier.algebra.ops import (
     tiled_product,
     zipped_divide,
 )
+from verifier.core.errors import CuteRejection
 from verifier.core.int_tuple import IntTuple, crd2crd, idx2crd
 from verifier.core.integers import Int, S
 from verifier.core.layouts import UNDERSCORE, Layout, Tile, Underscore, make_layout, rank, size, sublayout
@@ -30,7 +31,7 @@ Perm = Layout | Int | Underscore
 
 def _append3(x: Sequence[object], pad: object) -> tuple[object, ...]:
     if len(x) > 3:
-        raise algebra.CuteRejection("TiledMMA requires rank-3 AtomLayoutMNK", "mma_atom.hpp:216")
+        raise CuteRejection("TiledMMA requires rank-3 AtomLayoutMNK", "mma_atom.hpp:216")
     return tuple(x) + (pad,) * (3 - len(x))
 
 
@@ -94,7 +95,7 @@ class TiledMMA:
     def _thridx_2_thrid(self) -> Layout:
         vmnk = self.thr_layout_vmnk
         return composition(Layout((size(vmnk), S(1)), (S(1), S(0))),
-                           right_inverse(make_layout(vmnk, complement(vmnk))))  # type: ignore[arg-type]
+                           right_inverse(make_layout(vmnk, complement(vmnk))))
 
     def get_layoutC_TV(self) -> Layout:  # noqa: N802 - CuTe's name
         ref = make_layout((self.tile_size_mnk(0), self.tile_size_mnk(1)))
@@ -310,7 +311,7 @@ class TiledCopy:
     retile_D = retile  # noqa: N815
 
 
-def _repeat(n: int) -> object:
+def _repeat(n: int) -> Underscore | tuple[Underscore, ...]:
     return UNDERSCORE if n == 1 else tuple(UNDERSCORE for _ in range(n))
 
 
@@ -355,7 +356,9 @@ _QUERIES = ("get_layoutA_TV", "get_layoutB_TV", "get_layoutC_TV", "get_layoutS_T
 
 def _split_args(text: str) -> list[str]:
     """Top-level comma-separated arguments (commas inside (), <> are kept)."""
-    out, depth, cur = [], 0, []
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch in "(<":
             depth += 1
@@ -440,12 +443,12 @@ def parse_tiled(text: str, symbols: object = None) -> TiledMMA | TiledCopy | Lay
 # -- contracts ---------------------------------------------------------------------------------------------------
 
 
-def check_tiled(obj: TiledMMA | TiledCopy) -> list:
+def check_tiled(obj: TiledMMA | TiledCopy) -> list[Finding]:
     """The contracts of a TiledMMA / TiledCopy, as ``atoms.check`` states them for atoms (TILE, OVERLAP, COVER with
     thread and value witnesses): a TiledMMA's C layout is a bijection of (thread, value) onto the M x N tile and its
     A / B layouts cover their tiles (zero-stride broadcasts aside); a TiledCopy's source and destination TV layouts
     have one shape (the partitions are congruent) and each covers the copy tile once."""
-    from verifier.algebra.atoms import Finding, _check_tv, _Describe
+    from verifier.algebra.atoms import _check_tv, _Describe
 
     out: list[Finding] = []
     name = str(obj)
@@ -462,7 +465,7 @@ def check_tiled(obj: TiledMMA | TiledCopy) -> list:
         out.append(Finding(name, obj.atom.source, "get_layoutS_TV", "CONGRUENT",
                            f"source {s} and destination {d} partitions differ in shape"))
     shape = obj._tiler_shape()
-    dims = [int(x) for x in (shape if type(shape) is tuple else (shape,))]  # type: ignore[union-attr]
+    dims = [int(x) for x in (shape if type(shape) is tuple else (shape,))]  # type: ignore[arg-type]  # the tiler's extents are integers
     extent = 1
     for x in dims:
         extent *= x

@@ -25,7 +25,7 @@ from verifier.contracts.claim import _I, _J, Claim, _claim, _fact, _same_size
 from verifier.contracts.predication import predicated_copy_claims, vector_claims
 from verifier.core.basis import as_coordinate, has_basis
 from verifier.core.errors import CuteRejection, UndefinedBehavior
-from verifier.core.int_tuple import IntTuple, crd2idx, idx2crd, leaves, product, product_each
+from verifier.core.int_tuple import IntTuple, crd2crd, crd2idx, idx2crd, leaves, product, product_each
 from verifier.core.integers import Bool, Const, D, Int, Op, S, and_, eq, ge, le, lt, ne, or_, substitute
 from verifier.core.layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
 from verifier.core.obligations import Recorder
@@ -219,7 +219,7 @@ def _tile_to_shape(block: Layout, target: object, order: object = "LayoutLeft") 
     src = "layout.hpp:1764-1773"
     for k, (rk, bk, t) in enumerate(zip(modes, padded, extents)):
         b = size(bk)
-        out += [_same_size("TTS-SIZE", f"mode {k} of the result has the target's extent", src, t, size(rk)),
+        out += [_same_size("TTS-SIZE", f"mode {k} of the result has the target's extent", src, t, size(rk)),  # type: ignore[arg-type]  # t: an Int
                 _claim("TTS-POST", f"mode {k} of the result is block mode {k} repeated", src, size(rk),
                        bk(_I % b) + rk((_I / b) * b), rk(_I))]
     return out
@@ -252,7 +252,7 @@ def _nullspace(layout: Layout) -> list[Claim]:
     r = algebra.nullspace(layout)
     zero: Int = D(1)
     for s, d in zip(leaves(layout.shape), leaves(layout.stride)):
-        zero = zero * Int(Op("ite", (eq(d, D(0)).expr, s.expr, D(1).expr)), False)  # type: ignore[union-attr]
+        zero = zero * Int(Op("ite", (eq(d, D(0)).expr, s.expr, D(1).expr)), False)
     src = "layout.hpp:1477-1508"
     return [_same_size("NUL-POST-SIZE", "size(R) is the product of the extents of the zero-stride modes", src,
                        zero, size(r)),
@@ -295,8 +295,8 @@ def _make_ordered_layout(shape: IntTuple, order: IntTuple) -> list[Claim]:
     bijection of ``[0, size(S))`` without a quantifier."""
     r = algebra.make_ordered_layout(shape, order)
     flat_order = list(leaves(order))
-    top = max([int(o.value) for o in flat_order if o.static] + [0])  # type: ignore[arg-type]
-    keys = [int(o.value) if o.static else top + 1 + k for k, o in enumerate(flat_order)]  # type: ignore[arg-type]
+    top = max([int(o) for o in flat_order if o.static] + [0])
+    keys = [int(o) if o.static else top + 1 + k for k, o in enumerate(flat_order)]
 
     def slots(s: IntTuple, o: IntTuple) -> list[int]:
         if type(o) is tuple:
@@ -337,7 +337,7 @@ def _slice_claims(coord: object, layout: Layout, r: Layout, offset: Int, where: 
     coordinate of ``i`` in ``R``'s modes (each ``_`` owns one mode of ``R``, underscore.hpp:95-130)."""
     n = size(r)
     crd = idx2crd(_I, r.shape)
-    parts = list(crd) if type(r.shape) is tuple else [crd]
+    parts = list(crd) if type(r.shape) is tuple else [crd]  # type: ignore[arg-type]  # congruent to r.shape, a tuple here
     full = _fill(coord, parts)
     return [_claim("SLC-POST", f"offset + R(i) == L(c with its '_' at R's coordinate of i){where}",
                    "layout.hpp:689-703", n, layout(full), offset + r(_I))]
@@ -363,7 +363,7 @@ def _local_tile(layout: Layout, tiler: object, coord: object, proj: object = Non
     tiled = algebra.zipped_divide(layout, tiler)  # type: ignore[arg-type]
     view = algebra.local_tile(layout, tiler, coord)  # type: ignore[arg-type]
     r0, r1 = rank(tiled, 0), rank(tiled, 1)
-    rest = algebra._append_coord(coord, r1) if type(coord) is tuple else coord  # type: ignore[arg-type]
+    rest = algebra._append_coord(coord, r1) if type(coord) is tuple else coord
     c = (algebra._repeat_underscore(r0), rest)
     return _divide(layout, tiler) + _slice_claims(c, tiled, view.layout, view.offset, " (the tile)")
 
@@ -380,9 +380,9 @@ def _local_partition(layout: Layout, thr: Layout, index: Int, proj: object = Non
         view = algebra.local_partition(layout, thr, index)
     hier = idx2crd(index, shp, thr.stride)
     r = rank(thr)
-    flat = algebra.crd2crd(hier, shp, S(1) if r == 1 else (S(1),) * r)
+    flat = crd2crd(hier, shp, S(1) if r == 1 else (S(1),) * r)
     r0, r1 = rank(tiled, 0), rank(tiled, 1)
-    first = algebra._append_coord(flat, r0) if type(flat) is tuple else flat  # type: ignore[arg-type]
+    first = algebra._append_coord(flat, r0) if type(flat) is tuple else flat
     c = (first, algebra._repeat_underscore(r1))
     return _divide(layout, tiler) + _slice_claims(c, tiled, view.layout, view.offset, " (the thread's elements)")
 

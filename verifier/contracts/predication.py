@@ -13,13 +13,13 @@ from verifier.core.layouts import Layout
 def predicated_copy_claims(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, index: Int,
            residue: IntTuple, shift: IntTuple | None = None) -> list[Claim]:
     data, comps = partitions(a, tiler, coord, proj, thr, index, shift)
-    shape = list(leaves(a.shape)) if type(a.shape) is tuple else [a.shape]
-    res = list(leaves(residue)) if type(residue) is tuple else [residue]
+    shape = list(leaves(a.shape))
+    res = list(leaves(residue))
     c = [w.offset + w.layout(_I) for w in comps]
-    pred = elem_less(c, res)  # type: ignore[arg-type]
+    pred = elem_less(c, res)
     n = data.layout.size()
     src = "tensor_impl.hpp:976-1111, int_tuple.hpp:885"
-    inside = or_(not_(pred), elem_less(c, shape))  # type: ignore[arg-type]
+    inside = or_(not_(pred), elem_less(c, shape))
     at = or_(not_(pred), and_(*(ge(x, D(0)) for x in c)))
     cover = _tile_cover(tiler, proj, thr)
     covers = [] if cover is None else [

@@ -17,8 +17,8 @@ scaled-basis strides is not modelled (``LayoutError``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Union
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Union
 
 from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.integers import Bool, Int, S, abs_, substitute
@@ -26,6 +26,7 @@ from verifier.core.integers import eq as int_eq
 from verifier.core.integers import mul as int_mul
 
 if TYPE_CHECKING:
+    from verifier.core.int_tuple import IntTuple
     from verifier.core.layouts import Layout
 
 
@@ -33,6 +34,8 @@ class ScaledBasis:
     """``ScaledBasis<T,Ns...>``: ``value`` in the hierarchical mode ``modes`` (CuTe's template order)."""
 
     __slots__ = ("value", "modes")
+    value: Int
+    modes: tuple[int, ...]
 
     def __init__(self, value: Int, modes: tuple[int, ...]) -> None:
         if type(value) is not Int:
@@ -83,6 +86,7 @@ class ArithTuple:
     """CuTe's ``ArithmeticTuple``: a tuple that adds elementwise; printed as a tuple, ``(_0,3)``."""
 
     __slots__ = ("items",)
+    items: tuple[Value, ...]
 
     def __init__(self, items: tuple[Value, ...]) -> None:
         object.__setattr__(self, "items", tuple(items))
@@ -147,25 +151,24 @@ def add(a: Value, b: Value) -> Value:
         a = Int(a.expr, a.static)
     if isinstance(b, Int) and type(b) is not Int:
         b = Int(b.expr, b.static)
-    ta, tb = type(a), type(b)
-    if ta is Int and tb is Int:
-        return a + b  # type: ignore[operator]
-    if ta is Int and tb is ScaledBasis:
-        if not b.modes:  # type: ignore[union-attr]
-            return a + b.value  # type: ignore[operator, union-attr]
-        return _int_plus_other(a, b, "arithmetic_tuple.hpp:440", "ScaledBasis op+ error!")  # type: ignore[arg-type]
-    if ta is ScaledBasis and tb is Int:
-        if not a.modes:  # type: ignore[union-attr]
-            return a.value + b  # type: ignore[operator, union-attr]
-        return _int_plus_other(b, a, "arithmetic_tuple.hpp:453", "ScaledBasis op+ error!")  # type: ignore[arg-type]
-    if ta is Int and tb is ArithTuple:
-        return _int_plus_other(a, b, "arithmetic_tuple.hpp:150", "Arithmetic tuple op+ error!")  # type: ignore[arg-type]
-    if ta is ArithTuple and tb is Int:
-        return _int_plus_other(b, a, "arithmetic_tuple.hpp:158", "Arithmetic tuple op+ error!")  # type: ignore[arg-type]
-    if ta is ScaledBasis or tb is ScaledBasis:  # basis + basis, basis + tuple, tuple + basis (:411-431)
-        return add(as_arith(a) if ta is ScaledBasis else a, as_arith(b) if tb is ScaledBasis else b)
-    assert ta is ArithTuple and tb is ArithTuple
-    x, y = a.items, b.items  # type: ignore[union-attr]
+    if type(a) is Int and type(b) is Int:
+        return a + b
+    if type(a) is Int and type(b) is ScaledBasis:
+        if not b.modes:
+            return a + b.value
+        return _int_plus_other(a, b, "arithmetic_tuple.hpp:440", "ScaledBasis op+ error!")
+    if type(a) is ScaledBasis and type(b) is Int:
+        if not a.modes:
+            return a.value + b
+        return _int_plus_other(b, a, "arithmetic_tuple.hpp:453", "ScaledBasis op+ error!")
+    if type(a) is Int and type(b) is ArithTuple:
+        return _int_plus_other(a, b, "arithmetic_tuple.hpp:150", "Arithmetic tuple op+ error!")
+    if type(a) is ArithTuple and type(b) is Int:
+        return _int_plus_other(b, a, "arithmetic_tuple.hpp:158", "Arithmetic tuple op+ error!")
+    if type(a) is ScaledBasis or type(b) is ScaledBasis:  # basis + basis, basis + tuple, tuple + basis (:411-431)
+        return add(as_arith(a) if type(a) is ScaledBasis else a, as_arith(b) if type(b) is ScaledBasis else b)
+    assert type(a) is ArithTuple and type(b) is ArithTuple
+    x, y = a.items, b.items
     r = max(len(x), len(y))  # append<R>(t, _0) on both sides (:93-94)
     x = x + (S(0),) * (r - len(x))
     y = y + (S(0),) * (r - len(y))
@@ -212,7 +215,7 @@ def _inner_product(a: object, b: object) -> Value:
     return mul(a, b)  # type: ignore[arg-type]
 
 
-def _map_leaves(t: object, fn) -> object:  # noqa: ANN001 - a leaf function
+def _map_leaves(t: object, fn: Callable[[Any], object]) -> object:
     if type(t) is tuple:
         return tuple(_map_leaves(x, fn) for x in t)
     return fn(t)
@@ -256,7 +259,7 @@ def basis_get(e: ScaledBasis, t: object) -> object:
     return t
 
 
-def _coordinate(v: Value, shape: object) -> object:
+def _coordinate(v: Value, shape: object) -> IntTuple:
     """A codomain value of B as a coordinate of A's shape: missing modes are 0 (arithmetic tuples pad with _0)."""
     v = as_arith(v)
     if type(shape) is tuple:
@@ -269,10 +272,10 @@ def _coordinate(v: Value, shape: object) -> object:
         if any(int(x) != 0 for item in v.items[1:] for x in _leaves_of(item)):
             raise LayoutError("the coordinate has a non-zero mode beyond the layout's profile")
         return _coordinate(v.items[0] if v.items else S(0), shape)
-    return v
+    return v  # type: ignore[return-value]  # as_arith leaves no basis: v is an Int here
 
 
-def as_coordinate(v: Value, shape: object) -> tuple[object, list[Int]]:
+def as_coordinate(v: Value, shape: object) -> tuple[IntTuple, list[Int]]:
     """A (possibly symbolic) codomain value of B as a coordinate of A's shape, and the components it has beyond
     A's profile (each must be 0 for the value to be a coordinate of A)."""
     v = as_arith(v)
@@ -287,19 +290,19 @@ def as_coordinate(v: Value, shape: object) -> tuple[object, list[Int]]:
             return S(0), []
         head, rest = as_coordinate(v.items[0], shape)
         return head, rest + [x for y in v.items[1:] for x in _leaves_of(as_arith(y))]
-    return v, []
+    return v, []  # type: ignore[return-value]  # as_arith leaves no basis: v is an Int here
 
 
 # -- stride arithmetic with a scaled-basis left operand (arithmetic_tuple.hpp:366-408) -------------------------
 
 
-def stride_mul(c: Int, d: Int | ScaledBasis) -> Int | ScaledBasis:
+def stride_mul(c: Int | ScaledBasis, d: Int | ScaledBasis) -> Int | ScaledBasis:
     """``c * d`` and ``d * c`` for an integer and a stride leaf: ``(c*v)@i`` for a basis (:395-408)."""
     if type(c) is Int and type(d) is Int:  # the common case, without the dispatch
         return int_mul(c, d)
     if type(c) is ScaledBasis:
-        c, d = d, c  # type: ignore[assignment]
-    return mul(c, d)
+        c, d = d, c
+    return mul(c, d)  # type: ignore[arg-type]  # one operand is an integer, now c
 
 
 def stride_eq(x: Int | ScaledBasis, y: Int | ScaledBasis) -> Bool:
@@ -309,11 +312,10 @@ def stride_eq(x: Int | ScaledBasis, y: Int | ScaledBasis) -> Bool:
         return int_eq(x, y)
     from verifier.core.integers import FALSE
 
-    tx, ty = type(x) is ScaledBasis, type(y) is ScaledBasis
-    if tx and ty:
-        if x.modes != y.modes:  # type: ignore[union-attr]
+    if type(x) is ScaledBasis and type(y) is ScaledBasis:
+        if x.modes != y.modes:
             return FALSE
-        return int_eq(x.value, y.value)  # type: ignore[union-attr]
-    if tx or ty:
+        return int_eq(x.value, y.value)
+    if type(x) is ScaledBasis or type(y) is ScaledBasis:
         return FALSE
     return int_eq(x, y)  # type: ignore[arg-type]

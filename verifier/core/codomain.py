@@ -32,7 +32,7 @@ def paths_of(*fns: object) -> list[Path]:
     for f in fns:
         if isinstance(f, Layout) and not isinstance(f, ComposedLayout):  # a composed layout's values are integers
             for d in leaves(f.stride):
-                if type(d) is ScaledBasis and d.modes:
+                if type(d) is ScaledBasis and d.modes:  # type: ignore[comparison-overlap]  # a stride leaf may be a scaled basis
                     found.setdefault(d.modes, None)
     return sorted(found) if found else [()]
 
@@ -104,9 +104,9 @@ def coshape_components(layout: object, paths: Sequence[Path]) -> list[Int]:
     for p in paths:
         acc = S(1)
         for s, d in zip(leaves(layout.shape), leaves(layout.stride)):
-            if type(d) is ScaledBasis:
+            if type(d) is ScaledBasis:  # type: ignore[comparison-overlap]  # a stride leaf may be a scaled basis
                 if d.modes == p:
-                    acc = acc + (s - S(1)) * basis_abs(d).value  # type: ignore[union-attr]
+                    acc = acc + (s - S(1)) * basis_abs(d).value
             elif p == ():
                 acc = acc + (s - S(1)) * basis_abs(d)  # type: ignore[operator]
         out.append(acc)

@@ -138,7 +138,7 @@ def inner_product(a: IntTuple, b: IntTuple) -> Int:
         for x, y in zip(a, b):
             acc = acc + inner_product(x, y)
         return acc
-    return a * b  # type: ignore[operator]
+    return a * b  # type: ignore[operator,return-value]  # leaves here (int tuples are recursive Int | tuple)
 
 
 def prefix_product(t: IntTuple, init: IntLike | None = None) -> IntTuple:
@@ -157,7 +157,7 @@ def prefix_product(t: IntTuple, init: IntLike | None = None) -> IntTuple:
                 r, c = go(y, c)
                 out.append(r)
             return tuple(out), c
-        return c, c * x
+        return c, c * x  # type: ignore[return-value]  # x is a leaf (int tuples are recursive Int | tuple)
 
     return go(t, cur)[0]
 
@@ -184,7 +184,7 @@ def _compact_major(s: IntTuple, c: Int, right: bool) -> tuple[IntTuple, Int]:
         return tuple(out), c
     if s.is_constant(1):  # type: ignore[union-attr]
         return S(0), c
-    return c, c * s  # type: ignore[operator]
+    return c, c * s  # type: ignore[return-value]  # s is a leaf here (int tuples are recursive Int | tuple)
 
 
 def compact_col_major(shape: IntTuple, current: IntTuple | None = None) -> IntTuple:
@@ -280,7 +280,7 @@ def elem_scale(a: IntTuple, b: IntTuple) -> IntTuple:
         if type(b) is not tuple or len(a) != len(b):
             raise LayoutError("elem_scale: mismatched ranks")
         return tuple(elem_scale(x, y) for x, y in zip(a, b))
-    return a * product(b)  # type: ignore[operator]
+    return a * product(b)
 
 
 def crd2idx(coord: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> Int:
@@ -303,7 +303,7 @@ def crd2idx(coord: IntTuple, shape: IntTuple, stride: IntTuple | None = None) ->
         if type(stride) is not tuple or len(shape) != len(stride):
             raise CuteRejection("Mismatched Ranks", "stride.hpp:119")
         return _crd2idx_itt(coord, shape, stride)  # type: ignore[arg-type]
-    return coord * stride  # type: ignore[operator]
+    return coord * stride  # type: ignore[operator,return-value]  # leaves here (int tuples are recursive Int | tuple)
 
 
 def _crd2idx_itt(coord: Int, shape: tuple[IntTuple, ...], stride: tuple[IntTuple, ...]) -> Int:
@@ -393,8 +393,8 @@ def crd2crd(coord: IntTuple, src_shape: IntTuple, dst_shape: IntTuple) -> IntTup
 def substitute_tuple(t: IntTuple, values: Mapping[str, int]) -> IntTuple:
     """The tuple with symbol values substituted; ``_`` leaves of a coordinate stay."""
     def leaf(x: Int) -> Int:
-        if type(x) is ScaledBasis:
-            return x.substitute(values)  # type: ignore[no-any-return]
+        if type(x) is ScaledBasis:  # type: ignore[comparison-overlap]  # a stride leaf may be a scaled basis
+            return x.substitute(values)
         return x if not isinstance(x, Int) else substitute(x, values)
 
     return transform_leaf(t, leaf)

@@ -47,6 +47,7 @@ class Expr:
 
 class Const(Expr):
     __slots__ = ("value",)
+    value: int  # a bool for a boolean constant
 
     def __init__(self, value: int) -> None:
         object.__setattr__(self, "value", value)
@@ -74,6 +75,7 @@ class Sym(Expr):
     """A named run-time integer. Names starting with ``?`` are anonymous and print as ``?``."""
 
     __slots__ = ("name",)
+    name: str
 
     def __init__(self, name: str) -> None:
         object.__setattr__(self, "name", name)
@@ -108,6 +110,9 @@ class Op(Expr):
     """``op`` applied to ``args``; ``op`` is one of the keys of ``OPS``."""
 
     __slots__ = ("op", "args", "_hash")
+    op: str
+    args: tuple[Expr, ...]
+    _hash: int
 
     def __init__(self, op: str, args: tuple[Expr, ...]) -> None:
         object.__setattr__(self, "op", op)
@@ -312,7 +317,7 @@ class Int:
 
     def __str__(self) -> str:
         if self.static:
-            return f"_{self.expr.value}"
+            return f"_{self.expr.value}"  # type: ignore[attr-defined]  # a static Int holds a Const
         return format_expr(self.expr)
 
     def __repr__(self) -> str:
@@ -418,7 +423,7 @@ def _apply(op: str, args: tuple[Int, ...]) -> Int:
     static = all(a.static for a in args)
     exprs = tuple(a.expr for a in args)
     if all(type(e) is Const for e in exprs):
-        return _const(OPS[op](*(e.value for e in exprs)), static)
+        return _const(OPS[op](*(e.value for e in exprs)), static)  # type: ignore[attr-defined]  # all Const
     if static:  # pragma: no cover - static integers are always constant
         raise AssertionError("static operands must be constant")
     return Int(_simplify(op, exprs), False)
@@ -586,7 +591,7 @@ def safe_div(a: IntLike, b: IntLike) -> Int:
 
     a, b = as_int(a), as_int(b)
     if a.static and b.static:
-        if b.value == 0 or a.value % b.value != 0:
+        if b.value == 0 or int(a) % int(b) != 0:
             raise CuteRejection("Static safe_div requires t % u == 0", "integral_constant.hpp:397")
     return div(a, b)
 
@@ -613,6 +618,8 @@ class Bool:
     """A CuTe boolean: static (``true_type``/``false_type``) or a run-time ``bool`` expression."""
 
     __slots__ = ("expr", "static")
+    expr: Expr
+    static: bool
 
     def __init__(self, expr: Expr, static: bool) -> None:
         object.__setattr__(self, "expr", expr)
@@ -627,7 +634,7 @@ class Bool:
 
     def is_constant(self, v: bool) -> bool:
         """``is_constant<v, decltype(...)>``: a static boolean with value ``v``."""
-        return self.static and bool(self.expr.value) == v
+        return self.static and bool(self.expr.value) == v  # type: ignore[attr-defined]  # static: a Const
 
     def evaluate(self, env: Mapping[str, int] | None = None) -> bool:
         return bool(self.expr.evaluate(env or {}))

@@ -13,7 +13,7 @@ leaf's static/dynamic flag as CuTe does, so ``str(layout)`` is what CuTe's ``pri
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Union
+from typing import NoReturn, Union
 
 from verifier.core.basis import (
     ArithTuple,
@@ -60,8 +60,12 @@ class Layout:
     """CuTe's ``Layout<Shape,Stride>``: immutable, hashable, printed in CuTe's notation."""
 
     __slots__ = ("shape", "stride", "_hash")
+    shape: IntTuple
+    stride: IntTuple  # a leaf may be a ScaledBasis (basis.py)
+    _hash: int
 
-    def __init__(self, shape: IntTuple | int | tuple, stride: IntTuple | int | tuple | None = None) -> None:
+    def __init__(self, shape: IntTuple | int | tuple[object, ...],
+                 stride: IntTuple | int | tuple[object, ...] | None = None) -> None:
         if (type(shape) is Int and type(stride) is Int) or _well_formed(shape, stride):  # the algebra's own calls
             _set_shape(self, shape)
             _set_stride(self, stride)
@@ -83,7 +87,7 @@ class Layout:
 
     def __hash__(self) -> int:
         try:
-            return self._hash  # type: ignore[no-any-return]
+            return self._hash
         except AttributeError:  # computed once, when first asked (most layouts the algebra builds never are)
             h = hash((self.shape, self.stride))
             _set_hash(self, h)
@@ -104,7 +108,7 @@ class Layout:
             return basis_crd2idx(c, self.shape, self.stride)  # type: ignore[return-value]
         return crd2idx(c, self.shape, self.stride)
 
-    def __iter__(self):  # layouts are not containers; keep Python from iterating via __call__
+    def __iter__(self) -> NoReturn:  # layouts are not containers; keep Python from iterating via __call__
         raise TypeError("Layout is not iterable; use layout modes via sublayout(L, i)")
 
     # Convenience accessors mirroring CuTe's free functions.
@@ -140,9 +144,9 @@ class Layout:
 
 
 
-_set_shape = Layout.shape.__set__  # type: ignore[attr-defined]  # slot setters: immutability is kept for users
-_set_stride = Layout.stride.__set__  # type: ignore[attr-defined]
-_set_hash = Layout._hash.__set__  # type: ignore[attr-defined]
+_set_shape = Layout.__dict__["shape"].__set__  # slot setters: immutability is kept for users
+_set_stride = Layout.__dict__["stride"].__set__
+_set_hash = Layout.__dict__["_hash"].__set__
 
 
 def layout_of(shape: IntTuple, stride: IntTuple) -> Layout:
@@ -370,6 +374,7 @@ class Tile:
     """
 
     __slots__ = ("elements",)
+    elements: tuple[TileElement, ...]
 
     def __init__(self, elements: Sequence[TileElement]) -> None:
         object.__setattr__(self, "elements", tuple(elements))
@@ -429,7 +434,7 @@ def basis_crd2idx(coord: object, shape: object, stride: object) -> Value:
             for s, d in zip(shape[1:], stride[1:]):
                 rest = add(rest, basis_crd2idx(S(0), s, d))
             return add(basis_crd2idx(S(0), shape[0], stride[0]), rest)
-        p = product(shape[0])  # type: ignore[arg-type]
+        p = product(shape[0])
         return add(basis_crd2idx(coord % p, shape[0], stride[0]), basis_crd2idx(coord / p, shape[1:], stride[1:]))
     return mul(coord, stride)  # type: ignore[arg-type]
 
@@ -437,7 +442,7 @@ def basis_crd2idx(coord: object, shape: object, stride: object) -> Value:
 def basis_cosize(layout: Layout) -> Int:
     """``cosize`` (layout.hpp:664-667): ``size(coshape(L))``, where ``coshape`` (:646-656) is the arithmetic tuple
     ``Σ (s-1)*|d|`` plus ``_1`` at each leaf."""
-    m1 = transform_leaf(layout.shape, lambda s: s - S(1))  # type: ignore[arg-type]
+    m1 = transform_leaf(layout.shape, lambda s: s - S(1))
     ab = _map_leaves(layout.stride, basis_abs)
     co = _plus_one(as_arith(_inner_product(m1, ab)))
     return product(tuple(_leaves_of(co))) if type(co) is ArithTuple else co  # type: ignore[return-value]

@@ -54,7 +54,7 @@ class Recorder:
 
     def __init__(self) -> None:
         self.obligations: list[Obligation] = []
-        self._token: contextvars.Token | None = None
+        self._token: contextvars.Token[list[Obligation] | None] | None = None
 
     def __enter__(self) -> Recorder:
         global _open

@@ -23,7 +23,7 @@ Leaf = Callable[[Int], Int]
 def _through_basis(leaf: Leaf) -> Leaf:
     def f(x: Int) -> Int:
         if isinstance(x, ScaledBasis):
-            return ScaledBasis(f(x.value), x.modes)  # type: ignore[return-value]
+            return ScaledBasis(f(x.value), x.modes)
         return leaf(x)
 
     return f
@@ -34,15 +34,15 @@ def map_leaves(obj: object, leaf: Leaf) -> object:
     ``v``); a swizzle's parameters are template arguments and stay as written, and so does ``_``."""
     f = _through_basis(leaf)
     if isinstance(obj, Layout):
-        return Layout(transform_leaf(obj.shape, f), transform_leaf(obj.stride, f))  # type: ignore[arg-type]
+        return Layout(transform_leaf(obj.shape, f), transform_leaf(obj.stride, f))
     if isinstance(obj, Tile):
         return Tile([map_leaves(e, leaf) for e in obj.elements])  # type: ignore[misc]
     if isinstance(obj, ComposedLayout):
-        return ComposedLayout(map_leaves(obj.outer, leaf), f(obj.offset), map_leaves(obj.inner, leaf))  # type: ignore
+        return ComposedLayout(map_leaves(obj.outer, leaf), f(obj.offset), map_leaves(obj.inner, leaf))  # type: ignore[arg-type]  # map_leaves keeps the kind
     if isinstance(obj, Swizzle):
         return obj
     if isinstance(obj, Int) or type(obj) is tuple:
-        return transform_leaf(obj, lambda x: f(x) if isinstance(x, Int) else x)  # type: ignore[arg-type]
+        return transform_leaf(obj, lambda x: f(x) if isinstance(x, Int) else x)
     return obj
 
 

@@ -25,7 +25,7 @@ The entry points are CuTe's overloads, each reproduced with its checks:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Union
+from typing import TypeGuard, Union
 
 from verifier.core.basis import add
 from verifier.core.errors import CuteRejection, LayoutError
@@ -53,6 +53,11 @@ class Swizzle:
     """``Swizzle<BBits, MBase, SShift>``: XOR the ``B`` bits at ``M + max(0,S)`` into the bits at ``M - min(0,S)``."""
 
     __slots__ = ("bits", "base", "shift", "yyy_msk", "zzz_msk")
+    bits: int
+    base: int
+    shift: int
+    yyy_msk: int
+    zzz_msk: int
 
     def __init__(self, bits: int, base: int, shift: int) -> None:
         for name, v in (("B", bits), ("M", base), ("S", shift)):
@@ -149,6 +154,9 @@ class ComposedLayout:
     """``ComposedLayout<A,O,B>``: the function ``c -> A(O + B(c))`` (layout_composed.hpp:108-119)."""
 
     __slots__ = ("outer", "offset", "inner")
+    outer: Fn
+    offset: Int
+    inner: Fn
 
     def __init__(self, outer: Fn, offset: Int | int, inner: Fn) -> None:
         if isinstance(offset, int) and not isinstance(offset, bool):
@@ -214,11 +222,11 @@ class ComposedLayout:
         """``layout_a()(offset() + layout_b()(coord))`` (layout_composed.hpp:118)."""
         if not coord:
             raise LayoutError("a composed layout needs a coordinate")
-        v = self.inner(*coord)  # type: ignore[operator]
+        v = self.inner(*coord)  # type: ignore[arg-type]  # each inner function takes its own coordinate kind
         w = add(self.offset, v)
         if type(w) is not Int:
             raise LayoutError(f"{self}: the inner value {w} is a coordinate, which the outer function cannot take")
-        return self.outer(w)  # type: ignore[return-value]
+        return self.outer(w)
 
     @property
     def concrete(self) -> bool:
@@ -256,7 +264,7 @@ def compose3(a: Fn, offset: Int, b: Fn) -> Fn:
     return ComposedLayout(a, offset, b)
 
 
-def is_swizzled(x: object) -> bool:
+def is_swizzled(x: object) -> TypeGuard[Swizzle | ComposedLayout]:
     """Whether ``x`` is a swizzle or a composed layout (the operands this module's overloads take)."""
     return isinstance(x, (Swizzle, ComposedLayout))
 
@@ -296,6 +304,7 @@ class SmemPtrFlag(Int):
     """``smem_ptr_flag_bits<B>``: a static ``_0`` offset that marks an unset smem pointer of ``B``-bit elements."""
 
     __slots__ = ("bits",)
+    bits: int
 
     def __init__(self, bits: int) -> None:
         if bits < 1:

@@ -58,7 +58,7 @@ class Symbols:
         if name in self.table and not assumptions:
             return self.table[name]
         base = self.table.get(name, Symbol(name))
-        sym = replace(base, **assumptions)
+        sym = replace(base, **assumptions)  # type: ignore[arg-type]  # assumptions name the integer fields
         if sym.bits == 64 and "hi" not in assumptions and base.hi == INT32_MAX:
             sym = replace(sym, hi=INT64_MAX)
         if sym.hi is not None and sym.lo > sym.hi:
@@ -112,7 +112,10 @@ class Symbols:
             sym = self.table[a.name]
             bound = {">=": ("lo", k), ">": ("lo", k + 1), "<=": ("hi", k), "<": ("hi", k - 1),
                      "==": None, "!=": None}[op]
-            tighter_hi = lambda v: v if sym.hi is None else min(sym.hi, v)  # noqa: E731
+
+            def tighter_hi(v: int) -> int:
+                return v if sym.hi is None else min(sym.hi, v)
+
             if op == "==":
                 self.declare(a.name, lo=max(sym.lo, k), hi=tighter_hi(k))
             elif bound is not None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 
 from verifier.algebra import ops as algebra
 from verifier.contracts.claims import Claim, Replay, substitute_operand
@@ -94,7 +95,7 @@ def _in_bounds(layout: Layout, extent: IntTuple) -> list[Claim]:
     scalar = paths == [()]
     shown = bounds[0] if scalar else "(" + ",".join(str(b) for b in bounds) + ")"
     return [Claim("IN-BOUNDS", f"0 <= L(i) < {shown} for every i < size(L)", "layout.hpp", _range(_size(layout)),
-                  within(i, bounds, paths), None, i if scalar else None)]  # type: ignore[arg-type]
+                  within(i, bounds, paths), None, i if scalar else None)]
 
 
 def _bijective(layout: Layout) -> list[Claim]:
@@ -126,7 +127,10 @@ def _equivalent(a: Layout, b: Layout, extended: bool = False) -> list[Claim]:
 
 def _no_overflow(layout: Layout, bits: int = 32) -> list[Claim]:
     lo, hi = D(-(2 ** (bits - 1))), D(2 ** (bits - 1) - 1)
-    fits = lambda x: and_(ge(x, lo), le(x, hi))  # noqa: E731
+
+    def fits(x: Int) -> Bool:
+        return and_(ge(x, lo), le(x, hi))
+
     if isinstance(layout, ComposedLayout):
         raise LayoutError("no_overflow: a composed layout's index is its inner layout's, through a swizzle that "
                           "keeps the bits below its top; check no_overflow of the inner layout")
@@ -194,7 +198,7 @@ def _items(prop: str, args: Sequence[object], options: Mapping[str, object]) -> 
         return Replay(not ok, exp, act)
 
     return [Item(c.id, c.description, c.source, "property", True, c.ranges, c.holds,
-                 lambda values, k=k: replay(values, k)) for k, c in enumerate(built)]
+                 partial(replay, k=k)) for k, c in enumerate(built)]
 
 
 def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
@@ -243,14 +247,14 @@ def _decide(engine: Engine, prop: str, args: Sequence[object], options: Mapping[
                                        "sorted by |stride|, each stride exceeds the reach of the smaller ones",
                                        PROVED, True, route=SEPARATED)]
         if prop == "bijective":
-            bounds = _items("in_bounds", [layout, _size(layout)], {})  # type: ignore[arg-type]
+            bounds = _items("in_bounds", [layout, _size(layout)], {})
             # A swizzle's XOR is bit fields: the exact bit-vector route first, as for the other swizzled checks.
             decisions += (_decide_bits_first(engine, bounds, policy) if isinstance(layout, ComposedLayout)
                           else decide_all(engine, bounds, policy))
     elif prop == "conflict_free" or any(isinstance(a, ComposedLayout) for a in args):
         decisions = _decide_bits_first(engine, _items(prop, args, options), policy)
     elif prop == "equivalent" and not options.get("extended") and (
-            structural := _structurally_equivalent(args[0], args[1])) is not None:  # type: ignore[arg-type]
+            structural := _structurally_equivalent(args[0], args[1])) is not None:
         decisions = structural
     else:
         decisions = decide_all(engine, _items(prop, args, options), policy)
@@ -349,8 +353,8 @@ def _canonical(layout: Layout) -> list[tuple[int, int]]:
     the function determines each mode in turn (``d0 = f(1) - f(0)``; ``s0`` is the first ``i`` with
     ``f(i) != i * d0``, as the next mode could not be merged), and the rest is ``f(s0 * j)``."""
     out: list[tuple[int, int]] = []
-    for s, d in zip(leaves(layout.shape), leaves(layout.stride)):
-        s, d = int(s), int(d)
+    for shape, stride in zip(leaves(layout.shape), leaves(layout.stride)):
+        s, d = int(shape), int(stride)
         if s == 1:
             continue
         if out and d == out[-1][0] * out[-1][1]:

@@ -334,12 +334,19 @@ class _TooMany(Exception):
 # -- operations -----------------------------------------------------------------------------------------------
 
 
+# How a refuted claim is replayed: ``(op, args, claim index, values, claim id)``.
+_Confirm = Callable[[str, Sequence[object], int, Mapping[str, int], str], Replay]
+
+
 def _claim_items(op: str, args: Sequence[object], built: list[Claim]) -> list[Item]:
     items = []
     for k, c in enumerate(built):
         confirm = _oracle_replay if c.id in claims.CONFIRM_BY_ORACLE else claims.replay
-        items.append(Item(c.id, c.description, c.source, NEVER, True, c.ranges, c.holds,
-                          lambda values, k=k, confirm=confirm, id=c.id: confirm(op, args, k, values, id)))
+
+        def replay(values: Mapping[str, int], k: int = k, confirm: _Confirm = confirm, id: str = c.id) -> Replay:
+            return confirm(op, args, k, values, id)
+
+        items.append(Item(c.id, c.description, c.source, NEVER, True, c.ranges, c.holds, replay))
     return items
 
 
@@ -380,8 +387,11 @@ def _obligation_items(op: str, args: Sequence[object], outcome: registry.Outcome
             except claims.TooLarge:
                 return Replay(False)
 
+        def recheck(values: Mapping[str, int], cond: Bool = cond) -> Replay:
+            return Replay(not cond.evaluate(values))
+
         items.append(Item(ob.id, ob.description, ob.source, ob.cute_checks, deciding, (), cond,
-                          replay if not have_claims else lambda values, cond=cond: Replay(not cond.evaluate(values))))
+                          replay if not have_claims else recheck))
     return items
 
 
@@ -546,7 +556,7 @@ def _concrete(arg: object) -> bool:
     if type(arg) is tuple:
         from verifier.core.int_tuple import leaves
 
-        return all(x.concrete for x in leaves(arg))  # type: ignore[arg-type]
+        return all(x.concrete for x in leaves(arg))
     return bool(getattr(arg, "concrete", True))
 
 
@@ -615,7 +625,7 @@ def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: 
     outcome = registry.apply(op, *concrete)
     if outcome.rejection is not None or outcome.undefined is not None:
         return False
-    counts = (lambda id: True) if strict else (lambda id: severity(id) != WARNING)  # noqa: E731
+    counts: Callable[[str], bool] = (lambda id: True) if strict else (lambda id: severity(id) != WARNING)
     if any(o.status == "fails" for o in outcome.obligations
            if o.cute_checks == UB or (o.id in SELF_EVIDENT | CONTRACT and counts(o.id))):
         return False

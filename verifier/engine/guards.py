@@ -56,7 +56,7 @@ def _statics(obj: object) -> set[int]:
     elif isinstance(obj, int) and not isinstance(obj, bool):
         out.add(abs(obj))
     elif isinstance(obj, Int) or type(obj) is tuple:
-        for x in leaves(obj):  # type: ignore[arg-type]
+        for x in leaves(obj):
             if isinstance(x, Int) and x.static and x.value is not None:  # a coordinate's '_' is no integer
                 out.add(abs(int(x.value)))
     return out
@@ -105,7 +105,7 @@ def _static_extents(obj: object) -> list[list[int]]:
     if isinstance(obj, Tile):
         return [e for el in obj.elements for e in _static_extents(el)]
     if isinstance(obj, Int) or type(obj) is tuple:  # a coordinate or projection may hold '_' or X: not extents
-        xs = [x for x in leaves(obj) if isinstance(x, Int)]  # type: ignore[arg-type]
+        xs = [x for x in leaves(obj) if isinstance(x, Int)]
         return [[int(x.value) for x in xs if x.static and x.value is not None and int(x.value) > 1]]
     return []
 

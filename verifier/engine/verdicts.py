@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from verifier.core.errors import LayoutError
 from verifier.core.obligations import ERROR, KNOWN, WARNING, severity
@@ -34,11 +35,11 @@ class Counterexample:
                 "actual": self.actual, "obligation": self.obligation, "note": self.note}
 
     @staticmethod
-    def from_json(obj: Mapping[str, object]) -> Counterexample:
+    def from_json(obj: Mapping[str, Any]) -> Counterexample:
         coord = obj.get("coordinate")
-        return Counterexample(dict(obj["params"]), obj["obligation"],  # type: ignore[arg-type]
-                              tuple(coord) if isinstance(coord, list) else coord,  # type: ignore[arg-type]
-                              obj.get("expected"), obj.get("actual"), obj.get("note"))  # type: ignore[arg-type]
+        return Counterexample(dict(obj["params"]), obj["obligation"],
+                              tuple(coord) if isinstance(coord, list) else coord,
+                              obj.get("expected"), obj.get("actual"), obj.get("note"))
 
 
 @dataclass(frozen=True)
@@ -65,11 +66,11 @@ class ObligationVerdict:
                 "reason": self.reason}
 
     @staticmethod
-    def from_json(obj: Mapping[str, object]) -> ObligationVerdict:
+    def from_json(obj: Mapping[str, Any]) -> ObligationVerdict:
         cex = obj.get("counterexample")
-        return ObligationVerdict(obj["id"], obj["description"], obj["source"], obj["cute_checks"],  # type: ignore
-                                 obj["condition"], obj["status"], obj["deciding"],  # type: ignore[arg-type]
-                                 Counterexample.from_json(cex) if cex else None, obj.get("reason"),  # type: ignore
+        return ObligationVerdict(obj["id"], obj["description"], obj["source"], obj["cute_checks"],
+                                 obj["condition"], obj["status"], obj["deciding"],
+                                 Counterexample.from_json(cex) if cex else None, obj.get("reason"),
                                  None, str(obj.get("severity", ERROR)))
 
 
@@ -127,19 +128,19 @@ class Verdict:
         }
 
     @staticmethod
-    def from_json(obj: Mapping[str, object]) -> Verdict:
+    def from_json(obj: Mapping[str, Any]) -> Verdict:
         """The inverse of ``to_json`` (the result cache stores verdicts as JSON)."""
         cex = obj.get("counterexample")
         guard = None
         if obj.get("condition") is not None:
             witness = obj.get("necessity_witness")
-            guard = Guard(obj["condition"], obj["condition_is_necessary"], obj["guard_cpp"],  # type: ignore
-                          obj["guard_python"], dict(witness) if witness else None,  # type: ignore[arg-type]
-                          tuple(obj.get("condition_covers") or ()))  # type: ignore[arg-type]
-        return Verdict(obj["op"], tuple(obj["inputs"]), obj["verdict"], obj.get("result"),  # type: ignore
-                       tuple(ObligationVerdict.from_json(o) for o in obj["obligations"]),  # type: ignore
-                       Counterexample.from_json(cex) if cex else None, obj.get("reason"), guard,  # type: ignore
-                       tuple(obj.get("assumptions", ())), obj.get("guard_note"))  # type: ignore[arg-type]
+            guard = Guard(obj["condition"], obj["condition_is_necessary"], obj["guard_cpp"],
+                          obj["guard_python"], dict(witness) if witness else None,
+                          tuple(obj.get("condition_covers") or ()))
+        return Verdict(obj["op"], tuple(obj["inputs"]), obj["verdict"], obj.get("result"),
+                       tuple(ObligationVerdict.from_json(o) for o in obj["obligations"]),
+                       Counterexample.from_json(cex) if cex else None, obj.get("reason"), guard,
+                       tuple(obj.get("assumptions", ())), obj.get("guard_note"))
 
 
 @dataclass(frozen=True)

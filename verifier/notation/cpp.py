@@ -27,7 +27,9 @@ longer than 64 Ki characters or nested deeper than 16 levels are refused.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from verifier.core.basis import ScaledBasis
 from verifier.core.errors import LayoutError, LayoutSyntaxError
@@ -81,6 +83,11 @@ _TOKEN = re.compile(
 )
 
 _KNOWN_BAD_OPERATORS = set("^&|!~=@[]{};.\\$#'\"`")
+
+
+# The functions notation may call, with CuTe's names.
+_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "min": _min, "max": _max, "abs": _abs, "signum": _signum, "gcd": _gcd, "lcm": _lcm}
 
 
 @dataclass(frozen=True)
@@ -421,8 +428,7 @@ class _Parser:
         self.leave()
         if len(args) != arity:
             raise self.error(f"{name.text} takes {arity} argument(s), got {len(args)}", name.pos)
-        fn = {"min": _min, "max": _max, "abs": _abs, "signum": _signum, "gcd": _gcd, "lcm": _lcm}[name.text]
-        return fn(*args)
+        return _FUNCTIONS[name.text](*args)
 
     def _literal(self, digits: str, pos: int) -> int:
         shown = digits if len(digits) <= 40 else f"{digits[:20]}...({len(digits)} digits)"
@@ -650,5 +656,5 @@ def parse_offset(text: str, symbols: Symbols) -> Int:
 def show(arg: object) -> str:
     """An operand as CuTe notation."""
     if isinstance(arg, Int) or type(arg) is tuple:
-        return format_tuple(arg)  # type: ignore[arg-type]
+        return format_tuple(arg)
     return str(arg)

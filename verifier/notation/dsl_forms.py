@@ -141,7 +141,7 @@ def trace_form(x: Layout | IntTuple, symbols: Symbols | None = None, values: boo
     if isinstance(x, ComposedLayout) and isinstance(x.outer, Swizzle):  # S<1,0,2> o 0 o (4,4):(1,4)
         sw = x.outer
         return (f"S<{sw.bits},{sw.base},{sw.shift}> o {_leaf(x.offset, symbols, values)} o "
-                f"{trace_form(x.inner, symbols, values)}")  # type: ignore[arg-type]
+                f"{trace_form(x.inner, symbols, values)}")
     if isinstance(x, Layout):
         return f"{_tuple(x.shape, symbols, values)}:{_tuple(x.stride, symbols, values)}"
     return _tuple(x, symbols, values)

@@ -76,14 +76,15 @@ def from_pycute(obj: object) -> Layout:
     return Layout(shape, stride)
 
 
-def _to_py(t: IntTuple, what: str) -> object:
+def _to_py(t: object, what: str) -> object:
     if type(t) is tuple:
         return tuple(_to_py(x, what) for x in t)
     if type(t) is ScaledBasis:
         raise LayoutError(f"to_pycute: {what} has the scaled-basis stride {t}; pycute has no scaled bases")
-    if t.value is None:  # type: ignore[union-attr]
+    assert isinstance(t, Int)
+    if t.value is None:
         raise LayoutError(f"to_pycute: {what} is symbolic; substitute values first (layout.substitute)")
-    return t.value  # type: ignore[union-attr]
+    return t.value
 
 
 def to_pycute(layout: Layout) -> object:
@@ -227,7 +228,7 @@ class _DslParser:
         sym = self.symbols.fresh_anonymous()
         if assumptions:
             sym = self.symbols.declare(sym.name, **assumptions)
-        if sym.multiple_of > sym.hi:
+        if sym.hi is not None and sym.multiple_of > sym.hi:
             raise self.error(f"div={sym.multiple_of} is larger than every {sym.bits}-bit value", pos)
         return symbol(sym.name)
 

@@ -80,7 +80,7 @@ class BVEncoder:
         got = self._cache.get(e)
         if got is None:
             got = self._cache[e] = self._term(e)
-        return got  # type: ignore[return-value]
+        return got
 
     def _term(self, e: Expr) -> z3.BitVecRef:
         self._bounded(e)

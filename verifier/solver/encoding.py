@@ -21,7 +21,7 @@ the C++ value of the expression (``tests/engine/test_engine.py`` checks this by 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import z3
@@ -115,9 +115,9 @@ class Encoder:
         if name in self.witnesses:
             return self.witnesses[name]
         if QUOTIENT in name:
-            base, m = name.rsplit(QUOTIENT, 1)
+            base, multiple = name.rsplit(QUOTIENT, 1)
             lo, hi = self.bounds(base)
-            k = int(m)
+            k = int(multiple)
             return (None if lo is None else -(-lo // k), None if hi is None else hi // k)
         sym = self.symbols.lookup(name)
         if sym is None:
@@ -234,13 +234,13 @@ class Encoder:
         got = self._cache.get(e)
         if got is None:
             got = self._cache[e] = self._term(e)
-        return got  # type: ignore[return-value]
+        return got
 
     def _encode_bool(self, e: Expr) -> z3.BoolRef:
         got = self._cache.get(e)
         if got is None:
             got = self._cache[e] = self._boolean(e)
-        return got  # type: ignore[return-value]
+        return got
 
     def _collect_divisors(self, e: Expr) -> None:
         ctx = self.context_empty
@@ -359,11 +359,11 @@ class Encoder:
             g = z3.If(t % d == 0, z3.IntVal(d), g)
         if e.op == "gcd":
             return g
-        return (t / g) * c if const is y else (c / g) * t  # type: ignore[operator]
+        return (t / g) * c if const is y else (c / g) * t
 
-    def model_values(self, model: z3.ModelRef, names: set[str] | Mapping[str, object]) -> dict[str, int]:
+    def model_values(self, model: z3.ModelRef, names: Iterable[str]) -> dict[str, int]:
         out = {}
         for name in names:
             v = model.eval(self.var(name), model_completion=True)
-            out[name] = v.as_long()  # type: ignore[union-attr]
+            out[name] = v.as_long()
         return out

@@ -262,7 +262,7 @@ class _Pass:
             ((ym, yc),) = y.items()
             if ym and yc > 1:
                 # u % (c*k) == u % c + c*((u / c) % k), the mixed radix form the rules above fold.
-                c = {(): yc}
+                c: Poly = {(): yc}
                 low = self._divide("%", x, c)
                 return _add(low, _scale(self._divide("%", self._divide("/", x, c), {ym: 1}), yc))
         return keep
@@ -345,7 +345,6 @@ class _Pass:
         lo: int | None = 0
         hi: int | None = 0
         for m, c in p.items():
-            mlo, mhi = 1, 1
             iv: Interval = (1, 1)
             for a, power in m:
                 for _ in range(power):
@@ -379,8 +378,10 @@ class _Pass:
             t = truth[flip[op]]
             if t is not None:
                 return Const(not t)
-        elif truth[op] is not None:
-            return Const(truth[op])
+        else:
+            t = truth[op]
+            if t is not None:
+                return Const(t)
         g = 0
         for c in d.values():
             g = gcd(g, c)

@@ -8,7 +8,7 @@ they hold Z3 terms only as the opaque values the encoder (``solver.encoding``) r
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from verifier.solver.budget import UNITS_PER_SECOND, Budget
 from verifier.solver.interrupt import interrupted
@@ -16,9 +16,9 @@ from verifier.solver.interrupt import interrupted
 if TYPE_CHECKING:
     import z3
 
-    Formula = z3.BoolRef
-    Model = z3.ModelRef
-    Context = z3.Context
+    Formula: TypeAlias = z3.BoolRef
+    Model: TypeAlias = z3.ModelRef
+    Context: TypeAlias = z3.Context
 
 
 # Under this many units a query is one run; above, it is the seed portfolio of ``solve``.

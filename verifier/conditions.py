@@ -18,14 +18,14 @@ Necessity is then decided separately:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from copy import copy
 
 from . import algebra, claims
 from .budget import UNITS_PER_SECOND, Budget
 from .errors import LayoutError
 from .int_tuple import format_tuple, leaves
-from .integers import TRUE, Bool, Int, and_, eq, ge, mod, not_, symbol
+from .integers import TRUE, Bool, Int, and_, eq, ge, le, mod, not_, symbol
 from .layouts import Layout, Tile
 from .symbols import Symbols
 from .verdicts import PROVED, REFUTED, UNKNOWN, VALID, Guard, Policy
@@ -122,10 +122,14 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
     moduli = _moduli(args)
     per_symbol = [_atoms(n, moduli) for n in names]
     combos = sorted(itertools.product(*per_symbol), key=lambda c: (_weight(c), [a[2] for a in c]))
+    # Upper bounds that keep CuTe's arithmetic inside its integer types (OVF-*) join every candidate.
+    caps = overflow_caps(op, args, symbols)
+    if caps:
+        combos = [(*c, *caps) for c in combos]
     known_bad: list[dict[str, int]] = []
     tried = 0
     undecided = False
-    for combo in combos[1:]:
+    for combo in combos if caps else combos[1:]:
         if tried >= MAX_CANDIDATES:
             return None, NO_GUARD_IN_TIME if undecided else f"{NO_GUARD} (among the {MAX_CANDIDATES} weakest)"
         if budget.left() <= 0:
@@ -134,7 +138,7 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
         cond = and_(*atoms)
         if any(cond.evaluate(p) for p in known_bad):
             continue
-        point = _smallest_point(symbols, names, combo)
+        point = _smallest_point(symbols, names, combo[:len(names)])
         if point is not None and _admitted(symbols, point):
             try:
                 if not valid_at(op, args, point, limit=PRETEST_LIMIT):
@@ -159,6 +163,51 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
     if budget.left() <= 0:
         return None, NO_GUARD_IN_TIME
     return None, NO_GUARD_IN_TIME if undecided else NO_GUARD
+
+
+def overflow_caps(op: str, args: Sequence[object], symbols: Symbols) -> list[tuple[int, Bool, str]]:
+    """Upper bounds ``X <= B`` under which the overflow obligations of ``op(*args)`` hold at the corner where every
+    symbol takes its bound (each ``B`` the largest such, found by bisection; then lowered together while the
+    corner still overflows, as for a product ``M*N``).  A candidate only: the engine proves the guard."""
+    from .overflow import overflow_conditions
+
+    conds = overflow_conditions(op, args, symbols)
+    if not conds:
+        return []
+    syms = [s for s in symbols if not s.name.startswith("?") and s.hi is not None]
+    low = {s.name: s.lo for s in symbols}
+
+    def holds(values: dict[str, int]) -> bool:
+        try:
+            return all(c.evaluate(values) for c in conds)
+        except (ArithmeticError, KeyError):
+            return False
+
+    def largest(ok: Callable[[int], bool], lo: int, hi: int) -> int | None:
+        if not ok(lo):
+            return None
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if ok(mid) else (lo, mid - 1)
+        return lo
+
+    caps: dict[str, int] = {}
+    for sym in syms:
+        assert sym.hi is not None
+        b = largest(lambda v, n=sym.name: holds({**low, n: v}), sym.lo, sym.hi)
+        if b is None:
+            return []
+        if b < sym.hi:
+            caps[sym.name] = b
+    top = {s.name: caps.get(s.name, s.hi) for s in syms}
+    if not holds({**low, **top}):  # type: ignore[dict-item]
+        hi = max(top.values())  # type: ignore[type-var]
+        k = largest(lambda v: holds({**low, **{n: min(b, v) for n, b in top.items()}}),  # type: ignore[type-var]
+                    max(low.values()), hi)  # type: ignore[arg-type]
+        if k is None:
+            return []
+        caps = {n: min(b, k) for n, b in top.items() if min(b, k) < symbols.table[n].hi}  # type: ignore[type-var, operator]
+    return [(1, le(symbol(n), b), f"{n} <= {b}") for n, b in caps.items()]
 
 
 def _smallest_point(symbols: Symbols, names: list[str],
@@ -188,10 +237,13 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
                budget: Budget) -> tuple[str, dict[str, int] | None]:
     from .encoding import Encoder, Unencodable
     from .engine import items_for, solve, valid_at
+    from .overflow import under
 
     # Prove: outside the condition some quantifier-free claim always fails.
     try:
-        facts = [i.holds for i in items_for(op, args, algebra.apply(op, *args)) if i.deciding and not i.ranges]
+        with under(symbols):
+            outcome = algebra.apply(op, *args)
+        facts = [i.holds for i in items_for(op, args, outcome) if i.deciding and not i.ranges]
         enc = Encoder(symbols)
         constraints = [*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts)]
         constraints += [enc.nonzero(d) for d in list(enc.divisors)]

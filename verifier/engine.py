@@ -39,6 +39,7 @@ from .interop import coerce
 from .interrupt import interrupted
 from .layouts import Layout, Tile
 from .obligations import NEVER, UB, WARNING, severity
+from .overflow import COMPILE, OVERFLOW, under
 from .semantics import using
 from .simplify import QUOTIENT
 from .symbols import Symbols
@@ -78,6 +79,9 @@ SELF_EVIDENT = {"IX-2", "IX-3"}
 CONTRACT = {"UP-2"}
 # Unchecked preconditions that decide the verdict even where the operation has claims (docs/semantics.md).
 _KEPT = SELF_EVIDENT | {"MCV-1"}
+# Obligations whose failure is itself undefined behaviour or a compile error: a division by zero, a signed
+# overflow in CuTe's arithmetic (overflow.py).
+_UNDEFINED = frozenset({UB, OVERFLOW, COMPILE})
 # The algebra's own concrete postconditions are superseded by the engine's claims of the same meaning.
 _SUPERSEDED = {"CMP-POST", "CMP-POST-SIZE", "CPL-POST", "RI-POST", "LI-3", "DIV-POST", "DIV-EXACT", "PRD-POST"}
 
@@ -435,11 +439,11 @@ def _obligation_items(op: str, args: Sequence[object], outcome: algebra.Outcome,
             continue
         # With claims, CuTe's unchecked preconditions are shown but the claims decide, except the ones whose
         # failure is the error itself and those the semantics list among the operation's checks.
-        deciding = (ob.cute_checks == UB or ob.id in CONTRACT
+        deciding = (ob.cute_checks in _UNDEFINED or ob.id in CONTRACT
                     or (ob.cute_checks == NEVER and (not have_claims or ob.id in _KEPT)))
         cond = ob.condition
 
-        def replay(values: Mapping[str, int], cond: Bool = cond, ub: bool = ob.cute_checks == UB,
+        def replay(values: Mapping[str, int], cond: Bool = cond, ub: bool = ob.cute_checks in _UNDEFINED,
                    ob_id: str = ob.id) -> Replay:
             if cond.evaluate(values):
                 return Replay(False)
@@ -533,7 +537,8 @@ def _verify(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, d
     undecided = check_domain(op, args, symbols)
     if undecided is not None:
         return Verdict(op, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
-    outcome = algebra.apply(op, *args)
+    with under(symbols):  # CuTe's integer types: the symbols' widths, their ranges bound the intermediates
+        outcome = algebra.apply(op, *args)
     if outcome.rejection is not None:
         return Verdict(op, inputs, INVALID, reason=str(outcome.rejection),
                        assumptions=assumptions)
@@ -563,6 +568,8 @@ def _verify(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, d
     engine = Engine(symbols, budget=budget)
     decisions = decide_all(engine, items, policy)
     verdict, cex, reason = summarize(decisions, policy)
+    if verdict == INVALID and cex is not None and not cex.obligation.startswith("OVF-"):
+        reason = _overflow_first(outcome, cex, reason)
     if verdict == VALID and not symbolic_post and not _decided_post(decisions):
         # Proving the obligations is not a proof of the result: the postcondition is decided here only by the
         # algebra's enumeration on concrete values, which did not run (too large) or recorded nothing.
@@ -577,6 +584,21 @@ def _verify(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, d
                                    covers=failing)
         out = replace(out, guard=guard, guard_note=note)
     return out
+
+
+def _overflow_first(outcome: algebra.Outcome, cex: Counterexample, reason: str | None) -> str | None:
+    """Where CuTe's own arithmetic overflows at the counterexample, its result there is garbage: the overflowing
+    computation is the finding, the broken postcondition its consequence."""
+    for ob in outcome.obligations:
+        if ob.cute_checks not in (OVERFLOW, COMPILE):
+            continue
+        try:
+            fails = not ob.condition.evaluate(cex.params)
+        except (ArithmeticError, KeyError):
+            continue
+        if fails:
+            return f"{ob.id} fails at the counterexample: {ob.description} ({ob.source}); {reason}"
+    return reason
 
 
 def shown_result(result: object, symbols: Symbols) -> str:

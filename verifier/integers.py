@@ -24,6 +24,8 @@ Guarantees
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, nullcontext
+from contextvars import ContextVar
 from typing import Union
 
 from .errors import UndefinedBehavior
@@ -392,9 +394,68 @@ def as_int(x: IntLike) -> Int:
 
 _ZERO = S(0)
 
+# -- signed overflow in CuTe's own arithmetic ------------------------------------------------------------------
+#
+# While an algebra operation runs (``algebra.apply``), ``overflow.py`` watches every operation below whose result
+# can leave the leaf type (``+ - * / neg abs lcm``): the watch records an obligation that the result fits, named by
+# the innermost CuTe computation in progress (``site``).  Arithmetic that only states a condition or a
+# postcondition, which CuTe never executes, runs ``unwatched``.
+
+_OVERFLOWING = frozenset({"+", "-", "*", "/", "neg", "abs", "lcm"})
+_WATCH: ContextVar[Callable[[str, tuple[Int, ...], Int], None] | None] = ContextVar("overflow_watch", default=None)
+_SITE: ContextVar[tuple[str, str, tuple[Int, ...]] | None] = ContextVar("overflow_site", default=None)
+_IDLE: AbstractContextManager[None] = nullcontext()
+
+
+class _Site:
+    __slots__ = ("value", "token")
+
+    def __init__(self, value: tuple[str, str, tuple[Int, ...]] | None) -> None:
+        self.value = value
+
+    def __enter__(self) -> None:
+        self.token = _SITE.set(self.value)
+
+    def __exit__(self, *exc: object) -> None:
+        _SITE.reset(self.token)
+
+
+def site(name: str, source: str, *operands: Int) -> AbstractContextManager[None]:
+    """The CuTe computation in progress (``ceil_div`` at ``int_tuple.hpp:343`` on ``M, _4``), for the overflow
+    obligations its arithmetic records; nothing at all while no operation is watched."""
+    if _WATCH.get() is None:
+        return _IDLE
+    return _Site((name, source, operands))
+
+
+class _Unwatched:
+    __slots__ = ("token",)
+
+    def __enter__(self) -> None:
+        self.token = _WATCH.set(None)
+
+    def __exit__(self, *exc: object) -> None:
+        _WATCH.reset(self.token)
+
+
+def unwatched() -> AbstractContextManager[None]:
+    """Arithmetic CuTe does not execute (a condition, a postcondition): no overflow obligation."""
+    if _WATCH.get() is None:
+        return _IDLE
+    return _Unwatched()
+
 
 def _apply(op: str, args: tuple[Int, ...]) -> Int:
     """Apply ``op``: static iff every operand is static; fold constants; keep symbolic expressions small."""
+    watch = _WATCH.get()
+    if watch is not None and op in _OVERFLOWING:
+        r = _compute(op, args)
+        watch(op, args, r)
+        return r
+    return _compute(op, args)
+
+
+def _compute(op: str, args: tuple[Int, ...]) -> Int:
     if len(args) == 2:  # the common case, spelled out: concrete algebra spends most of its time here
         a, b = args
         ea, eb = a.expr, b.expr
@@ -451,19 +512,19 @@ def _simplify(op: str, a: tuple[Expr, ...]) -> Expr:
 
 
 def add(a: IntLike, b: IntLike) -> Int:
-    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
+    if _WATCH.get() is None and type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
         return _const(a.expr.value + b.expr.value, a.static and b.static)  # concrete: no expression node
     return _apply("+", (as_int(a), as_int(b)))
 
 
 def sub(a: IntLike, b: IntLike) -> Int:
-    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
+    if _WATCH.get() is None and type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
         return _const(a.expr.value - b.expr.value, a.static and b.static)
     return _apply("-", (as_int(a), as_int(b)))
 
 
 def mul(a: IntLike, b: IntLike) -> Int:
-    if type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
+    if _WATCH.get() is None and type(a) is Int and type(b) is Int and type(a.expr) is Const and type(b.expr) is Const:
         if a.static == b.static or (a.expr.value != 0 if a.static else b.expr.value != 0):
             return _const(a.expr.value * b.expr.value, a.static and b.static)
     a, b = as_int(a), as_int(b)
@@ -530,9 +591,10 @@ def safe_div(a: IntLike, b: IntLike) -> Int:
 
 
 def ceil_div_int(a: IntLike, b: IntLike) -> Int:
-    """``(a + b - 1) / b`` with CuTe's flags (int_tuple.hpp:344)."""
+    """``(a + b - 1) / b`` with CuTe's flags (int_tuple.hpp:343)."""
     a, b = as_int(a), as_int(b)
-    return (a + b - S(1)) / b
+    with site("ceil_div", "int_tuple.hpp:343", a, b):
+        return (a + b - S(1)) / b
 
 
 # --------------------------------------------------------------------------------------------------------------

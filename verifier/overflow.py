@@ -1,0 +1,259 @@
+"""Signed overflow in CuTe's own arithmetic: every intermediate of an operation, in CuTe's integer types.
+
+CuTe computes in its leaf types: a dynamic leaf is an ``int`` (32 bits) unless its symbol is declared 64-bit, a
+static leaf is a ``C<v>`` of ``int``, and C++'s usual conversions give ``int op int64`` the type ``int64``.  A
+signed result outside its type is undefined behaviour (in practice it wraps: compiled CuTe's ``ceil_div(M, _2)``
+at ``M = 2^31-1`` is negative).  While ``algebra.apply`` runs an operation, ``watching`` installs a watch on the
+integer arithmetic (``integers.py``) that records, for each ``+ - * / neg abs lcm`` CuTe executes, an ``OVF-ARITH``
+obligation: its result fits in its type.  The obligation names the innermost CuTe computation in progress
+(``ceil_div(M, _2)`` at ``int_tuple.hpp:343``, set by ``integers.site``) and the intermediate that must fit.
+
+Cheap when the leaves are constants: a concrete result is compared with its type's range on the spot and only an
+overflow is recorded (as a failing obligation).  A symbolic result is recorded unless the symbols' ranges
+(``under``: the table in force) bound it inside the type by interval arithmetic.  A symbol declared without an
+upper bound (``hi=None``, a mathematical integer) is no C++ ``int``: expressions over it record nothing.
+
+A static result out of range is a constant-expression overflow: a compile error (``C<t*u>``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from .integers import _SITE, _WATCH, FALSE, Bool, Const, Expr, Int, Op, Sym, and_, format_expr, ge, le
+from .obligations import _active, record
+from .symbols import Symbols
+
+OVF_ARITH = "OVF-ARITH"
+OVERFLOW = "signed overflow: undefined behaviour (the value wraps in compiled code)"
+COMPILE = "a constant-expression overflow: CuTe does not compile"
+
+_TABLE: ContextVar[Symbols | None] = ContextVar("overflow_table", default=None)
+
+Interval = tuple[int | None, int | None]
+_TOP: Interval = (None, None)
+
+
+def limits(bits: int) -> tuple[int, int]:
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
+@contextmanager
+def under(symbols: Symbols) -> Iterator[None]:
+    """The symbols' widths and ranges in force for the operations run inside."""
+    token = _TABLE.set(symbols)
+    try:
+        yield
+    finally:
+        _TABLE.reset(token)
+
+
+class _Watch:
+    """One operation's watch: records into the active ``Recorder``, each condition once."""
+
+    def __init__(self, op: str, table: Symbols | None) -> None:
+        self.op = op
+        self.table = table
+        self.seen: set[Expr] = set()
+        self.intervals: dict[Expr, Interval] = {}
+
+    def __call__(self, op: str, args: tuple[Int, ...], r: Int) -> None:
+        e = r.expr
+        if type(e) is Const:
+            v = e.value
+            if -0x80000000 <= v <= 0x7FFFFFFF:
+                return
+            # A concrete operand outside int32 is a 64-bit value (C++ types such a literal long).
+            bits = 64 if any(type(a.expr) is Const and not -0x80000000 <= a.expr.value <= 0x7FFFFFFF
+                             for a in args) else 32
+            lo, hi = limits(bits)
+            if lo <= v <= hi:
+                return
+            self._record(op, args, r, bits, FALSE, COMPILE if r.static else OVERFLOW)
+            return
+        bits = 32
+        table = self.table
+        if table is not None:
+            for name in e.symbols():
+                sym = table.table.get(name)
+                if sym is None:
+                    continue
+                if sym.hi is None:
+                    return  # a mathematical integer
+                if sym.bits == 64:
+                    bits = 64
+        if e in self.seen or _cannot_overflow(op, args, table):
+            return
+        self.seen.add(e)
+        lo, hi = limits(bits)
+        if table is not None:
+            a, b = self.interval(e)
+            if a is not None and b is not None and lo <= a and b <= hi:
+                return
+        self._record(op, args, r, bits, and_(ge(r, lo), le(r, hi)), OVERFLOW)
+
+    def _record(self, op: str, args: tuple[Int, ...], r: Int, bits: int, cond: Bool, how: str) -> None:
+        where = _SITE.get()
+        shown = _shown(op, args)
+        if where is not None:
+            name, source, operands = where
+            call = f"{name}({', '.join(map(str, operands))})"
+            text = f"{call} in {self.op}: {shown} fits in int{bits}" if call != shown else \
+                f"{call} in {self.op} fits in int{bits}"
+        else:
+            source = f"{self.op} (its arithmetic)"
+            text = f"{shown} in {self.op} fits in int{bits}"
+        token = _WATCH.set(None)  # the obligation's own condition is not CuTe's arithmetic
+        try:
+            record(OVF_ARITH, text, source, how, cond)
+        finally:
+            _WATCH.reset(token)
+
+    # -- interval arithmetic over the symbols' ranges ----------------------------------------------------------
+
+    def interval(self, e: Expr) -> Interval:
+        got = self.intervals.get(e)
+        if got is None:
+            got = self.intervals[e] = self._interval(e)
+        return got
+
+    def _interval(self, e: Expr) -> Interval:
+        if type(e) is Const:
+            return int(e.value), int(e.value)
+        if type(e) is Sym:
+            sym = self.table.table.get(e.name) if self.table is not None else None
+            return _TOP if sym is None else (sym.lo, sym.hi)
+        assert isinstance(e, Op)
+        if e.op in ("and", "or", "not", "==", "!=", "<", "<=", ">", ">="):
+            return 0, 1
+        if e.op == "ite":
+            (a, b), (c, d) = self.interval(e.args[1]), self.interval(e.args[2])
+            return _lo(a, c), _hi(b, d)
+        iv = [self.interval(x) for x in e.args]
+        if e.op == "+":
+            (a, b), (c, d) = iv
+            return _add(a, c), _add(b, d)
+        if e.op == "-":
+            (a, b), (c, d) = iv
+            return _add(a, _neg(d)), _add(b, _neg(c))
+        if e.op == "neg":
+            a, b = iv[0]
+            return _neg(b), _neg(a)
+        if e.op == "*":
+            return _mul(iv[0], iv[1])
+        if e.op == "/":
+            (a, b), (c, d) = iv
+            if a is not None and a >= 0 and c is not None and c >= 1:
+                return (0 if d is None else a // d), (None if b is None else b // c)
+            return _TOP
+        if e.op == "%":
+            (a, b), (c, d) = iv
+            if a is not None and a >= 0 and c is not None and c >= 1:
+                return 0, _min_hi(b, None if d is None else d - 1)
+            return _TOP
+        if e.op in ("min", "max"):
+            (a, b), (c, d) = iv
+            if e.op == "min":
+                return (None if a is None or c is None else min(a, c)), _min_hi(b, d)
+            return _max_lo(a, c), (None if b is None or d is None else max(b, d))
+        if e.op == "abs":
+            a, b = iv[0]
+            if a is not None and a >= 0:
+                return a, b
+            if a is None or b is None:
+                return 0, None
+            return 0, max(-a, b)
+        if e.op == "signum":
+            return -1, 1
+        return _TOP
+
+
+def _cannot_overflow(op: str, args: tuple[Int, ...], table: Symbols | None) -> bool:
+    """A result no larger in magnitude than an operand, which is checked where it is computed: ``x*1``, and a
+    quotient whose divisor cannot be -1 (only ``INT_MIN / -1`` overflows)."""
+    if op == "*":
+        return any(type(a.expr) is Const and a.expr.value == 1 for a in args)
+    if op == "/":
+        d = args[1].expr
+        if type(d) is Const:
+            return d.value != -1
+        if table is not None:
+            lo = _Watch("", table).interval(d)[0]
+            return lo is not None and lo >= 0
+    return False
+
+
+def _add(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else a + b
+
+
+def _neg(a: int | None) -> int | None:
+    return None if a is None else -a
+
+
+def _lo(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else min(a, b)
+
+
+def _hi(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else max(a, b)
+
+
+def _min_hi(a: int | None, b: int | None) -> int | None:
+    if a is None:
+        return b
+    return a if b is None else min(a, b)
+
+
+def _max_lo(a: int | None, b: int | None) -> int | None:
+    if a is None:
+        return b
+    return a if b is None else max(a, b)
+
+
+def _mul(x: Interval, y: Interval) -> Interval:
+    (a, b), (c, d) = x, y
+    if None in (a, b, c, d):
+        if a is not None and c is not None and a >= 0 and c >= 0:
+            return a * c, (None if b is None or d is None else b * d)
+        return _TOP
+    products = [a * c, a * d, b * c, b * d]  # type: ignore[operator]
+    return min(products), max(products)
+
+
+def _shown(op: str, args: tuple[Int, ...]) -> str:
+    if len(args) == 1:
+        return f"{op}({args[0]})" if op != "neg" else f"-{args[0]}"
+    if op in ("lcm",):
+        return f"lcm({args[0]}, {args[1]})"
+    return format_expr(Op(op, tuple(_leaf(a) for a in args)))
+
+
+def _leaf(a: Int) -> Expr:
+    """An operand as it prints in the obligation: a static integer keeps its ``_``."""
+    return Sym(f"_{a.expr.value}") if a.static else a.expr
+
+
+@contextmanager
+def watching(op: str) -> Iterator[None]:
+    """Watch the arithmetic of one operation (``algebra.apply``) while a ``Recorder`` is active."""
+    if _active.get() is None:
+        yield
+        return
+    token = _WATCH.set(_Watch(op, _TABLE.get()))
+    try:
+        yield
+    finally:
+        _WATCH.reset(token)
+
+
+
+def overflow_conditions(op: str, args: object, symbols: Symbols) -> list[Bool]:
+    """The open conditions of the overflow obligations of ``op(*args)`` under ``symbols``."""
+    from . import algebra
+
+    with under(symbols):
+        outcome = algebra.apply(op, *args)  # type: ignore[misc]
+    return [o.condition for o in outcome.obligations if o.id.startswith("OVF-") and o.condition.value is None]

@@ -243,7 +243,7 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
     try:
         with under(symbols):
             outcome = algebra.apply(op, *args)
-        facts = [i.holds for i in items_for(op, args, outcome) if i.deciding and not i.ranges]
+        facts = [i.holds for i in items_for(op, args, outcome, symbols) if i.deciding and not i.ranges]
         enc = Encoder(symbols)
         constraints = [*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts)]
         constraints += [enc.nonzero(d) for d in list(enc.divisors)]

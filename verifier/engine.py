@@ -495,10 +495,29 @@ def _div0_item(divisors: list[Expr], empty_when: Mapping[Expr, list[Bool] | None
                 "layout.hpp", UB, True, (), cond, replay)
 
 
-def items_for(op: str, args: Sequence[object], outcome: algebra.Outcome) -> list[Item]:
-    """What must be decided for ``op(*args)``: its claims, then the obligations the algebra recorded."""
+def items_for(op: str, args: Sequence[object], outcome: algebra.Outcome, symbols: Symbols | None = None
+              ) -> list[Item]:
+    """What must be decided for ``op(*args)``: its claims, then the obligations the algebra recorded, then
+    (with the symbols' widths) that the result evaluates without overflow where the operands do."""
     built = claims.build(op, args)
-    return _claim_items(op, args, built) + _obligation_items(op, args, outcome, bool(built))
+    return _claim_items(op, args, built) + _obligation_items(op, args, outcome, bool(built)) + \
+        _result_items(args, outcome, symbols)
+
+
+def _result_items(args: Sequence[object], outcome: algebra.Outcome, symbols: Symbols | None) -> list[Item]:
+    from .overflow import OVF_RESULT, result_condition
+
+    if symbols is None or outcome.result is None:
+        return []
+    cond = result_condition(tuple(args), outcome.result, symbols)
+    if cond is None or cond.value is True:
+        return []
+
+    def replay(values: Mapping[str, int], cond: Bool = cond) -> Replay:
+        return Replay(not cond.evaluate(values))
+
+    return [Item(OVF_RESULT, "the result evaluates without overflow (size, coord*stride, the sums of crd2idx) "
+                 "wherever the operands do", "stride.hpp:60-124", OVERFLOW, True, (), cond, replay)]
 
 
 def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
@@ -558,10 +577,10 @@ def _verify(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, d
                            "scaled-basis (E<i>) operands only on concrete values; these have symbols",
                            assumptions=assumptions)
         # Concrete: the algebra's own postcondition, decided by enumeration, is the verdict.
-        items = _obligation_items(op, args, outcome, have_claims=False)
+        items = _obligation_items(op, args, outcome, have_claims=False) + _result_items(args, outcome, symbols)
         symbolic_post = False
     else:
-        items = items_for(op, args, outcome)
+        items = items_for(op, args, outcome, symbols)
         symbolic_post = claims.has_postcondition(op)
     guard_budget = Budget(int(budget.rlimit * GUARD_SHARE), budget.timeout)
     guard_budget.deadline = budget.deadline

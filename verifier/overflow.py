@@ -256,4 +256,96 @@ def overflow_conditions(op: str, args: object, symbols: Symbols) -> list[Bool]:
 
     with under(symbols):
         outcome = algebra.apply(op, *args)  # type: ignore[misc]
-    return [o.condition for o in outcome.obligations if o.id.startswith("OVF-") and o.condition.value is None]
+    out = [o.condition for o in outcome.obligations if o.id.startswith("OVF-") and o.condition.value is None]
+    if outcome.result is not None:
+        res = result_condition(tuple(args), outcome.result, symbols)  # type: ignore[arg-type]
+        if res is not None and res.value is None:
+            out.append(res)
+    return out
+
+
+# -- OVF-RESULT: the result's own evaluation -------------------------------------------------------------------
+
+OVF_RESULT = "OVF-RESULT"
+
+
+def _width(layout: object, symbols: Symbols) -> int | None:
+    """The index type of a layout's evaluation: int64 if a leaf involves a 64-bit symbol; None when a leaf is
+    over a mathematical integer (``hi=None``) or the layout is not plain (a swizzle, a scaled basis)."""
+    from .int_tuple import leaves
+    from .layouts import Layout
+
+    if not isinstance(layout, Layout):
+        return None
+    bits = 32
+    for x in (*leaves(layout.shape), *leaves(layout.stride)):
+        if type(x) is not Int:
+            return None
+        for name in x.expr.symbols():
+            sym = symbols.table.get(name)
+            if sym is not None and sym.hi is None:
+                return None
+            if sym is not None and sym.bits == 64:
+                bits = 64
+    return bits
+
+
+def evaluation_fits(layout: object, bits: int) -> Bool:
+    """Every intermediate of ``L(i)`` for ``0 <= i < size(L)`` fits in ``int<bits>``: the partial products of the
+    extents (``size``, and idx2crd's divisors), each ``coord * stride`` term at its extreme coordinate, and the
+    partial sums of crd2idx at their extremes (stride.hpp:60-124)."""
+    from .int_tuple import leaves
+    from .integers import D, max_, min_
+
+    lo, hi = limits(bits)
+    with _unwatched_here():
+        shapes = list(leaves(layout.shape))  # type: ignore[attr-defined]
+        strides = list(leaves(layout.stride))  # type: ignore[attr-defined]
+        parts: list[Bool] = []
+
+        def fits(x: Int) -> Bool:
+            return and_(ge(x, lo), le(x, hi))
+
+        prod: Int = D(1)
+        for s in shapes:
+            prod = prod * s
+            parts.append(fits(prod))
+        low: Int = D(0)
+        high: Int = D(0)
+        for s, d in zip(shapes, strides):
+            term = (s - 1) * d
+            parts.append(fits(term))
+            low = low + min_(term, D(0))
+            high = high + max_(term, D(0))
+            parts.append(and_(fits(low), fits(high)))
+        return and_(*parts)
+
+
+def result_condition(args: tuple[object, ...], result: object, symbols: Symbols) -> Bool | None:
+    """OVF-RESULT: where every operand evaluates without overflow, so does the result; None when it does not
+    apply (a result or an operand that is not a plain layout)."""
+    from .layouts import Layout
+
+    inner = getattr(result, "layout", result)  # an offset view: its layout
+    bits = _width(inner, symbols)
+    if bits is None:
+        return None
+    layouts = [a for a in args if isinstance(a, Layout)]
+    if not layouts:
+        return None
+    widths = [_width(a, symbols) for a in layouts]
+    if any(w is None for w in widths):
+        return None
+    from .integers import not_, or_
+
+    operands = and_(*(evaluation_fits(a, w) for a, w in zip(layouts, widths)))  # type: ignore[arg-type]
+    return or_(not_(operands), evaluation_fits(inner, bits))
+
+
+@contextmanager
+def _unwatched_here() -> Iterator[None]:
+    token = _WATCH.set(None)
+    try:
+        yield
+    finally:
+        _WATCH.reset(token)

@@ -238,3 +238,24 @@ def test_corpus_agrees_with_trapping_cute(cute: object) -> None:
             bad.append((op, texts, wide, p, "result", res_fails, o.status))
     assert not bad, bad[:10]
     assert sum(1 for e in expect if e[4]) > 20  # the corpus does overflow
+
+
+# -- issue 13, point 2: a product's complement must leave no gap ---------------------------------------------------
+
+
+def test_blocked_product_with_a_dynamic_unit_mode_is_invalid_where_cute_leaves_a_gap(cute: object) -> None:
+    """blocked_product((1,_2):(_5,_1), (M,_2):(_1,M)): the run-time extent 1 is not filtered, so CuTe's complement
+    places the tiles at 0,2,5,7 at M=2 (its result maps 4 to 5); at M=1 the result is the compact one."""
+    from verifier.cute_cpp import Query, call_case, run_cases
+
+    args, s = _problem(["(1,_2):(_5,_1)", "(M,_2):(_1,M)"], ["M <= 2"])
+    v = verify("blocked_product", args, s, derive=False)
+    assert v.verdict == INVALID and v.counterexample.obligation == "PRD-POST-COMPACT"
+    assert v.counterexample.params == {"M": 2}
+    case = call_case("blocked_product", *args)
+    at2, at1 = run_cases([case], [Query(0, {"M": 2}), Query(0, {"M": 1})])
+    assert at2.values is not None and sorted(at2.values) == [0, 1, 2, 3, 5, 6, 7, 8]
+    assert at2.values[4] == 5
+    assert at1.values is not None and sorted(at1.values) == [0, 1, 2, 3]
+    args, s = _problem(["(1,_2):(_5,_1)", "(M,_2):(_1,M)"], ["M == 1"])
+    assert verify("blocked_product", args, s, derive=False).verdict == VALID

@@ -176,6 +176,7 @@ def overflow_caps(op: str, args: Sequence[object], symbols: Symbols) -> list[tup
         return []
     syms = [s for s in symbols if not s.name.startswith("?") and s.hi is not None]
     low = {s.name: s.lo for s in symbols}
+    high = _upper_bounds(symbols)
 
     def holds(values: dict[str, int]) -> bool:
         try:
@@ -193,21 +194,43 @@ def overflow_caps(op: str, args: Sequence[object], symbols: Symbols) -> list[tup
 
     caps: dict[str, int] = {}
     for sym in syms:
-        assert sym.hi is not None
-        b = largest(lambda v, n=sym.name: holds({**low, n: v}), sym.lo, sym.hi)
+        b = largest(lambda v, n=sym.name: holds({**low, n: v}), sym.lo, high[sym.name])
         if b is None:
             return []
-        if b < sym.hi:
+        if b < high[sym.name]:
             caps[sym.name] = b
-    top = {s.name: caps.get(s.name, s.hi) for s in syms}
+    top = {s.name: caps.get(s.name, high[s.name]) for s in syms}
     if not holds({**low, **top}):  # type: ignore[dict-item]
         hi = max(top.values())  # type: ignore[type-var]
         k = largest(lambda v: holds({**low, **{n: min(b, v) for n, b in top.items()}}),  # type: ignore[type-var]
                     max(low.values()), hi)  # type: ignore[arg-type]
         if k is None:
             return []
-        caps = {n: min(b, k) for n, b in top.items() if min(b, k) < symbols.table[n].hi}  # type: ignore[type-var, operator]
+        caps = {n: min(b, k) for n, b in top.items() if min(b, k) < high[n]}  # type: ignore[type-var, operator]
     return [(1, le(symbol(n), b), f"{n} <= {b}") for n, b in caps.items()]
+
+
+def _upper_bounds(symbols: Symbols) -> dict[str, int]:
+    """Each bounded symbol's upper bound, lowered through the relations ``X <= Y`` (``ldA >= M`` bounds M by ldA's
+    bound), so that no guard repeats a bound the assumptions already imply."""
+    from .integers import Op, Sym
+
+    high = {s.name: s.hi for s in symbols if s.hi is not None}
+    for _ in range(len(high)):
+        changed = False
+        for rel in symbols.relations:
+            e = rel.expr
+            if not (isinstance(e, Op) and e.op in ("<=", "<", ">=", ">") and all(type(a) is Sym for a in e.args)):
+                continue
+            a, b = (x.name for x in e.args)  # type: ignore[attr-defined]
+            small, big = (a, b) if e.op in ("<=", "<") else (b, a)
+            if small in high and big in high:
+                bound = high[big] - (1 if e.op in ("<", ">") else 0)
+                if bound < high[small]:
+                    high[small], changed = bound, True
+        if not changed:
+            break
+    return high
 
 
 def _smallest_point(symbols: Symbols, names: list[str],

@@ -191,6 +191,10 @@ ERRORS: dict[str, str] = {
     "EQUIV-SIZE": "the property checked (cute-verify check equivalent)",
     "SURJ": "the property checked (cute-verify check surjective)",
     "SURJ-COUNT": "the property checked (cute-verify check surjective)",
+    "OVF-ARITH": "signed overflow in the arithmetic CuTe executes for the operation (undefined behaviour; compiled "
+                 "CuTe wraps, or then divides by zero): the computation named, e.g. ceil_div at int_tuple.hpp:343",
+    "OVF-RESULT": "the result's evaluation (size, coord*stride, crd2idx's sums, stride.hpp:60-124) overflows its "
+                  "index type where the operands' does not",
     "OVF-SIZE": "the property checked (cute-verify check no_overflow)",
     "OVF-TERM": "the property checked (cute-verify check no_overflow)",
     "OVF-SUM": "the property checked (cute-verify check no_overflow)",

@@ -578,6 +578,8 @@ class TooLarge(Exception):
 
 def first_failure(c: Claim, limit: int = 1 << 16) -> dict[str, int] | None:
     """For a concrete claim, the first witness assignment where it fails, or None when it holds everywhere."""
+    if any(not (lo.concrete and hi.concrete) for _, lo, hi in c.ranges):
+        return _first_failure_nested(c, limit)  # a range over an earlier witness (#i < #j < size)
     bounds = [(name, int(lo), int(hi)) for name, lo, hi in c.ranges]
     count = 1
     for _, lo, hi in bounds:
@@ -589,6 +591,25 @@ def first_failure(c: Claim, limit: int = 1 << 16) -> dict[str, int] | None:
         if not _truth(c.holds, w):
             return w
     return None
+
+
+def _first_failure_nested(c: Claim, limit: int) -> dict[str, int] | None:
+    seen = [0]
+
+    def walk(k: int, env: dict[str, int]) -> dict[str, int] | None:
+        if k == len(c.ranges):
+            seen[0] += 1
+            if seen[0] > limit:
+                raise TooLarge(f"{c.id}: more than {limit} witness values to enumerate")
+            return None if _truth(c.holds, env) else env
+        name, lo, hi = c.ranges[k]
+        for x in range(int(lo.evaluate(env)), int(hi.evaluate(env))):
+            found = walk(k + 1, {**env, name: x})
+            if found is not None:
+                return found
+        return None
+
+    return walk(0, {})
 
 
 def _truth(b: Bool, values: Mapping[str, int]) -> bool:

@@ -58,6 +58,38 @@ class _Watch:
         self.table = table
         self.seen: set[Expr] = set()
         self.intervals: dict[Expr, Interval] = {}
+        self.bounds: dict[str, Interval] = {}
+        if table is not None:
+            self.bounds = {sym.name: (sym.lo, sym.hi) for sym in table}
+            self._tighten(table)
+
+    def _tighten(self, table: Symbols) -> None:
+        """Lower each symbol's upper bound through the relations ``X < e`` / ``X <= e`` (``m < (M+127)/128``):
+        assumptions, so the bound is sound, and it keeps the obligations of in-range tile coordinates away."""
+        for _ in range(3):
+            changed = False
+            for rel in table.relations:
+                e = rel.expr
+                if not (isinstance(e, Op) and e.op in ("<", "<=", ">", ">=") and len(e.args) == 2):
+                    continue
+                a, b = e.args
+                op = e.op
+                if type(b) is Sym and type(a) is not Sym:
+                    a, b, op = b, a, {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
+                if type(a) is not Sym or a.name not in self.bounds or op not in ("<", "<="):
+                    continue
+                self.intervals.clear()
+                hi = self.interval(b)[1]
+                if hi is None:
+                    continue
+                hi -= 1 if op == "<" else 0
+                lo, old = self.bounds[a.name]
+                if old is None or hi < old:
+                    self.bounds[a.name] = (lo, hi)
+                    changed = True
+            if not changed:
+                break
+        self.intervals.clear()
 
     def __call__(self, op: str, args: tuple[Int, ...], r: Int) -> None:
         e = r.expr
@@ -84,7 +116,7 @@ class _Watch:
                     return  # a mathematical integer
                 if sym.bits == 64:
                     bits = 64
-        if e in self.seen or _cannot_overflow(op, args, table):
+        if e in self.seen or _cannot_overflow(op, args, self if table is not None else None):
             return
         self.seen.add(e)
         lo, hi = limits(bits)
@@ -123,8 +155,7 @@ class _Watch:
         if type(e) is Const:
             return int(e.value), int(e.value)
         if type(e) is Sym:
-            sym = self.table.table.get(e.name) if self.table is not None else None
-            return _TOP if sym is None else (sym.lo, sym.hi)
+            return self.bounds.get(e.name, _TOP)
         assert isinstance(e, Op)
         if e.op in ("and", "or", "not", "==", "!=", "<", "<=", ">", ">="):
             return 0, 1
@@ -170,7 +201,7 @@ class _Watch:
         return _TOP
 
 
-def _cannot_overflow(op: str, args: tuple[Int, ...], table: Symbols | None) -> bool:
+def _cannot_overflow(op: str, args: tuple[Int, ...], watch: _Watch | None) -> bool:
     """A result no larger in magnitude than an operand, which is checked where it is computed: ``x*1``, and a
     quotient whose divisor cannot be -1 (only ``INT_MIN / -1`` overflows)."""
     if op == "*":
@@ -179,8 +210,8 @@ def _cannot_overflow(op: str, args: tuple[Int, ...], table: Symbols | None) -> b
         d = args[1].expr
         if type(d) is Const:
             return d.value != -1
-        if table is not None:
-            lo = _Watch("", table).interval(d)[0]
+        if watch is not None:
+            lo = watch.interval(d)[0]
             return lo is not None and lo >= 0
     return False
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from verifier import batch, spec
-from verifier.errors import LayoutError
+from verifier.core.errors import LayoutError
+from verifier.run import batch, spec
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "sgemm_sm80.cute.toml"

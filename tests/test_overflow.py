@@ -8,13 +8,14 @@ import itertools
 
 import pytest
 
-from verifier import algebra
-from verifier.conditions import derive_guard, overflow_caps
-from verifier.engine import verify
-from verifier.notation import parse, parse_relation
-from verifier.overflow import OVERFLOW, under
-from verifier.symbols import Symbols
-from verifier.verdicts import INVALID, VALID
+from verifier import parse
+from verifier.algebra import registry
+from verifier.core.overflow import OVERFLOW, under
+from verifier.core.symbols import Symbols
+from verifier.engine.guards import derive_guard, overflow_caps
+from verifier.engine.verdicts import INVALID, VALID
+from verifier.engine.verify import verify
+from verifier.notation.cpp import parse_relation
 
 I32 = 2**31 - 1
 I64 = 2**63 - 1
@@ -62,7 +63,7 @@ def test_issue_cases_are_invalid_naming_the_overflow(op: str, texts: list[str], 
 def test_issue_counterexamples_overflow_in_compiled_cute(op: str, texts: list[str], assume: list[str],
                                                          named: str, cute: object) -> None:
     """Every OVF-ARITH counterexample replays: compiled CuTe built to trap on signed overflow traps there."""
-    from verifier import overflow_sweep as osw
+    from verifier.oracle import overflow_sweep as osw
 
     args, s = _op_args(op, texts, assume)
     v = verify(op, args, s, derive=False)
@@ -75,7 +76,7 @@ def test_issue_counterexamples_overflow_in_compiled_cute(op: str, texts: list[st
 
 
 def _cpp_case(op: str, args: list[object], wide: frozenset[str] = frozenset()):  # noqa: ANN202
-    from verifier import overflow_sweep as osw
+    from verifier.oracle import overflow_sweep as osw
 
     if op in ("upcast", "downcast"):
         return osw.case(op, args[1], template=(int(args[0]),), wide=wide)  # type: ignore[arg-type]
@@ -93,14 +94,14 @@ def test_sigfpe_case_names_the_overflow_first() -> None:
 def test_static_and_concrete_operands_record_nothing_when_in_range() -> None:
     args, s = _problem(["(_8,_16):(_1,_8)", "_4:_2"])
     with under(s):
-        out = algebra.apply("composition", *args)
+        out = registry.apply("composition", *args)
     assert not [o for o in out.obligations if o.id.startswith("OVF")]
 
 
 def test_concrete_overflow_is_a_failing_obligation() -> None:
     args, s = _problem([f"({I32},2):(_1,{I32})", "_4:_2"])
     with under(s):
-        out = algebra.apply("composition", *args)
+        out = registry.apply("composition", *args)
     ovf = [o for o in out.obligations if o.id == "OVF-ARITH"]
     assert ovf and all(o.status == "fails" for o in ovf)
     v = verify("composition", args, s, derive=False)
@@ -191,16 +192,16 @@ CORPUS = [
 
 def _model(op: str, args: list[object], s: Symbols) -> tuple[list[object], object]:
     with under(s):
-        out = algebra.apply(op, *args)
-    from verifier.overflow import result_condition
+        out = registry.apply(op, *args)
+    from verifier.core.overflow import result_condition
 
     res = result_condition(tuple(args), out.result, s) if out.result is not None else None
     return [o.condition for o in out.obligations if o.id == "OVF-ARITH"], res
 
 
 def _operands_fit(texts: list[str], wide: tuple[str, ...], p: dict[str, int]) -> bool:
-    from verifier.layouts import Layout
-    from verifier.overflow import _width, evaluation_fits
+    from verifier.core.layouts import Layout
+    from verifier.core.overflow import _width, evaluation_fits
 
     args, s = _problem(texts, wide=wide)
     return all(evaluation_fits(a, _width(a, s) or 32).evaluate(p) for a in args if isinstance(a, Layout))
@@ -215,7 +216,7 @@ def test_corpus_agrees_with_trapping_cute(cute: object) -> None:
     """At every point: OVF-ARITH fails exactly where compiled CuTe traps (or divides by zero after a wrap) in the
     operation; where it computes, OVF-RESULT fails exactly where the result's size or cosize traps (the
     operands' own evaluation in range), but for a cosize whose last index is the type's maximum (CuTe adds 1)."""
-    from verifier import overflow_sweep as osw
+    from verifier.oracle import overflow_sweep as osw
 
     cases, queries, expect = [], [], []
     for k, (op, texts, wide) in enumerate(CORPUS):
@@ -246,7 +247,7 @@ def test_corpus_agrees_with_trapping_cute(cute: object) -> None:
 def test_blocked_product_with_a_dynamic_unit_mode_is_invalid_where_cute_leaves_a_gap(cute: object) -> None:
     """blocked_product((1,_2):(_5,_1), (M,_2):(_1,M)): the run-time extent 1 is not filtered, so CuTe's complement
     places the tiles at 0,2,5,7 at M=2 (its result maps 4 to 5); at M=1 the result is the compact one."""
-    from verifier.cute_cpp import Query, call_case, run_cases
+    from verifier.oracle.cute_cpp import Query, call_case, run_cases
 
     args, s = _problem(["(1,_2):(_5,_1)", "(M,_2):(_1,M)"], ["M <= 2"])
     v = verify("blocked_product", args, s, derive=False)

@@ -279,7 +279,7 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
     try:
         with under(symbols):
             outcome = registry.apply(op, *args)
-        facts = [i.holds for i in items_for(op, args, outcome, symbols) if i.deciding and not i.ranges]
+        facts = _definitional_facts(op, args, outcome, symbols)
         enc = Encoder(symbols)
         constraints = [*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts)]
         constraints += [enc.nonzero(d) for d in list(enc.divisors)]
@@ -299,6 +299,25 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
         except claims.TooLarge:
             continue
     return UNKNOWN, None
+
+
+def _definitional_facts(op: str, args: Sequence[object], outcome: registry.Outcome, symbols: Symbols) -> list[Bool]:
+    """The quantifier-free statements whose failure is by itself a failure of the contract (or undefined
+    behaviour): the claims that state the contract's own definition, the undefined behaviour and overflow
+    obligations, and the preconditions whose failure is the error.  Left out: the claims that are only sufficient
+    (RC-*, DN-RC-*, MCV-J/A, confirmed by the algebra's concrete postcondition) and the unchecked preconditions
+    confirmed the same way: outside a guard they may fail where CuTe's result is still correct, so a guard they
+    exclude is not necessary (issue 13, point 5)."""
+    from verifier.engine.decide import _KEPT, CONTRACT, _UNDEFINED
+
+    claim_ids = {c.id for c in claims.build(op, args)}
+    out = []
+    for item in items_for(op, args, outcome, symbols):
+        if not item.deciding or item.ranges or item.id in claims.CONFIRM_BY_ORACLE:
+            continue
+        if item.id in claim_ids or item.cute_checks in _UNDEFINED or item.id in _KEPT | CONTRACT:
+            out.append(item.holds)
+    return out
 
 
 def _small_points(symbols: Symbols, names: list[str]) -> list[dict[str, int]]:

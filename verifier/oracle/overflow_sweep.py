@@ -52,21 +52,21 @@ def run(cases: Sequence[CppCase], queries: Sequence[tuple[int, Mapping[str, int]
     """Compile ``cases`` trapping overflow (cached by source hash) and run each (case, symbol values)."""
     binary = build(list(cases), unit=_unit, flags=FLAGS)
     lines = []
-    for qid, (k, env) in enumerate(queries):
+    for n, (k, env) in enumerate(queries):
         params = cases[k].params(env)
-        lines.append(f"{qid} {k} {LIMIT} {len(params)} {' '.join(map(str, params))}")
+        lines.append(f"{n} {k} {LIMIT} {len(params)} {' '.join(map(str, params))}")
     proc = subprocess.run([str(binary.path)], input="\n".join(lines) + "\n", capture_output=True, text=True,
                           timeout=600, check=False)
     blocks: dict[int, list[str]] = {}
-    qid: int | None = None
+    current: int | None = None
     for line in proc.stdout.split("\n"):
         if line.startswith("@@BEGIN "):
-            qid = int(line.split()[1])
-            blocks[qid] = []
+            current = int(line.split()[1])
+            blocks[current] = []
         elif line.startswith("@@END"):
-            qid = None
-        elif qid is not None and line.startswith("@@"):
-            blocks[qid].append(line[2:])
+            current = None
+        elif current is not None and line.startswith("@@"):
+            blocks[current].append(line[2:])
     out = []
     for qid, (k, _) in enumerate(queries):
         if k in binary.rejected:

@@ -308,7 +308,7 @@ def _definitional_facts(op: str, args: Sequence[object], outcome: registry.Outco
     (RC-*, DN-RC-*, MCV-J/A, confirmed by the algebra's concrete postcondition) and the unchecked preconditions
     confirmed the same way: outside a guard they may fail where CuTe's result is still correct, so a guard they
     exclude is not necessary (issue 13, point 5)."""
-    from verifier.engine.decide import _KEPT, CONTRACT, _UNDEFINED
+    from verifier.engine.decide import _KEPT, _UNDEFINED, CONTRACT
 
     claim_ids = {c.id for c in claims.build(op, args)}
     out = []

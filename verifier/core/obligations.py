@@ -155,6 +155,9 @@ ERRORS: dict[str, str] = {
     "DIV-POST": "logical_divide is A o (T, complement(T)) (layout.hpp:1572; 02_layout_algebra.md:400)",
     "DIV-POST-SIZE": "as DIV-POST (layout.hpp:1572)",
     "PRD-POST": "logical_product is (A, complement(A) o B) (layout.hpp:1666; 02_layout_algebra.md)",
+    "PRD-POST-COMPACT": "the copies of A leave no gap: (filter(A), C) is onto [0, size), the repetition the products "
+                        "document (02_layout_algebra.md, Logical Product); detail::complement needs a filtered "
+                        "layout without size-1 modes (layout.hpp:1176), which a run-time extent 1 breaks",
     "PRD-POST-SIZE": "as PRD-POST (layout.hpp:1666)",
     "DN-POST": "downcast addresses the same bytes (layout.hpp:1836-1838; the algebra's enumerated DN-RC-*)",
     "UP-2": "upcast assumes a dynamic stride is a multiple of N, at least N (layout.hpp:1820-1822); else the "
@@ -202,6 +205,10 @@ ERRORS: dict[str, str] = {
     "EQUIV-SIZE": "the property checked (cute-verify check equivalent)",
     "SURJ": "the property checked (cute-verify check surjective)",
     "SURJ-COUNT": "the property checked (cute-verify check surjective)",
+    "OVF-ARITH": "signed overflow in the arithmetic CuTe executes for the operation (undefined behaviour; compiled "
+                 "CuTe wraps, or then divides by zero): the computation named, e.g. ceil_div at int_tuple.hpp:344",
+    "OVF-RESULT": "the result's evaluation (size, coord*stride, crd2idx's sums, stride.hpp:60-124) overflows its "
+                  "index type where the operands' does not",
     "OVF-SIZE": "the property checked (cute-verify check no_overflow)",
     "OVF-TERM": "the property checked (cute-verify check no_overflow)",
     "OVF-SUM": "the property checked (cute-verify check no_overflow)",

@@ -18,15 +18,16 @@ Necessity is then decided separately:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from copy import copy
 
 from verifier.algebra import registry
 from verifier.contracts import claims
 from verifier.core.errors import LayoutError
 from verifier.core.int_tuple import leaves
-from verifier.core.integers import TRUE, Bool, Int, and_, eq, ge, mod, not_, symbol
+from verifier.core.integers import TRUE, Bool, Int, and_, eq, ge, le, mod, not_, symbol
 from verifier.core.layouts import Layout, Tile
+from verifier.core.overflow import result_condition, under
 from verifier.core.semantics import using
 from verifier.core.symbols import Symbols
 from verifier.engine.decide import decide_operation, items_for, valid_at
@@ -125,10 +126,14 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
     moduli = _moduli(args)
     per_symbol = [_atoms(n, moduli) for n in names]
     combos = sorted(itertools.product(*per_symbol), key=lambda c: (_weight(c), [a[2] for a in c]))
+    # Upper bounds that keep CuTe's arithmetic inside its integer types (OVF-*) join every candidate.
+    caps = overflow_caps(op, args, symbols)
+    if caps:
+        combos = [(*c, *caps) for c in combos]
     known_bad: list[dict[str, int]] = []
     tried = 0
     undecided = False
-    for combo in combos[1:]:
+    for combo in combos if caps else combos[1:]:
         if tried >= MAX_CANDIDATES:
             return None, NO_GUARD_IN_TIME if undecided else f"{NO_GUARD} (among the {MAX_CANDIDATES} weakest)"
         if budget.left() <= 0:
@@ -137,7 +142,7 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
         cond = and_(*atoms)
         if any(cond.evaluate(p) for p in known_bad):
             continue
-        point = _smallest_point(symbols, names, combo)
+        point = _smallest_point(symbols, names, combo[:len(names)])
         if point is not None and _admitted(symbols, point):
             try:
                 if not valid_at(op, args, point, limit=PRETEST_LIMIT):
@@ -163,6 +168,87 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
     if budget.left() <= 0:
         return None, NO_GUARD_IN_TIME
     return None, NO_GUARD_IN_TIME if undecided else NO_GUARD
+
+
+def overflow_conditions(op: str, args: Sequence[object], symbols: Symbols) -> list[Bool]:
+    """The open conditions of the overflow obligations (OVF-ARITH, OVF-RESULT) of ``op(*args)`` under ``symbols``."""
+    with under(symbols):
+        outcome = registry.apply(op, *args)
+    out = [o.condition for o in outcome.obligations if o.id.startswith("OVF-") and o.condition.value is None]
+    if outcome.result is not None:
+        res = result_condition(tuple(args), outcome.result, symbols)
+        if res is not None and res.value is None:
+            out.append(res)
+    return out
+
+
+def overflow_caps(op: str, args: Sequence[object], symbols: Symbols) -> list[tuple[int, Bool, str]]:
+    """Upper bounds ``X <= B`` under which the overflow obligations of ``op(*args)`` hold at the corner where every
+    symbol takes its bound (each ``B`` the largest such, found by bisection; then lowered together while the
+    corner still overflows, as for a product ``M*N``).  A candidate only: the engine proves the guard."""
+    conds = overflow_conditions(op, args, symbols)
+    if not conds:
+        return []
+    syms = [s for s in symbols if not s.name.startswith("?") and s.hi is not None]
+    low = {s.name: s.lo for s in symbols}
+    high = _upper_bounds(symbols)
+
+    def holds(values: dict[str, int]) -> bool:
+        try:
+            return all(c.evaluate(values) for c in conds)
+        except (ArithmeticError, KeyError):
+            return False
+
+    def largest(ok: Callable[[int], bool], lo: int, hi: int) -> int | None:
+        if not ok(lo):
+            return None
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if ok(mid) else (lo, mid - 1)
+        return lo
+
+    caps: dict[str, int] = {}
+    for sym in syms:
+        def alone(v: int, n: str = sym.name) -> bool:
+            return holds({**low, n: v})
+
+        b = largest(alone, sym.lo, high[sym.name])
+        if b is None:
+            return []
+        if b < high[sym.name]:
+            caps[sym.name] = b
+    top = {s.name: caps.get(s.name, high[s.name]) for s in syms}
+    if not holds({**low, **top}):
+        hi = max(top.values())
+        k = largest(lambda v: holds({**low, **{n: min(b, v) for n, b in top.items()}}),
+                    max(low.values()), hi)
+        if k is None:
+            return []
+        caps = {n: min(b, k) for n, b in top.items() if min(b, k) < high[n]}
+    return [(1, le(symbol(n), b), f"{n} <= {b}") for n, b in caps.items()]
+
+
+def _upper_bounds(symbols: Symbols) -> dict[str, int]:
+    """Each bounded symbol's upper bound, lowered through the relations ``X <= Y`` (``ldA >= M`` bounds M by ldA's
+    bound), so that no guard repeats a bound the assumptions already imply."""
+    from verifier.core.integers import Op, Sym
+
+    high = {s.name: s.hi for s in symbols if s.hi is not None}
+    for _ in range(len(high)):
+        changed = False
+        for rel in symbols.relations:
+            e = rel.expr
+            if not (isinstance(e, Op) and e.op in ("<=", "<", ">=", ">") and all(type(a) is Sym for a in e.args)):
+                continue
+            a, b = (x.name for x in e.args)  # type: ignore[attr-defined]
+            small, big = (a, b) if e.op in ("<=", "<") else (b, a)
+            if small in high and big in high:
+                bound = high[big] - (1 if e.op in ("<", ">") else 0)
+                if bound < high[small]:
+                    high[small], changed = bound, True
+        if not changed:
+            break
+    return high
 
 
 def _smallest_point(symbols: Symbols, names: list[str],
@@ -194,7 +280,9 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
 
     # Prove: outside the condition some quantifier-free claim always fails.
     try:
-        facts = [i.holds for i in items_for(op, args, registry.apply(op, *args)) if i.deciding and not i.ranges]
+        with under(symbols):
+            outcome = registry.apply(op, *args)
+        facts = _definitional_facts(op, args, outcome, symbols)
         enc = Encoder(symbols)
         constraints = [*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts)]
         constraints += [enc.nonzero(d) for d in list(enc.divisors)]
@@ -214,6 +302,25 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
         except claims.TooLarge:
             continue
     return UNKNOWN, None
+
+
+def _definitional_facts(op: str, args: Sequence[object], outcome: registry.Outcome, symbols: Symbols) -> list[Bool]:
+    """The quantifier-free statements whose failure is by itself a failure of the contract (or undefined
+    behaviour): the claims that state the contract's own definition, the undefined behaviour and overflow
+    obligations, and the preconditions whose failure is the error.  Left out: the claims that are only sufficient
+    (RC-*, DN-RC-*, MCV-J/A, confirmed by the algebra's concrete postcondition) and the unchecked preconditions
+    confirmed the same way: outside a guard they may fail where CuTe's result is still correct, so a guard they
+    exclude is not necessary (issue 13, point 5)."""
+    from verifier.engine.decide import _KEPT, _UNDEFINED, CONTRACT
+
+    claim_ids = {c.id for c in claims.build(op, args)}
+    out = []
+    for item in items_for(op, args, outcome, symbols):
+        if not item.deciding or item.ranges or item.id in claims.CONFIRM_BY_ORACLE:
+            continue
+        if item.id in claim_ids or item.cute_checks in _UNDEFINED or item.id in _KEPT | CONTRACT:
+            out.append(item.holds)
+    return out
 
 
 def _small_points(symbols: Symbols, names: list[str]) -> list[dict[str, int]]:

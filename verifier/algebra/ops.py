@@ -62,6 +62,7 @@ from verifier.core.integers import (
     safe_div,
     signum,
     site,
+    static_eq,
     unwatched,
 )
 from verifier.core.layouts import Layout, Tile, Underscore, cosize, layout_of, make_layout, rank, size
@@ -240,38 +241,42 @@ def _is_tuple_tiler(t: object) -> bool:
 
 def _bw_coalesce(fs: list[Int], fd: list[Int], ns: IntTuple, nd: IntTuple) -> Layout:
     """``detail::bw_coalesce`` (layout.hpp:781-814): walk the flat modes from the back, merging only what is
-    statically provable.  The result's modes are kept back to front (``rs[-1]`` is the front mode, which CuTe
-    prepends to), one list append instead of a new tuple per mode."""
-    rs: list[IntTuple] = [ns]
-    rd: list[IntTuple] = [nd]
-    for i in range(len(fs) - 2, -1, -1):
-        s, d = fs[i], fd[i]
+    statically provable.  The front mode of the result so far is ``cs:cd`` (which CuTe prepends to); the modes
+    behind it are kept back to front in ``rs``/``rd``, one list append per finished mode."""
+    rs: list[IntTuple] = []
+    rd: list[IntTuple] = []
+    cs, cd = ns, nd
+    for s, d in zip(reversed(fs[:-1]), reversed(fd[:-1])):
         if s.is_constant(1):
             continue
-        if len(rs) == 1 and rs[0].is_constant(1):  # type: ignore[union-attr]
-            rs[0], rd[0] = s, d
+        if not rs and cs.is_constant(1):  # type: ignore[union-attr]  # the result so far is _1: replaced
+            cs, cd = s, d
             continue
-        front_s = rs[-1]
-        if not front_s.static:  # type: ignore[union-attr]
+        if not cs.static:  # type: ignore[union-attr]
             merge = False
         else:
             with unwatched():  # a type computation (decltype), never executed
-                if type(s) is Int and type(d) is Int and type(rd[-1]) is Int:  # integer strides: no dispatch
-                    merge = eq(s * d, rd[-1]).is_constant(True)
+                if type(s) is Int and type(d) is Int and type(cd) is Int:  # integer strides: no dispatch
+                    merge = static_eq(s * d, cd)
                 else:
-                    merge = stride_eq(stride_mul(s, d), rd[-1]).is_constant(True)  # type: ignore[arg-type]
+                    merge = stride_eq(stride_mul(s, d), cd).is_constant(True)  # type: ignore[arg-type]
         if merge:
-            with site("coalesce", "layout.hpp:804", s, front_s):  # type: ignore[arg-type]
-                rs[-1] = s * front_s
-            rd[-1] = d
+            with site("coalesce", "layout.hpp:804", s, cs):  # type: ignore[arg-type]
+                cs = s * cs
+            cd = d
         else:
-            rs.append(s)
-            rd.append(d)
-    if len(rs) == 1:
-        if rs[0].is_constant(1):  # type: ignore[union-attr]
+            rs.append(cs)
+            rd.append(cd)
+            cs, cd = s, d
+    if not rs:
+        if cs.is_constant(1):  # type: ignore[union-attr]
             return Layout(S(1), S(0))
-        return layout_of(rs[0], rd[0])  # leaves of a layout (or their products): congruent by construction
-    return layout_of(tuple(reversed(rs)), tuple(reversed(rd)))
+        return layout_of(cs, cd)  # leaves of a layout (or their products): congruent by construction
+    rs.append(cs)
+    rd.append(cd)
+    rs.reverse()
+    rd.reverse()
+    return layout_of(tuple(rs), tuple(rd))
 
 
 def _check_profile(layout: Layout, profile: tuple[IntTuple, ...], source: str) -> None:

@@ -780,6 +780,12 @@ def eq(a: IntLike, b: IntLike) -> Bool:
     return _cmp("==", a, b)
 
 
+def static_eq(a: Int, b: Int) -> bool:
+    """``is_constant<true, decltype(a == b)>``: ``eq(a, b).is_constant(True)`` without building the ``Bool`` (both
+    static, hence constant, and equal)."""
+    return a.static and b.static and a.value == b.value
+
+
 def ne(a: IntLike, b: IntLike) -> Bool:
     if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
         return _BOOLS[a.value != b.value, a.static and b.static]

@@ -23,6 +23,7 @@ from math import gcd as _gcd
 from typing import TypeVar, Union
 
 from verifier.algebra import swizzled as _swizzled
+from verifier.core import integers as _integers
 from verifier.core import obligations as _obligations
 from verifier.core import semantics as _semantics
 from verifier.core import swizzle as _swizzle
@@ -142,6 +143,8 @@ def _not_cute(fn: _F) -> _F:
 
     @functools.wraps(fn)
     def call(*args: object, **kwargs: object) -> object:
+        if not _integers._watched:  # no watch open in any thread (read in place): nothing to turn off
+            return fn(*args, **kwargs)
         with unwatched():
             return fn(*args, **kwargs)
 

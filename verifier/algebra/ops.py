@@ -584,15 +584,17 @@ def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout
         raise CuteRejection("Dynamic-stride complement only for rank-1 layouts", "layout.hpp:1188")
     rs: list[Int] = []
     rd: list[Int] = [S(1)]
-    rec = recording()  # the obligations below are built only for a Recorder
+    rec = recording()  # the obligations below (nonzero's too) are built only for a Recorder
+    in_dsl = dsl()
     for _ in range(n - 1):
         values = [d.value for d in std]
         j = values.index(min(values))  # type: ignore[type-var]  # the first smallest stride
         m = std[j]
-        nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1201")
+        if rec:
+            nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1201")
         with site("complement", "layout.hpp:1201", m, rd[-1]):
             new_shape = m / rd[-1]
-        if new_shape.is_constant(0) and not dsl():  # DSL branch: see _dsl_complement_checks
+        if new_shape.is_constant(0) and not in_dsl:  # DSL branch: see _dsl_complement_checks
             raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1203")
         if rec:
             record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
@@ -602,10 +604,11 @@ def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout
         del shp[j], std[j]
         rs.append(new_shape)
         rd.append(new_stride)
-    nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1212")
+    if rec:
+        nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1212")
     with site("complement", "layout.hpp:1212", std[0], rd[-1]):
         new_shape = std[0] / rd[-1]
-    if new_shape.is_constant(0) and not dsl():
+    if new_shape.is_constant(0) and not in_dsl:
         raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1213")
     if rec:
         record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
@@ -616,11 +619,13 @@ def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout
     if rec:
         record("CPL-3", "strides are positive", "layout.hpp:1177", NEVER,
                and_(*(ge(d, S(1)) for d in std + rd[1:])))
-    nonzero(new_stride, "CPL-4", "the layout's extent (stride * shape of its largest mode)", "layout.hpp:1218")
-    rest_shape = coalesce_shape(_dsl_ceil_div(cotarget, new_stride) if dsl() else ceil_div(cotarget, new_stride))
+        nonzero(new_stride, "CPL-4", "the layout's extent (stride * shape of its largest mode)", "layout.hpp:1218")
+    rest_shape = coalesce_shape(_dsl_ceil_div(cotarget, new_stride) if in_dsl else ceil_div(cotarget, new_stride))
     rest_stride = compact_major(rest_shape, False, new_stride)
-    # Congruent by construction: rs and rd have one entry per mode, compact_major is congruent to rest_shape.
-    return coalesce(layout_of((tuple(rs), rest_shape), (tuple(rd), rest_stride)))
+    # coalesce((rs, rest_shape):(rd, rest_stride)) from its flat modes, without building the layout to flatten it
+    # again (rs and rd have one entry per mode; compact_major is congruent to rest_shape).
+    fs, fd = rs + leaf_list(rest_shape), rd + leaf_list(rest_stride)
+    return _bw_coalesce(fs, fd, fs[-1], fd[-1])
 
 
 def _dsl_ceil_div(a: IntTuple, b: Int) -> IntTuple:

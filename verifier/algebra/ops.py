@@ -63,7 +63,7 @@ from verifier.core.integers import (
     safe_div,
     signum,
     site,
-    static_eq,
+    static_product_eq,
     unwatched,
 )
 from verifier.core.layouts import Layout, Tile, Underscore, cosize, layout_of, make_layout, rank, size
@@ -257,12 +257,11 @@ def _bw_coalesce(fs: list[Int], fd: list[Int], ns: IntTuple, nd: IntTuple) -> La
             continue
         if not cs.static:  # type: ignore[union-attr]
             merge = False
+        elif type(s) is Int and type(d) is Int and type(cd) is Int:  # integer strides: no dispatch
+            merge = static_product_eq(s, d, cd)
         else:
             with unwatched():  # a type computation (decltype), never executed
-                if type(s) is Int and type(d) is Int and type(cd) is Int:  # integer strides: no dispatch
-                    merge = static_eq(s * d, cd)
-                else:
-                    merge = stride_eq(stride_mul(s, d), cd).is_constant(True)  # type: ignore[arg-type]
+                merge = stride_eq(stride_mul(s, d), cd).is_constant(True)  # type: ignore[arg-type]
         if merge:
             with site("coalesce", "layout.hpp:804", s, cs):  # type: ignore[arg-type]
                 cs = s * cs

@@ -780,10 +780,14 @@ def eq(a: IntLike, b: IntLike) -> Bool:
     return _cmp("==", a, b)
 
 
-def static_eq(a: Int, b: Int) -> bool:
-    """``is_constant<true, decltype(a == b)>``: ``eq(a, b).is_constant(True)`` without building the ``Bool`` (both
-    static, hence constant, and equal)."""
-    return a.static and b.static and a.value == b.value
+def static_product_eq(a: Int, b: Int, c: Int) -> bool:
+    """``is_constant<true, decltype(a * b == c)>``: a type computation, so nothing is multiplied at run time and
+    no overflow is watched.  With ``a``, ``b`` and ``c`` static (the product is static) it is decided on their
+    values, without building the product or the ``Bool``."""
+    if a.static and b.static and c.static:
+        return a.value * b.value == c.value  # type: ignore[operator]  # static: constant
+    with unwatched():
+        return eq(mul(a, b), c).is_constant(True)
 
 
 def ne(a: IntLike, b: IntLike) -> Bool:

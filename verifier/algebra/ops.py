@@ -356,15 +356,19 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
     if type(rs) is tuple:  # right-distributivity over the modes of B (:1036-1039)
         if dsl():
             return _dsl_compose_modes(ls, ld, rs, rd)  # type: ignore[arg-type]
-        return make_layout(*(_composition_impl(ls, ld, s, d) for s, d in zip(rs, rd)))  # type: ignore[arg-type]
+        modes = []  # a loop, not a generator: ls and ld stay plain locals (no closure cells), one frame fewer a mode
+        for s, d in zip(rs, rd):  # type: ignore[arg-type]
+            modes.append(_composition_impl(ls, ld, s, d))
+        return make_layout(*modes)
     if isinstance(rd, ScaledBasis):  # a scaled-basis B stride selects A's mode (:1041-1043)
         return _composition_impl(basis_get(rd, ls), basis_get(rd, ld), rs, rd.value)
     assert isinstance(rs, Int) and isinstance(rd, Int)
+    # The results are built with layout_of: each shape and stride below are congruent by construction.
     if rd.is_constant(0):  # a static stride-0 B mode (:1045); a dynamic 0 does not take this branch
-        return Layout(rs, rd)
+        return layout_of(rs, rd)
     if type(ls) is not tuple:  # integral A: no condition at all (:1048)
         with site("composition", "layout.hpp:1049", rd, ld):  # type: ignore[arg-type]
-            return Layout(rs, stride_mul(rd, ld))  # type: ignore[arg-type]
+            return layout_of(rs, stride_mul(rd, ld))  # type: ignore[arg-type]
     res_s: list[Int] = []
     res_d: list[Int] = []
     s, r = rs, rd
@@ -403,11 +407,11 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
     last = ld[-1]  # type: ignore[index]
     if not res_s:
         with site("composition", "layout.hpp:1117", r, last):  # type: ignore[arg-type]
-            return Layout(s, stride_mul(r, last))  # type: ignore[arg-type]
+            return layout_of(s, stride_mul(r, last))  # type: ignore[arg-type]
     if s.is_constant(1):
-        return Layout(unwrap(tuple(res_s)), unwrap(tuple(res_d)))
+        return layout_of(unwrap(tuple(res_s)), unwrap(tuple(res_d)))
     with site("composition", "layout.hpp:1123", r, last):  # type: ignore[arg-type]
-        return Layout((*res_s, s), (*res_d, stride_mul(r, last)))  # type: ignore[arg-type]
+        return layout_of((*res_s, s), (*res_d, stride_mul(r, last)))  # type: ignore[arg-type]
 
 
 def _dsl_compose_modes(ls: IntTuple, ld: IntTuple, rs: tuple[IntTuple, ...], rd: tuple[IntTuple, ...]) -> Layout:

@@ -889,8 +889,14 @@ def _by_tiler(a: Layout, tiler: Tiler, with_layout: Callable[[Layout, Layout], L
 def logical_divide(a: Layout, tiler: Tiler) -> Layout:
     """``logical_divide(A, T)`` (layout.hpp:1555-1582): ``A o (T, complement(T, shape(coalesce(A))))``, or by mode
     for a tuple tiler (extra A modes are kept)."""
-    return _by_tiler(a, tiler, lambda x, t: _divide_postcondition(
-        x, t, composition(x, make_layout(t, _divisor_complement(x, t)))), "logical_divide", "layout.hpp:1572")
+    return _by_tiler(a, tiler, _divide_by_layout, "logical_divide", "layout.hpp:1572")
+
+
+def _divide_by_layout(a: Layout, t: Layout) -> Layout:
+    """``A o (T, complement(T, shape(coalesce(A))))`` for a layout T (layout.hpp:1562), its contract decided only
+    for a Recorder."""
+    r = composition(a, make_layout(t, _divisor_complement(a, t)))
+    return _divide_postcondition(a, t, r) if recording() else r
 
 
 def _divisor_complement(a: Layout, t: Layout) -> Layout:

@@ -195,7 +195,6 @@ def _guarded(build: Callable[[], Bool]) -> Bool:
         return Bool(FALSE.expr, False)
 
 
-@_not_cute
 def _static_check(cond: Callable[[], Bool], static: bool, message: str, source: str, id: str,
                   description: str, *description_args: object) -> None:
     """A ``CUTE_STATIC_ASSERT_V`` that CuTe evaluates only when ``static`` (its operands are static).
@@ -205,7 +204,8 @@ def _static_check(cond: Callable[[], Bool], static: bool, message: str, source: 
     to run-time ``int``s, so the asserted value is a run-time ``bool`` and the assertion fails to compile."""
     if static:
         try:
-            ok = cond()
+            with unwatched():  # the asserted value is computed by the compiler, never executed
+                ok = cond()
         except UndefinedBehavior:
             if dsl():
                 # DSL branch (DSL 4.8.1, observed: logical_product((_6,_6,_6):(_18,_0,_19), _2:_1) kills the

@@ -358,28 +358,29 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
         if dsl():
             return _dsl_compose_modes(ls, ld, rs, rd)  # type: ignore[arg-type]
         modes = []  # a loop, not a generator: ls and ld stay plain locals (no closure cells), one frame fewer a mode
-        for s, d in zip(rs, rd):  # type: ignore[arg-type]
-            modes.append(_composition_impl(ls, ld, s, d))
+        for mode_s, mode_d in zip(rs, rd):  # type: ignore[arg-type]
+            modes.append(_composition_impl(ls, ld, mode_s, mode_d))
         return make_layout(*modes)
-    if isinstance(rd, ScaledBasis):  # a scaled-basis B stride selects A's mode (:1041-1043)
+    if type(rd) is ScaledBasis:  # type: ignore[comparison-overlap]  # a scaled-basis B stride selects A's mode (:1041-1043)
         return _composition_impl(basis_get(rd, ls), basis_get(rd, ld), rs, rd.value)
-    assert isinstance(rs, Int) and isinstance(rd, Int)
+    # A leaf of B: Int extent and stride (annotated, not asserted: no isinstance at run time).
+    s: Int = rs  # type: ignore[assignment]
+    r: Int = rd  # type: ignore[assignment]
     # The results are built with layout_of: each shape and stride below are congruent by construction.
-    if rd.is_constant(0):  # a static stride-0 B mode (:1045); a dynamic 0 does not take this branch
-        return layout_of(rs, rd)
+    if r.is_constant(0):  # a static stride-0 B mode (:1045); a dynamic 0 does not take this branch
+        return layout_of(s, r)
     if type(ls) is not tuple:  # integral A: no condition at all (:1048)
-        with site("composition", "layout.hpp:1049", rd, ld):  # type: ignore[arg-type]
-            return layout_of(rs, stride_mul(rd, ld))  # type: ignore[arg-type]
+        with site("composition", "layout.hpp:1049", r, ld):  # type: ignore[arg-type]
+            return layout_of(s, stride_mul(r, ld))  # type: ignore[arg-type]
     res_s: list[Int] = []
     res_d: list[Int] = []
-    s, r = rs, rd
     # DSL branch (DSL 4.8.1, observed: flat_product(_3:_-2, ((_4,_1)):((_0,_12))) gives the stride 36 where
     # C++ gives 24): its ceil_div is the exact ceiling, also for the negative extents of a complement of a
     # negative-stride layout (ceil(12 / -2) = -6; C++'s (12 - 2 - 1) / -2 = -4).
     ceil: Callable[[Int, Int], Int] = _dsl_ceil_div if dsl() else ceil_div_int  # type: ignore[assignment]
     for i in range(len(ls) - 1):
-        a, e = ls[i], ld[i]  # type: ignore[index]  # ls and ld are tuples here
-        assert isinstance(a, Int)
+        a: Int = ls[i]  # type: ignore[assignment]  # ls and ld are flat tuples here
+        e = ld[i]  # type: ignore[index]
         _static_check(
             lambda a=a, r=r: or_(eq(r % a, S(0)), lt(r, a)), a.static and r.static,  # type: ignore[misc]  # defaults bind this mode
             "Stride Divisibility Condition", "layout.hpp:1077", "CMP-2",

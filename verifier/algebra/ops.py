@@ -169,12 +169,16 @@ def _mode(layout: Layout, i: int) -> Layout:
 
 def _flat(layout: Layout) -> tuple[list[Int], list[Int]]:
     """The leaves of the shape and of the stride, in one walk (they are congruent)."""
-    if type(layout.shape) is not tuple:
-        return [layout.shape], [layout.stride]  # type: ignore[list-item]
-    fs: list[Int] = []
-    fd: list[Int] = []
-    _flat_into(layout.shape, layout.stride, fs, fd)  # type: ignore[arg-type]
-    return fs, fd
+    shape, stride = layout.shape, layout.stride
+    if type(shape) is not tuple:
+        return [shape], [stride]  # type: ignore[list-item]
+    for s in shape:
+        if type(s) is tuple:  # hierarchical: walk it
+            fs: list[Int] = []
+            fd: list[Int] = []
+            _flat_into(shape, stride, fs, fd)  # type: ignore[arg-type]
+            return fs, fd
+    return list(shape), list(stride)  # type: ignore[arg-type]  # already flat: copied as is
 
 
 def _flat_into(shape: tuple[IntTuple, ...], stride: tuple[IntTuple, ...], fs: list[Int], fd: list[Int]) -> None:

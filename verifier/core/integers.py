@@ -842,6 +842,15 @@ def and_(*bs: Bool) -> Bool:
 
 def or_(*bs: Bool) -> Bool:
     """Disjunction; ``true_type || x`` and ``x || true_type`` are static true (integral_constant.hpp:330-344)."""
+    if len(bs) == 2 and type(bs[0].expr) is Const and type(bs[1].expr) is Const:
+        # two constants (a static assertion of the concrete algebra): the same cases, without the loops
+        x, y = bs
+        vx, vy = x.expr.value, y.expr.value  # type: ignore[attr-defined]  # Const
+        if (x.static and vx) or (y.static and vy):
+            return TRUE
+        if vx or vy:
+            return _BOOLS[True, False]
+        return _BOOLS[False, x.static and y.static]
     for b in bs:  # either operand order
         if b.is_constant(True):
             return TRUE

@@ -73,6 +73,8 @@ from verifier.core.semantics import current as current_semantics
 
 Tiler = Layout | Tile | IntTuple | Underscore
 
+_0 = S(0)  # CuTe's _0 (Int<0>), made once: the static checks of composition compare with it at every mode
+
 # The largest recast factor N of upcast<N> / downcast<N> (recast_layout's ratio too).
 RECAST_LIMIT = 1 << 16
 
@@ -382,17 +384,19 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
     # C++ gives 24): its ceil_div is the exact ceiling, also for the negative extents of a complement of a
     # negative-stride layout (ceil(12 / -2) = -6; C++'s (12 - 2 - 1) / -2 = -4).
     ceil: Callable[[Int, Int], Int] = _dsl_ceil_div if dsl() else ceil_div_int  # type: ignore[assignment]
+    rec = recording()  # nonzero records only for a Recorder: without one it is not called
     for i in range(len(ls) - 1):
         a: Int = ls[i]  # type: ignore[assignment]  # ls and ld are flat tuples here
         e = ld[i]  # type: ignore[index]
         _static_check(
-            lambda a=a, r=r: or_(eq(r % a, S(0)), lt(r, a)), a.static and r.static,  # type: ignore[misc]  # defaults bind this mode
+            lambda a=a, r=r: or_(eq(r % a, _0), lt(r, a)), a.static and r.static,  # type: ignore[misc]  # defaults bind this mode
             "Stride Divisibility Condition", "layout.hpp:1077", "CMP-2",
             "weak stride condition at A mode {}: r % a == 0 or r < a (r = remaining B stride, a = A extent)", i)
         with site("abs", "layout.hpp:1084", r):
             abs_r = abs_(r)
-        nonzero(abs_r, "CMP-6", "the B stride", "layout.hpp:1084")
-        nonzero(a, "CMP-7", "the extent of A mode {}", "layout.hpp:1086", i)
+        if rec:
+            nonzero(abs_r, "CMP-6", "the B stride", "layout.hpp:1084")
+            nonzero(a, "CMP-7", "the extent of A mode {}", "layout.hpp:1086", i)
         next_shape = ceil(a, abs_r)
         with site("composition", "layout.hpp:1086", r, a):
             next_stride = ceil(abs_r, a) * signum(r)
@@ -400,10 +404,11 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
             r = next_stride
             continue
         new_shape = min_(next_shape, s)
-        _static_check(lambda s=s, n=new_shape: eq(s % n, S(0)), new_shape.static and s.static,  # type: ignore[misc]  # defaults bind this mode
+        _static_check(lambda s=s, n=new_shape: eq(s % n, _0), new_shape.static and s.static,  # type: ignore[misc]  # defaults bind this mode
                       "Shape Divisibility Condition", "layout.hpp:1101", "CMP-3",
                       "weak shape condition at A mode {}: s % min(ceil(a/r), s) == 0", i)
-        nonzero(new_shape, "CMP-6", "the extent taken from A mode {}", "layout.hpp:1109", i)
+        if rec:
+            nonzero(new_shape, "CMP-6", "the extent taken from A mode {}", "layout.hpp:1109", i)
         res_s.append(new_shape)
         with site("composition", "layout.hpp:1108", r, e):  # type: ignore[arg-type]
             res_d.append(stride_mul(r, e))  # type: ignore[arg-type]

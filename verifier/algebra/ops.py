@@ -73,7 +73,8 @@ from verifier.core.semantics import current as current_semantics
 
 Tiler = Layout | Tile | IntTuple | Underscore
 
-_0 = S(0)  # CuTe's _0 (Int<0>), made once: the static checks of composition compare with it at every mode
+# CuTe's _0 and _1 (Int<0>, Int<1>), made once: composition's static checks and complement use them at every call
+_0, _1 = S(0), S(1)
 
 # The largest recast factor N of upcast<N> / downcast<N> (recast_layout's ratio too).
 RECAST_LIMIT = 1 << 16
@@ -595,10 +596,10 @@ def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout
     shp: list[Int] = list(shape) if type(shape) is tuple else [shape]  # type: ignore[arg-type,list-item]  # a coalesced layout: flat
     std: list[Int] = list(stride) if type(stride) is tuple else [stride]  # type: ignore[arg-type,list-item]
     n = len(shp)
-    if n > 1 and not all(d.static for d in std):
+    if n > 1 and not all([d.static for d in std]):  # a list: no generator for a few modes
         raise CuteRejection("Dynamic-stride complement only for rank-1 layouts", "layout.hpp:1188")
     rs: list[Int] = []
-    rd: list[Int] = [S(1)]
+    rd: list[Int] = [_1]
     rec = recording()  # the obligations below (nonzero's too) are built only for a Recorder
     in_dsl = dsl()
     for _ in range(n - 1):

@@ -59,6 +59,23 @@ class Recorder:
         _active.reset(self._token)
 
 
+class Quiet:
+    """Records nothing while it is active, inside a ``Recorder`` too: for results whose obligations are discarded
+    (they repeat ones recorded elsewhere), which then skip the postconditions decided by enumeration and reuse
+    remembered results (``algebra.pure``)."""
+
+    def __init__(self) -> None:
+        self._token: contextvars.Token | None = None
+
+    def __enter__(self) -> Quiet:
+        self._token = _active.set(None)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._token is not None
+        _active.reset(self._token)
+
+
 def recording() -> bool:
     """Whether a ``Recorder`` is active: postconditions decided by enumeration are worth computing only then."""
     return _active.get() is not None

@@ -30,7 +30,7 @@ from . import algebra
 from .int_tuple import IntTuple, leaves
 from .integers import FALSE, TRUE, Bool, Const, D, Int, S, and_, ge, lt, not_, or_
 from .layouts import Layout, rank
-from .obligations import NEVER, Recorder, record
+from .obligations import NEVER, Quiet, record
 
 
 def identity_components(shape: IntTuple) -> list[Layout]:
@@ -84,7 +84,7 @@ def partitions(a: Layout, tiler: object, coord: object, proj: object, thr: Layou
                shift: IntTuple | None = None) -> tuple[algebra.OffsetLayout, list[algebra.OffsetLayout]]:
     """The data partition (``tAgA``) and the coordinate partitions (``tAcA``, one per mode)."""
     data = _partition(a, tiler, coord, proj, thr, index, shift)
-    with Recorder():  # the identity tensor's partitions repeat the data's obligations
+    with Quiet():  # the identity tensor's partitions repeat the data's obligations
         comps = [_partition(c, tiler, coord, proj, thr, index, shift) for c in identity_components(a.shape)]
     return data, comps
 
@@ -106,7 +106,7 @@ def _tile_cover(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str] | 
     comps = identity_components(tile)
     seen: dict[tuple[int, ...], tuple[int, int]] = {}
     for t in range(n_thr):
-        with Recorder():
+        with Quiet():  # concrete views whose obligations nobody reads: each thread reuses the others' divides
             views = [_thread_part(c, thr, D(t)) for c in comps]
         n = int(views[0].layout.size())
         for v in range(n):

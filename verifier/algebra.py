@@ -61,7 +61,7 @@ from .integers import (
 )
 from .interop import coerce
 from .layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
-from .obligations import NEVER, SA, Obligation, Recorder, nonzero, record, recording
+from .obligations import NEVER, SA, Obligation, Recorder, enumerating, nonzero, record, recording
 from .semantics import DslInvalidLayout, DslRefusal, dsl
 
 Tiler = Layout | Tile | IntTuple | Underscore
@@ -399,7 +399,7 @@ def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
     """The contract of composition (layout.hpp:1022): ``size(R) == size(B)`` and ``R(i) == A(B(i))``."""
     record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
            eq(size(r), size(b)))
-    if recording() and a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
+    if enumerating() and a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
         n = int(size(b))
         try:
             ok = int(size(r)) == n and all(int(r(i)) == int(a(int(b(i)))) for i in range(n))
@@ -575,7 +575,7 @@ def complement(layout: Layout, cotarget: IntTuple | Layout | None = None) -> Lay
 
 def _complement_postcondition(layout: Layout, target: IntTuple, r: Layout) -> None:
     """CuTe's contract (layout.hpp:1166-1171, complement.cpp:46-66), decided on concrete values."""
-    if not recording() or not (layout.concrete and r.concrete and all(x.concrete for x in leaves(target))):
+    if not enumerating() or not (layout.concrete and r.concrete and all(x.concrete for x in leaves(target))):
         return
     n_l, n_r = int(size(layout)), int(size(r))
     if n_l > POSTCONDITION_LIMIT or n_r > POSTCONDITION_LIMIT or n_r < 1:
@@ -641,7 +641,7 @@ def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
             rd.append(pre[i])
             curr = lshape[i] * lstride[i]
     result = coalesce(Layout(tuple(rs), tuple(rd)))
-    if recording() and layout.concrete and result.concrete and int(size(result)) <= POSTCONDITION_LIMIT:
+    if enumerating() and layout.concrete and result.concrete and int(size(result)) <= POSTCONDITION_LIMIT:
         ok = all(int(layout(int(result(i)))) == i for i in range(int(size(result))))
         record("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260", NEVER, Bool(Const(ok), False))
     return result
@@ -680,7 +680,7 @@ def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
         result = _left_inverse(filter(layout))
     else:
         result = _left_inverse(layout)
-    if recording() and layout.concrete and result.concrete and int(size(layout)) <= POSTCONDITION_LIMIT:
+    if enumerating() and layout.concrete and result.concrete and int(size(layout)) <= POSTCONDITION_LIMIT:
         ok = all(int(result(int(layout(i)))) == i for i in range(int(size(layout))))  # type: ignore[operator]
         record("LI-3", "R(L(i)) == i for every i < size(L) (needs sorted, non-overlapping modes)",
                "layout.hpp:1313-1316", NEVER, Bool(Const(ok), False))
@@ -1096,7 +1096,7 @@ def _as_static(layout: Layout) -> Layout:
 
 
 def _enumerable(*layouts: Layout) -> bool:
-    return recording() and all(x.concrete and int(size(x)) <= POSTCONDITION_LIMIT for x in layouts)
+    return enumerating() and all(x.concrete and int(size(x)) <= POSTCONDITION_LIMIT for x in layouts)
 
 
 def _reference_complement(layout: Layout, cotarget: int) -> Layout | None:
@@ -1124,7 +1124,7 @@ def _divide_postcondition(a: Layout, t: Layout, r: Layout) -> Layout:
     """DIV-EXACT and DIV-POST for ``logical_divide(A, T)`` by a layout T (per mode for a by-mode tiler)."""
     record("DIV-EXACT", "the tiles cover A exactly, size(R) == size(A) (else the last tiles pad past A's end)",
            "layout.hpp:1555-1563", NEVER, Bool(eq(size(r), size(a)).expr, False))
-    if not recording() or not (a.concrete and t.concrete and r.concrete) or int(size(a)) > POSTCONDITION_LIMIT:
+    if not enumerating() or not (a.concrete and t.concrete and r.concrete) or int(size(a)) > POSTCONDITION_LIMIT:
         return r
     c = _reference_complement(t, int(size(a)))
     ok = False
@@ -1162,7 +1162,7 @@ def _recast_postcondition(id: str, n: int, wide: Layout, narrow: Layout) -> Layo
     """UP-POST (``wide`` is the result) and DN-POST (``narrow`` is): the same bytes addressed, each wide element
     covering N narrow ones: size(wide)*N == size(narrow), {N*wide(i)+k : k < N} == {narrow(j)} as multisets."""
     result = wide if id == "UP-POST" else narrow
-    if not recording() or not (wide.concrete and narrow.concrete):
+    if not enumerating() or not (wide.concrete and narrow.concrete):
         return result
     ok = int(size(wide)) * n == int(size(narrow))
     if ok and _enumerable(narrow):
@@ -1176,7 +1176,7 @@ def _recast_postcondition(id: str, n: int, wide: Layout, narrow: Layout) -> Layo
 def _tile_to_shape_postcondition(block: Layout, target: IntTuple, r: Layout) -> Layout:
     """TTS-POST: R has the target's mode sizes (``compatible(trg_shape, result)``, layout.hpp:1773) and is the
     block repeated: R((x, y)) == block(x) + R((0, y)) for every block coordinate x and tile coordinate y."""
-    if not recording() or not (block.concrete and r.concrete and all(x.concrete for x in leaves(target))):
+    if not enumerating() or not (block.concrete and r.concrete and all(x.concrete for x in leaves(target))):
         return r
     modes = _modes(r)
     ok = len(modes) == len(target) and all(  # type: ignore[arg-type]

@@ -81,6 +81,31 @@ def recording() -> bool:
     return _active.get() is not None
 
 
+_enumerate: contextvars.ContextVar[bool] = contextvars.ContextVar("enumerate", default=True)
+
+
+class Shallow:
+    """Obligations are recorded, but the postconditions that the algebra decides by enumerating concrete layouts
+    are not computed: for operations whose claims decide the verdict and supersede them (a kernel's partitions of a
+    128x64 tile enumerate thousands of values per divide, at every concrete replay)."""
+
+    def __init__(self) -> None:
+        self._token: contextvars.Token | None = None
+
+    def __enter__(self) -> Shallow:
+        self._token = _enumerate.set(False)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._token is not None
+        _enumerate.reset(self._token)
+
+
+def enumerating() -> bool:
+    """Whether postconditions are to be decided by enumeration: while recording, outside ``Shallow``."""
+    return _active.get() is not None and _enumerate.get()
+
+
 def record(id: str, description: str, source: str, cute_checks: str, condition: Bool) -> None:
     """Record an obligation unless it is statically true (nothing to prove)."""
     if condition.is_constant(True):

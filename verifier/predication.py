@@ -23,6 +23,7 @@ A partial last tile is then correct: the divide's ``DIV-EXACT`` does not decide 
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
 
@@ -30,7 +31,7 @@ from . import algebra
 from .int_tuple import IntTuple, leaves
 from .integers import FALSE, TRUE, Bool, Const, D, Int, S, and_, ge, lt, not_, or_
 from .layouts import Layout, rank
-from .obligations import NEVER, Quiet, record
+from .obligations import NEVER, Quiet, Shallow, record
 
 
 def identity_components(shape: IntTuple) -> list[Layout]:
@@ -91,7 +92,20 @@ def partitions(a: Layout, tiler: object, coord: object, proj: object, thr: Layou
 
 def _tile_cover(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str] | None:
     """COVER-THR on a static tile: every coordinate of the CTA tile is some (thread, value), exactly once; with
-    the first witness when not."""
+    the first witness when not.  Free of symbols, so decided once per process (the guard search rebuilds the
+    claims for every candidate)."""
+    try:
+        return _tile_cover_memo(tiler, proj, thr)
+    except TypeError:  # an unhashable operand: just compute
+        return _tile_cover_once(tiler, proj, thr)
+
+
+@functools.lru_cache(maxsize=64)
+def _tile_cover_memo(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str] | None:
+    return _tile_cover_once(tiler, proj, thr)
+
+
+def _tile_cover_once(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str] | None:
     diced = algebra.dice(proj, tiler) if proj is not None else tiler
     elements = diced.elements if hasattr(diced, "elements") else diced  # type: ignore[union-attr]
     elements = elements if type(elements) is tuple else (elements,)
@@ -130,7 +144,8 @@ def predicated_copy(a: Layout, tiler: object, coord: object, proj: object, thr: 
                     residue: IntTuple, shift: IntTuple | None = None) -> algebra.OffsetLayout:
     """What thread ``index`` accesses of ``A`` (its partition), recording the coordinate obligations of the
     partitions and COVER-THR; the claims (``claims``) decide the predicate."""
-    data, _ = partitions(a, tiler, coord, proj, thr, index, shift)
+    with Shallow():  # the claims decide; the divides' enumerated postconditions are superseded by them
+        data, _ = partitions(a, tiler, coord, proj, thr, index, shift)
     return data
 
 
@@ -138,7 +153,8 @@ def claims(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, i
            residue: IntTuple, shift: IntTuple | None = None) -> list:
     from .claims import _I, Claim
 
-    data, comps = partitions(a, tiler, coord, proj, thr, index, shift)
+    with Quiet():  # the operation itself records the partitions' obligations (predicated_copy)
+        data, comps = partitions(a, tiler, coord, proj, thr, index, shift)
     shape = list(leaves(a.shape)) if type(a.shape) is tuple else [a.shape]
     res = list(leaves(residue)) if type(residue) is tuple else [residue]
     c = [w.offset + w.layout(_I) for w in comps]
@@ -175,7 +191,8 @@ def vectorized_copy(a: Layout, tiler: object, coord: object, proj: object, thr: 
                     vector: Int) -> algebra.OffsetLayout:
     """The partition a thread copies with ``vector``-element accesses (``AutoVectorizingCopy``,
     ``UniversalCopy<uint128_t>`` over 16-bit elements: 8): its layout and offset, as ``predicated_copy``."""
-    data, _ = partitions(a, tiler, coord, proj, thr, index)
+    with Shallow():  # as predicated_copy
+        data, _ = partitions(a, tiler, coord, proj, thr, index)
     return data
 
 
@@ -189,7 +206,8 @@ def vector_claims(a: Layout, tiler: object, coord: object, proj: object, thr: La
     from .claims import _I, Claim
     from .integers import eq
 
-    data, _ = partitions(a, tiler, coord, proj, thr, index)
+    with Quiet():  # the operation itself records the partitions' obligations (vectorized_copy)
+        data, _ = partitions(a, tiler, coord, proj, thr, index)
     n = int(vector)
     count = data.layout.size()
     start = data.offset + data.layout(_I * vector)

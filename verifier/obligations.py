@@ -224,6 +224,8 @@ ERRORS: dict[str, str] = {
     "ALIGN-CONTIG": "a vectorised access reads contiguous elements (copy.hpp max_common_vector)",
     "COVER-THR": "the threads' values must cover the CTA tile once each, else elements are skipped or copied twice "
                  "(tensor_impl.hpp:1076-1087)",
+    "THR-ONCE": "a thread whose values reach outside the CTA tile or onto another thread's elements copies them "
+                "twice or into the next tile (tensor_impl.hpp:1076-1087)",
     "CUTE-UB": "a division by zero CuTe performs on these operands: undefined behaviour",
     "CUTE-REJECTS": "CuTe rejects the operands at compile time (a static_assert)",
     "COMPATIBLE": "the property checked (cute-verify check compatible)",

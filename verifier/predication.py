@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from . import algebra
 from .int_tuple import IntTuple, leaves
-from .integers import FALSE, TRUE, Bool, Const, D, Int, S, and_, ge, lt, not_, or_
+from .integers import FALSE, TRUE, Bool, Const, D, Int, S, and_, ge, lt, ne, not_, or_
 from .layouts import Layout, rank
 from .obligations import NEVER, Quiet, Shallow, record
 
@@ -90,9 +90,9 @@ def partitions(a: Layout, tiler: object, coord: object, proj: object, thr: Layou
     return data, comps
 
 
-def _tile_cover(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str] | None:
+def _tile_cover(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str, tuple[int, ...]] | None:
     """COVER-THR on a static tile: every coordinate of the CTA tile is some (thread, value), exactly once; with
-    the first witness when not.  Free of symbols, so decided once per process (the guard search rebuilds the
+    the first witness when not, and the threads it names.  Free of symbols, so decided once per process (the guard search rebuilds the
     claims for every candidate)."""
     try:
         return _tile_cover_memo(tiler, proj, thr)
@@ -101,11 +101,11 @@ def _tile_cover(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str] | 
 
 
 @functools.lru_cache(maxsize=64)
-def _tile_cover_memo(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str] | None:
+def _tile_cover_memo(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str, tuple[int, ...]] | None:
     return _tile_cover_once(tiler, proj, thr)
 
 
-def _tile_cover_once(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str] | None:
+def _tile_cover_once(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str, tuple[int, ...]] | None:
     diced = algebra.dice(proj, tiler) if proj is not None else tiler
     elements = diced.elements if hasattr(diced, "elements") else diced  # type: ignore[union-attr]
     elements = elements if type(elements) is tuple else (elements,)
@@ -127,17 +127,17 @@ def _tile_cover_once(tiler: object, proj: object, thr: Layout) -> tuple[Bool, st
             c = tuple(int(w.offset + w.layout(v)) for w in views)
             if c in seen:
                 u, w = seen[c]
-                return FALSE, f"T{u}V{w} and T{t}V{v} both hold tile coordinate {c}"
+                return FALSE, f"T{u}V{w} and T{t}V{v} both hold tile coordinate {c}", (u, t)
             if not all(0 <= x < e for x, e in zip(c, shape)):
-                return FALSE, f"T{t}V{v} holds {c}, outside the {shape} tile (into the next tile)"
+                return FALSE, f"T{t}V{v} holds {c}, outside the {shape} tile (into the next tile)", (t,)
             seen[c] = (t, v)
     total = 1
     for e in shape:
         total *= e
     if len(seen) != total:
         missing = next(c for c in itertools.product(*(range(e) for e in shape)) if c not in seen)
-        return FALSE, f"tile coordinate {missing} is held by no thread"
-    return TRUE, ""
+        return FALSE, f"tile coordinate {missing} is held by no thread", ()
+    return TRUE, "", ()
 
 
 def predicated_copy(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, index: Int,
@@ -164,9 +164,14 @@ def claims(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, i
     inside = or_(not_(pred), elem_less(c, shape))  # type: ignore[arg-type]
     at = or_(not_(pred), and_(*(ge(x, D(0)) for x in c)))
     cover = _tile_cover(tiler, proj, thr)
-    covers = [] if cover is None else [
+    # The threads a witness names fail THR-ONCE, so that the counterexample names the thread index that breaks the
+    # tile; COVER-THR stays false for every thread (the tile is wrong whichever threads the assumptions admit).
+    once = [] if cover is None or not cover[2] else [
+        Claim("THR-ONCE", f"thread {index} holds only coordinates of the CTA tile, none of them held by another "
+              f"thread: {cover[1]}", "tensor_impl.hpp:1076-1087", (), and_(*(ne(index, D(x)) for x in cover[2])))]
+    covers = once + ([] if cover is None else [
         Claim("COVER-THR", "the threads' values cover the CTA tile, each element once (decided on the static tile)"
-              + (f": {cover[1]}" if cover[1] else ""), "tensor_impl.hpp:1076-1087", (), cover[0])]
+              + (f": {cover[1]}" if cover[1] else ""), "tensor_impl.hpp:1076-1087", (), cover[0])])
     return covers + [
         Claim("PRED-IN", "every access the predicate admits lies inside the tensor: elem_less(c, residue) implies "
               "elem_less(c, shape(A))", src, (("#i", D(0), n),), inside),

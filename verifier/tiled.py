@@ -390,8 +390,9 @@ def parse_tiled(text: str, symbols: object = None) -> TiledMMA | TiledCopy | Lay
             raise LayoutError(f"{name}: no atom named {s!r} (cute-verify atoms lists them)") from None
 
     def bits(s: str) -> int:
-        if not s.isdigit() or int(s) not in (8, 16, 32, 64, 128):
-            raise LayoutError(f"{name}: the element width must be 8, 16, 32, 64 or 128 bits, got {s!r}")
+        # 4: the sub-byte int4_t / uint4_t of the int4 MMAs (sizeof_bits<int4_t> == 4, numeric_types.hpp)
+        if not s.isdigit() or int(s) not in (4, 8, 16, 32, 64, 128):
+            raise LayoutError(f"{name}: the element width must be 4, 8, 16, 32, 64 or 128 bits, got {s!r}")
         return int(s)
 
     if name in _QUERIES:

@@ -27,8 +27,8 @@ import pycute  # noqa: E402
 import tensor_layouts as tl  # noqa: E402
 
 from bench.common import SEED, Config, Stats, Table, fmt_ratio, fmt_stats, ratio, section_main  # noqa: E402
-from verifier import algebra  # noqa: E402
-from verifier.notation import parse_int_tuple, parse_layout  # noqa: E402
+from verifier.algebra import ops as algebra  # noqa: E402
+from verifier.notation.cpp import parse_int_tuple, parse_layout  # noqa: E402
 
 OPS = ("composition", "complement", "logical_divide", "coalesce")
 Spec = tuple[object, object]  # (shape, stride) as nested Python ints

@@ -1,10 +1,10 @@
 """The GPU sweep's coordinate checks at the device's integer throughput, against numpy in the same run.
 
 What is checked: composition's postcondition ``R(i) == A(B(i))`` for every ``i < size(B)``, at every assignment of
-the composition cases of ``tests/data/parametric_cases.json`` (their ranges, their assumptions) where the result
+the composition cases of ``oracle/data/parametric_cases.json`` (their ranges, their assumptions) where the result
 is correct, so every check is done and every one must hold (a planted wrong result must be caught: the run checks
 that too).  ``R`` is the model's result, which the suite checks equal to compiled CuTe's at every one of these
-assignments (``tests/test_engine_parametric.py`` through ``verifier.cute_sweep``).
+assignments (``tests/test_engine_parametric.py`` through ``verifier.oracle.sweep``).
 
 How: the assignments' layouts are kernel data (flattened modes, each extent with its division magic), so one
 kernel serves every case in one launch; the work is cut into tiles of 128 consecutive coordinates of one assignment,
@@ -48,7 +48,7 @@ LANES_PER_SM = 128           # the issue's bound: 132 SMs x 128 lanes = 16,896 i
 
 
 def _flat(layout: object) -> tuple[list[int], list[int]]:
-    from verifier.int_tuple import leaves
+    from verifier.core.int_tuple import leaves
 
     return ([int(x) for x in leaves(layout.shape)], [int(x) for x in leaves(layout.stride)])  # type: ignore[attr-defined]
 
@@ -61,14 +61,12 @@ def magic(d: int) -> tuple[int, int]:
 
 def prepare(path: Path) -> dict[str, object]:
     """Every assignment of every composition case where the model's result is correct, as kernel data."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from tests.case_args import parametric, parametric_assignments
-    from verifier.algebra import composition
-    from verifier.errors import LayoutError, UndefinedBehavior
-    from verifier.layouts import Layout
+    from verifier.algebra.ops import composition
+    from verifier.core.errors import LayoutError, UndefinedBehavior
+    from verifier.core.layouts import Layout
+    from verifier.oracle.corpora import PARAMETRIC_CORPUS, load, parametric, parametric_assignments
 
-    corpus = json.loads((Path(__file__).resolve().parent.parent / "tests" / "data" / "parametric_cases.json")
-                        .read_text())
+    corpus = load(PARAMETRIC_CORPUS)
     rows: list[list[int]] = []
     sizes: list[int] = []
     ranks: list[tuple[int, int, int]] = []

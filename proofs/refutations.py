@@ -4,11 +4,24 @@ is replayed against compiled CuTe by tests/test_proofs.py.  Not stated here, bec
 them: #16 (a dynamic +-1 stride in downcast: no case found where the result is wrong), #17 (ComposedLayout upcast),
 #23 (pointer alignment)."""
 
-from verifier.claims import Claim
-from verifier.int_tuple import crd2idx, idx2crd, shape_div
-from verifier.integers import D, and_, eq, le, symbol
-from verifier.layouts import size
-from verifier.theorems import Theorem, equal, forall, injective, ops, valid
+from verifier.theorems import (
+    Claim,
+    D,
+    Theorem,
+    and_,
+    crd2idx,
+    eq,
+    equal,
+    forall,
+    idx2crd,
+    injective,
+    le,
+    ops,
+    shape_div,
+    size,
+    symbol,
+    valid,
+)
 
 I, J = symbol("#i"), symbol("#j")
 R = "refuted"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from verifier.layouts import Layout
-from verifier.swizzle import ComposedLayout
+from verifier.core.layouts import Layout
+from verifier.core.swizzle import ComposedLayout
 
 
 def compare(outcome, r) -> str | None:

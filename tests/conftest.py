@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from verifier import cute_cpp
+from verifier.oracle import cute_cpp
 
 
 @pytest.fixture(scope="session")

@@ -10,11 +10,12 @@ import random
 from pathlib import Path
 
 from verifier import Layout, Tile
+from verifier.core.int_tuple import transform_leaf
+from verifier.core.integers import D, Int, S, symbol
+from verifier.core.operands import map_leaves
 from verifier.dsl.harness import DslCase, Unsupported, case_code
-from verifier.int_tuple import transform_leaf
-from verifier.integers import D, Int, S, symbol
+from verifier.oracle.corpora import CUTLASS_UNIT_CORPUS, operands, parse_arg, variant_of
 
-from .case_args import operands, parse_arg, variant_of
 from .layout_gen import random_layout
 
 DATA = Path(__file__).parent / "data"
@@ -34,7 +35,7 @@ def _expressible(case: DslCase) -> bool:
 def excluded() -> list[tuple[str, str]]:
     """The corpus cases the DSL's Python API cannot express, with the reason (none is dropped silently)."""
     out = []
-    for c in json.loads((DATA / "cutlass_unit_cases.json").read_text()):
+    for c in json.loads(CUTLASS_UNIT_CORPUS.read_text()):
         for v in ("original", "dynamic", "static"):
             try:
                 case_code(DslCase(c["op"], tuple(operands(c["args"], v))))
@@ -52,7 +53,7 @@ def excluded() -> list[tuple[str, str]]:
 
 def cutlass_cases() -> list[tuple[str, DslCase]]:
     out = []
-    for c in json.loads((DATA / "cutlass_unit_cases.json").read_text()):
+    for c in json.loads(CUTLASS_UNIT_CORPUS.read_text()):
         for v in ("original", "dynamic", "static"):
             case = DslCase(c["op"], tuple(operands(c["args"], v)))
             if _expressible(case):
@@ -81,13 +82,7 @@ def _skeleton(obj: object, names: dict[int, str]) -> object:
         names[len(names)] = int(x)  # type: ignore[assignment]
         return symbol(name)
 
-    if isinstance(obj, Layout):
-        return Layout(transform_leaf(obj.shape, leaf), transform_leaf(obj.stride, leaf))
-    if isinstance(obj, Tile):
-        return Tile([_skeleton(e, names) for e in obj.elements])
-    if isinstance(obj, Int) or type(obj) is tuple:
-        return transform_leaf(obj, leaf)  # type: ignore[arg-type]
-    return obj
+    return map_leaves(obj, leaf)
 
 
 def _layout(rng: random.Random, p: float, max_rank: int = 3, max_size: int = 256) -> Layout:
@@ -111,7 +106,7 @@ def _tile(rng: random.Random, a: Layout, p: float) -> Tile:
         elif r < 0.85:
             elems.append(_int(rng, 1, 6, p))
         else:
-            from verifier.layouts import Underscore
+            from verifier.core.layouts import Underscore
 
             elems.append(Underscore())
     return Tile(elems)  # type: ignore[arg-type]
@@ -165,7 +160,7 @@ def _reroll(name: str, first: int, rng: random.Random, shape: set[str]) -> int:
 def random_cases(n: int = N_RANDOM, seed: int = 18) -> list[tuple[str, DslCase]]:
     """``n`` seeded random skeletons, each with ``ASSIGNMENTS`` assignments of its run-time leaves (the first the
     generated values), plus symbolic divisibility facts on some of them (``cute.assume``)."""
-    from verifier.int_tuple import symbols_of
+    from verifier.core.int_tuple import symbols_of
 
     rng = random.Random(seed)
     out = []

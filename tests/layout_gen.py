@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 from verifier import Layout
-from verifier.integers import D, Int, S, symbol
+from verifier.core.integers import D, Int, S, symbol
 from verifier.strategies import SYMBOLIC_FORMS
 
 SYMBOLS = ("M", "N", "K")

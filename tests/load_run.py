@@ -16,15 +16,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.case_args import problem  # noqa: E402
-from verifier.engine import verify  # noqa: E402
-from verifier.theorems import load  # noqa: E402
+from verifier.engine.verify import verify  # noqa: E402
+from verifier.oracle.corpora import PARAMETRIC_CORPUS, problem  # noqa: E402
+from verifier.run.theorems import load  # noqa: E402
 
 NET = 600.0  # seconds; the test fails if the net fires
 
 
 def items() -> list[tuple[str, object]]:
-    corpus = json.loads((ROOT / "tests" / "data" / "parametric_cases.json").read_text())
+    corpus = json.loads(PARAMETRIC_CORPUS.read_text())
     return [(f"proof:{t.name}", t) for t in load([ROOT / "proofs"])] + [(f"case:{e['id']}", e) for e in corpus]
 
 

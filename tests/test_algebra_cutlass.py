@@ -5,17 +5,16 @@ values as compiled CuTe, or the same compile-time rejection, or the same undefin
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from verifier.algebra import apply
-from verifier.cute_cpp import Query, call_case, run_cases
+from verifier.algebra.registry import apply
+from verifier.oracle.corpora import CUTLASS_UNIT_CORPUS, operands
+from verifier.oracle.cute_cpp import Query, call_case, run_cases
 
-from .case_args import operands
 from .compare import compare
 
-DATA = json.loads((Path(__file__).parent / "data" / "cutlass_unit_cases.json").read_text())
+DATA = json.loads(CUTLASS_UNIT_CORPUS.read_text())
 VARIANTS = ("original", "dynamic", "static")
 CASES = [(c, v) for c in DATA for v in VARIANTS]
 

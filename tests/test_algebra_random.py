@@ -9,9 +9,9 @@ import random
 import pytest
 
 from verifier import Layout, Tile
-from verifier.algebra import apply
-from verifier.cute_cpp import Query, call_case, run_cases
-from verifier.integers import D, S
+from verifier.algebra.registry import apply
+from verifier.core.integers import D, S
+from verifier.oracle.cute_cpp import Query, call_case, run_cases
 
 from .compare import compare
 from .layout_gen import random_layout
@@ -86,8 +86,8 @@ def _reroll_int(x, rng: random.Random, lo: int, hi: int):
 
 def _reroll(obj, rng: random.Random):
     """The same static structure (so the same compiled CuTe function) with new run-time values."""
-    from verifier.int_tuple import transform_leaf
-    from verifier.layouts import Underscore
+    from verifier.core.int_tuple import transform_leaf
+    from verifier.core.layouts import Underscore
 
     if isinstance(obj, Layout):
         return Layout(transform_leaf(obj.shape, lambda x: _reroll_int(x, rng, 1, 6)),
@@ -124,7 +124,7 @@ def _cases() -> list[tuple[str, tuple, tuple[int, ...]]]:
 
 
 def _leaves(obj):
-    from verifier.int_tuple import leaves
+    from verifier.core.int_tuple import leaves
 
     if isinstance(obj, Layout):
         return [*leaves(obj.shape), *leaves(obj.stride)]

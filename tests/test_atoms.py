@@ -11,11 +11,11 @@ import subprocess
 
 import pytest
 
-from verifier import atoms_gen
-from verifier.atoms import CopyAtom, MmaAtom, atoms, check, check_all, find, skipped
-from verifier.cli import main
-from verifier.cute_cpp import CppCase, Query, build, cute_include, run_binary
-from verifier.notation import parse_layout
+from verifier.algebra.atoms import CopyAtom, MmaAtom, atoms, check, check_all, find, skipped
+from verifier.cli.main import main
+from verifier.notation.cpp import parse_layout
+from verifier.oracle import atoms_gen
+from verifier.oracle.cute_cpp import CppCase, Query, build, cute_include, run_binary
 
 DEFECT = "SM80_16x8x32_S32S4S4S32_TN"
 # The int4 16x8x32 B layout of #3140 is shared by the S4/U4 variants and their _SATURATE twins; the b1 16x8x128

@@ -1,4 +1,4 @@
-"""Bank conflicts (verifier/banks.py): the model's counts against brute force over compiled CuTe's own values and
+"""Bank conflicts (verifier/engine/banks.py): the model's counts against brute force over compiled CuTe's own values and
 against tensor-layouts, the symbolic proofs, and the command line.
 
 * 320 generated access patterns: ``bank_conflicts`` counts per phase equal an independent brute force over the
@@ -16,17 +16,17 @@ import random
 
 import pytest
 
-from verifier.algebra import apply
-from verifier.banks import BANK_BYTES, BANKS, AccessModel, wavefronts
-from verifier.checks import check
-from verifier.cli import main
-from verifier.cute_cpp import call_case, layout_case, run_cases
-from verifier.integers import D, S
-from verifier.layouts import Layout
-from verifier.notation import parse
-from verifier.swizzle import ComposedLayout, Swizzle
-from verifier.symbols import Symbols
-from verifier.verdicts import PROVED, REFUTED
+from verifier.algebra.registry import apply
+from verifier.cli.main import main
+from verifier.core.integers import D, S
+from verifier.core.layouts import Layout
+from verifier.core.swizzle import ComposedLayout, Swizzle
+from verifier.core.symbols import Symbols
+from verifier.engine.banks import BANK_BYTES, BANKS, AccessModel, wavefronts
+from verifier.engine.checks import check
+from verifier.engine.verdicts import PROVED, REFUTED
+from verifier.notation.cpp import parse
+from verifier.oracle.cute_cpp import call_case, layout_case, run_cases
 
 WIDTHS = [(8, 32), (16, 32), (16, 64), (16, 128), (32, 32), (32, 64), (32, 128), (8, 128), (64, 64), (8, 16),
           (16, 16), (64, 128)]
@@ -167,7 +167,7 @@ def test_counts_agree_with_tensor_layouts() -> None:
 
 
 def _leaves(t: object) -> list[object]:
-    from verifier.int_tuple import leaves
+    from verifier.core.int_tuple import leaves
 
     return list(leaves(t))  # type: ignore[arg-type]
 

@@ -71,8 +71,8 @@ def test_parametric_quick() -> None:
 def test_pycute_baseline_sees_static_semantics_only() -> None:
     # composition((2,3):(1,2), (2,3):(3,1)) with run-time ints is wrong in CuTe 4.2 (README); pycute, which has
     # plain ints only, computes the static result and finds it correct: the baseline cannot see the bug.
-    from tests.case_args import problem
-    from verifier.engine import valid_at
+    from verifier.engine.decide import valid_at
+    from verifier.oracle.corpora import problem
 
     entry = {"id": "x", "op": "composition", "args": ["(A0,A1):(1,A0)", "(B0,B1):(B1,1)"]}
     op, args, _ = problem(entry)

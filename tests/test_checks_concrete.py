@@ -6,10 +6,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verifier.checks import STRUCTURAL, _separated, check
-from verifier.integers import D, S
-from verifier.layouts import Layout
-from verifier.symbols import Symbols
+from verifier.core.integers import D, S
+from verifier.core.layouts import Layout
+from verifier.core.symbols import Symbols
+from verifier.engine.checks import STRUCTURAL, _separated, check
 
 _LEAF = st.tuples(st.integers(1, 5), st.integers(-12, 12), st.booleans())
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cli import main
+from verifier.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -198,7 +198,7 @@ def test_good_input_exits_0(capsys) -> None:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "verifier.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "verifier.cli.main", *args], capture_output=True, text=True,
                           cwd=ROOT, timeout=120)
 
 

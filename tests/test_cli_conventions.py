@@ -14,7 +14,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from verifier import __version__
-from verifier.cli import build_parser, main
+from verifier.cli.main import build_parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -116,7 +116,7 @@ def test_run_discovers_spec_files_below_a_folder(capsys, tmp_path: Path) -> None
 
 
 def test_progress_bar_only_on_a_terminal(monkeypatch) -> None:
-    from verifier import batch
+    from verifier.run import batch
 
     items = [1, 2, 3]
     assert batch._progress(items, 3, True) is items  # stderr is not a terminal under pytest
@@ -201,14 +201,14 @@ def test_workflow_is_the_one_the_readme_describes() -> None:
 
 
 def test_version_in_a_subprocess() -> None:
-    p = subprocess.run([sys.executable, "-m", "verifier.cli", "--version"], capture_output=True, text=True,
+    p = subprocess.run([sys.executable, "-m", "verifier.cli.main", "--version"], capture_output=True, text=True,
                        cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert p.returncode == 0 and p.stdout == f"cute-verify {__version__}\n"
 
 
 def test_anonymous_symbols_print_and_parse_back(capsys) -> None:
     from verifier import Symbols, parse_relation
-    from verifier.interop import parse_dsl
+    from verifier.notation.interop import parse_dsl
 
     rc, out, _ = run(capsys, "composition", "(?,?{div=64}):(1,?)", "<_64>", "--assume", "1 <= ?2 <= 128")
     line = next(x for x in out.splitlines() if x.startswith("assuming: "))

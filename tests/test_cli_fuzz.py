@@ -24,10 +24,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from verifier.algebra import OPERATIONS
-from verifier.checks import PROPERTIES
-from verifier.cli import main
-from verifier.problems import PROPERTY_ARITY, SIGNATURES
+from verifier.algebra.registry import OPERATIONS, REGISTRY
+from verifier.cli.main import main
+from verifier.engine.checks import PROPERTIES
+from verifier.run.problems import PROPERTY_ARITY
+
+SIGNATURES = {name: row.operands for name, row in REGISTRY.items()}
 
 ROOT = Path(__file__).resolve().parent.parent
 HANG_SECONDS = 120  # far above any example's time: an alarm here means a hang, not a slow machine
@@ -104,7 +106,7 @@ def flags(draw: st.DrawFn, timeout: bool = True) -> list[str]:
 
 @st.composite
 def command_line(draw: st.DrawFn) -> list[str]:
-    from verifier.problems import PROPERTY_LAYOUTS
+    from verifier.run.problems import PROPERTY_LAYOUTS
 
     kind = draw(st.sampled_from(["op"] * 5 + ["check"] * 2 + ["eval", "draw", "draw-cx", "gpu", "prove", "junk"]))
     if kind == "op":
@@ -267,6 +269,6 @@ SUBPROCESS_CASES = [
 def test_fuzz_subprocess_bounded_memory(argv: list[str], tmp_path: Path) -> None:
     """The real command under a 4 GiB address-space limit and a hang alarm: an answer, not a crash."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    p = subprocess.run([sys.executable, "-m", "verifier.cli", *argv], capture_output=True, text=True, env=env,
+    p = subprocess.run([sys.executable, "-m", "verifier.cli.main", *argv], capture_output=True, text=True, env=env,
                        cwd=tmp_path, timeout=HANG_SECONDS, preexec_fn=_limited)
     assert_answered(argv, p.returncode, p.stderr)

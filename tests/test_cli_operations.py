@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cli import OPERATION_EXAMPLES, main
+from verifier.cli.main import OPERATION_EXAMPLES, main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -85,8 +85,8 @@ CRD2IDX = [
 @pytest.mark.parametrize(("layout", "coord", "env"), CRD2IDX)
 def test_crd2idx_is_what_compiled_cute_computes(cute, capsys, layout: str, coord: str, env: dict[str, int]) -> None:
     from verifier import Symbols, parse_layout
-    from verifier.cute_cpp import Query, apply_case, run_cases
-    from verifier.notation import parse_coord
+    from verifier.notation.cpp import parse_coord
+    from verifier.oracle.cute_cpp import Query, apply_case, run_cases
 
     argv = ["crd2idx", layout, coord, "--json", *[f"--param={k}={v}" for k, v in env.items()]]
     rc, out, err = run(capsys, *argv)
@@ -139,7 +139,7 @@ def test_eval_identity_layout(capsys) -> None:
 
 def test_eval_swizzled_layout_matches_cute(cute, capsys) -> None:
     from verifier import parse
-    from verifier.cute_cpp import CppBuilder, Query, run_cases
+    from verifier.oracle.cute_cpp import CppBuilder, Query, run_cases
 
     text = "Sw<2,0,2> o (_4,_4):(_4,_1)"
     rc, out, _ = run(capsys, "eval", text, "--json")

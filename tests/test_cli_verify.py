@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from verifier.cli import main
+from verifier.cli.main import main
 
 KEYS = {"op", "inputs", "result", "verdict", "obligations", "counterexample", "condition",
         "condition_is_necessary"}
@@ -65,6 +65,16 @@ def test_param_makes_the_problem_concrete(capsys) -> None:
     assert rc == 0 and obj["verdict"] == "valid" and obj["result"] == "(8,2):(2,_1)"
 
 
+def test_param_reaches_inside_a_composed_layout(capsys) -> None:
+    """--param substitutes into a composed layout's inner layout as into a plain one: the same verdict as writing
+    the value (issue 14's reproducer, which once ignored --param and answered unknown)."""
+    written = run(capsys, "composition", "Sw<1,0,1> o _0 o (2,_2):(_2,_1)", "(_4):(_1)")
+    param = run(capsys, "composition", "Sw<1,0,1> o _0 o (M,_2):(_2,_1)", "(_4):(_1)", "--param", "M=2")
+    assert written[0] == param[0] == 0
+    assert param[1].startswith("valid: composition(Sw<1,0,1> o _0 o (2,_2):(_2,_1), (_4):(_1))")
+    assert written[1].splitlines()[:2] == param[1].splitlines()[:2]
+
+
 def test_unknown_exits_3(capsys) -> None:
     rc, out, _ = run(capsys, "composition", "(M,N):(_1,M)", "(N,M):(M,_1)", "--timeout", "0.000001", "--json")
     assert rc == 3 and json.loads(out)["verdict"] == "unknown"
@@ -108,7 +118,7 @@ def test_bad_input_exits_2_with_one_line(capsys, argv: list[str], word: str) -> 
 
 
 def test_as_a_process() -> None:
-    p = subprocess.run([sys.executable, "-m", "verifier.cli", "upcast", "2", "(16):(1)"], capture_output=True,
+    p = subprocess.run([sys.executable, "-m", "verifier.cli.main", "upcast", "2", "(16):(1)"], capture_output=True,
                        text=True, timeout=120)
     assert p.returncode == 1 and p.stdout.startswith("invalid: upcast(2, (16):(1))") and "(16):(0)" in p.stdout
 

@@ -6,7 +6,7 @@ same on the device).
   three variants (swizzled and scaled-basis ones included), and on symbolic layouts over assignments;
 * the guarded copy reports what the layout does: out-of-bounds writes land in the guards, repeated indices are
   counted, bijections are recognised; a wrong model is caught;
-* the device sweep (``verifier.cute_sweep``'s checks on the device helpers) decides every assignment as the host
+* the device sweep (``verifier.oracle.sweep``'s checks on the device helpers) decides every assignment as the host
   sweep does, and the engine's counterexamples are device mismatches;
 * a kernel the compiler rejects is isolated; no user text reaches the generated code."""
 
@@ -24,17 +24,16 @@ from cuda_harness.harness import Case, evaluate, sweep
 from cuda_harness.kernels import cute_kernel, model_kernel, symbol_slots, unit
 from cuda_harness.runner import runner
 from verifier import Layout, LayoutError, parse_layout
-from verifier.algebra import apply
-from verifier.basis import has_basis
-from verifier.cute_cpp import call_case, layout_case
-from verifier.cute_sweep import SweepCase, grid, key
-from verifier.cute_sweep import sweep as host_sweep
-
-from .case_args import operands, parametric, parametric_assignments
+from verifier.algebra.registry import apply
+from verifier.core.basis import has_basis
+from verifier.oracle.corpora import CUTLASS_UNIT_CORPUS, PARAMETRIC_CORPUS, operands, parametric, parametric_assignments
+from verifier.oracle.cute_cpp import call_case, layout_case
+from verifier.oracle.sweep import SweepCase, grid, key
+from verifier.oracle.sweep import sweep as host_sweep
 
 DATA = Path(__file__).parent / "data"
-UNIT = json.loads((DATA / "cutlass_unit_cases.json").read_text())
-CORPUS = {e["id"]: e for e in json.loads((DATA / "parametric_cases.json").read_text())}
+UNIT = json.loads(CUTLASS_UNIT_CORPUS.read_text())
+CORPUS = {e["id"]: e for e in json.loads(PARAMETRIC_CORPUS.read_text())}
 
 # A spread of the conformance corpus: every operation, the swizzled and scaled-basis cases, rejections and UB.
 PICK = [c for i, c in enumerate(UNIT) if i % 19 == 0 or any("Sw<" in a or "@" in a for a in c["args"])
@@ -138,7 +137,7 @@ SWEEP_IDS = ["cmp-seed-colmajor-rowmajor", "gemm-zdiv-MN-32x16", "prod-flat-bymo
 
 def _small(entry: dict, span: int = 9) -> list[dict[str, int]]:
     rng = {k: (v[0], min(v[1], v[0] + span)) for k, v in entry["range"].items()}
-    from verifier.notation import parse_relation
+    from verifier.notation.cpp import parse_relation
 
     rels = [parse_relation(r) for r in entry.get("assume", [])]
     return [env for env in grid(rng) if all(r.evaluate(env) for r in rels)]
@@ -175,8 +174,8 @@ def test_small_scratch_defers_to_the_next_pass(cute) -> None:
 def test_refutations_are_device_mismatches_at_the_counterexample() -> None:
     import sys
 
-    from verifier.engine import verify
-    from verifier.verdicts import Policy
+    from verifier.engine.verdicts import Policy
+    from verifier.engine.verify import verify
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from bench.bench_engine import problem
@@ -257,7 +256,7 @@ def test_symbol_names_never_reach_the_generated_cuda() -> None:
 
 
 def _cli(capsys, *argv: str) -> tuple[int, str, str]:
-    from verifier.cli import main
+    from verifier.cli.main import main
 
     code = main(["gpu", *argv])
     out = capsys.readouterr()

@@ -10,10 +10,10 @@ import pytest
 from cuda_harness.harness import Case, evaluate, sweep
 from cuda_harness.probe import gpu_available
 from verifier import parse_layout
-from verifier.cute_sweep import SweepCase, key
-from verifier.cute_sweep import sweep as host_sweep
+from verifier.oracle.corpora import parametric
+from verifier.oracle.sweep import SweepCase, key
+from verifier.oracle.sweep import sweep as host_sweep
 
-from .case_args import parametric
 from .test_cuda_harness import CORPUS, SWEEP_IDS, _small, conformance
 
 WHY = gpu_available()

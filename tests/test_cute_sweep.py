@@ -1,4 +1,4 @@
-"""The compiled-CuTe sweep (``verifier/cute_sweep.py``) and the parametric corpus it gives ground truth for.
+"""The compiled-CuTe sweep (``verifier/oracle/sweep.py``) and the parametric corpus it gives ground truth for.
 
 * the seed composition with symbols is ``wrong`` exactly where compiled CuTe's printed values differ from A o B
   computed by brute force in Python from A and B alone;
@@ -6,29 +6,28 @@
   ``rejected`` without taking its translation unit down; huge values are decided cheaply or ``too_large``;
 * on a sample of every corpus case the sweep's verdict is the algebra's (its postcondition obligations on the
   substituted operands), with one documented difference;
-* ``tests/data/parametric_cases.json`` parses, and each case's verdicts are the ones its note states."""
+* ``verifier/oracle/data/parametric_cases.json`` parses, and each case's verdicts are the ones its note states."""
 
 from __future__ import annotations
 
 import json
 import random
 import time
-from pathlib import Path
 
 import pytest
 
 from verifier import Layout, LayoutError, Tile, parse_int_tuple, parse_layout, parse_relation, parse_tile
-from verifier.algebra import apply, complement
-from verifier.claims import TooLarge
-from verifier.cute_cpp import Query, call_case, run_cases
-from verifier.cute_sweep import STATUSES, SweepCase, grid, key, substitute, sweep
-from verifier.engine import valid_at
-from verifier.integers import Int
-from verifier.layouts import cosize, size
+from verifier.algebra.ops import complement
+from verifier.algebra.registry import apply
+from verifier.contracts.claims import TooLarge
+from verifier.core.integers import Int
+from verifier.core.layouts import cosize, size
+from verifier.engine.decide import valid_at
+from verifier.oracle.corpora import PARAMETRIC_CORPUS, parametric, parametric_assignments
+from verifier.oracle.cute_cpp import Query, call_case, run_cases
+from verifier.oracle.sweep import STATUSES, SweepCase, grid, key, substitute, sweep
 
-from .case_args import parametric, parametric_assignments
-
-CORPUS = json.loads((Path(__file__).parent / "data" / "parametric_cases.json").read_text())
+CORPUS = json.loads(PARAMETRIC_CORPUS.read_text())
 CASES = [SweepCase(*parametric(e)) for e in CORPUS]
 ENVS = [parametric_assignments(e) for e in CORPUS]
 

@@ -10,7 +10,7 @@ import pycute
 import pytest
 
 from verifier import Layout, parse_layout
-from verifier.cute_cpp import Query, layout_case, run_cases
+from verifier.oracle.cute_cpp import Query, layout_case, run_cases
 
 from .layout_gen import random_layout
 

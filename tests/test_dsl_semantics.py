@@ -8,14 +8,14 @@ import json
 import pytest
 
 from verifier import parse_layout, parse_tile
-from verifier.algebra import apply
-from verifier.cli import main
-from verifier.cute_cpp import Query, call_case, recast_case, run_cases
+from verifier.algebra.registry import apply
+from verifier.cli.main import main
+from verifier.core.layouts import cosize
+from verifier.core.semantics import DslInvalidLayout, DslRefusal, using
+from verifier.core.symbols import Symbols
 from verifier.dsl.harness import DslCase, run
 from verifier.dsl.model import compare, predict
-from verifier.layouts import cosize
-from verifier.semantics import DslInvalidLayout, DslRefusal, using
-from verifier.symbols import Symbols
+from verifier.oracle.cute_cpp import Query, call_case, recast_case, run_cases
 
 L = parse_layout
 
@@ -166,7 +166,7 @@ def test_spec_semantics(tmp_path, capsys) -> None:
 
 @pytest.mark.parametrize("name", ["cpp", "dsl"])
 def test_python_api_semantics(name: str) -> None:
-    from verifier.engine import verify
+    from verifier.engine.verify import verify
 
     sy = Symbols()
     args = [2, parse_layout("(4,16):(d,_1)", sy)]

@@ -9,11 +9,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from verifier.cli import main
+from verifier.cli.main import main
+from verifier.core.layouts import Layout
 from verifier.dsl import assert_layouts_valid, crosscheck, trace, verify_function
 from verifier.dsl.harness import DslCase, run
-from verifier.layouts import Layout
-from verifier.notation import parse_layout
+from verifier.notation.cpp import parse_layout
 
 ROOT = Path(__file__).resolve().parent.parent
 BUGGY = "examples/dsl_tiles.py::cta_tile"

@@ -15,14 +15,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from verifier import parse, parse_layout, parse_tile
-from verifier.checks import check
-from verifier.domain import VacuousAssumptions
-from verifier.encoding import Encoder
-from verifier.engine import valid_at, verify
-from verifier.integers import D, Int, mod, symbol
-from verifier.notation import parse_relation
-from verifier.symbols import Symbols
-from verifier.verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Policy
+from verifier.core.integers import D, Int, mod, symbol
+from verifier.core.symbols import Symbols
+from verifier.engine.checks import check
+from verifier.engine.decide import valid_at
+from verifier.engine.verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Policy
+from verifier.engine.verify import verify
+from verifier.notation.cpp import parse_relation
+from verifier.solver.domain import VacuousAssumptions
+from verifier.solver.encoding import Encoder
 
 
 def _problem(texts: list[object], assume: list[str] = (), hi: int | None = None) -> tuple[list[object], Symbols]:

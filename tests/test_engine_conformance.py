@@ -1,8 +1,8 @@
 """Concrete verdicts of the engine against compiled CuTe on the algebra's conformance corpus.
 
-Every CUTLASS unit-test case (``tests/data/cutlass_unit_cases.json``), swizzled and scaled-basis operands included,
+Every CUTLASS unit-test case (``oracle/data/cutlass_unit_cases.json``), swizzled and scaled-basis operands included,
 in its original, all-dynamic and all-static variants: the engine says ``valid`` exactly where compiled CuTe's own result
-meets CuTe's documented contract (decided in C++ by ``verifier.cute_sweep``), with a warning where it meets the
+meets CuTe's documented contract (decided in C++ by ``verifier.oracle.sweep``), with a warning where it meets the
 contract but not a stricter clause, and ``invalid`` exactly where it does not, divides by zero, or does not compile.
 None of these cases is ``invalid`` where CUTLASS's own unit test asserts the result.
 """
@@ -10,18 +10,16 @@ None of these cases is ``invalid`` where CUTLASS's own unit test asserts the res
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from verifier.cute_sweep import SUPPORTED, SweepCase, sweep
-from verifier.engine import verify
-from verifier.symbols import Symbols
-from verifier.verdicts import INVALID, VALID
+from verifier.core.symbols import Symbols
+from verifier.engine.verdicts import INVALID, VALID
+from verifier.engine.verify import verify
+from verifier.oracle.corpora import CUTLASS_UNIT_CORPUS, operands
+from verifier.oracle.sweep import SUPPORTED, SweepCase, sweep
 
-from .case_args import operands
-
-DATA = json.loads((Path(__file__).parent / "data" / "cutlass_unit_cases.json").read_text())
+DATA = json.loads(CUTLASS_UNIT_CORPUS.read_text())
 CASES = [(c, v) for c in DATA for v in ("original", "dynamic", "static")]
 
 

@@ -1,6 +1,6 @@
 """The engine's verdicts on the parametric corpus against ground truth from compiled CuTe.
 
-Ground truth: ``verifier.cute_sweep`` compiles one CuTe program per case that loops over every assignment of the
+Ground truth: ``verifier.oracle.sweep`` compiles one CuTe program per case that loops over every assignment of the
 symbols in the case's range (within its assumptions) at run time and decides, in C++ from CuTe's own results, whether
 each result is correct.  The engine must never say ``valid`` where CuTe goes wrong in that range, and every
 ``invalid`` counterexample must be a value where compiled CuTe goes wrong (or CuTe rejects the case).
@@ -13,14 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cute_sweep import SweepCase, sweep
-from verifier.engine import verify
-from verifier.verdicts import INVALID, UNKNOWN, VALID, Policy
-
-from .case_args import parametric, parametric_assignments, problem
+from verifier.engine.verdicts import INVALID, UNKNOWN, VALID, Policy
+from verifier.engine.verify import verify
+from verifier.oracle.corpora import PARAMETRIC_CORPUS, parametric, parametric_assignments, problem
+from verifier.oracle.sweep import SweepCase, sweep
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = json.loads((ROOT / "tests" / "data" / "parametric_cases.json").read_text())
+CORPUS = json.loads(PARAMETRIC_CORPUS.read_text())
 
 
 @pytest.fixture(scope="module")

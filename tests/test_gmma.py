@@ -1,4 +1,4 @@
-"""GMMA shared-memory layouts (verifier/gmma.py) against compiled CuTe 4.2.
+"""GMMA shared-memory layouts (verifier/algebra/gmma.py) against compiled CuTe 4.2.
 
 * ``smem_ptr_flag`` composed layouts print, recast and tile as CuTe's do: every ``Layout_{K,MN}_{INTER,SW32,SW64,
   SW128}_Atom<T>`` (``upcast<sizeof_bits<T>>`` of the atoms in bits, mma_traits_sm90_gmma.hpp:75-104) for every
@@ -15,11 +15,12 @@ import json
 import pytest
 
 from tests.compare import compare
-from verifier.algebra import apply
-from verifier.cli import main
-from verifier.cute_cpp import call_case, run_cases
-from verifier.gmma import KINDS, MAJORS, SmemPtrFlag, atom, atom_bits, canonical_gmma
-from verifier.notation import parse
+from verifier.algebra.gmma import KINDS, MAJORS, atom, atom_bits, canonical_gmma
+from verifier.algebra.registry import apply
+from verifier.cli.main import main
+from verifier.core.swizzle import SmemPtrFlag
+from verifier.notation.cpp import parse
+from verifier.oracle.cute_cpp import call_case, run_cases
 
 # sizeof_bits of the element types GMMA takes: e4m3/e5m2/int8/uint8, half/bfloat16, tfloat32/float/int32, double.
 ELEMENT_BITS = (8, 16, 32, 64)

@@ -4,9 +4,9 @@ not deep-copied (its relations are immutable expressions that refuse deepcopy, w
 from __future__ import annotations
 
 from verifier import Symbols, parse, parse_layout, parse_relation
-from verifier.cli import main
-from verifier.engine import verify
-from verifier.verdicts import INVALID, Policy
+from verifier.cli.main import main
+from verifier.engine.verdicts import INVALID, Policy
+from verifier.engine.verify import verify
 
 
 def test_guard_is_derived_on_top_of_assumptions() -> None:

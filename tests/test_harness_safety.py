@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from verifier import LayoutError, parse_layout
-from verifier.cute_cpp import CppBuilder, Query, call_case, layout_case, run_cases
+from verifier.oracle.cute_cpp import CppBuilder, Query, call_case, layout_case, run_cases
 
 HOSTILE = [
     '(M);system("rm -rf /"):1',
@@ -42,7 +42,7 @@ def test_symbolic_case_runs_with_values_as_parameters(cute) -> None:
     case = call_case("coalesce", lay)
     envs = [{"M": m, "N": n} for m in (1, 3) for n in (2, 5)]
     results = run_cases([case], [Query(0, e) for e in envs])
-    from verifier.algebra import coalesce
+    from verifier.algebra.ops import coalesce
 
     for env, r in zip(envs, results, strict=True):
         ours = coalesce(lay.substitute(env))

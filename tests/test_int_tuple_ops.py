@@ -8,7 +8,8 @@ import random
 import pycute
 import pytest
 
-from verifier import (
+from verifier import parse_int_tuple
+from verifier.algebra import (
     ceil_div,
     compatible,
     congruent,
@@ -16,16 +17,15 @@ from verifier import (
     crd2idx,
     elem_scale,
     idx2crd,
-    parse_int_tuple,
     prefix_product,
     product,
     shape_div,
     weakly_congruent,
 )
-from verifier.cute_cpp import Query, call_case, run_cases
-from verifier.errors import CuteRejection
-from verifier.int_tuple import as_int_tuple, format_tuple
-from verifier.integers import D, S
+from verifier.core.errors import CuteRejection
+from verifier.core.int_tuple import as_int_tuple, format_tuple
+from verifier.core.integers import D, S
+from verifier.oracle.cute_cpp import Query, call_case, run_cases
 
 P = parse_int_tuple
 

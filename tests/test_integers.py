@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier import CuteRejection, UndefinedBehavior
-from verifier.integers import (
+from verifier.core.integers import (
     FALSE,
     TRUE,
     Bool,

@@ -8,28 +8,17 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from verifier import (
-    LayoutError,
-    LayoutSyntaxError,
-    Symbols,
-    apply,
-    coalesce,
-    composition,
-    from_pycute,
-    parse,
-    parse_dsl,
-    parse_dsl_layout,
-    parse_layout,
-    to_cpp,
-    to_dsl,
-    to_pycute,
-)
+from verifier import LayoutError, Symbols, apply, parse, parse_dsl, parse_layout, to_cpp, to_dsl
 from verifier import strategies as vs
-from verifier.checks import check
-from verifier.engine import verify
-from verifier.int_tuple import leaves
-from verifier.symbols import INT64_MAX
-from verifier.verdicts import INVALID, PROVED, VALID, Policy
+from verifier.algebra import coalesce, composition
+from verifier.core.errors import LayoutSyntaxError
+from verifier.core.int_tuple import leaves
+from verifier.core.symbols import INT64_MAX
+from verifier.engine.checks import check
+from verifier.engine.verdicts import INVALID, PROVED, VALID, Policy
+from verifier.engine.verify import verify
+from verifier.notation.interop import parse_dsl_layout
+from verifier.pycute import from_pycute, to_pycute
 
 FAST = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

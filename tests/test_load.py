@@ -8,7 +8,7 @@ the CPU (run time bounded: the items are decided twice in all).  Each item has t
 created before in the process, and in rare cases (2 of 226 in one run of the whole suite) its values differ under
 load even so; every counterexample is replayed concretely either way, so only the verdict and the obligation that
 fails are compared.  The engine's budget is in Z3 resource units
-(``verifier/budget.py``); the wall-clock safety net is set far above any item's need and must never fire.
+(``verifier/solver/budget.py``); the wall-clock safety net is set far above any item's need and must never fire.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.budget import NET
+from verifier.solver.budget import NET
 
 ROOT = Path(__file__).resolve().parent.parent
 LOAD = 4

@@ -14,7 +14,6 @@ from verifier import (
     Int,
     Layout,
     LayoutError,
-    LayoutSyntaxError,
     S,
     Symbols,
     Tile,
@@ -24,8 +23,9 @@ from verifier import (
     parse_tile,
     symbol,
 )
-from verifier import integers as I
-from verifier.int_tuple import format_tuple, leaves
+from verifier.core import integers as I
+from verifier.core.errors import LayoutSyntaxError
+from verifier.core.int_tuple import format_tuple, leaves
 
 M, N, K = symbol("M"), symbol("N"), symbol("K")
 
@@ -489,7 +489,7 @@ def test_garbage_only_raises_layout_errors(text: str) -> None:
     ("(_,M+1)", (UNDERSCORE, M + D(1))),
 ])
 def test_coordinate_with_underscore(text: str, expected: object) -> None:
-    from verifier.notation import parse_coord
+    from verifier.notation.cpp import parse_coord
 
     table = Symbols()
     table.declare("M")

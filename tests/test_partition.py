@@ -12,13 +12,14 @@ import re
 import pytest
 
 from verifier import UNDERSCORE, Layout, Tile, parse_int_tuple, parse_layout, parse_tile
-from verifier.algebra import OffsetLayout, apply
-from verifier.cute_cpp import CppCase, Query, run_cases, slice_case, tensor_case
-from verifier.int_tuple import transform_leaf
-from verifier.integers import D, Int, S, symbol
-from verifier.layouts import Underscore
+from verifier.algebra.ops import OffsetLayout
+from verifier.algebra.registry import apply
+from verifier.core.int_tuple import transform_leaf
+from verifier.core.integers import D, Int, S, symbol
+from verifier.core.layouts import Underscore
+from verifier.oracle.corpora import variant_of
+from verifier.oracle.cute_cpp import CppCase, Query, run_cases, slice_case, tensor_case
 
-from .case_args import variant_of
 from .compare import compare
 
 VARIANTS = ("original", "dynamic", "static")
@@ -96,7 +97,7 @@ SLICE_CASES = [
 
 def _arg(text: str) -> object:
     if text.startswith("make_layout("):
-        from .case_args import parse_arg
+        from verifier.oracle.corpora import parse_arg
 
         return parse_arg(text)
     if text.startswith("<"):

@@ -10,12 +10,12 @@ import json
 
 import pytest
 
-from verifier.cli import main
-from verifier.cute_cpp import run_cases, tensor_case
-from verifier.engine import verify
-from verifier.notation import parse, parse_layout, parse_relation, parse_tile
-from verifier.problems import build
-from verifier.symbols import Symbols
+from verifier.cli.main import main
+from verifier.core.symbols import Symbols
+from verifier.engine.verify import verify
+from verifier.notation.cpp import parse, parse_layout, parse_relation, parse_tile
+from verifier.oracle.cute_cpp import run_cases, tensor_case
+from verifier.run.problems import build
 
 
 def _verify(op: str, texts: list[str], assume: tuple[str, ...] = (), params: dict[str, int] | None = None):

@@ -12,11 +12,11 @@ import pytest
 from PIL import Image
 
 from verifier import LayoutError, Symbols, parse, parse_layout, parse_relation
-from verifier import pictures as pic
-from verifier.checks import check
-from verifier.cli import main
-from verifier.engine import verify
-from verifier.verdicts import REFUTED
+from verifier.cli.main import main
+from verifier.engine.checks import check
+from verifier.engine.verdicts import REFUTED
+from verifier.engine.verify import verify
+from verifier.present import pictures as pic
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 

@@ -13,14 +13,14 @@ import pycute
 import pytest
 
 from verifier import Layout, parse_layout
-from verifier.algebra import apply
-from verifier.basis import has_basis
-from verifier.cute_cpp import Query, call_case, run_cases
-from verifier.int_tuple import leaves
+from verifier.algebra.registry import apply
+from verifier.core.basis import has_basis
+from verifier.core.int_tuple import leaves
+from verifier.oracle.corpora import operands
+from verifier.oracle.cute_cpp import Query, call_case, run_cases
 
 from . import test_algebra_cutlass as cutlass
 from . import test_algebra_random as rnd
-from .case_args import operands
 
 OPS = ("composition", "right_inverse", "complement", "left_inverse")
 
@@ -121,7 +121,7 @@ def _tile_to_shape_corpus() -> list[tuple[str, tuple, tuple]]:
     """Static blocks over static and dynamic targets (dividing and not), three orders of magnitude of sizes."""
     import random
 
-    from verifier.integers import D, S
+    from verifier.core.integers import D, S
 
     rng = random.Random(1774)
     out = []
@@ -139,7 +139,7 @@ def _tile_to_shape_corpus() -> list[tuple[str, tuple, tuple]]:
 
 
 def block_modes(block: Layout) -> list:
-    from verifier import sublayout
+    from verifier.algebra import sublayout
 
     return [sublayout(block, i) for i in range(block.rank())] if type(block.shape) is tuple else [block]
 
@@ -214,7 +214,7 @@ def _py_complement(t, n: int):
 
 def _tiler_layout(t: object):
     """A layout tiler element as pycute, None for ``_``, False for a nested tiler (not checked here)."""
-    from verifier.layouts import Tile, Underscore
+    from verifier.core.layouts import Tile, Underscore
 
     if isinstance(t, Underscore):
         return None
@@ -248,7 +248,7 @@ def _product_truth(a, b, values: list[int], as_set: bool = False) -> bool:
 
 def _by_mode_truth(op: str, args: tuple, r) -> bool | None:
     """Per-mode truth of a logical divide/product by a tuple tiler, read from CuTe's printed result."""
-    from verifier.layouts import Tile
+    from verifier.core.layouts import Tile
 
     a, tiler = args
     elems = list(tiler.elements) if isinstance(tiler, Tile) else list(tiler)
@@ -283,7 +283,7 @@ def _parsed(printed: str) -> Layout | None:
 
 
 def sublayout_of(layout: Layout, i: int) -> Layout:
-    from verifier import sublayout
+    from verifier.algebra import sublayout
 
     return sublayout(layout, i) if type(layout.shape) is tuple else layout
 

@@ -9,14 +9,14 @@ import subprocess
 
 import pytest
 
-from verifier.cute_cpp import CppBuilder, CppCase, build
-from verifier.engine import verify
-from verifier.integers import D
-from verifier.layouts import UNDERSCORE
-from verifier.notation import parse, parse_layout
-from verifier.predication import elem_less, partitions
-from verifier.problems import build as build_problem
-from verifier.symbols import Symbols
+from verifier.algebra.predication import elem_less, partitions
+from verifier.core.integers import D
+from verifier.core.layouts import UNDERSCORE
+from verifier.core.symbols import Symbols
+from verifier.engine.verify import verify
+from verifier.notation.cpp import parse, parse_layout
+from verifier.oracle.cute_cpp import CppBuilder, CppCase, build
+from verifier.run.problems import build as build_problem
 
 _PRELUDE = r"""
 #include <cute/tensor.hpp>
@@ -93,7 +93,7 @@ ARGS = ["(M,K):(_1,M)", TILER, "(m,n,k)", "Step<_1,X,_1>"]
 def _verify(thr: str, residue: str, assume=ASSUME):
     symbols = Symbols()
     args = build_problem("predicated_copy", [*ARGS, thr, "t", residue], symbols, assume, {})
-    return verify("predicated_copy", args, symbols, timeout=20)
+    return verify("predicated_copy", args, symbols)  # the default safety net: the verdict is bounded in rlimit units
 
 
 def test_predicated_partial_tiles_are_proved_for_every_m_k_and_thread():
@@ -127,14 +127,24 @@ def test_short_residue_skips_elements():
 def test_384_threads_over_a_tile_they_do_not_divide():
     v = _verify("(_32,_12):(_1,_32)", "(M,K)", ("t >= 0", "t < 384"))
     assert v.verdict == "invalid" and v.counterexample is not None
-    assert v.counterexample.obligation == "COVER-THR"
+    # THR-ONCE: the counterexample names the thread whose values leave the tile; COVER-THR fails for every thread.
+    assert v.counterexample.obligation == "THR-ONCE" and v.counterexample.params["t"] == 256
     assert "T256V8 holds (0, 32), outside the (128, 32) tile" in v.reason
+    assert {d.id: d.status for d in v.obligations}["COVER-THR"] == "refuted"
+
+
+def test_thr_once_spares_threads_the_assumptions_exclude():
+    # Only threads 0..127 run: thread 256 never does, so THR-ONCE holds, but the tile is still not covered by the
+    # threads of the TiledCopy (COVER-THR), which stays the verdict.
+    v = _verify("(_32,_12):(_1,_32)", "(M,K)", ("t >= 0", "t < 128"))
+    assert v.verdict == "invalid" and v.counterexample.obligation == "COVER-THR"
+    assert {d.id: d.status for d in v.obligations}["THR-ONCE"] == "proved"
 
 
 @pytest.mark.parametrize("shift", [None])
 def test_domain_offset_moves_pointer_and_coordinate(shift):
-    from verifier.algebra import OffsetLayout
-    from verifier.predication import domain_offset
+    from verifier.algebra.ops import OffsetLayout
+    from verifier.algebra.predication import domain_offset
 
     view = OffsetLayout(parse_layout("(_8,_4):(_1,M)"), D(0))
     moved = domain_offset((D(0), D(-3)), view)

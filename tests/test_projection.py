@@ -8,14 +8,14 @@ import itertools
 
 import pytest
 
-from verifier.algebra import dice, local_partition, local_tile
-from verifier.cute_cpp import CppBuilder, Query, run_cases
-from verifier.engine import verify
-from verifier.integers import D, symbol
-from verifier.layouts import UNDERSCORE, Tile
-from verifier.notation import parse, parse_layout
-from verifier.problems import build, step_text
-from verifier.symbols import Symbols
+from verifier.algebra.ops import dice, local_partition, local_tile
+from verifier.core.integers import D, symbol
+from verifier.core.layouts import UNDERSCORE, Tile
+from verifier.core.symbols import Symbols
+from verifier.engine.verify import verify
+from verifier.notation.cpp import parse, parse_layout
+from verifier.oracle.cute_cpp import CppBuilder, Query, run_cases
+from verifier.run.problems import build, step_text
 
 STEPS = {"Step<_1,X,_1>": "(_1,_,_1)", "Step<X,_1,_1>": "(_,_1,_1)", "Step<_1,_1,X>": "(_1,_1,_)"}
 DATA = {  # the operand each projection of the (M,N,K) tiler applies to: A is (M,K), B is (N,K), C is (M,N)

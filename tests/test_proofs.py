@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from verifier.claims import first_failure
-from verifier.cli import main
-from verifier.cute_cpp import CppBuilder, Query, run_cases
-from verifier.cute_sweep import SUPPORTED, SweepCase, sweep
-from verifier.integers import D
-from verifier.layouts import Layout
-from verifier.notation import parse, parse_layout
-from verifier.theorems import Call, Theorem, check, load, valid
+from verifier.cli.main import main
+from verifier.contracts.claims import first_failure
+from verifier.core.integers import D
+from verifier.core.layouts import Layout
+from verifier.notation.cpp import parse, parse_layout
+from verifier.oracle.cute_cpp import CppBuilder, Query, run_cases
+from verifier.oracle.sweep import SUPPORTED, SweepCase, sweep
+from verifier.run.theorems import Call, Theorem, check, load, valid
 
 ROOT = Path(__file__).resolve().parent.parent
 PROOFS = ROOT / "proofs"
@@ -116,7 +116,7 @@ def _cpp(b: CppBuilder, arg: object, theorem: Theorem) -> str:
         ints = [a for a in arg.args if isinstance(a, int)]
         rest = [_cpp(b, a, theorem) for a in arg.args if not isinstance(a, int)]
         return b.call("make_layout" if arg.op == "concat" else arg.op, *rest, template=ints)
-    from verifier.theorems import evaluate
+    from verifier.run.theorems import evaluate
 
     return b.operand(evaluate(arg, theorem.table()))
 
@@ -128,7 +128,7 @@ def _case(theorem: Theorem, arg: object):
 
 def _values(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     layout = parse_layout(text)
-    from verifier.int_tuple import leaves
+    from verifier.core.int_tuple import leaves
 
     return tuple(int(x) for x in leaves(layout.shape)), tuple(int(x) for x in leaves(layout.stride))
 
@@ -136,7 +136,7 @@ def _values(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
 def _forall_cases(theorem: Theorem, p: dict[str, int], coord: object) -> tuple[list, object]:
     """The C++ replays of the custom claims of refutations.py, and the check that CuTe's answer breaks the claim."""
     sy = theorem.table()
-    from verifier.theorems import evaluate
+    from verifier.run.theorems import evaluate
 
     if theorem.name == "shape-div-dynamic":
         b = CppBuilder()
@@ -269,7 +269,7 @@ def test_missing_path_is_a_one_line_error(capsys) -> None:
 
 def test_a_statement_over_results_that_fault_is_refuted() -> None:
     """x == x, but computing x divides by a run-time zero stride (CMP-6): not a theorem."""
-    from verifier.theorems import equivalent, ops
+    from verifier.run.theorems import equivalent, ops
 
     x = ops.composition("(M,N):(_1,M)", "(_4):(S)")
     r = Theorem("x", equivalent(x, x), {"M": {}, "N": {}, "S": {"lo": 0, "hi": 0}}, domain="int32").run(10)

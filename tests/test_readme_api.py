@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cli import main
+from verifier.cli.main import main
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 

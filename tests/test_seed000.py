@@ -8,24 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from verifier import (
-    D,
-    Layout,
-    S,
-    compatible,
-    flatten,
-    group,
-    idx2crd,
-    make_layout,
-    parse_int_tuple,
-    parse_layout,
-    print_layout,
-    select,
-    sublayout,
-    take,
-)
-from verifier.cute_cpp import Query, apply_case, call_case, layout_case, run_cases
-from verifier.int_tuple import format_tuple
+from verifier import D, Layout, S, parse_int_tuple, parse_layout
+from verifier.algebra import compatible, flatten, group, idx2crd, make_layout, select, sublayout, take
+from verifier.core.int_tuple import format_tuple
+from verifier.oracle.cute_cpp import Query, apply_case, call_case, layout_case, run_cases
+from verifier.present.tables import print_layout
 
 P = parse_int_tuple
 

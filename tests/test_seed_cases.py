@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 from verifier import Layout, parse_layout
-from verifier.algebra import apply
-from verifier.cute_cpp import CppCase, Query, call_case, recast_case, run_cases, tensor_case
-from verifier.int_tuple import transform_leaf
-from verifier.integers import D, Int
+from verifier.algebra.registry import apply
+from verifier.core.int_tuple import transform_leaf
+from verifier.core.integers import D, Int
+from verifier.oracle.corpora import parse_arg, variant_of
+from verifier.oracle.cute_cpp import CppCase, Query, call_case, recast_case, run_cases, tensor_case
 
-from .case_args import parse_arg, variant_of
 from .test_partition import compare_view
 
 SEEDS = json.loads((Path(__file__).parent / "data" / "seed_cases.json").read_text())

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from verifier import problems
-from verifier.cli import main
-from verifier.engine import verify
-from verifier.errors import LayoutError
-from verifier.obligations import ERRORS, WARNINGS, severity
-from verifier.symbols import Symbols
-from verifier.verdicts import INVALID, VALID, Policy
+from verifier.cli.main import main
+from verifier.core.errors import LayoutError
+from verifier.core.obligations import ERRORS, WARNINGS, severity
+from verifier.core.symbols import Symbols
+from verifier.engine.verdicts import INVALID, VALID, Policy
+from verifier.engine.verify import verify
+from verifier.run import problems
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -163,8 +163,8 @@ def test_spec_files_strict_and_ignore(tmp_path: Path, capsys, monkeypatch) -> No
 
 
 def test_the_guard_search_says_when_it_found_nothing() -> None:
-    from verifier.budget import Budget
-    from verifier.conditions import NO_GUARD, NO_GUARD_IN_TIME, derive_guard
+    from verifier.engine.guards import NO_GUARD, NO_GUARD_IN_TIME, derive_guard
+    from verifier.solver.budget import Budget
 
     table = Symbols()
     args = problems.build("zipped_divide", ["(M,N):(_1,M)", "<_128,_64>"], table)

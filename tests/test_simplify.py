@@ -1,4 +1,4 @@
-"""The engine's simplifier keeps the C++ value of every expression under the assumptions (``verifier/simplify.py``).
+"""The engine's simplifier keeps the C++ value of every expression under the assumptions (``solver/simplify.py``).
 
 Random expressions over symbols with ranges and divisibility, and every claim of the parametric corpus, are
 evaluated before and after simplification at random allowed assignments where no divisor of the original is zero.
@@ -14,14 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.case_args import problem
-from verifier import claims
-from verifier.encoding import Encoder
-from verifier.errors import CuteRejection, UndefinedBehavior
-from verifier.integers import Const, Expr, Op, Sym
-from verifier.notation import parse_relation
-from verifier.simplify import QUOTIENT
-from verifier.symbols import Symbol, Symbols
+from verifier.contracts import claims
+from verifier.core.errors import CuteRejection, UndefinedBehavior
+from verifier.core.integers import Const, Expr, Op, Sym
+from verifier.core.symbols import Symbol, Symbols
+from verifier.notation.cpp import parse_relation
+from verifier.oracle.corpora import PARAMETRIC_CORPUS, problem
+from verifier.solver.encoding import Encoder
+from verifier.solver.simplify import QUOTIENT
 
 DATA = Path(__file__).parent / "data"
 
@@ -150,7 +150,7 @@ def test_symbol_assumptions_absorb_simple_relations() -> None:
 
 
 def _corpus() -> list[dict]:
-    return json.loads((DATA / "parametric_cases.json").read_text())
+    return json.loads(PARAMETRIC_CORPUS.read_text())
 
 
 @pytest.mark.parametrize("entry", _corpus(), ids=lambda e: e["id"])

@@ -18,16 +18,16 @@ import random
 import pytest
 
 from tests.compare import compare
-from verifier.algebra import apply
-from verifier.basis import has_basis
-from verifier.cute_cpp import CppBuilder, CppCase, call_case, run_cases
-from verifier.engine import verify
-from verifier.integers import D, S
-from verifier.layouts import Layout, Tile
-from verifier.notation import parse
-from verifier.swizzle import ComposedLayout, Swizzle
-from verifier.symbols import Symbols
-from verifier.verdicts import UNKNOWN
+from verifier.algebra.registry import apply
+from verifier.core.basis import has_basis
+from verifier.core.integers import D, S
+from verifier.core.layouts import Layout, Tile
+from verifier.core.swizzle import ComposedLayout, Swizzle
+from verifier.core.symbols import Symbols
+from verifier.engine.verdicts import UNKNOWN
+from verifier.engine.verify import verify
+from verifier.notation.cpp import parse
+from verifier.oracle.cute_cpp import CppBuilder, CppCase, call_case, run_cases
 
 DIVIDES = ("logical_divide", "zipped_divide", "tiled_divide", "flat_divide")
 PRODUCTS = ("logical_product", "zipped_product", "tiled_product", "blocked_product", "raked_product")
@@ -58,7 +58,7 @@ def _tiler(rng: random.Random, layout: Layout):
     shape = layout.shape if isinstance(layout.shape, tuple) else (layout.shape,)
     elems = []
     for s in shape[:2]:
-        from verifier.layouts import size
+        from verifier.core.layouts import size
 
         n = int(size(s))
         elems.append(S(rng.choice([d for d in (1, 2, 4, 8, 16) if d <= n] or [1])))
@@ -100,7 +100,7 @@ def _identity(rng: random.Random) -> Layout:
 
 
 def _e(mode: int, v: int = 1):
-    from verifier.basis import ScaledBasis
+    from verifier.core.basis import ScaledBasis
 
     return ScaledBasis(S(v), (mode,))
 
@@ -196,7 +196,7 @@ def test_engine_decides_forwarded_operations_on_swizzled_layouts(answers) -> Non
     ("composition", ["(M,N):(M,_1)", "(_4,_2):(_1@1,_1@0)"], ["M >= 2", "N >= 4"], "valid"),
 ])
 def test_symbolic_operations(op: str, texts: list[str], assume: list[str], want: str) -> None:
-    from verifier.problems import assume as add
+    from verifier.run.problems import assume as add
 
     symbols = Symbols()
     args = [parse(t, symbols) for t in texts]

@@ -15,14 +15,14 @@ import random
 
 import pytest
 
-from verifier.checks import check
-from verifier.cli import main
-from verifier.cute_cpp import call_case, layout_case, run_cases
-from verifier.engine import verify
-from verifier.notation import parse, parse_layout
-from verifier.swizzle import ComposedLayout, Swizzle
-from verifier.symbols import Symbols
-from verifier.verdicts import PROVED, REFUTED, VALID
+from verifier.cli.main import main
+from verifier.core.swizzle import ComposedLayout, Swizzle
+from verifier.core.symbols import Symbols
+from verifier.engine.checks import check
+from verifier.engine.verdicts import PROVED, REFUTED, VALID
+from verifier.engine.verify import verify
+from verifier.notation.cpp import parse, parse_layout
+from verifier.oracle.cute_cpp import call_case, layout_case, run_cases
 
 
 def _basis_layouts(rng: random.Random, n: int) -> list[str]:
@@ -172,7 +172,7 @@ def test_bijective_and_in_bounds_agree_with_cute_values(cute_values) -> None:
     ("equivalent", ["Sw<3,3,3> o _0 o (_8,M):(M,_1)", "(_8,M):(M,_1)"], ["M % 64 == 0"], REFUTED),
 ])
 def test_symbolic_properties(prop: str, texts: list[str], assume: list[str], want: str) -> None:
-    from verifier.problems import assume as add
+    from verifier.run.problems import assume as add
 
     symbols = Symbols()
     args = [parse(t, symbols) for t in texts]
@@ -217,7 +217,7 @@ def test_pycute_scaled_basis_compositions_compile_in_cute(cute) -> None:
 def test_symbolic_swizzle_is_the_swizzle() -> None:
     """The symbolic form of Sw<B,M,S>(x) (an if-then-else per bit) evaluates to CuTe's XOR at every x, negative
     ones included (two's complement)."""
-    from verifier.integers import S, symbol
+    from verifier.core.integers import S, symbol
 
     x = symbol("x")
     rng = random.Random(7)

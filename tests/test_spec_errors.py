@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cli import main
+from verifier.cli.main import main
 
 GOOD_CHECK = '''
 [[check]]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.spec import tomllib
+from verifier.run.spec import tomllib
 from verifier.testing import assert_bijective, assert_equivalent, assert_valid
 
 ROOT = Path(__file__).resolve().parent.parent

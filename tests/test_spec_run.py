@@ -12,10 +12,10 @@ from xml.etree import ElementTree as ET
 import jsonschema
 import pytest
 
-from verifier import batch, spec
-from verifier.cli import main
-from verifier.engine import valid_at
-from verifier.spec import tomllib
+from verifier.cli.main import main
+from verifier.engine.decide import valid_at
+from verifier.run import batch, spec
+from verifier.run.spec import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "gemm.cute.toml"

@@ -10,8 +10,8 @@ from hypothesis.errors import InvalidArgument
 
 from verifier import Layout, Symbols, Tile, parse_relation
 from verifier import strategies as vs
-from verifier.int_tuple import congruent, depth, leaves, rank
-from verifier.layouts import UNDERSCORE, size
+from verifier.core.int_tuple import congruent, depth, leaves, rank
+from verifier.core.layouts import UNDERSCORE, size
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -16,13 +16,13 @@ import random
 
 import pytest
 
-from verifier import Layout, LayoutError, LayoutSyntaxError, Tile, parse, parse_layout
-from verifier.algebra import apply
-from verifier.basis import E, ScaledBasis
-from verifier.cute_cpp import CppBuilder, CppCase, Query, call_case, layout_case, run_cases
-from verifier.errors import CuteRejection
-from verifier.integers import D, Int, S, symbol
-from verifier.swizzle import ComposedLayout, Swizzle, compose3
+from verifier import Layout, LayoutError, Tile, parse, parse_layout
+from verifier.algebra.registry import apply
+from verifier.core.basis import E, ScaledBasis
+from verifier.core.errors import CuteRejection, LayoutSyntaxError
+from verifier.core.integers import D, Int, S, symbol
+from verifier.core.swizzle import ComposedLayout, Swizzle, compose3
+from verifier.oracle.cute_cpp import CppBuilder, CppCase, Query, call_case, layout_case, run_cases
 
 from .compare import compare
 
@@ -250,7 +250,7 @@ def _ints(layout: Layout) -> Layout:
             return ScaledBasis(f(x.value), x.modes)
         return S(int(x))
 
-    from verifier.int_tuple import transform_leaf
+    from verifier.core.int_tuple import transform_leaf
 
     return Layout(transform_leaf(layout.shape, f), transform_leaf(layout.stride, f))
 

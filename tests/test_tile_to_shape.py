@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from verifier import parse_int_tuple, parse_layout
-from verifier.algebra import apply
-from verifier.cute_cpp import Query, call_case, run_cases
+from verifier.algebra.registry import apply
+from verifier.oracle.cute_cpp import Query, call_case, run_cases
 
 from .compare import compare
 
@@ -26,7 +26,7 @@ def test_tile_to_shape_matches_cute(answers) -> None:
     for (b, t), r in zip(CASES, answers, strict=True):
         block = parse_layout(b).substitute(ENV)
         target = parse_int_tuple(t)
-        from verifier.int_tuple import substitute_tuple
+        from verifier.core.int_tuple import substitute_tuple
 
         assert compare(apply("tile_to_shape", block, substitute_tuple(target, ENV)), r) is None, (b, t)
 

@@ -1,4 +1,4 @@
-"""TiledMMA and TiledCopy (verifier/tiled.py) against compiled CuTe 4.2: every MMA atom without a finding and a
+"""TiledMMA and TiledCopy (verifier/algebra/tiled.py) against compiled CuTe 4.2: every MMA atom without a finding and a
 sample of the GMMA atoms in TiledMMA configurations (atom layouts, permutations), and every copy atom of SM50-SM90
 in TiledCopy configurations (make_tiled_copy, make_tiled_copy_A/B/C): the TV layouts, a thread's partition (its
 layout and pointer offset), the fragments and retile, as CuTe prints them.  All configurations of one kind are
@@ -8,13 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from verifier import atoms_gen
-from verifier.atoms import CopyAtom, MmaAtom, atoms, check, find
-from verifier.cute_cpp import CppBuilder, CppCase, Query, build, run_binary
-from verifier.integers import D
-from verifier.layouts import size
-from verifier.notation import parse, parse_layout
-from verifier.tiled import (
+from verifier.algebra.atoms import CopyAtom, MmaAtom, atoms, check, find
+from verifier.algebra.tiled import (
     TiledCopy,
     TiledMMA,
     make_fragment_like,
@@ -24,6 +19,11 @@ from verifier.tiled import (
     make_tiled_copy_C,
     make_tiled_mma,
 )
+from verifier.core.integers import D
+from verifier.core.layouts import size
+from verifier.notation.cpp import parse, parse_layout
+from verifier.oracle import atoms_gen
+from verifier.oracle.cute_cpp import CppBuilder, CppCase, Query, build, run_binary
 
 THR_LAYOUTS = ["(_1,_1,_1):(_0,_0,_0)", "(_2,_2,_1):(_1,_2,_0)", "(_2,_1,_1):(_1,_0,_0)", "(_1,_2,_1):(_0,_1,_0)",
                "(_4,_1,_1):(_1,_0,_0)", "(_2,_4,_1):(_4,_1,_0)"]
@@ -54,7 +54,7 @@ MMA_CONFIGS = _mma_configs()
 
 
 def _perm_model(p: str) -> object:
-    from verifier.layouts import UNDERSCORE
+    from verifier.core.layouts import UNDERSCORE
 
     return UNDERSCORE if p == "_" else parse(p)
 
@@ -181,7 +181,7 @@ def test_tiled_copy_matches_compiled_cute(cute):
 
 
 def test_contracts_of_tiled_objects():
-    from verifier.tiled import check_tiled, parse_tiled
+    from verifier.algebra.tiled import check_tiled, parse_tiled
 
     good = parse_tiled("make_tiled_mma(SM80_16x8x8_F16F16F16F16_TN, (_2,_2,_1):(_1,_2,_0), <_32,_32,_16>)")
     assert check_tiled(good) == []  # type: ignore[arg-type]

@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 
-from verifier import cute_cpp
+from verifier.oracle import cute_cpp
 
 
 def test_gxx_and_headers_present() -> None:
@@ -14,7 +14,7 @@ def test_gxx_and_headers_present() -> None:
 
 
 def test_missing_compiler_is_a_loud_error() -> None:
-    code = ("import verifier.cute_cpp as c\n"
+    code = ("import verifier.oracle.cute_cpp as c\n"
             "try:\n    c.compiler()\nexcept c.ToolMissing as e:\n    print('MISSING', e)\n")
     env = dict(os.environ, CXX="no-such-compiler-xyz")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
@@ -22,7 +22,7 @@ def test_missing_compiler_is_a_loud_error() -> None:
 
 
 def test_missing_headers_is_a_loud_error(tmp_path) -> None:
-    code = ("import sys, verifier.cute_cpp as c\n"
+    code = ("import sys, verifier.oracle.cute_cpp as c\n"
             "sys.modules['cutlass_library'] = None\n"
             "try:\n    c.cute_include()\nexcept c.ToolMissing as e:\n    print('MISSING', e)\n")
     env = dict(os.environ, CUTE_INCLUDE=str(tmp_path))

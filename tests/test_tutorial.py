@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cli import main
+from verifier.cli.main import main
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 TUTORIAL = DOCS / "tutorial.md"

@@ -11,15 +11,15 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from verifier import problems
-from verifier.checks import check
-from verifier.cli import main
-from verifier.domain import VacuousAssumptions, admitted_value
-from verifier.engine import verify
-from verifier.errors import LayoutError, UndefinedBehavior
-from verifier.symbols import Symbols
+from verifier.cli.main import main
+from verifier.core.errors import LayoutError, UndefinedBehavior
+from verifier.core.symbols import Symbols
+from verifier.engine.checks import check
+from verifier.engine.verify import verify
+from verifier.run import problems
+from verifier.run.theorems import Theorem, TheoremError, injective, valid
+from verifier.solver.domain import VacuousAssumptions, admitted_value
 from verifier.testing import assert_proved, assert_valid
-from verifier.theorems import Theorem, TheoremError, injective, valid
 
 EQUIV = ["check", "equivalent", "(M,N):(_1,M)", "(M,N):(N,_1)"]
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from verifier import parse_layout, problems
-from verifier.checks import check
-from verifier.cli import main
-from verifier.cute_sweep import SweepCase, sweep
-from verifier.engine import verify
-from verifier.symbols import Symbols
-from verifier.verdicts import INVALID, PROVED, REFUTED, VALID
+from verifier import parse_layout
+from verifier.cli.main import main
+from verifier.core.symbols import Symbols
+from verifier.engine.checks import check
+from verifier.engine.verdicts import INVALID, PROVED, REFUTED, VALID
+from verifier.engine.verify import verify
+from verifier.oracle.sweep import SweepCase, sweep
+from verifier.run import problems
 
 LAYOUT = "(M/4,_4):(_4,_1)"
 RANGE = ["M <= 12"]

@@ -31,10 +31,10 @@ from collections.abc import Callable, Sequence
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from .int_tuple import IntTuple, leaves, product
-from .integers import D, Int, S, symbol
-from .layouts import UNDERSCORE, Layout, Tile, TileElement
-from .symbols import Symbols
+from verifier.core.int_tuple import IntTuple, leaves, product
+from verifier.core.integers import D, Int, S, symbol
+from verifier.core.layouts import UNDERSCORE, Layout, Tile, TileElement
+from verifier.core.symbols import Symbols
 
 #: Run-time expressions a symbolic leaf may take; each is positive when ``M >= 1``.
 SYMBOLIC_FORMS: tuple[Callable[[Int], Int], ...] = (

@@ -58,7 +58,7 @@ def parametric_corpus(limit: int | None = None) -> list[dict]:
 
 
 def write_verdicts(path: Path, limit: int | None = None) -> dict[str, dict]:
-    """The engine's verdict on every parametric case (what ``tests/test_engine_parametric.py`` computes)."""
+    """The engine's verdict on every parametric case (what ``tests/engine/test_engine_parametric.py`` computes)."""
     from verifier.engine.verify import verify
 
     out = {}

@@ -1,6 +1,6 @@
 """Refutations that must stay refuted: the seed 003/004 cases, the weak stride condition's hole, and the silent
 failures of the spec's master list (cute_preconditions.md 19.1), each over symbolic sizes.  Every counterexample
-is replayed against compiled CuTe by tests/test_proofs.py.  Not stated here, because the engine does not model
+is replayed against compiled CuTe by tests/engine/test_proofs.py.  Not stated here, because the engine does not model
 them: #16 (a dynamic +-1 stride in downcast: no case found where the result is wrong), #17 (ComposedLayout upcast),
 #23 (pointer alignment)."""
 

@@ -2,7 +2,7 @@
 
 Every function returns a ``hypothesis`` ``SearchStrategy``; the structural ones take strategies as arguments, so
 they compose (``int_tuples(ints(1, 4))``, ``layouts(shape=shapes(rank=2))``).  What each strategy promises, and the
-tests (tests/test_strategies.py) check:
+tests (tests/frontends/test_strategies.py) check:
 
 * ``ints``: CuTe integers in a range, static (``_8``), dynamic (``8``) or a mix;
 * ``symbolic_ints``: run-time expressions over the symbols of a ``Symbols`` table (``M``, ``2*M``, ``(M+1)/2``,

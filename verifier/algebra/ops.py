@@ -537,7 +537,8 @@ def _dsl_ceil_div(a: IntTuple, b: Int) -> IntTuple:
 
 
 def _dsl_complement_checks(layout: Layout, cotarget: object) -> None:
-    """DSL branches of complement (DSL 4.8.1, observed on the corpus of tests/test_dsl_differential.py): with a
+    """DSL branches of complement (DSL 4.8.1, observed on the corpus of
+    tests/differential/test_dsl_differential.py): with a
     run-time stride in a layout of rank above 1 (before filter, which may make it rank 1 for C++) the DSL returns
     an invalid layout printed x:x (C++: a static_assert, layout.hpp:1188); a rank-1 layout whose filter has more
     than one mode and a run-time stride aborts the DSL's process; a
@@ -896,7 +897,7 @@ def _upcast(n: int, shape: IntTuple, stride: IntTuple) -> Layout:
 
 def _dsl_shape_div(a: Int, b: Int) -> Int:
     """DSL branch of upcast's dynamic stride (DSL 4.8.1, observed: ``recast_layout(16, 8, 16:s)`` gives the
-    strides 1,1,1,2,3,4 for s = 1,2,3,4,6,8; tests/test_dsl_semantics.py): the pre-3.x ``shape_div``,
+    strides 1,1,1,2,3,4 for s = 1,2,3,4,6,8; tests/differential/test_dsl_semantics.py): the pre-3.x ``shape_div``,
     ``a / b != 0 ? a / b : signum(a) * signum(b)``, where C++ 4.2 divides (truncating to 0)."""
     from verifier.core.integers import Op
 

@@ -1,7 +1,8 @@
 """The one operation registry: every operation the tool models, with what each consumer needs to know of it.
 
 The command line, the spec loader, the claims, the C++ generators, the GPU harness and the docs all read
-``REGISTRY``; ``tests/test_registry.py`` checks that every row has its contract (``contracts.claims.BUILDERS``), its
+``REGISTRY``; ``tests/project/test_registry.py`` checks that every row has its contract
+(``contracts.claims.BUILDERS``), its
 C++ check (``oracle.cute_cpp``), its row in ``docs/semantics.md`` and its operand signature, or an explicit
 "not modelled" marker here.  Adding an operation means writing its algorithm (its family module), its contract
 (``contracts/claims.py``) and its row below.
@@ -43,8 +44,8 @@ class Operation:
     integers (``upcast<N>``), ``RECAST`` ``recast_layout<uint_bit_t<Old>, uint_bit_t<New>>``, ``SLICE`` through
     ``slice_and_offset``, ``TENSOR`` on a tensor over a counting iterator; or ``None`` with ``not_compiled`` saying
     why it has no C++ check of its own.  ``example``: a representative dynamic case, the command-line arguments
-    after the operation's name (shown in ``cute-verify OP --help``, decided by tests/test_cli_operations.py, and the
-    operands of its C++ check in tests/test_registry.py).
+    after the operation's name (shown in ``cute-verify OP --help``, decided by tests/frontends/test_cli_operations.py,
+    and the operands of its C++ check in tests/project/test_registry.py).
     """
 
     name: str

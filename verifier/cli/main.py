@@ -272,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # A representative dynamic case of every operation (its registry row's example): shown in its --help, and run by
-# tests/test_cli_operations.py (each is decided: exit status 0 or 1, never unknown).
+# tests/frontends/test_cli_operations.py (each is decided: exit status 0 or 1, never unknown).
 OPERATION_EXAMPLES: dict[str, list[str]] = {name: [name, *row.example] for name, row in REGISTRY.items()}
 OP_EXIT = "exit status: 0 valid, 1 invalid, 2 bad input, 3 unknown, 4 internal error (please report)"
 

@@ -1,7 +1,7 @@
 """Which CuTe the algebra reproduces: ``cpp`` (the C++ headers of CUTLASS 4.2, the default) or ``dsl`` (the CuTe
 Python DSL, ``nvidia-cutlass-dsl`` 4.8.1).  The two share every algorithm; where the DSL's differs, the algebra
 function has a named branch (``if dsl():``) citing the DSL's source or the observed behaviour that shows it
-(``tests/test_dsl_semantics.py``)."""
+(``tests/differential/test_dsl_semantics.py``)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ its parameters.
 The function's Python body runs once with ``cute`` and ``cutlass`` bound to a recording stand-in (``_Cute``):
 each integer parameter is a named run-time integer (the parameter's name, an int32 or int64 as annotated, in
 the range ``--arg NAME=LO..HI`` gives it), a Python ``int`` is static, as in the DSL.  Each layout operation is
-computed by our algebra with ``dsl`` semantics (its agreement with the DSL is what ``tests/test_dsl_*.py``
+computed by our algebra with ``dsl`` semantics (its agreement with the DSL is what ``tests/differential/test_dsl_*.py``
 establish) and recorded with its operands, the ``cute.assume`` facts known at that point and the user's source
 line; then each recorded operation is verified symbolically by the engine, so a counterexample names the
 function's parameters.  A value the stand-in cannot tie to a parameter (``cute.arch.thread_idx()``, a value read

@@ -3,7 +3,8 @@ divisibility the DSL tracks (``?{div=4}``).
 
 The DSL carries a static divisor with every run-time integer (its ``IntTuple`` type ``!cute.int_tuple<"?{div=4}">``)
 and derives it through arithmetic; the rules below are those the differential corpus shows
-(``tests/test_dsl_harness.py``): a product multiplies the divisors, a sum or difference keeps their gcd, a
+(``tests/differential/test_dsl_differential.py``): a product multiplies the divisors, a sum or difference keeps
+their gcd, a
 division by a constant that divides the divisor divides it, and ``cute.assume(x, divby=N)`` sets it."""
 
 from __future__ import annotations

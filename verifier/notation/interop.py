@@ -2,7 +2,7 @@
 
 pycute (``import pycute``, shipped in the ``nvidia-cutlass`` wheel) models CuTe with plain Python ints, all known
 when the layout is built, so ``from_pycute`` makes every leaf static (``_4``); ``to_pycute`` needs concrete values
-and gives a ``pycute.Layout`` that evaluates to the same index at every coordinate (tests/test_interop.py checks
+and gives a ``pycute.Layout`` that evaluates to the same index at every coordinate (tests/unit/test_interop.py checks
 it).  ``coerce`` is how the public entry points (``apply``, ``verify``, ``check``, ``parse_layout``, ``parse``)
 accept a pycute layout wherever they take one of ours; it recognises pycute objects by their module, so pycute is
 imported only by ``to_pycute``.

@@ -392,7 +392,7 @@ def proofs_markdown(results: list) -> str:
            "quantifies over the named run-time integers; *domain* says over which values it is decided: "
            + "; ".join(f"`{k}`: {v}" for k, v in DOMAINS.items()) + " (1 is the least value unless stated). "
            "A refuted theorem carries a counterexample that the engine replayed concretely and that "
-           "`tests/test_proofs.py` replays against compiled CuTe.", ""]
+           "`tests/engine/test_proofs.py` replays against compiled CuTe.", ""]
     families: dict[str, list] = {}
     for r in results:
         families.setdefault(r.theorem.family, []).append(r)

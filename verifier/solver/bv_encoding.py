@@ -162,7 +162,7 @@ def _divisors(e: Expr) -> list[Expr]:
 
 
 # Z3 counts bit-blasted work in many more resource units per second than integer arithmetic: about 2e7 units/s on
-# the swizzle queries of tests/test_smem_properties.py against the 1e6 units/s that budget.UNITS_PER_SECOND
+# the swizzle queries of tests/engine/test_smem_properties.py against the 1e6 units/s that budget.UNITS_PER_SECOND
 # calibrates.  A bit-vector query is charged its units divided by this rate, so a budget buys it about the same
 # nominal time as an integer query (the count is deterministic either way).
 BV_RATE = 10

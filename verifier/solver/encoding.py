@@ -16,7 +16,7 @@ variables (a coordinate ``#i``).  ``Encoder`` turns them into Z3 integer terms:
   ``unknown`` with that reason.
 
 Guarantees: for every assignment of the variables under which no recorded divisor is zero, the Z3 term's value is
-the C++ value of the expression (``tests/test_encoding.py`` checks this by evaluation).
+the C++ value of the expression (``tests/engine/test_engine.py`` checks this by evaluation).
 """
 
 from __future__ import annotations

@@ -71,9 +71,51 @@ class Recorder:
             _open -= 1
 
 
+class Quiet:
+    """Records nothing while it is active, inside a ``Recorder`` too: for results whose obligations are discarded
+    (they repeat ones recorded elsewhere), which then skip the postconditions decided by enumeration and reuse
+    remembered results (``algebra.pure``)."""
+
+    def __init__(self) -> None:
+        self._token: contextvars.Token[list[Obligation] | None] | None = None
+
+    def __enter__(self) -> Quiet:
+        self._token = _active.set(None)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._token is not None
+        _active.reset(self._token)
+
+
 def recording() -> bool:
     """Whether a ``Recorder`` is active: postconditions decided by enumeration are worth computing only then."""
     return _open != 0 and _active.get() is not None
+
+
+_enumerate: contextvars.ContextVar[bool] = contextvars.ContextVar("enumerate", default=True)
+
+
+class Shallow:
+    """Obligations are recorded, but the postconditions that the algebra decides by enumerating concrete layouts
+    are not computed: for operations whose claims decide the verdict and supersede them (a kernel's partitions of a
+    128x64 tile enumerate thousands of values per divide, at every concrete replay)."""
+
+    def __init__(self) -> None:
+        self._token: contextvars.Token[bool] | None = None
+
+    def __enter__(self) -> Shallow:
+        self._token = _enumerate.set(False)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._token is not None
+        _enumerate.reset(self._token)
+
+
+def enumerating() -> bool:
+    """Whether postconditions are to be decided by enumeration: while recording, outside ``Shallow``."""
+    return _active.get() is not None and _enumerate.get()
 
 
 def record(id: str, description: str, source: str, cute_checks: str, condition: Bool) -> None:
@@ -196,6 +238,8 @@ ERRORS: dict[str, str] = {
     "ALIGN-CONTIG": "a vectorised access reads contiguous elements (copy.hpp max_common_vector)",
     "COVER-THR": "the threads' values must cover the CTA tile once each, else elements are skipped or copied twice "
                  "(tensor_impl.hpp:1076-1087)",
+    "THR-ONCE": "a thread whose values reach outside the CTA tile or onto another thread's elements copies them "
+                "twice or into the next tile (tensor_impl.hpp:1076-1087)",
     "CUTE-UB": "a division by zero CuTe performs on these operands: undefined behaviour",
     "CUTE-REJECTS": "CuTe rejects the operands at compile time (a static_assert)",
     "COMPATIBLE": "the property checked (cute-verify check compatible)",

@@ -12,8 +12,8 @@ from verifier import LayoutError, Symbols, apply, parse, parse_dsl, parse_layout
 from verifier import strategies as vs
 from verifier.algebra import coalesce, composition
 from verifier.core.errors import LayoutSyntaxError
-from verifier.core.integers import S, le
 from verifier.core.int_tuple import leaves
+from verifier.core.integers import S, le
 from verifier.core.symbols import INT64_MAX
 from verifier.engine.checks import check
 from verifier.engine.verdicts import INVALID, PROVED, VALID, Policy

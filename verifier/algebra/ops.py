@@ -67,7 +67,16 @@ from verifier.core.integers import (
     unwatched,
 )
 from verifier.core.layouts import Layout, Tile, Underscore, cosize, layout_of, make_layout, rank, size
-from verifier.core.obligations import NEVER, POSTCONDITION_LIMIT, SA, Recorder, nonzero, record, recording
+from verifier.core.obligations import (
+    NEVER,
+    POSTCONDITION_LIMIT,
+    SA,
+    Recorder,
+    enumerating,
+    nonzero,
+    record,
+    recording,
+)
 from verifier.core.semantics import DslInvalidLayout, DslRefusal, dsl
 from verifier.core.semantics import current as current_semantics
 
@@ -507,7 +516,7 @@ def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
         return
     record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
            eq(size(r), size(b)))
-    if a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
+    if enumerating() and a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
         n = int(size(b))
         try:
             ok = int(size(r)) == n and all(int(r(i)) == int(a(int(b(i)))) for i in range(n))
@@ -709,7 +718,7 @@ def complement(layout: Layout, cotarget: IntTuple | Layout | None = None) -> Lay
 @_not_cute
 def _complement_postcondition(layout: Layout, target: IntTuple, r: Layout) -> None:
     """CuTe's contract (layout.hpp:1166-1171, complement.cpp:46-66), decided on concrete values."""
-    if not recording() or not (layout.concrete and r.concrete and all(x.concrete for x in leaves(target))):
+    if not enumerating() or not (layout.concrete and r.concrete and all(x.concrete for x in leaves(target))):
         return
     n_l, n_r = int(size(layout)), int(size(r))
     if n_l > POSTCONDITION_LIMIT or n_r > POSTCONDITION_LIMIT or n_r < 1:
@@ -778,7 +787,7 @@ def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
             with site("right_inverse", "layout.hpp:1294", lshape[i], lstride[i]):
                 curr = lshape[i] * lstride[i]
     result = coalesce(Layout(tuple(rs), tuple(rd)))
-    if recording() and layout.concrete and result.concrete and int(size(result)) <= POSTCONDITION_LIMIT:
+    if enumerating() and layout.concrete and result.concrete and int(size(result)) <= POSTCONDITION_LIMIT:
         with unwatched():
             ok = all(int(layout(int(result(i)))) == i for i in range(int(size(result))))
         record("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260", NEVER, Bool(Const(ok), False))
@@ -818,7 +827,7 @@ def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
         result = _left_inverse(filter(layout))
     else:
         result = _left_inverse(layout)
-    if recording() and layout.concrete and result.concrete and int(size(layout)) <= POSTCONDITION_LIMIT:
+    if enumerating() and layout.concrete and result.concrete and int(size(layout)) <= POSTCONDITION_LIMIT:
         with unwatched():
             ok = all(int(result(int(layout(i)))) == i for i in range(int(size(layout))))
         record("LI-3", "R(L(i)) == i for every i < size(L) (needs sorted, non-overlapping modes)",
@@ -1258,7 +1267,7 @@ def _as_static(layout: Layout) -> Layout:
 
 
 def _enumerable(*layouts: Layout) -> bool:
-    return recording() and all(x.concrete and int(size(x)) <= POSTCONDITION_LIMIT for x in layouts)
+    return enumerating() and all(x.concrete and int(size(x)) <= POSTCONDITION_LIMIT for x in layouts)
 
 
 @_not_cute
@@ -1290,7 +1299,7 @@ def _divide_postcondition(a: Layout, t: Layout, r: Layout) -> Layout:
         return r
     record("DIV-EXACT", "the tiles cover A exactly, size(R) == size(A) (else the last tiles pad past A's end)",
            "layout.hpp:1555-1563", NEVER, Bool(eq(size(r), size(a)).expr, False))
-    if not (a.concrete and t.concrete and r.concrete) or int(size(a)) > POSTCONDITION_LIMIT:
+    if not enumerating() or not (a.concrete and t.concrete and r.concrete) or int(size(a)) > POSTCONDITION_LIMIT:
         return r
     c = _reference_complement(t, int(size(a)))
     ok = False
@@ -1330,7 +1339,7 @@ def _recast_postcondition(id: str, n: int, wide: Layout, narrow: Layout) -> Layo
     """UP-POST (``wide`` is the result) and DN-POST (``narrow`` is): the same bytes addressed, each wide element
     covering N narrow ones: size(wide)*N == size(narrow), {N*wide(i)+k : k < N} == {narrow(j)} as multisets."""
     result = wide if id == "UP-POST" else narrow
-    if not recording() or not (wide.concrete and narrow.concrete):
+    if not enumerating() or not (wide.concrete and narrow.concrete):
         return result
     ok = int(size(wide)) * n == int(size(narrow))
     if ok and _enumerable(narrow):
@@ -1345,7 +1354,7 @@ def _recast_postcondition(id: str, n: int, wide: Layout, narrow: Layout) -> Layo
 def _tile_to_shape_postcondition(block: Layout, target: IntTuple, r: Layout) -> Layout:
     """TTS-POST: R has the target's mode sizes (``compatible(trg_shape, result)``, layout.hpp:1773) and is the
     block repeated: R((x, y)) == block(x) + R((0, y)) for every block coordinate x and tile coordinate y."""
-    if not recording() or not (block.concrete and r.concrete and all(x.concrete for x in leaves(target))):
+    if not enumerating() or not (block.concrete and r.concrete and all(x.concrete for x in leaves(target))):
         return r
     modes = _modes(r)
     ok = len(modes) == len(target) and all(  # type: ignore[arg-type]  # target: a tuple here

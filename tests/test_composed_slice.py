@@ -111,3 +111,94 @@ def test_slices_match_compiled_cute(answers) -> None:
     bad = [f"slice_and_offset({c}, {layout}): {d}" for (c, layout), r in zip(CASES, answers, strict=True)
            if (d := _diff(c, layout, r)) is not None]
     assert not bad, f"{len(bad)} of {len(CASES)} differ:\n" + "\n".join(bad[:20])
+
+
+def _layout_case(layout) -> CppCase:
+    b = CppBuilder()
+    return b.case(b.operand(layout))
+
+
+def _full_index(coord: tuple, shape: tuple, i: int) -> int:
+    """The 1-D (column-major) index of ``coord`` with the ``_`` modes at the slice's 1-D index ``i``."""
+    free = [int(s) for c, s in zip(coord, shape) if isinstance(c, Underscore)]
+    sub = []
+    for s in free:
+        sub.append(i % s)
+        i //= s
+    idx, mult, it = 0, 1, iter(sub)
+    for c, s in zip(coord, shape):
+        idx += (next(it) if isinstance(c, Underscore) else int(c)) * mult
+        mult *= int(s)
+    return idx
+
+
+def _post_fails(coord, layout) -> bool:
+    out = apply("slice_and_offset", coord, layout)
+    return any(o.id == "SLICE-POST" and o.condition.value is False for o in out.obligations)
+
+
+def test_slice_postcondition_refutations_replay_on_compiled_cute(answers) -> None:
+    """Where SLICE-POST fails, compiled CuTe's own slice addresses other elements than its own unsliced tensor:
+    a nonzero offset whose addition to the sliced-off part carries (CuTe combines them with XOR), or a run-time
+    extent that hides the Y/Z collision that would have kept the swizzle (swizzle_layout.hpp:258-268)."""
+    failing = [(k, c, layout) for k, (c, layout) in enumerate(CASES)
+               if answers[k].ok and not any(type(x) is tuple for x in c) and _post_fails(c, layout)]
+    holding = [(k, c, layout) for k, (c, layout) in enumerate(CASES)
+               if answers[k].ok and not any(type(x) is tuple for x in c) and not _post_fails(c, layout)]
+    assert len(failing) >= 10 and len(holding) >= 100
+    whole = run_cases([_layout_case(layout) for _, _, layout in failing + holding])
+    for (k, c, layout), w in zip(failing + holding, whole, strict=True):
+        sliced, off = answers[k].values, int(answers[k].offset.lstrip("_"))
+        agree = all(sliced[i] + off == w.values[_full_index(c, layout.shape, i)] for i in range(len(sliced)))
+        assert agree == ((k, c, layout) in holding), (str(c), str(layout), answers[k].result)
+
+
+SYMBOLIC = [
+    ("(_,k)", "Sw<3,3,3> o _0 o (_8,_64):(_64,_1)", ["k >= 0", "k < 64"], "valid"),
+    ("(r,_)", "Sw<3,3,3> o _0 o (_8,_64):(_64,_1)", ["r >= 0", "r < 8"], "valid"),
+    ("(_,_,s)", "Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64,_4):(_64,_1,_512)", ["s >= 0", "s < 4"], "valid"),
+    ("(_,_,s)", "Sw<3,3,3> o _16 o (_8,_64,_4):(_64,_1,_512)", ["s >= 0", "s < 4"], "valid"),
+    ("(r,_)", "Sw<3,3,3> o _8 o (_8,_64):(_64,_1)", ["r >= 0", "r < 8"], "invalid"),  # a carry from the offset
+]
+
+
+def _verify(coord: str, layout: str, assume: list[str]):
+    from verifier.engine import verify
+    from verifier.problems import assume as add
+    from verifier.symbols import Symbols
+
+    symbols = Symbols()
+    args = [parse(coord, symbols), parse(layout, symbols)]
+    add(symbols, assume)
+    return args, verify("slice_and_offset", args, symbols, timeout=30)
+
+
+@pytest.mark.parametrize(("coord", "layout", "assume", "want"), SYMBOLIC)
+def test_symbolic_slices(coord: str, layout: str, assume: list[str], want: str) -> None:
+    _, v = _verify(coord, layout, assume)
+    assert v.verdict == want, (v.verdict, v.reason)
+    post = next(d for d in v.obligations if d.id == "SLICE-POST")
+    assert post.status == ("proved" if want == "valid" else "refuted")
+
+
+def test_symbolic_refutation_replays_on_compiled_cute(cute) -> None:
+    """The counterexample of the refuted symbolic slice, on compiled CuTe: its slice and its whole tensor disagree."""
+    coord, layout, assume, _ = SYMBOLIC[-1]
+    args, v = _verify(coord, layout, assume)
+    env = dict(v.counterexample.params)
+    c = tuple(x if isinstance(x, Underscore) else D(x.evaluate(env)) for x in args[0])
+    sliced, whole = run_cases([_case(c, args[1]), _layout_case(args[1])])
+    off = int(sliced.offset.lstrip("_"))
+    assert any(sliced.values[i] + off != whole.values[_full_index(c, args[1].shape, i)]
+               for i in range(len(sliced.values)))
+
+
+def test_out_of_extent_coordinate_is_a_warning() -> None:
+    _, v = _verify("(r,_)", "Sw<3,3,3> o _0 o (_8,_64):(_64,_1)", [])
+    assert v.verdict == "valid"
+    assert any(d.id == "SLICE-IN" and d.status == "refuted" for d in v.obligations)
+
+
+def test_symbolic_extent_is_unknown_with_its_reason() -> None:
+    _, v = _verify("(_,_,s)", "Sw<3,3,3> o _0 o (M,_64,_4):(_64,_1,_512)", ["s >= 0", "s < 4", "M >= 1"])
+    assert v.verdict == "unknown" and "static size" in v.reason

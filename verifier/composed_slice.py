@@ -71,9 +71,17 @@ def _bits(mask: int) -> list[int]:
     return [b for b in range(32) if mask >> b & 1]
 
 
+# The bits of every symbolic value built here from its bits: extracting them again from the sum (with / and %)
+# would nest each step's expression inside the next, exponentially.
+_BITS: dict[object, dict[int, Int]] = {}
+
+
 def _bit_of(x: Int, b: int) -> Int:
     if x.concrete:
         return _dyn(int(x) >> b & 1)
+    known = _BITS.get(x.expr)
+    if known is not None:
+        return known.get(b, _dyn(0))
     return _bit(x, b)
 
 
@@ -84,14 +92,22 @@ def _from_bits(terms: list[tuple[int, Int]]) -> Int:
         out = out + bit * S(1 << b)
     if all(t.concrete for _, t in terms):
         return _dyn(int(out))
+    if len(_BITS) > 1 << 16:
+        _BITS.clear()
+    _BITS[out.expr] = {b: t for b, t in terms}
     return Int(out.expr, False)
+
+
+def _mixed_bit(s: int, d: Int, b: int) -> Int:
+    """Bit ``b`` of ``S | d`` (``d`` has no bit of ``S``)."""
+    return _dyn(1) if s >> b & 1 else _bit_of(d, b)
 
 
 def _and(x: Int, mask: int) -> Int:
     """``x & mask`` of a run-time ``x`` (``mask`` static)."""
     if x.concrete:
         return _dyn(int(x) & mask)
-    return _from_bits([(b, _bit(x, b)) for b in _bits(mask & _U32)])
+    return _from_bits([(b, _bit_of(x, b)) for b in _bits(mask & _U32)])
 
 
 def _xor_bit(a: Int, c: Int) -> Int:
@@ -103,11 +119,11 @@ def _xor_bit(a: Int, c: Int) -> Int:
     return Int(Op("ite", (Op("==", (a.expr, c.expr)), Const(0), Const(1))), False)
 
 
-def _xor(x: Int, y: Int, mask: int = _U32) -> Int:
-    """``(x ^ y) & mask`` of run-time values."""
+def _xor(x: Int, y: Int, mask: int = _U32, xs: int = 0, ys: int = 0) -> Int:
+    """``((xs | x) ^ (ys | y)) & mask`` of run-time values (``xs``, ``ys`` static bits outside ``x``, ``y``)."""
     if x.concrete and y.concrete:
-        return _dyn((int(x) ^ int(y)) & mask)
-    return _from_bits([(b, _xor_bit(_bit_of(x, b), _bit_of(y, b))) for b in _bits(mask)])
+        return _dyn(((xs | int(x)) ^ (ys | int(y))) & mask)
+    return _from_bits([(b, _xor_bit(_mixed_bit(xs, x, b), _mixed_bit(ys, y, b))) for b in _bits(mask)])
 
 
 def make_mixed_bits(s: int, d: Int, f: int) -> Value:
@@ -132,10 +148,10 @@ def bxor(a: Value, b: Value) -> Value:
     if isinstance(a, MixedBits):
         if isinstance(b, MixedBits):
             s = (~a.s & b.s & ~a.f) | (a.s & ~b.s & ~b.f)
-            return make_mixed_bits(s & _U32, _xor(S(a.s) + a.d, S(b.s) + b.d, a.f | b.f), a.f | b.f)
+            return make_mixed_bits(s & _U32, _xor(a.d, b.d, a.f | b.f, a.s, b.s), a.f | b.f)
         if b.static:
             v = int(b) & _U32
-            return make_mixed_bits((~a.s & v & ~a.f) | (a.s & ~v) & _U32, _xor(S(a.s) + a.d, S(v), a.f), a.f)
+            return make_mixed_bits((~a.s & v & ~a.f) | (a.s & ~v) & _U32, _xor(a.d, _dyn(0), a.f, a.s, v), a.f)
         return _xor(_as_u32(a), b)  # built-in: uint32_t ^ int
     if a.static and b.static:
         return S(int(a) ^ int(b))
@@ -155,10 +171,11 @@ def _shift(a: Value, k: int) -> Value:
     """``shiftr(a, C<k>)``: ``>>`` for ``k >= 0``, else ``<< -k``."""
     if isinstance(a, MixedBits):
         s, f = (a.s >> k, a.f >> k) if k >= 0 else (a.s << -k & _U32, a.f << -k & _U32)
-        d = a.d / S(1 << k) if k >= 0 else a.d * S(1 << -k)
         if a.d.concrete:
-            d = _dyn(int(a.d) >> k if k >= 0 else int(a.d) << -k)
-        return make_mixed_bits(s, Int(d.expr, False), f)
+            d = _dyn(int(a.d) >> k if k >= 0 else int(a.d) << -k & _U32)
+        else:  # the bits of F moved by k
+            d = _from_bits([(b - k, _bit_of(a.d, b)) for b in _bits(a.f) if 0 <= b - k < 32])
+        return make_mixed_bits(s, d, f)
     if a.static:
         return S(int(a) >> k if k >= 0 else int(a) << -k)
     return Int((a / S(1 << k) if k >= 0 else a * S(1 << -k)).expr, False)
@@ -264,12 +281,12 @@ def slice_and_offset_swizzled(coord: object, c: ComposedLayout) -> tuple[object,
     sliced = algebra.slice_layout(coord, inner)  # type: ignore[arg-type]
     diced = Layout(_dice(coord, inner.shape), _dice(coord, inner.stride))  # type: ignore[arg-type]
     diced_coord = _dice(coord, coord)
-    diced_anti = algebra.composition(anti_zy, diced)
-    diced_only = algebra.composition(only_zy, diced)
+    diced_anti = _projection(anti_zy, diced)
+    diced_only = _projection(only_zy, diced)
     offset_only_zy = bxor(_offset_value(c.offset), _to_mixed_bits(
         diced_only.shape, diced_only.stride, idx2crd(diced_coord, diced_only.shape)))  # type: ignore[arg-type]
     offset_anti_zy = diced_anti(diced_coord)  # type: ignore[arg-type]
-    sliced_only = algebra.composition(only_zy, sliced)
+    sliced_only = _projection(only_zy, sliced)
     active = sliced_only(sliced_only.size() - S(1))
     if active.static and int(active) & ~int(sw(active)):  # hits Y and Z: not reducible
         return ComposedLayout(sw, offset_only_zy, sliced), offset_anti_zy
@@ -282,6 +299,20 @@ def slice_and_offset_swizzled(coord: object, c: ComposedLayout) -> tuple[object,
                        (S(1), _tuple(lo), S(1 << (m + b)), _tuple(hi), S(1 << (m + b + s))))
     offset = _plus(swizzle_apply(sw, offset_only_zy), offset_anti_zy)
     return algebra.composition(sw_layout, sliced), offset
+
+
+def _projection(p: Layout, layout: Layout) -> Layout:
+    """``composition(P, L)`` of a projection of the swizzle's bits: internal to CuTe's slice, whose result SLICE-POST
+    decides, so only its undefined behaviour (a division by a run-time zero) is kept among the obligations."""
+    from . import algebra
+    from .obligations import UB, Recorder, record
+
+    with Recorder() as rec:
+        out = algebra.composition(p, layout)
+    for o in rec.obligations:
+        if o.cute_checks == UB:
+            record(o.id, o.description, o.source, o.cute_checks, o.condition)
+    return out
 
 
 def _repeat(x: tuple[Int, ...]) -> object:
@@ -304,12 +335,66 @@ def _plus(a: Value, b: Int) -> Int:
     return a + b
 
 
+POST_LIMIT = 4096
+
+
+def _postcondition(coord: object, c: ComposedLayout, result: object, offset: Int) -> None:
+    """SLICE-POST: the view addresses what the tensor did, ``R(i) + offset == C(c[i])`` for every ``i`` of the
+    slice, where ``C(c[i]) = A(O + L(c|_=0) + slice(c, L)(i))`` (``L`` is linear in its coordinate).  Recorded as
+    one condition over the coordinate's symbols when the slice has a static size up to ``POST_LIMIT``."""
+    from . import algebra
+    from .integers import Bool, and_, eq, not_, or_
+    from .obligations import NEVER, record, recording
+
+    inner = c.inner
+    if not recording() or not isinstance(inner, Layout):
+        return
+    sliced = algebra.slice_layout(coord, inner)  # type: ignore[arg-type]
+    n = sliced.size()
+    if not n.concrete or int(n) > POST_LIMIT:
+        return
+    base = Int(c.offset.expr, c.offset.static) + algebra.crd2idx(algebra._underscore_as_zero(coord), inner.shape, inner.stride)
+    if type(base) is not Int:
+        base = Int(base.expr, base.static)
+    conds = [eq(_call(result, i) + Int(offset.expr, False), c.outer(Int((base + sliced(i)).expr, False)))  # type: ignore[operator]
+             for i in range(int(n))]
+    inside = _inside(coord, inner.shape)
+    record("SLICE-IN", "every integer of the coordinate lies in the extent of the mode it indexes",
+           "swizzle.hpp:443", NEVER, inside)
+    record("SLICE-POST", "the slice addresses what the tensor did: view(i) + offset == tensor(coord with i at the "
+           "_ modes), for every i", "swizzle_layout.hpp:226-298", NEVER,
+           Bool(or_(not_(inside), and_(*conds)).expr, False))  # recorded even when it holds statically
+
+
+def _inside(coord: object, shape: object) -> object:
+    from .integers import TRUE, and_, le, lt
+    from .layouts import size
+
+    if isinstance(coord, Underscore):
+        return TRUE
+    if type(coord) is tuple:
+        if type(shape) is not tuple:
+            return TRUE  # a rank mismatch is CuTe's rejection, raised by the slice itself
+        return and_(TRUE, *(_inside(c, s) for c, s in zip(coord, shape)))
+    return and_(le(0, coord), lt(coord, size(shape)))  # type: ignore[arg-type]
+
+
+def _call(f: object, i: int) -> Int:
+    if isinstance(f, ComposedLayout):  # a MixedBits offset is the uint32 it stands for
+        inner = f.inner(i)  # type: ignore[operator]
+        return Int(f.outer(Int((Int(f.offset.expr, False) + inner).expr, False)).expr, False)  # type: ignore[operator]
+    v = f(i)  # type: ignore[operator]
+    return Int(v.expr, False)
+
+
 def slice_and_offset_composed(coord: object, c: ComposedLayout) -> tuple[object, Int]:
     """``slice_and_offset(coord, A o O o B)``: the swizzle overload, or the generic one (layout_composed.hpp:327)."""
     from . import algebra
 
     if isinstance(c.outer, Swizzle):
-        return slice_and_offset_swizzled(coord, c)
+        result, offset = slice_and_offset_swizzled(coord, c)
+        _postcondition(coord, c, result, offset)
+        return result, offset
     if isinstance(c.inner, ComposedLayout):
         layout, off = slice_and_offset_composed(coord, c.inner)
     elif isinstance(c.inner, Layout):
@@ -338,3 +423,67 @@ def _has_underscore(c: object) -> bool:
 
 
 __all__ = ["MixedBits", "slice_and_offset_composed", "slice_composed"]
+
+
+# -- deciding SLICE-POST -------------------------------------------------------------------------------------------
+
+EXHAUSTIVE = "every admitted in-extent value of the coordinate's symbols, evaluated (composed_slice.py)"
+EXHAUST_LIMIT = 1 << 12
+
+
+def coordinate_domain(coord: object, c: ComposedLayout) -> dict[str, range] | None:
+    """For a concrete composed layout and a coordinate whose symbolic leaves are bare symbols indexing modes of
+    static extent, each symbol's in-extent values (SLICE-POST holds outside them by its own statement); else None."""
+    from .integers import Sym
+    from .layouts import size
+
+    if not c.concrete or not isinstance(c.inner, Layout):
+        return None
+    bounds: dict[str, int] = {}
+
+    def walk(x: object, shape: object) -> bool:
+        if isinstance(x, Underscore):
+            return True
+        if type(x) is tuple:
+            return type(shape) is tuple and len(shape) == len(x) and all(walk(a, s) for a, s in zip(x, shape))
+        assert isinstance(x, Int)
+        if x.concrete:
+            return True
+        extent = size(shape)  # type: ignore[arg-type]
+        if type(x.expr) is not Sym or not extent.concrete:
+            return False
+        bounds[x.expr.name] = min(bounds.get(x.expr.name, int(extent)), int(extent))
+        return True
+
+    if not walk(coord, c.inner.shape):
+        return None
+    total = 1
+    for b in bounds.values():
+        total *= max(b, 1)
+    return {k: range(max(b, 0)) for k, b in bounds.items()} if total <= EXHAUST_LIMIT else None
+
+
+def decide_exhaustively(op: str, args: tuple[object, object], domain: Mapping[str, range],
+                        symbols: object) -> dict[str, int] | None:
+    """The first admitted assignment of ``domain`` where SLICE-POST fails, or None when it holds at all of them.
+    Each assignment is computed concretely (the symbolic condition shares subterms that a tree walk would repeat)."""
+    import itertools
+
+    from .algebra import apply
+    from .int_tuple import transform_leaf
+    from .integers import substitute
+
+    names = sorted(domain)
+    coord, layout = args
+    for combo in itertools.product(*(domain[n] for n in names)):
+        values = dict(zip(names, combo))
+        try:
+            symbols.check_values(values)  # type: ignore[attr-defined]
+        except LayoutError:
+            continue  # not admitted by the assumptions
+        at = transform_leaf(coord, lambda x: x if isinstance(x, Underscore) else substitute(x, values))  # type: ignore
+        out = apply(op, at, layout)
+        if out.rejection is not None or out.undefined is not None or any(
+                o.id == "SLICE-POST" and o.condition.value is False for o in out.obligations):
+            return values
+    return None

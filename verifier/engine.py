@@ -72,7 +72,7 @@ GUARD_SHARE = 0.5
 MINIMISE_BUDGET = UNITS_PER_SECOND
 # Preconditions whose failure is itself the error, with no postcondition to confirm it: a tile or thread
 # coordinate outside the grid gives a view outside the tensor (docs/semantics.md, partitions).
-SELF_EVIDENT = {"IX-2", "IX-3"}
+SELF_EVIDENT = {"IX-2", "IX-3", "SLICE-IN"}
 # The assumption CuTe documents for upcast's per-mode recast (layout.hpp:1820-1822): its failure is the error,
 # while the claims' "same bytes" reading (RC-*) is stricter than CuTe's contract (a warning).
 CONTRACT = {"UP-2"}
@@ -547,7 +547,14 @@ def _verify(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, d
         v = _verify(op, inner, symbols, budget, derive, policy)
         routed = tuple(replace(d, route=f"{TRANSFER}; {d.route}" if d.route else TRANSFER) for d in v.obligations)
         return replace(v, inputs=inputs, result=str(outcome.result), obligations=routed)
-    if any(_unmodelled(a, op) for a in args):
+    if _composed_slice(op, args):  # slice_and_offset of a composed layout: SLICE-POST decides (composed_slice.py)
+        items = _obligation_items(op, args, outcome, have_claims=False)
+        symbolic_post = any(o.id == "SLICE-POST" for o in outcome.obligations)
+        if not symbolic_post:
+            return Verdict(op, inputs, UNKNOWN, str(outcome.result), reason="slice_and_offset of a composed layout "
+                           "is decided only for a slice of static size up to 4096 (SLICE-POST)",
+                           assumptions=assumptions)
+    elif any(_unmodelled(a, op) for a in args):
         if not all(_concrete(a) for a in args):
             return Verdict(op, inputs, UNKNOWN, str(outcome.result), reason="the engine decides swizzled and "
                            "scaled-basis (E<i>) operands only on concrete values; these have symbols",
@@ -561,7 +568,10 @@ def _verify(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, d
     guard_budget = Budget(int(budget.rlimit * GUARD_SHARE), budget.timeout)
     guard_budget.deadline = budget.deadline
     engine = Engine(symbols, budget=budget)
-    decisions = decide_all(engine, items, policy)
+    if _composed_slice(op, args):
+        decisions = _decide_slice(engine, op, args, outcome, items, policy)
+    else:
+        decisions = decide_all(engine, items, policy)
     verdict, cex, reason = summarize(decisions, policy)
     if verdict == VALID and not symbolic_post and not _decided_post(decisions):
         # Proving the obligations is not a proof of the result: the postcondition is decided here only by the
@@ -609,7 +619,7 @@ def shown_result(result: object, symbols: Symbols) -> str:
     try:
         if isinstance(result, Layout):
             return str(Layout(transform_leaf(result.shape, leaf), transform_leaf(result.stride, leaf)))
-        if isinstance(result, algebra.OffsetLayout):
+        if isinstance(result, algebra.OffsetLayout) and isinstance(result.layout, Layout):
             inner = result.layout
             return str(algebra.OffsetLayout(Layout(transform_leaf(inner.shape, leaf),
                                                    transform_leaf(inner.stride, leaf)), leaf(result.offset)))
@@ -628,6 +638,34 @@ def _is_post(id: str) -> bool:
 def _decided_post(decisions: Sequence[ObligationVerdict]) -> bool:
     """The algebra decided a postcondition on concrete values and it holds."""
     return any(_is_post(d.id) and d.status == PROVED and d.deciding for d in decisions)
+
+
+def _decide_slice(engine: Engine, op: str, args: Sequence[object], outcome: algebra.Outcome, items: list[Item],
+                  policy: Policy) -> list[ObligationVerdict]:
+    """A composed slice's obligations: SLICE-POST by evaluation at every admitted in-extent value of the
+    coordinate's symbols where there are few (exact), every other item on the bit-vector route first."""
+    from .checks import _decide_bits_first
+    from .composed_slice import EXHAUSTIVE, coordinate_domain, decide_exhaustively
+
+    domain = coordinate_domain(args[0], args[1])  # type: ignore[arg-type]
+    out: list[ObligationVerdict] = []
+    rest = []
+    for item in items:
+        if item.id != "SLICE-POST" or domain is None:
+            rest.append(item)
+            continue
+        bad = decide_exhaustively(op, (args[0], args[1]), domain, engine.symbols)
+        cex = None if bad is None else Counterexample(bad, item.id)
+        out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
+                                     PROVED if bad is None else REFUTED, item.deciding, cex, route=EXHAUSTIVE))
+    return _decide_bits_first(engine, rest, policy) + out
+
+
+def _composed_slice(op: str, args: Sequence[object]) -> bool:
+    from .composed_ops import SLICES
+    from .swizzle import ComposedLayout
+
+    return op in SLICES and len(args) == 2 and isinstance(args[1], ComposedLayout)
 
 
 def _unmodelled(arg: object, op: str | None = None) -> bool:

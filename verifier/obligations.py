@@ -91,6 +91,9 @@ ERROR, WARNING = "error", "warning"
 
 #: Every warning, with the source that shows CuTe's contract allows its failure.
 WARNINGS: dict[str, str] = {
+    "SLICE-IN": "a slice coordinate outside the extent of the mode it indexes: defined for a plain layout "
+                "(crd2idx is linear), but slice_and_offset of a swizzled layout tracks only the bits of "
+                "(shape-1)*stride (swizzle.hpp:443), so SLICE-POST is asked only inside the extents",
     "DIV-EXACT": "a partial last tile: logical_divide pads past the end of A (02_layout_algebra.md, Logical "
                  "Divide; CUTLASS test/unit/cute/core/logical_divide.cpp asserts logical_divide(48:_1, _32:_1))",
     "CPL-POST-BOUND": "complement's cosize bound (layout.hpp:1166-1171) is not met by compiled CuTe's own "
@@ -137,6 +140,10 @@ ERRORS: dict[str, str] = {
     "CPL-POST-COVER": "complement covers the cotarget (layout.hpp:1166-1171; complement.cpp:46-66)",
     "CPL-POST-ORDER": "the complement is strictly increasing (layout.hpp:1166-1171; complement.cpp:46-66)",
     "CPL-POST-DISJOINT": "the complement misses L (layout.hpp:1166-1171; complement.cpp:46-66)",
+    "SLICE-POST": "slicing a tensor addresses the same elements (tensor_impl.hpp:237-239: the view is "
+                  "make_tensor(data() + offset, slice)); slice_and_offset of a swizzled layout combines the offset "
+                  "with the sliced-off part by XOR (no carry assumed) and decides to keep the swizzle on static "
+                  "active bits only (swizzle_layout.hpp:240-268), so CuTe's own slice can address other elements",
     "RI-POST": "@post of right_inverse: L(R(i)) == i (layout.hpp:1255-1260)",
     "LI-POST": "the quasi-inverse left_inverse documents: L(R(L(i))) == L(i) (layout.hpp:1313-1316)",
     "DIV-POST": "logical_divide is A o (T, complement(T)) (layout.hpp:1572; 02_layout_algebra.md:400)",

@@ -353,7 +353,8 @@ def _postcondition(coord: object, c: ComposedLayout, result: object, offset: Int
     n = sliced.size()
     if not n.concrete or int(n) > POST_LIMIT:
         return
-    base = Int(c.offset.expr, c.offset.static) + algebra.crd2idx(algebra._underscore_as_zero(coord), inner.shape, inner.stride)
+    origin = algebra.crd2idx(algebra._underscore_as_zero(coord), inner.shape, inner.stride)
+    base = Int(c.offset.expr, c.offset.static) + origin
     if type(base) is not Int:
         base = Int(base.expr, base.static)
     conds = [eq(_call(result, i) + Int(offset.expr, False), c.outer(Int((base + sliced(i)).expr, False)))  # type: ignore[operator]
@@ -481,7 +482,7 @@ def decide_exhaustively(op: str, args: tuple[object, object], domain: Mapping[st
             symbols.check_values(values)  # type: ignore[attr-defined]
         except LayoutError:
             continue  # not admitted by the assumptions
-        at = transform_leaf(coord, lambda x: x if isinstance(x, Underscore) else substitute(x, values))  # type: ignore
+        at = transform_leaf(coord, lambda x, v=values: x if isinstance(x, Underscore) else substitute(x, v))  # type: ignore
         out = apply(op, at, layout)
         if out.rejection is not None or out.undefined is not None or any(
                 o.id == "SLICE-POST" and o.condition.value is False for o in out.obligations):

@@ -1431,6 +1431,13 @@ def _vectorized_copy(*args: object) -> OffsetLayout:
     return vectorized_copy(*args)  # type: ignore[arg-type]
 
 
+def _make_tma_box(*args: object) -> object:
+    from .tma import make_tma_box
+
+    return make_tma_box(*args)
+
+
+OPERATIONS["make_tma_box"] = _make_tma_box
 OPERATIONS["predicated_copy"] = _predicated_copy
 OPERATIONS["vectorized_copy"] = _vectorized_copy
 

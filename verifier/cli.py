@@ -345,6 +345,8 @@ OPERATION_EXAMPLES: dict[str, list[str]] = {
     "slice_and_offset": ["slice_and_offset", "(_,2)", "(M,N):(_1,M)"],
     "local_tile": ["local_tile", "(M,N):(_1,M)", "<_128,_64>", "(1,1)"],
     "local_partition": ["local_partition", "(M,N):(_1,M)", "(_2,_2):(_1,_2)", "1"],
+    "make_tma_box": ["make_tma_box", "16", "Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_64):(_64,_1)", "(M,K):(K,_1)",
+                     "--assume", "K % 8 == 0"],
 }
 OP_EXIT = "exit status: 0 valid, 1 invalid, 2 bad input, 3 unknown, 4 internal error (please report)"
 

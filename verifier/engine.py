@@ -72,7 +72,8 @@ GUARD_SHARE = 0.5
 MINIMISE_BUDGET = UNITS_PER_SECOND
 # Preconditions whose failure is itself the error, with no postcondition to confirm it: a tile or thread
 # coordinate outside the grid gives a view outside the tensor (docs/semantics.md, partitions).
-SELF_EVIDENT = {"IX-2", "IX-3", "SLICE-IN"}
+SELF_EVIDENT = {"IX-2", "IX-3", "SLICE-IN", "TMA-RANK", "TMA-BOX", "TMA-INNER", "TMA-SWIZZLE", "TMA-MAJOR",
+                "TMA-GSTRIDE", "TMA-GDIM"}
 # The assumption CuTe documents for upcast's per-mode recast (layout.hpp:1820-1822): its failure is the error,
 # while the claims' "same bytes" reading (RC-*) is stricter than CuTe's contract (a warning).
 CONTRACT = {"UP-2"}
@@ -554,6 +555,9 @@ def _verify(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, d
             return Verdict(op, inputs, UNKNOWN, str(outcome.result), reason="slice_and_offset of a composed layout "
                            "is decided only for a slice of static size up to 4096 (SLICE-POST)",
                            assumptions=assumptions)
+    elif op == "make_tma_box":  # the driver's constraints are the whole contract (tma.py)
+        items = _obligation_items(op, args, outcome, have_claims=False)
+        symbolic_post = True
     elif any(_unmodelled(a, op) for a in args):
         if not all(_concrete(a) for a in args):
             return Verdict(op, inputs, UNKNOWN, str(outcome.result), reason="the engine decides swizzled and "

@@ -140,6 +140,13 @@ ERRORS: dict[str, str] = {
     "CPL-POST-COVER": "complement covers the cotarget (layout.hpp:1166-1171; complement.cpp:46-66)",
     "CPL-POST-ORDER": "the complement is strictly increasing (layout.hpp:1166-1171; complement.cpp:46-66)",
     "CPL-POST-DISJOINT": "the complement misses L (layout.hpp:1166-1171; complement.cpp:46-66)",
+    "TMA-RANK": "cuTensorMapEncodeTiled takes a tensorRank of at most 5 (cuda.h:23275); CuTe groups trailing gmem modes into the 5th (copy_traits_sm90_tma.hpp:848), a box of more than 5 modes is not encodable",
+    "TMA-BOX": "every TMA box extent is in [1, 256] (copy_traits_sm90_tma.hpp:998-1007 asserts it; cuda.h:23300)",
+    "TMA-INNER": "the inner box row, boxDim[0] times the element size, is a multiple of 16 bytes (cuda.h:23302); CuTe does not check it, the driver's error is CuTe's assert(false) (copy_traits_sm90_tma.hpp:1081)",
+    "TMA-SWIZZLE": "with a swizzle, the inner box row fits the swizzle span: <= 32, 64, 128 bytes for SWIZZLE_32B, 64B, 128B* (cuda.h:23322-23326)",
+    "TMA-MAJOR": "the box's first mode has gmem stride 1: the descriptor does not store it (copy_traits_sm90_tma.hpp:963 asserts it)",
+    "TMA-GSTRIDE": "every outer gmem stride in bytes is a multiple of 16 and below 2^40 (copy_traits_sm90_tma.hpp:971-978 asserts it; cuda.h:23288-23289)",
+    "TMA-GDIM": "every gmem extent is in [1, 2^32] (copy_traits_sm90_tma.hpp:951-960 asserts it)",
     "SLICE-POST": "slicing a tensor addresses the same elements (tensor_impl.hpp:237-239: the view is "
                   "make_tensor(data() + offset, slice)); slice_and_offset of a swizzled layout combines the offset "
                   "with the sliced-off part by XOR (no carry assumed) and decides to keep the swizzle on static "

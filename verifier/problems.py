@@ -18,7 +18,7 @@ from .notation import parse, parse_relation, parse_tile
 from .symbols import Symbols
 
 # Operations whose leading arguments are C++ template integers, not layouts.
-TEMPLATE_ARGS = {"upcast": 1, "downcast": 1, "recast_layout": 2}
+TEMPLATE_ARGS = {"upcast": 1, "downcast": 1, "recast_layout": 2, "make_tma_box": 1}
 ORDER_TAGS = ("LayoutLeft", "LayoutRight")
 # Each property's arity, and which of its operands must be layouts (the others are shapes or extents).
 PROPERTY_ARITY = {"compatible": 2, "injective": 1, "surjective": 2, "bijective": 1, "equivalent": 2, "in_bounds": 2,
@@ -44,6 +44,7 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     # the data, CTA tiler, CTA coordinate, projection, thread layout, thread index, residue, k-residue shift
     "predicated_copy": ("L", "T", "C", "C", "L", "I", "S", "C?"),
     "vectorized_copy": ("L", "T", "C", "C", "L", "I", "I"),
+    "make_tma_box": ("L", "L"),  # the smem layout, the gmem layout (after the element width in bits)
 }
 _KIND_NAMES = {"L": "a layout Shape:Stride", "T": "a tiler (a layout, <...>, a shape or _)", "S": "a shape (an "
                "integer or a tuple)", "C": "a coordinate such as (_,2)", "I": "an integer",

@@ -415,7 +415,7 @@ BASIS_OPERATIONS = frozenset({"composition", "coalesce", "filter", "logical_divi
                               "tiled_divide", "flat_divide"})
 
 # The operations of algebra.OPERATIONS that take swizzles and composed layouts (all others refuse them).
-SWIZZLE_OPERATIONS = frozenset({"composition", "right_inverse", "left_inverse"})
+SWIZZLE_OPERATIONS = frozenset({"composition", "right_inverse", "left_inverse", "make_tma_box"})
 
 
 def check_operands(op: str, args: tuple[object, ...]) -> None:

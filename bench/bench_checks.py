@@ -29,10 +29,10 @@ import tensor_layouts as tl  # noqa: E402
 from tensor_layouts.analysis import functionally_equal, is_bijective, is_injective  # noqa: E402
 
 from bench.common import FULL, QUICK, ROOT, Config, Stats, Table, fmt_ratio, fmt_stats, measure, ratio  # noqa: E402
-from verifier.checks import check  # noqa: E402
-from verifier.layouts import Layout  # noqa: E402
-from verifier.notation import parse_layout  # noqa: E402
-from verifier.symbols import Symbols  # noqa: E402
+from verifier.core.layouts import Layout  # noqa: E402
+from verifier.core.symbols import Symbols  # noqa: E402
+from verifier.engine.checks import check  # noqa: E402
+from verifier.notation.cpp import parse_layout  # noqa: E402
 
 PROPS = ("injective", "bijective", "equivalent")
 TL_FN = {"injective": is_injective, "bijective": is_bijective, "equivalent": functionally_equal}

@@ -3,11 +3,11 @@
 The check: bijectivity of the static layout of size ``2**static_log2`` from ``bench_checks.family``.  The baseline
 is what a CuTe user writes to get the same answer at compile time: a ``constexpr`` loop over ``layout(i)`` marking
 every index of ``[0, size)`` once, inside a ``static_assert``, compiled with g++ against the CuTe 4.2 headers with
-the include paths of ``verifier.cute_cpp`` and ``-fsyntax-only`` (the cheapest compile that still evaluates the
+the include paths of ``verifier.oracle.cute_cpp`` and ``-fsyntax-only`` (the cheapest compile that still evaluates the
 ``static_assert``).  Every compile runs in a fresh temporary folder and bypasses ``cute_cpp``'s binary cache, so it
 is really measured.  A second, non-bijective layout (one stride changed) checks that the program can fail.
 
-Ours is timed twice: in-process (``checks.check``), and as a fresh process (``python -m verifier.cli check
+Ours is timed twice: in-process (``checks.check``), and as a fresh process (``python -m verifier.cli.main check
 bijective ...``), which pays Python's and Z3's start-up as g++ pays its own.
 
     python bench/bench_compile.py [--quick]
@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_checks import _ours, family  # noqa: E402
 from bench.common import ROOT, Config, Table, fmt_ratio, fmt_stats, measure, ratio, section_main  # noqa: E402
-from verifier import cute_cpp  # noqa: E402
-from verifier.checks import check  # noqa: E402
-from verifier.symbols import Symbols  # noqa: E402
+from verifier.core.symbols import Symbols  # noqa: E402
+from verifier.engine.checks import check  # noqa: E402
+from verifier.oracle import cute_cpp  # noqa: E402
 
 PROGRAM = """#include <cute/layout.hpp>
 using namespace cute;
@@ -86,7 +86,7 @@ def _one(t: Table, label: str, spec: tuple[object, object], cfg: Config) -> None
     layout = _ours(spec)
     ours = measure(lambda: answers["ours"].append(check("bijective", [layout], Symbols(), cfg.check_timeout_s).verdict),
                    cfg.repeats)
-    cmd = [sys.executable, "-m", "verifier.cli", "check", "bijective", _text(spec)]
+    cmd = [sys.executable, "-m", "verifier.cli.main", "check", "bijective", _text(spec)]
     cli = measure(lambda: answers["cli"].append(
         subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False).returncode), min(cfg.repeats, 3))
     cli_answer = {0: "proved", 1: "refuted"}.get(answers["cli"][0], f"exit {answers['cli'][0]}")  # type: ignore[call-overload]
@@ -118,7 +118,7 @@ def run(cfg: Config) -> Table:
         _one(t, label, spec, cfg)
     t.notes.append("Ratio: g++ time / our time (median, range min/max .. max/min); above 1 = we are faster. The C++ "
                    "program is in bench/bench_compile.py (PROGRAM); g++ flags: -std=c++17 -w -fsyntax-only and the "
-                   "include paths of verifier.cute_cpp. A compile that includes CuTe costs the same for any check, "
+                   "include paths of oracle.cute_cpp. A compile that includes CuTe costs the same for any check, "
                    "so g++'s time is mostly parsing the headers; a larger layout adds constexpr evaluation.")
     return t
 

@@ -1,7 +1,7 @@
 """Benchmark: the Z3 engine against brute-force enumeration with the same model, in the same run.
 
-Corpora: the parametric GEMM-style corpus (``tests/data/parametric_cases.json``, symbolic ``M``, ``N``, ``K``) and
-the all-dynamic variant of CUTLASS's own unit-test cases (``tests/data/cutlass_unit_cases.json``).
+Corpora: the parametric GEMM-style corpus (``oracle/data/parametric_cases.json``, symbolic ``M``, ``N``, ``K``) and
+the all-dynamic variant of CUTLASS's own unit-test cases (``oracle/data/cutlass_unit_cases.json``).
 
 For each case it reports whether the engine decided it (``valid`` / ``invalid``, not ``unknown``) and the time,
 and times the baseline a user would otherwise reach for: enumerating every symbol value in ``1..RANGE`` and
@@ -24,11 +24,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import admissible_points  # noqa: E402
-from tests.case_args import operands, problem  # noqa: E402
-from verifier.claims import TooLarge  # noqa: E402
-from verifier.engine import valid_at, verify  # noqa: E402
-from verifier.errors import LayoutError  # noqa: E402
-from verifier.symbols import Symbols  # noqa: E402
+from verifier.contracts.claims import TooLarge  # noqa: E402
+from verifier.core.errors import LayoutError  # noqa: E402
+from verifier.core.symbols import Symbols  # noqa: E402
+from verifier.engine.decide import valid_at  # noqa: E402
+from verifier.engine.verify import verify  # noqa: E402
+from verifier.oracle.corpora import CUTLASS_UNIT_CORPUS, PARAMETRIC_CORPUS, operands, problem  # noqa: E402
 
 
 def _parametric(path: Path) -> list[tuple[str, str, list[object], Symbols]]:
@@ -78,8 +79,8 @@ def main() -> int:
     a = ap.parse_args()
 
     corpora = {
-        "parametric": _parametric(ROOT / "tests" / "data" / "parametric_cases.json"),
-        "cutlass-unit-dynamic": _unit_cases(ROOT / "tests" / "data" / "cutlass_unit_cases.json"),
+        "parametric": _parametric(PARAMETRIC_CORPUS),
+        "cutlass-unit-dynamic": _unit_cases(CUTLASS_UNIT_CORPUS),
     }
     rows = []
     for name, cases in corpora.items():

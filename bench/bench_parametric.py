@@ -1,7 +1,7 @@
 """Item 3: parametric validity over the whole int32 range (ours, the Z3 engine) vs enumerating the symbol values
 ``1..top`` (default 64) with pycute and with our own concrete evaluator (``engine.valid_at``).
 
-Cases: a fixed subset of ``tests/data/parametric_cases.json`` (``common.PARAMETRIC_CASES``: composition,
+Cases: a fixed subset of ``verifier/oracle/data/parametric_cases.json`` (``common.PARAMETRIC_CASES``: composition,
 complement, the divides, logical_product, the inverses, upcast), read with ``bench_engine.problem``.  The engine
 decides each case once per repeat for every int32 value the assumptions allow.  The two enumerations visit the
 admissible points of ``1..top`` in the same seeded random order and stop after ``enum_budget_s``; an unfinished
@@ -32,7 +32,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import pycute  # noqa: E402
 
 from bench.common import (  # noqa: E402
-    ROOT,
     Config,
     Stats,
     Table,
@@ -42,14 +41,15 @@ from bench.common import (  # noqa: E402
     section_main,
     shuffled_points,
 )
-from tests.case_args import problem  # noqa: E402
-from verifier.claims import TooLarge, substitute_operand  # noqa: E402
-from verifier.engine import valid_at, verify  # noqa: E402
-from verifier.integers import Int  # noqa: E402
-from verifier.layouts import Layout, Tile, Underscore  # noqa: E402
-from verifier.symbols import Symbols  # noqa: E402
+from verifier.contracts.claims import TooLarge, substitute_operand  # noqa: E402
+from verifier.core.integers import Int  # noqa: E402
+from verifier.core.layouts import Layout, Tile, Underscore  # noqa: E402
+from verifier.core.symbols import Symbols  # noqa: E402
+from verifier.engine.decide import valid_at  # noqa: E402
+from verifier.engine.verify import verify  # noqa: E402
+from verifier.oracle.corpora import PARAMETRIC_CORPUS, problem  # noqa: E402
 
-CORPUS = ROOT / "tests" / "data" / "parametric_cases.json"
+CORPUS = PARAMETRIC_CORPUS
 
 
 # -- pycute: the operation and its postcondition, on plain integers -------------------------------------------------

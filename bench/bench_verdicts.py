@@ -1,5 +1,5 @@
 """Parametric verdict latency: ``verify`` with its defaults (guard derivation included) on every case of
-``tests/data/parametric_cases.json``, in process; median and 95th percentile for valid and for invalid verdicts
+``oracle/data/parametric_cases.json``, in process; median and 95th percentile for valid and for invalid verdicts
 separately (an invalid verdict includes its counterexample and the guard search).
 
     python bench/bench_verdicts.py [--quick]
@@ -15,9 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import ROOT, Config, Table, fmt_time, section_main  # noqa: E402
-from tests.case_args import problem  # noqa: E402
-from verifier.engine import verify  # noqa: E402
+from bench.common import Config, Table, fmt_time, section_main  # noqa: E402
+from verifier.engine.verify import verify  # noqa: E402
+from verifier.oracle.corpora import PARAMETRIC_CORPUS, problem  # noqa: E402
 
 BEFORE = {"valid": "23–33 ms", "invalid": "0.27–0.8 s (most of it the guard search)"}
 THREE_D = ("zipped_divide", ["(M,N,K):(_1,M,M*N)", "<_128,_128,_32>"])
@@ -31,7 +31,7 @@ def _p95(xs: list[float]) -> float:
 def run(cfg: Config) -> Table:
     t = Table("7. Parametric verdicts: latency by verdict (verify with its defaults, in process)",
               ["verdict", "cases", "median", "95th percentile", "max", "before (issue 16)"])
-    corpus = json.loads((ROOT / "tests" / "data" / "parametric_cases.json").read_text())
+    corpus = json.loads(PARAMETRIC_CORPUS.read_text())
     if cfg.quick:
         corpus = corpus[:8]
     times: dict[str, list[float]] = {}
@@ -50,8 +50,8 @@ def run(cfg: Config) -> Table:
         t.add(verdict, len(xs), fmt_time(statistics.median(xs)), fmt_time(_p95(xs)), fmt_time(max(xs)),
               BEFORE.get(verdict, "-"))
         t.data[verdict] = {"median": statistics.median(xs), "p95": _p95(xs), "n": len(xs)}
-    from verifier.notation import parse, parse_tile
-    from verifier.symbols import Symbols
+    from verifier.core.symbols import Symbols
+    from verifier.notation.cpp import parse, parse_tile
 
     sy3 = Symbols()
     for name in "MNK":

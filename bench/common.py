@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from verifier.symbols import Symbols  # noqa: E402
+from verifier.core.symbols import Symbols  # noqa: E402
 
 SEED = 8  # issue 8; every random choice in bench/ derives from it
 
@@ -136,7 +136,7 @@ class Config:
     sizes: tuple[int, ...]              # item 2: log2 of the layout sizes
     enum_cap_s: float                   # item 2: enumeration not run where its predicted time exceeds this
     check_timeout_s: float              # items 2 and 4: the engine's budget per check
-    parametric_cases: tuple[str, ...]   # item 3: ids from tests/data/parametric_cases.json
+    parametric_cases: tuple[str, ...]   # item 3: ids from verifier/oracle/data/parametric_cases.json
     top: int                            # item 3: enumeration over symbol values 1..top
     enum_budget_s: float                # item 3: enumeration budget per case and baseline
     engine_timeout_s: float             # item 3: the engine's budget per case

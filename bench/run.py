@@ -32,7 +32,7 @@ from bench import (
     bench_verdicts,
 )  # noqa: E402
 from bench.common import FULL, QUICK, ROOT, Config, Table, machine  # noqa: E402
-from verifier.files import write_atomic  # noqa: E402
+from verifier.run.files import write_atomic  # noqa: E402
 
 OUT = ROOT / "docs" / "benchmarks.md"
 

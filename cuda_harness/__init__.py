@@ -2,7 +2,7 @@
 
 * ``kernels``: CUDA C++ generated from validated model objects: CuTe kernels (the layout or algebra result built
   and evaluated by CuTe on the device), model kernels (plain CUDA from our model), sweep kernels
-  (``verifier.cute_sweep``'s decision of CuTe's result, one thread per symbol assignment).
+  (``verifier.oracle.sweep``'s decision of CuTe's result, one thread per symbol assignment).
 * ``build``: NVRTC through CuPy, else nvcc and ``cupy.RawModule(path=...)``; g++ for host mode.
 * ``runner``: launches on the GPU or, in host mode, in a loop on the CPU.
 * ``harness``: CuTe on the device vs the model on the device vs the host model, index by index, with a guarded

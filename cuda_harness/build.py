@@ -27,10 +27,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from verifier.cute_cpp import cache_dir, compiler, cuda_includes, cute_include
-from verifier.files import write_atomic
-
-from .kernels import Kernel, unit
+from cuda_harness.kernels import Kernel, unit
+from verifier.oracle.cute_cpp import cache_dir, compiler, cuda_includes, cute_include
+from verifier.run.files import write_atomic
 
 HOST_FLAGS = ("-std=c++17", "-O1", "-fwrapv", "-fnon-call-exceptions", "-fno-delete-dead-exceptions", "-shared",
               "-fPIC", "-w")

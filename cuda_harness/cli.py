@@ -4,12 +4,12 @@ corpus, on the GPU.
 * a layout ``L`` (CuTe notation; every symbol needs ``--sweep``): CuTe builds and evaluates it on the device at every
   coordinate for every assignment, and it is compared index by index with the model on the device and the host
   model, with a guarded copy through it (injective, in bounds, bijective).  Verdict ``agree`` / ``mismatch``.
-* a case id of ``tests/data/parametric_cases.json``: the GPU sweep decides CuTe's result at every assignment of the
+* a case id of ``oracle/data/parametric_cases.json``: the GPU sweep decides CuTe's result at every assignment of the
   case's range (``--sweep`` overrides it) and the engine's verdict is checked against it.  Verdict ``valid`` (correct
   everywhere swept) / ``invalid`` (wrong somewhere: the first assignments are listed); a disagreement with the
   engine (a refutation the device does not confirm, or a device mismatch where the engine proved validity) is
   reported and makes the exit status 3.
-* a spec file (``*.cute.toml``, ``verifier/spec.py``): every check of an operation the sweep decides is swept on
+* a spec file (``*.cute.toml``, ``verifier/run/spec.py``): every check of an operation the sweep decides is swept on
   the device over its symbols' values (``--sweep``, else the first ``SPEC_SPAN`` admitted values of each symbol and
   the ``TILE_MULTIPLES`` it admits, within the file's assumptions) and cross-checked with the engine's verdict;
   other checks (properties, operations the sweep does not decide) are listed as not run.  Verdict ``agree`` /
@@ -27,8 +27,9 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from verifier.cli_args import int64, shorten, timeout_arg
-from verifier.errors import LayoutError
+from verifier.cli.args import int64, timeout_arg
+from verifier.core.errors import LayoutError, shorten
+from verifier.oracle.corpora import PARAMETRIC_CORPUS
 
 SWEEP = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)=(-?\d+)(?:\.\.(-?\d+))?$")
 MAX_LAYOUT_ASSIGNMENTS = 4096
@@ -37,7 +38,7 @@ MAX_SWEEP_ASSIGNMENTS = 1 << 22
 SPEC_SPAN = 32
 SPEC_ASSIGNMENTS = 1 << 16
 TILE_MULTIPLES = (8, 16, 32, 64, 128, 192, 256, 384, 512)
-CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "parametric_cases.json"
+CORPUS = PARAMETRIC_CORPUS
 
 
 def add_parser(sub) -> None:
@@ -81,7 +82,7 @@ def _count(ranges: dict[str, tuple[int, int]]) -> int:
 
 
 def _device(host: bool) -> str:
-    from .probe import environment, gpu_available
+    from cuda_harness.probe import environment, gpu_available
 
     if host:
         return "the CPU"
@@ -92,7 +93,7 @@ def _device(host: bool) -> str:
 
 
 def cmd_gpu(args: argparse.Namespace) -> int:
-    from verifier.cli_args import params
+    from verifier.cli.args import params
 
     target = args.target.strip()
     ranges = _ranges(args.sweep)
@@ -121,11 +122,10 @@ def _is_file(target: str) -> bool:
 
 
 def _layout(text: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespace) -> int:
-    from verifier.cute_sweep import grid
-    from verifier.notation import parse_layout
-    from verifier.symbols import Symbols
-
-    from .harness import Case, evaluate
+    from cuda_harness.harness import Case, evaluate
+    from verifier.core.symbols import Symbols
+    from verifier.notation.cpp import parse_layout
+    from verifier.oracle.sweep import grid
 
     symbols = Symbols()
     layout = parse_layout(text, symbols)
@@ -186,8 +186,8 @@ def _assumed(envs: list[dict[str, int]], relations: Sequence[str], symbols) -> l
     """The assignments that satisfy every ``--assume`` (over the given table's symbols)."""
     if not relations:
         return envs
-    from verifier.problems import assume
-    from verifier.symbols import _holds
+    from verifier.core.symbols import _holds
+    from verifier.run.problems import assume
 
     before = len(symbols.relations)
     assume(symbols, relations)
@@ -203,20 +203,15 @@ def _env(env: dict[str, int]) -> str:
 
 
 def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namespace) -> int:
-    import sys
-
-    sys.path.insert(0, str(CORPUS.parent.parent.parent))
-    from bench.bench_engine import problem
-    from tests.case_args import parametric, parametric_assignments
-    from verifier.cute_sweep import SweepCase, grid, key
-    from verifier.engine import verify
-
-    from .harness import sweep
+    from cuda_harness.harness import sweep
+    from verifier.engine.verify import verify
+    from verifier.oracle.corpora import parametric, parametric_assignments, problem
+    from verifier.oracle.sweep import SweepCase, grid, key
 
     if ranges and set(ranges) != set(entry["range"]):
         raise LayoutError(f"--sweep must give every symbol of {entry['id']}: {', '.join(sorted(entry['range']))}")
     if ranges:  # the case's own assumptions still hold: the engine's verdict is under them
-        from verifier.notation import parse_relation
+        from verifier.notation.cpp import parse_relation
 
         rels = [parse_relation(r) for r in entry.get("assume", [])]
         envs = [env for env in grid(ranges) if all(r.evaluate(env) for r in rels)]
@@ -225,7 +220,7 @@ def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
     else:
         envs = parametric_assignments(entry)
     if args.assume:
-        from verifier.symbols import Symbols
+        from verifier.core.symbols import Symbols
 
         table = Symbols()
         for name in entry["range"]:
@@ -317,12 +312,11 @@ def _names(text: str) -> list[str]:
 
 
 def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespace) -> int:
-    from verifier import spec
-    from verifier.cute_sweep import SUPPORTED, SweepCase, key
-    from verifier.engine import verify
-    from verifier.notation import parse_relation
-
-    from .harness import sweep
+    from cuda_harness.harness import sweep
+    from verifier.engine.verify import verify
+    from verifier.notation.cpp import parse_relation
+    from verifier.oracle.sweep import SUPPORTED, SweepCase, key
+    from verifier.run import spec
 
     checks = spec.load([path])
     runs, skipped = [], []
@@ -336,7 +330,7 @@ def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespac
         unknown = sorted(set(ranges) - set(table.table))
         envs = _spec_envs(table, {k: v for k, v in ranges.items() if k in table.table})
         if args.assume:
-            from verifier.symbols import _holds
+            from verifier.core.symbols import _holds
 
             rels = [parse_relation(t, table) for t in args.assume if set(_names(t)) <= set(table.table)]
             envs = [e for e in envs if all(_holds(r, e) for r in rels)]

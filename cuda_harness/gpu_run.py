@@ -6,12 +6,12 @@ host and the engine's verdicts, and the sweep's throughput against a host numpy 
 
 Parts of the result (one JSON object):
 
-* ``conformance``: every case of ``tests/data/cutlass_unit_cases.json`` in its original, all-dynamic and all-static
+* ``conformance``: every case of ``oracle/data/cutlass_unit_cases.json`` in its original, all-dynamic and all-static
   variants through ``harness.evaluate`` (CuTe on the device, the model on the device, the host model).
-* ``parametric_points``: every case of ``tests/data/parametric_cases.json`` the same way, at the engine's
+* ``parametric_points``: every case of ``oracle/data/parametric_cases.json`` the same way, at the engine's
   counterexample (if any) and at sample assignments of its range.
 * ``sweep``: every parametric case over every assignment of its range (within its assumptions) on the device;
-  statuses compared with ``verifier.cute_sweep`` (compiled CuTe on the host); the engine's refutations must be
+  statuses compared with ``verifier.oracle.sweep`` (compiled CuTe on the host); the engine's refutations must be
   device mismatches at the counterexample, and no device mismatch may appear where the engine proved validity.
 * ``throughput``: coordinate checks per second of the device sweep and of a numpy evaluation of the same checks
   (the composition cases at the assignments where CuTe is correct, so every coordinate is checked).
@@ -29,42 +29,37 @@ from pathlib import Path
 
 import numpy as np
 
-from verifier.cute_sweep import SweepCase, key
-from verifier.cute_sweep import sweep as host_sweep
-from verifier.layouts import Layout
+from cuda_harness.harness import Case, evaluate, np_eval, sweep, sweep_kernels
+from cuda_harness.probe import environment, gpu_available
+from cuda_harness.runner import runner
+from verifier.core.layouts import Layout
+from verifier.oracle.corpora import (
+    CUTLASS_UNIT_CORPUS,
+    PARAMETRIC_CORPUS,
+    operands,
+    parametric,
+    parametric_assignments,
+    problem,
+)
+from verifier.oracle.sweep import SweepCase, key
+from verifier.oracle.sweep import sweep as host_sweep
 
-from .harness import Case, evaluate, np_eval, sweep, sweep_kernels
-from .probe import environment, gpu_available
-from .runner import runner
-
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "tests" / "data"
 SAMPLES = 6
 
 
-def _corpus_helpers():
-    sys.path.insert(0, str(ROOT))
-    from tests.case_args import operands, parametric, parametric_assignments
-
-    return operands, parametric, parametric_assignments
-
-
 def conformance_cases(limit: int | None = None) -> list[Case]:
-    operands, _, _ = _corpus_helpers()
-    data = json.loads((DATA / "cutlass_unit_cases.json").read_text())[:limit]
+    data = json.loads(CUTLASS_UNIT_CORPUS.read_text())[:limit]
     return [Case(f"{c['file']}:{c['line']} {c['op']}({', '.join(c['args'])}) [{v}]", c["op"],
                  tuple(operands(c["args"], v))) for c in data for v in ("original", "dynamic", "static")]
 
 
 def parametric_corpus(limit: int | None = None) -> list[dict]:
-    return json.loads((DATA / "parametric_cases.json").read_text())[:limit]
+    return json.loads(PARAMETRIC_CORPUS.read_text())[:limit]
 
 
 def write_verdicts(path: Path, limit: int | None = None) -> dict[str, dict]:
-    """The engine's verdict on every parametric case (what ``tests/test_engine_parametric.py`` computes)."""
-    sys.path.insert(0, str(ROOT))
-    from bench.bench_engine import problem
-    from verifier.engine import verify
+    """The engine's verdict on every parametric case (what ``tests/engine/test_engine_parametric.py`` computes)."""
+    from verifier.engine.verify import verify
 
     out = {}
     for e in parametric_corpus(limit):
@@ -117,11 +112,9 @@ def numpy_composition_checks(a: Layout, b: Layout, r: Layout) -> tuple[int, bool
 
 def throughput(entries: Sequence[dict], truth: Mapping[str, Mapping], host: bool, budget_s: float = 20.0) -> dict:
     """Coordinate checks per second: the device sweep vs numpy, on the composition cases' correct assignments."""
-    from verifier.algebra import composition
+    from cuda_harness.harness import sweep_device
+    from verifier.algebra.ops import composition
 
-    from .harness import sweep_device
-
-    _, parametric, parametric_assignments = _corpus_helpers()
     picked = []
     for e in entries:
         if e["op"] != "composition" or not isinstance(parametric(e)[1][1], Layout):
@@ -176,7 +169,6 @@ def throughput(entries: Sequence[dict], truth: Mapping[str, Mapping], host: bool
 
 def run_all(host: bool, verdicts: Mapping[str, dict], limit: int | None, log, save=lambda out: None) -> dict:
     """Every part of the run (module docstring); ``save`` gets the result so far after each part."""
-    _, parametric, parametric_assignments = _corpus_helpers()
     t_all = time.perf_counter()
     env = environment()
     out: dict = {"device": env.get("gpu", "CPU (host mode)") if not host else "CPU (host mode)",

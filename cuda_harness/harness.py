@@ -17,7 +17,7 @@ reads whether the result is injective, in bounds (no write outside ``[0, cosize)
 A case the model says CuTe rejects at compile time is not built (and must be rejected if built); an assignment where
 the model says CuTe divides by zero is run but not compared (the GPU does not trap integer division by zero).
 
-``sweep(cases, assignments, host=...)``: the GPU sweep (``verifier.cute_sweep``'s decision of each result, run on
+``sweep(cases, assignments, host=...)``: the GPU sweep (``verifier.oracle.sweep``'s decision of each result, run on
 the device, one thread per assignment), see ``sweep_device``.
 """
 
@@ -29,16 +29,24 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from verifier.algebra import apply
-from verifier.basis import has_basis
-from verifier.cute_cpp import CppCase, call_case, layout_case, recast_case
-from verifier.cute_sweep import DEFAULT_CAP, SweepCase, case_code, key
-from verifier.errors import LayoutError
-from verifier.layouts import Layout
-from verifier.swizzle import ComposedLayout
-
-from .kernels import GUARD, SENTINEL, Kernel, Unsupported, cute_kernel, model_kernel, sweep_kernel, symbol_slots
-from .runner import Runner, runner
+from cuda_harness.kernels import (
+    GUARD,
+    SENTINEL,
+    Kernel,
+    Unsupported,
+    cute_kernel,
+    model_kernel,
+    sweep_kernel,
+    symbol_slots,
+)
+from cuda_harness.runner import Runner, runner
+from verifier.algebra.registry import apply
+from verifier.core.basis import has_basis
+from verifier.core.errors import LayoutError
+from verifier.core.layouts import Layout
+from verifier.core.swizzle import ComposedLayout
+from verifier.oracle.cute_cpp import CppCase, call_case, layout_case, recast_case
+from verifier.oracle.sweep import DEFAULT_CAP, SweepCase, case_code, key
 
 MAX_VALUES = 1 << 24
 PYTHON_VALUES = 4096
@@ -96,14 +104,14 @@ def _cpp(case: Case) -> CppCase:
 
 def _outcome(case: Case, operands: Sequence[object]):
     if case.op is None:
-        from verifier.algebra import Outcome
+        from verifier.algebra.registry import Outcome
 
         return Outcome(operands[0], ())  # type: ignore[arg-type]
     return apply(case.op, *case.template, *operands)
 
 
 def _substituted(x: object, env: Mapping[str, int]) -> object:
-    from verifier.cute_sweep import substitute
+    from verifier.oracle.sweep import substitute
 
     return substitute(SweepCase("composition", (x,)), env).operands[0] if env else x
 
@@ -121,7 +129,7 @@ def _tdiv(a: np.ndarray, b: int) -> np.ndarray:
 
 def np_eval(layout: Layout, c: np.ndarray) -> np.ndarray:
     """The model's concrete layout at every 1-D index of ``c``, vectorised by the rule of ``int_tuple.crd2idx``."""
-    from verifier.int_tuple import product
+    from verifier.core.int_tuple import product
 
     def go(c: np.ndarray, shape, stride) -> np.ndarray:
         if type(shape) is tuple:

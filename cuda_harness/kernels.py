@@ -12,7 +12,7 @@ division by zero in one thread is recorded, not fatal) when g++ builds the *same
 Kinds (``t`` is the thread index):
 
 * ``cute``   CuTe builds the case's operands from the parameter row ``p`` (every dynamic leaf a run-time slot, as
-             ``verifier.cute_cpp.CppBuilder`` emits it), calls the operation on the device, and writes ``r(t)`` to
+             ``oracle.cute_cpp.CppBuilder`` emits it), calls the operation on the device, and writes ``r(t)`` to
              ``out[t*w .. t*w+w)`` (``w`` leaves: a scaled-basis value is a coordinate) for ``t < min(n, size(r))``;
              thread 0 writes ``size(r)`` and ``cosize(r)`` to ``aux[0..1]``.
              With integer values the same thread also copies through the layout on device memory with guard
@@ -25,12 +25,12 @@ Kinds (``t`` is the thread index):
              over the symbols' slots of ``p``), evaluated at ``t`` by CuTe's 1-D rule (``stride.hpp:60-124``: each
              mode but the last reduced modulo its size, the last gets the quotient), written to ``out[t]``.
 * ``sweep``  one thread per assignment: row ``p + t*stride`` holds the slots of assignment ``t``; the body built by
-             ``verifier.cute_sweep.case_code`` calls CuTe and decides its result (correct / wrong / too_large),
+             ``verifier.oracle.sweep.case_code`` calls CuTe and decides its result (correct / wrong / too_large),
              with device versions of that module's helpers over ``2*cap`` scratch integers of ``aux`` per thread.
 
 Nothing a user typed reaches the text: operands are model objects turned into C++ by ``CppBuilder``, symbols are
 slot numbers, operation names come from ``cute_cpp``'s whitelist, and model expressions are emitted from the
-closed set of ``verifier.integers`` operations.
+closed set of ``verifier.core.integers`` operations.
 """
 
 from __future__ import annotations
@@ -38,13 +38,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from verifier.basis import ScaledBasis
-from verifier.cute_cpp import CppCase
-from verifier.cute_sweep import SEP
-from verifier.int_tuple import IntTuple, product
-from verifier.integers import Const, Expr, Int, Op, Sym
-from verifier.layouts import Layout
-from verifier.swizzle import ComposedLayout, Swizzle
+from verifier.core.basis import ScaledBasis
+from verifier.core.int_tuple import IntTuple, product
+from verifier.core.integers import Const, Expr, Int, Op, Sym
+from verifier.core.layouts import Layout
+from verifier.core.swizzle import ComposedLayout, Swizzle
+from verifier.oracle.cute_cpp import CppCase
+from verifier.oracle.sweep import SEP
 
 # Elements before and after the copy range that nothing may touch.
 GUARD = 256
@@ -72,7 +72,7 @@ DEV ll atomic_add(ll* a, ll v) {
 #endif
 }
 
-// The model's integer operations (verifier/integers.py OPS), C++ semantics: / truncates, % follows the dividend.
+// The model's integer operations (verifier/core/integers.py OPS), C++ semantics: / truncates, % follows the dividend.
 DEV ll m_min(ll a, ll b) { return a < b ? a : b; }
 DEV ll m_max(ll a, ll b) { return a < b ? b : a; }
 DEV ll m_abs(ll a) { return a < 0 ? -a : a; }
@@ -109,7 +109,7 @@ template <class R> DEV ll cosize_or(R const& r) {  // -1 where the values are co
   else { return -1; }
 }
 
-// -- device versions of verifier/cute_sweep.py's checking helpers (same names and meaning) ---------------------
+// -- device versions of verifier/oracle/sweep.py's checking helpers (same names and meaning) ---------------------
 enum : int { ST_CORRECT = 0, ST_WRONG = 1, ST_UB = 2, ST_TOO_LARGE = 3, ST_FAULT = 4, ST_WARN = 5 };
 #define STEP(x) do { int s_ = (x); if (s_ == ST_WRONG) return ST_WRONG; \
                      if (s_ == ST_TOO_LARGE) st = ST_TOO_LARGE; \

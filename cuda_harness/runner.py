@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .build import Built, gpu_module, host_library
-from .kernels import Kernel
-from .probe import gpu_available
+from cuda_harness.build import Built, gpu_module, host_library
+from cuda_harness.kernels import Kernel
+from cuda_harness.probe import gpu_available
 
 BLOCK = 256
 

@@ -4,9 +4,7 @@ LayoutLeft and LayoutRight (make_layout's stride generators, 01_layout.md) and t
 ``valid("coalesce", L)`` is the postcondition ``size(R) == size(L)`` and ``R(i) == L(i)`` for every ``i``; the
 ``equivalent`` statements compare layouts as functions on their domain."""
 
-from verifier.claims import Claim
-from verifier.integers import D, eq, symbol
-from verifier.theorems import Theorem, bijective, equal, equivalent, forall, ops, valid
+from verifier.theorems import Claim, D, Theorem, bijective, eq, equal, equivalent, forall, ops, symbol, valid
 
 I, J = symbol("#i"), symbol("#j")
 

@@ -5,11 +5,21 @@ facts, each over symbolic extents instead of the document's 24, (4,6), ((2,2),6)
 The coordinate claims are built from the model's own ``idx2crd`` / ``crd2idx`` (stride.hpp), evaluated at witness
 coordinates ``#i``, ``#j``, ``#k`` that range over the layout's domain."""
 
-from verifier.claims import Claim
-from verifier.int_tuple import crd2idx, idx2crd, product
-from verifier.integers import D, and_, eq, symbol
-from verifier.layouts import Layout, size
-from verifier.theorems import Theorem, compatible, forall
+from verifier.theorems import (
+    Claim,
+    D,
+    Layout,
+    Theorem,
+    and_,
+    compatible,
+    crd2idx,
+    eq,
+    forall,
+    idx2crd,
+    product,
+    size,
+    symbol,
+)
 
 I, J, K = symbol("#i"), symbol("#j"), symbol("#k")
 SRC = "stride.hpp:60-247"

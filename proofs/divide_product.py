@@ -5,10 +5,22 @@
 complement's contract.  Each is proved under the divisibility it needs and refuted without it; where Z3 decides
 injectivity quickly, the tiling is also stated as a bijection onto the original domain."""
 
-from verifier.claims import Claim
-from verifier.integers import D, and_, eq, not_, or_, symbol
-from verifier.layouts import size, sublayout
-from verifier.theorems import Theorem, bijective, forall, ops, valid
+from verifier.theorems import (
+    Claim,
+    D,
+    Theorem,
+    and_,
+    bijective,
+    eq,
+    forall,
+    not_,
+    ops,
+    or_,
+    size,
+    sublayout,
+    symbol,
+    valid,
+)
 
 
 def exact_iff(*moduli: tuple[str, int]):

@@ -2,10 +2,7 @@
 ``left_inverse(L)(L(i)) == i`` for ``i < size(L)`` (LI-3), with the size of the right inverse: on a compact layout
 with static strides it inverts the whole codomain."""
 
-from verifier.claims import Claim
-from verifier.integers import eq
-from verifier.layouts import size
-from verifier.theorems import Theorem, bijective, equivalent, forall, ops, valid
+from verifier.theorems import Claim, Theorem, bijective, eq, equivalent, forall, ops, size, valid
 
 
 def covers(layout: object, inverse: object) -> list[Claim]:

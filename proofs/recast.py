@@ -1,10 +1,7 @@
 """Recast (layout.hpp:1801-1891): ``upcast<N>(downcast<N>(L)) == L``, the byte-addressing law (the recast layout
 addresses the same bytes, RC-*/UP-POST/DN-POST), and the conditions they need."""
 
-from verifier.claims import Claim
-from verifier.integers import D, and_, eq, not_, or_, symbol
-from verifier.layouts import size
-from verifier.theorems import Theorem, equal, forall, ops, valid
+from verifier.theorems import Claim, D, Theorem, and_, eq, equal, forall, not_, ops, or_, size, symbol, valid
 
 
 def upcast_exact_iff(layout: object, wide: object) -> list[Claim]:

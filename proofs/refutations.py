@@ -1,14 +1,27 @@
 """Refutations that must stay refuted: the seed 003/004 cases, the weak stride condition's hole, and the silent
 failures of the spec's master list (cute_preconditions.md 19.1), each over symbolic sizes.  Every counterexample
-is replayed against compiled CuTe by tests/test_proofs.py.  Not stated here, because the engine does not model
+is replayed against compiled CuTe by tests/engine/test_proofs.py.  Not stated here, because the engine does not model
 them: #16 (a dynamic +-1 stride in downcast: no case found where the result is wrong), #17 (ComposedLayout upcast),
 #23 (pointer alignment)."""
 
-from verifier.claims import Claim
-from verifier.int_tuple import crd2idx, idx2crd, shape_div
-from verifier.integers import D, and_, eq, le, symbol
-from verifier.layouts import size
-from verifier.theorems import Theorem, equal, forall, injective, ops, valid
+from verifier.theorems import (
+    Claim,
+    D,
+    Theorem,
+    and_,
+    crd2idx,
+    eq,
+    equal,
+    forall,
+    idx2crd,
+    injective,
+    le,
+    ops,
+    shape_div,
+    size,
+    symbol,
+    valid,
+)
 
 I, J = symbol("#i"), symbol("#j")
 R = "refuted"

@@ -1,144 +1,68 @@
 """cute-layout-verifier: NVIDIA CuTe layouts with run-time integers, modelled exactly.
 
-The public API is what this module exports; the modules behind it are private and may change.
+The public API is what this module exports (below), the namespace of CuTe's functions ``verifier.algebra``, and
+the integrations: ``verifier.pycute`` (pycute layouts), ``verifier.dsl`` (the CuTe DSL), ``verifier.pictures``
+(SVG / TikZ / PNG), ``verifier.testing`` and the pytest plugin ``verifier.pytest_plugin`` (assertions and spec
+files in pytest), ``verifier.strategies`` (Hypothesis) and ``verifier.theorems`` (theorem files).  Every other
+module is private and may change; docs/architecture.md describes them.
 
-* integers:   ``S(8)`` is CuTe's ``_8``, ``D(8)`` a run-time 8, ``symbol("M")`` a run-time symbol;
-* layouts:    ``Layout``, ``make_layout``, ``size``, ``cosize``, ``sublayout`` (``layout<I...>``), ``select``,
-              ``take``, ``group``, ``flatten``, ``append``, ``prepend``, ``replace``;
-* notation:   ``parse_layout("(M,N):(_1,M)")``, ``parse_int_tuple``, ``parse_tile``, ``parse``; ``str()`` prints;
-* swizzles:   ``Swizzle(B, M, S)``, ``ComposedLayout`` / ``make_composed_layout`` (``Sw<2,0,-3> o _0 o L``), and
-              scaled-basis strides ``ScaledBasis`` / ``E(i...)`` (``_1@0``);
-* int tuples: CuTe's ``int_tuple.hpp`` functions (``crd2idx``, ``idx2crd``, ``compatible``, ...);
-* algebra:    ``composition``, ``complement``, ``logical_divide``, ``upcast`` ... exactly as CuTe 4.2 computes them,
-              and ``apply(op, *args)``, which returns the result with the obligations the call incurred;
-* interop:    ``from_pycute`` / ``to_pycute`` (pycute layouts are also accepted by ``apply``, ``parse_layout``, the
-              engine's ``verify`` and ``check``), ``parse_dsl`` / ``to_dsl`` for the CuTe DSL's printed form
-              ``(?,4):(1,?{div=8})``, ``to_cpp`` for C++ ``print``'s;
-* pictures:   ``to_svg``, ``to_tikz``, ``to_png`` draw a layout, a thread/value layout or a counterexample;
-* strategies: ``verifier.strategies`` (Hypothesis strategies; needs the ``hypothesis`` extra, not imported here);
-* partition:  ``slice_and_offset``, ``local_tile``, ``local_partition`` give the layout and pointer offset
-              (``OffsetLayout``) of the tensor view CuTe builds.
+* values:    ``Layout``, ``Tile``, ``Int`` (``S(8)`` is CuTe's ``_8``, ``D(8)`` a run-time 8, ``symbol("M")`` a
+             run-time symbol), ``Symbols`` (the symbol table with assumptions), ``Swizzle``, ``ComposedLayout``,
+             ``E(i...)`` (scaled-basis strides ``_1@0``), ``UNDERSCORE`` (``_``);
+* notation:  ``parse("(M,N):(_1,M)")``, ``parse_layout``, ``parse_tile``, ``parse_int_tuple``, ``parse_relation``;
+             ``str()`` and ``to_cpp`` print CuTe's C++ form, ``parse_dsl`` / ``to_dsl`` the DSL's
+             ``(?,4):(1,?{div=8})``;
+* algebra:   ``apply(op, *args)`` runs a registered operation (``REGISTRY``) exactly as CuTe 4.2 computes it and
+             returns its result with the obligations the call incurred (``Outcome``);
+* engine:    ``verify(op, args, symbols)`` and ``check(prop, args, symbols)`` decide for every admitted value and
+             return a ``Verdict`` (``Policy`` picks the severities: ``--strict``, ``--select``, ``--ignore``);
+* errors:    ``LayoutError`` (bad input), ``CuteRejection`` (CuTe rejects the operands at compile time),
+             ``UndefinedBehavior`` (CuTe divides by zero).
 """
 
+from __future__ import annotations
+
+import importlib
 from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
 # Every name loads its module on first use (PEP 562), so that `import verifier.cli` costs only what the command
-# needs (the pictures import urllib and http; the engine z3).
+# needs (the engine loads z3).
 _MODULES = {
-    "algebra": ("OPERATIONS OffsetLayout Outcome apply blocked_product coalesce complement composition downcast "
-              "filter filter_zeros flat_divide flat_product left_inverse local_partition local_tile logical_divide "
-              "logical_product make_layout_like make_ordered_layout max_common_layout max_common_vector nullspace "
-              "raked_product recast_layout right_inverse slice_and_offset slice_layout tiled_divide tiled_product "
-              "upcast zipped_divide zipped_product"),
-    "basis": "E ScaledBasis",
-    "errors": "CuteRejection LayoutError LayoutSyntaxError UndefinedBehavior",
-    "int_tuple": ("ceil_div compact_col_major compact_major compact_row_major compatible congruent crd2crd crd2idx "
-              "elem_scale idx2crd inner_product prefix_product product shape_div weakly_congruent"),
-    "integers": "Bool D Int S symbol",
-    "interop": "from_pycute parse_dsl parse_dsl_layout to_cpp to_dsl to_pycute",
-    "layouts": ("UNDERSCORE Layout Tile append cosize depth flatten group make_layout prepend rank replace select "
-              "shape size stride sublayout take"),
-    "notation": "parse parse_coord parse_int_tuple parse_layout parse_relation parse_shape parse_tile",
-    "obligations": "Obligation",
-    "swizzle": "ComposedLayout Swizzle make_composed_layout",
-    "symbols": "Symbol Symbols",
-    "tables": "print_1d print_layout",
-    "pictures": "to_png to_svg to_tikz",
+    "verifier.core.layouts": "Layout Tile UNDERSCORE",
+    "verifier.core.integers": "Int S D symbol",
+    "verifier.core.symbols": "Symbols",
+    "verifier.core.swizzle": "Swizzle ComposedLayout",
+    "verifier.core.basis": "E",
+    "verifier.core.errors": "LayoutError CuteRejection UndefinedBehavior",
+    "verifier.notation.cpp": "parse parse_layout parse_tile parse_int_tuple parse_relation",
+    "verifier.notation.interop": "to_cpp parse_dsl to_dsl",
+    "verifier.algebra.registry": "apply Outcome REGISTRY",
+    "verifier.engine.verify": "verify",
+    "verifier.engine.checks": "check",
+    "verifier.engine.verdicts": "Verdict Policy",
 }
 _LAZY = {name: module for module, names in _MODULES.items() for name in names.split()}
 
 if TYPE_CHECKING:
-    from .algebra import (
-        OPERATIONS,
-        OffsetLayout,
-        Outcome,
-        apply,
-        blocked_product,
-        coalesce,
-        complement,
-        composition,
-        downcast,
-        filter,
-        filter_zeros,
-        flat_divide,
-        flat_product,
-        left_inverse,
-        local_partition,
-        local_tile,
-        logical_divide,
-        logical_product,
-        make_layout_like,
-        make_ordered_layout,
-        max_common_layout,
-        max_common_vector,
-        nullspace,
-        raked_product,
-        recast_layout,
-        right_inverse,
-        slice_and_offset,
-        slice_layout,
-        tiled_divide,
-        tiled_product,
-        upcast,
-        zipped_divide,
-        zipped_product,
-    )
-    from .basis import E, ScaledBasis
-    from .errors import CuteRejection, LayoutError, LayoutSyntaxError, UndefinedBehavior
-    from .int_tuple import (
-        ceil_div,
-        compact_col_major,
-        compact_major,
-        compact_row_major,
-        compatible,
-        congruent,
-        crd2crd,
-        crd2idx,
-        elem_scale,
-        idx2crd,
-        inner_product,
-        prefix_product,
-        product,
-        shape_div,
-        weakly_congruent,
-    )
-    from .integers import Bool, D, Int, S, symbol
-    from .interop import from_pycute, parse_dsl, parse_dsl_layout, to_cpp, to_dsl, to_pycute
-    from .layouts import (
-        UNDERSCORE,
-        Layout,
-        Tile,
-        append,
-        cosize,
-        depth,
-        flatten,
-        group,
-        make_layout,
-        prepend,
-        rank,
-        replace,
-        select,
-        shape,
-        size,
-        stride,
-        sublayout,
-        take,
-    )
-    from .notation import parse, parse_coord, parse_int_tuple, parse_layout, parse_relation, parse_shape, parse_tile
-    from .obligations import Obligation
-    from .pictures import to_png, to_svg, to_tikz
-    from .swizzle import ComposedLayout, Swizzle, make_composed_layout
-    from .symbols import Symbol, Symbols
-    from .tables import print_1d, print_layout
+    from verifier.algebra.registry import REGISTRY, Outcome, apply
+    from verifier.core.basis import E
+    from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
+    from verifier.core.integers import D, Int, S, symbol
+    from verifier.core.layouts import UNDERSCORE, Layout, Tile
+    from verifier.core.swizzle import ComposedLayout, Swizzle
+    from verifier.core.symbols import Symbols
+    from verifier.engine.checks import check
+    from verifier.engine.verdicts import Policy, Verdict
+    from verifier.engine.verify import verify
+    from verifier.notation.cpp import parse, parse_int_tuple, parse_layout, parse_relation, parse_tile
+    from verifier.notation.interop import parse_dsl, to_cpp, to_dsl
 
 
 def __getattr__(name: str) -> object:
     if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -147,22 +71,10 @@ def __getattr__(name: str) -> object:
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
+
 __all__ = [
-    "OPERATIONS", "Obligation", "Outcome", "apply", "blocked_product", "coalesce", "complement", "composition",
-    "downcast", "filter", "filter_zeros", "flat_divide", "flat_product", "left_inverse", "local_partition",
-    "local_tile", "logical_divide", "OffsetLayout", "slice_and_offset", "slice_layout",
-    "logical_product", "make_layout_like", "make_ordered_layout", "max_common_layout", "max_common_vector",
-    "nullspace", "raked_product", "recast_layout", "right_inverse", "tiled_divide", "tiled_product", "upcast",
-    "zipped_divide", "zipped_product",
-    "Bool", "CuteRejection", "D", "Int", "Layout", "LayoutError", "LayoutSyntaxError", "S", "Symbol", "Symbols",
-    "Tile", "UNDERSCORE", "UndefinedBehavior", "append", "ceil_div", "compact_col_major", "compact_major",
-    "compact_row_major", "compatible", "congruent", "cosize", "crd2crd", "crd2idx", "depth", "elem_scale",
-    "flatten", "group", "idx2crd", "inner_product", "make_layout", "parse", "parse_coord", "parse_int_tuple",
-    "parse_layout",
-    "parse_relation", "parse_shape", "parse_tile", "prefix_product", "prepend", "print_1d", "print_layout",
-    "product", "rank", "replace", "select", "shape", "shape_div", "size", "stride", "sublayout", "symbol", "take",
-    "weakly_congruent",
-    "ComposedLayout", "E", "ScaledBasis", "Swizzle", "make_composed_layout",
-    "from_pycute", "parse_dsl", "parse_dsl_layout", "to_cpp", "to_dsl", "to_pycute",
-    "to_png", "to_svg", "to_tikz",
+    "D", "E", "REGISTRY", "S", "UNDERSCORE", "ComposedLayout", "CuteRejection", "Int", "Layout", "LayoutError",
+    "Outcome", "Policy", "Swizzle", "Symbols", "Tile", "UndefinedBehavior", "Verdict", "apply", "check", "parse",
+    "parse_dsl", "parse_int_tuple", "parse_layout", "parse_relation", "parse_tile", "symbol", "to_cpp", "to_dsl",
+    "verify",
 ]

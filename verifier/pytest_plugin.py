@@ -32,8 +32,8 @@ def pytest_collect_file(file_path: Any, parent: pytest.Collector) -> pytest.Coll
 
 class SpecFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
-        from .errors import LayoutError
-        from .spec import load_suite
+        from verifier.core.errors import LayoutError
+        from verifier.run.spec import load_suite
 
         try:
             checks = load_suite(self.path)
@@ -53,9 +53,9 @@ class SpecItem(pytest.Item):
         self.check = check
 
     def runtest(self) -> None:
-        from . import batch
-        from .report import failure_message
-        from .testing import context_tables
+        from verifier.present.report import failure_message
+        from verifier.run import batch
+        from verifier.testing import context_tables
 
         cache = None if self.config.getoption("cute_no_cache") else batch.ResultCache()
         [r] = batch.run([self.check], cache=cache)

@@ -2,7 +2,7 @@
 
 Every function returns a ``hypothesis`` ``SearchStrategy``; the structural ones take strategies as arguments, so
 they compose (``int_tuples(ints(1, 4))``, ``layouts(shape=shapes(rank=2))``).  What each strategy promises, and the
-tests (tests/test_strategies.py) check:
+tests (tests/frontends/test_strategies.py) check:
 
 * ``ints``: CuTe integers in a range, static (``_8``), dynamic (``8``) or a mix;
 * ``symbolic_ints``: run-time expressions over the symbols of a ``Symbols`` table (``M``, ``2*M``, ``(M+1)/2``,
@@ -31,10 +31,10 @@ from collections.abc import Callable, Sequence
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from .int_tuple import IntTuple, leaves, product
-from .integers import D, Int, S, symbol
-from .layouts import UNDERSCORE, Layout, Tile, TileElement
-from .symbols import Symbols
+from verifier.core.int_tuple import IntTuple, leaves, product
+from verifier.core.integers import D, Int, S, symbol
+from verifier.core.layouts import UNDERSCORE, Layout, Tile, TileElement
+from verifier.core.symbols import Symbols
 
 #: Run-time expressions a symbolic leaf may take; each is positive when ``M >= 1``.
 SYMBOLIC_FORMS: tuple[Callable[[Int], Int], ...] = (

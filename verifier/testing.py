@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from . import problems
-from .conditions import show
-from .errors import LayoutError
-from .layouts import Layout
-from .symbols import Symbols
-from .verdicts import PROVED, VALID, Verdict
+from verifier.core.errors import LayoutError
+from verifier.core.layouts import Layout
+from verifier.core.symbols import Symbols
+from verifier.engine.verdicts import PROVED, VALID, Verdict
+from verifier.notation.cpp import show
+from verifier.run import problems
 
 _KEYS = {"min": "lo", "max": "hi", "multiple_of": "multiple_of", "bits": "bits"}
 
@@ -39,9 +39,9 @@ def _texts(args: Sequence[object]) -> list[str]:
 def context_tables(v: Verdict, op: str, args: Sequence[object], is_property: bool) -> list[tuple[str, str]]:
     """Titled tables around the counterexample's coordinate, at its values (none when there is nothing concrete
     to show)."""
-    from . import algebra
-    from .claims import substitute_operand
-    from .tables import print_window
+    from verifier.algebra import registry
+    from verifier.contracts.claims import substitute_operand
+    from verifier.present.tables import print_window
 
     c = v.counterexample
     if c is None:
@@ -53,7 +53,7 @@ def context_tables(v: Verdict, op: str, args: Sequence[object], is_property: boo
         if is_property:
             shown = [(f"argument {k + 1} at {at}", a) for k, a in enumerate(concrete) if isinstance(a, Layout)]
         else:
-            result = algebra.apply(op, *concrete).result
+            result = registry.apply(op, *concrete).result
             result = getattr(result, "layout", result)
             shown = [(f"CuTe's {op} at {at}: {result}", result)] if isinstance(result, Layout) else []
         out = []
@@ -68,9 +68,9 @@ def context_tables(v: Verdict, op: str, args: Sequence[object], is_property: boo
 def _decide(op: str, args: Sequence[object], assume: Sequence[str], params: Mapping[str, int] | None,
             symbols: Mapping[str, Mapping[str, int]] | None, timeout: float, is_property: bool,
             **options: object) -> Verdict:
-    from .checks import check
-    from .engine import verify
-    from .report import failure_message
+    from verifier.engine.checks import check
+    from verifier.engine.verify import verify
+    from verifier.present.report import failure_message
 
     __tracebackhide__ = True
     table = _symbols(symbols)

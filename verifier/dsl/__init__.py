@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .tracer import Finding, Trace, TraceError, crosscheck, trace, verify_trace
+    from verifier.dsl.tracer import Finding, Trace, TraceError, crosscheck, trace, verify_trace
 
 _TRACER = ("Finding", "Trace", "TraceError", "crosscheck", "trace", "verify_trace")
 
@@ -22,7 +22,7 @@ _TRACER = ("Finding", "Trace", "TraceError", "crosscheck", "trace", "verify_trac
 def __getattr__(name: str) -> object:
     """The tracer loads on first use (it loads the algebra): ``cute-verify``'s parser imports ``dsl.cli``."""
     if name in _TRACER:
-        from . import tracer
+        from verifier.dsl import tracer
 
         return getattr(tracer, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -32,7 +32,7 @@ def verify_function(target: str, args: Mapping[str, tuple[int, int]] | None = No
                     timeout: float = 10.0) -> tuple[Trace, list[Finding]]:
     """Trace ``FILE.py::FUNCTION`` and verify each layout operation it performs (``args``: parameter ranges,
     ``assume``: relations such as ``"bm*128 < M"``)."""
-    from .tracer import trace, verify_trace
+    from verifier.dsl.tracer import trace, verify_trace
 
     t = trace(target, args, assume)
     return t, verify_trace(t, timeout=timeout)
@@ -41,7 +41,7 @@ def verify_function(target: str, args: Mapping[str, tuple[int, int]] | None = No
 def assert_layouts_valid(target: str, args: Mapping[str, tuple[int, int]] | None = None,
                          assume: Sequence[str] = (), timeout: float = 10.0) -> None:
     """For a pytest test: fail with the report unless every layout operation of the function is valid."""
-    from .cli import exit_code, render_text
+    from verifier.dsl.report import exit_code, render_text
 
     t, findings = verify_function(target, args, assume, timeout)
     if exit_code(findings) != 0:

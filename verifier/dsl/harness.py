@@ -31,12 +31,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..basis import ScaledBasis
-from ..errors import LayoutError
-from ..files import write_atomic
-from ..integers import Const, Expr, Int, Op, Sym
-from ..layouts import Layout, Tile, Underscore
-from ..swizzle import ComposedLayout, Swizzle
+from verifier.core.basis import ScaledBasis
+from verifier.core.errors import LayoutError
+from verifier.core.integers import Const, Expr, Int, Op, Sym
+from verifier.core.layouts import Layout, Tile, Underscore
+from verifier.core.swizzle import ComposedLayout, Swizzle
+from verifier.run.files import write_atomic
 
 DSL_VERSION = "4.8.1"
 BATCH = 120

@@ -6,15 +6,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from ..algebra import OffsetLayout, apply
-from ..errors import LayoutError, UndefinedBehavior
-from ..int_tuple import transform_leaf
-from ..integers import Int, substitute
-from ..layouts import Layout
-from ..semantics import DslInvalidLayout, using
-from ..symbols import Symbols
-from .forms import anonymize, trace_form
-from .harness import DslCase, DslResult
+from verifier.algebra.ops import OffsetLayout
+from verifier.algebra.registry import apply
+from verifier.core.errors import LayoutError, UndefinedBehavior
+from verifier.core.int_tuple import transform_leaf
+from verifier.core.integers import Int, substitute
+from verifier.core.layouts import Layout
+from verifier.core.semantics import DslInvalidLayout, using
+from verifier.core.symbols import Symbols
+from verifier.dsl.harness import DslCase, DslResult
+from verifier.notation.dsl_forms import anonymize, trace_form
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class Prediction:
 
 
 def _show(x: object, symbols: Symbols | None, values: bool) -> str:
-    from ..swizzle import ComposedLayout
+    from verifier.core.swizzle import ComposedLayout
 
     if isinstance(x, (Layout, Int, ComposedLayout)) or type(x) is tuple:
         return trace_form(x, symbols, values)  # type: ignore[arg-type]
@@ -41,8 +42,8 @@ def predict(case: DslCase) -> Prediction:
         symbols.declare(name, multiple_of=n)
     with using("dsl"):
         if case.op == "complement" and len(args) == 1:  # the harness's idiom: complement(L, cosize(filter(L)))
-            from ..algebra import filter as filter_
-            from ..layouts import cosize
+            from verifier.algebra.ops import filter as filter_
+            from verifier.core.layouts import cosize
 
             args = [args[0], cosize(filter_(args[0]))]  # type: ignore[arg-type]
         out = apply(case.op, *args)

@@ -4,7 +4,7 @@ its parameters.
 The function's Python body runs once with ``cute`` and ``cutlass`` bound to a recording stand-in (``_Cute``):
 each integer parameter is a named run-time integer (the parameter's name, an int32 or int64 as annotated, in
 the range ``--arg NAME=LO..HI`` gives it), a Python ``int`` is static, as in the DSL.  Each layout operation is
-computed by our algebra with ``dsl`` semantics (its agreement with the DSL is what ``tests/test_dsl_*.py``
+computed by our algebra with ``dsl`` semantics (its agreement with the DSL is what ``tests/differential/test_dsl_*.py``
 establish) and recorded with its operands, the ``cute.assume`` facts known at that point and the user's source
 line; then each recorded operation is verified symbolically by the engine, so a counterexample names the
 function's parameters.  A value the stand-in cannot tie to a parameter (``cute.arch.thread_idx()``, a value read
@@ -24,14 +24,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import algebra
-from ..errors import CuteRejection, LayoutError, UndefinedBehavior
-from ..int_tuple import IntTuple, product
-from ..integers import Int, S, eq, mod, symbol
-from ..layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
-from ..semantics import using
-from ..symbols import INT32_MAX, INT64_MAX, Symbols
-from ..verdicts import Policy, Verdict
+from verifier.algebra import ops as algebra
+from verifier.algebra import registry
+from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
+from verifier.core.int_tuple import IntTuple, product
+from verifier.core.integers import Int, S, eq, mod, symbol
+from verifier.core.layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
+from verifier.core.semantics import using
+from verifier.core.symbols import INT32_MAX, INT64_MAX, Symbols
+from verifier.engine.verdicts import Policy, Verdict
 
 INT_TYPES = {"Int32": 32, "Int64": 64, "Uint32": 32, "Int16": 16, "Int8": 8, "int": 32}
 _RANGE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(-?\d+)(?:\.\.(-?\d+))?$")
@@ -163,7 +164,7 @@ class _Tracer:
     def run(self, op: str, call: str, *args: object) -> object:
         line = self.line()
         with using("dsl"):
-            outcome = algebra.apply(op, *args)
+            outcome = registry.apply(op, *args)
         if outcome.rejection is not None:
             shown = "x:x" if "x:x" in str(outcome.rejection) else f"refused: {outcome.rejection.assertion}"
             self.record(op, args, shown, line, call)
@@ -171,7 +172,7 @@ class _Tracer:
         if outcome.result is None:
             self.record(op, args, f"undefined behaviour: {outcome.undefined}", line, call)
             raise _Refused(line, f"undefined behaviour: {outcome.undefined}")
-        from .forms import trace_form
+        from verifier.notation.dsl_forms import trace_form
 
         r = outcome.result
         shown = trace_form(r.layout if isinstance(r, algebra.OffsetLayout) else r,  # type: ignore[arg-type]
@@ -265,7 +266,7 @@ class _Cute(types.SimpleNamespace):
         return product(_int_tuple(x, self._t))
 
     def ceil_div(self, a: object, b: object, **_: object) -> IntTuple:
-        from ..int_tuple import ceil_div
+        from verifier.core.int_tuple import ceil_div
 
         return ceil_div(_int_tuple(a, self._t), _int_tuple(b, self._t))
 
@@ -308,7 +309,7 @@ class _Cute(types.SimpleNamespace):
 
 
 def _shown(x: object) -> str:
-    from ..conditions import show
+    from verifier.notation.cpp import show
 
     if isinstance(x, _Tensor):
         return show(x.layout)
@@ -385,7 +386,7 @@ class _IntType:
         if isinstance(value, Int):
             return Int(value.expr, False)
         if isinstance(value, int) and not isinstance(value, bool):
-            from ..integers import D
+            from verifier.core.integers import D
 
             return D(value)
         return self._t.fresh(f"cutlass.{self.name}({value!r})")
@@ -473,7 +474,7 @@ def trace(target: str, ranges: Mapping[str, tuple[int, int]] | None = None,
     if ranges:
         raise TraceError(f"--arg {sorted(ranges)[0]}: {name} has no parameter of that name "
                          f"(its parameters: {', '.join(params) or 'none'})")
-    from ..problems import assume as add_relations
+    from verifier.run.problems import assume as add_relations
 
     add_relations(symbols, assume)
     result = Trace(str(path), name, tuple(params), symbols, assumed=tuple(assume))
@@ -511,8 +512,8 @@ class Finding:
 def verify_trace(t: Trace, timeout: float = 10.0, strict: bool = False) -> list[Finding]:
     """Each recorded operation verified for every admitted value of the parameters, with dsl semantics
     (``strict``: warnings, such as a partial last tile, are errors)."""
-    from ..engine import verify
-    from ..verdicts import Policy
+    from verifier.engine.verdicts import Policy
+    from verifier.engine.verify import verify
 
     out = []
     for r in t.ops:
@@ -532,9 +533,9 @@ def _partition_verdict(r: Recorded, v: Verdict, symbols: Symbols, timeout: float
     those obligations are proved; otherwise the divide's verdict (its counterexample) or the unknown."""
     from dataclasses import replace
 
-    from ..engine import verify
-    from ..int_tuple import product_each
-    from ..verdicts import PROVED, VALID
+    from verifier.core.int_tuple import product_each
+    from verifier.engine.verdicts import PROVED, VALID
+    from verifier.engine.verify import verify
 
     layout, tiler = r.args[0], r.args[1]
     if r.op == "local_partition":

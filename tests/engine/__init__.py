@@ -1,0 +1,1 @@
+"""Engine soundness: verdicts, counterexamples, guards and proofs, checked by enumeration and against CuTe."""

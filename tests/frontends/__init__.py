@@ -1,0 +1,1 @@
+"""Front ends: the command line, spec files, the pytest plugin, the DSL tracer, pictures and strategies."""

@@ -1,0 +1,176 @@
+"""`cute-verify dsl FILE.py::FUNCTION`: the tracer of a user's host-side @cute.jit function, on the bundled
+example (examples/dsl_tiles.py, one planted layout bug, and its fixed version) and on small programs written here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from verifier.cli.main import main
+from verifier.core.layouts import Layout
+from verifier.dsl import assert_layouts_valid, crosscheck, trace, verify_function
+from verifier.dsl.harness import DslCase, run
+from verifier.notation.cpp import parse_layout
+
+ROOT = Path(__file__).resolve().parents[2]
+BUGGY = "examples/dsl_tiles.py::cta_tile"
+FIXED = "examples/dsl_tiles_fixed.py::cta_tile"
+ARGS = ["--arg", "bm=0..1023", "--arg", "bk=0..1023", "--assume", "bm*128 < M", "--assume", "bk*32 < K"]
+RANGES = {"bm": (0, 1023), "bk": (0, 1023)}
+RELATIONS = ["bm*128 < M", "bk*32 < K"]
+SCHEMA = Path(__file__).parents[1] / "data" / "sarif-schema-2.1.0.json"
+
+
+@pytest.fixture(autouse=True)
+def _root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+
+
+def _line(path: str, text: str) -> int:
+    return next(i for i, line in enumerate(Path(path).read_text().splitlines(), 1) if text in line)
+
+
+@pytest.mark.cute
+def test_the_planted_bug_is_found_at_its_line(capsys) -> None:
+    assert main(["dsl", BUGGY, *ARGS]) == 1
+    out = capsys.readouterr().out
+    line = _line("examples/dsl_tiles.py", "vec = cute.recast_layout")
+    assert f"examples/dsl_tiles.py:{line}: invalid: cute.recast_layout(128, 16, (_128,_32):(lda,_1))" in out
+    assert "counterexample: M=" in out and "lda=" in out and "?" not in out.split("counterexample:")[1].split("\n")[0]
+    assert "1 valid, 1 invalid" in out
+    assert "the CuTe DSL's own trace of the function agrees with the tracer at every operation" in out
+
+
+@pytest.mark.cute
+def test_the_fixed_version_is_valid(capsys) -> None:
+    assert main(["dsl", FIXED, *ARGS]) == 0
+    out = capsys.readouterr().out
+    assert "2 valid, 0 invalid, 0 unknown" in out and "lda % 8 == 0 (line" in out
+
+
+@pytest.mark.cute
+def test_the_counterexample_replays_in_the_dsl() -> None:
+    """The refutation's values, run through the real DSL: the 128-bit view's row stride times 8 is not lda."""
+    t, findings = verify_function(BUGGY, RANGES, RELATIONS)
+    bad = [f for f in findings if f.verdict.verdict == "invalid"]
+    assert len(bad) == 1
+    params = bad[0].verdict.counterexample.params
+    assert set(params) <= set(t.params) and params["lda"] % 8 != 0
+    tile = parse_layout("(_128,_32):(lda,_1)")
+    (r,) = run([DslCase("recast_layout", (16, 128, tile), ({"lda": params["lda"]},))])
+    stride = int(r.values[0].split(":")[1].strip("()").split(",")[0])
+    assert stride * 8 != params["lda"]
+
+
+def test_json_and_sarif_reports(capsys, tmp_path) -> None:
+    assert main(["dsl", BUGGY, *ARGS, "--format", "json", "--no-crosscheck"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["function"] == "cta_tile" and report["semantics"] == "dsl" and report["exit_code"] == 1
+    ops = {o["line"]: o for o in report["operations"]}
+    line = _line("examples/dsl_tiles.py", "vec = cute.recast_layout")
+    assert ops[line]["verdict"] == "invalid" and ops[line]["dsl_result"] == "(128,4):(?,1)"
+    assert [f["fact"] for f in report["facts"]] == ["M % 128 == 0", "K % 32 == 0"]
+    out = tmp_path / "dsl.sarif"
+    assert main(["dsl", BUGGY, *ARGS, "--format", "sarif", "--output", str(out), "--no-crosscheck"]) == 1
+    log = json.loads(out.read_text())
+    jsonschema.Draft7Validator(json.loads(SCHEMA.read_text())).validate(log)
+    (result,) = log["runs"][0]["results"]
+    loc = result["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"]["uri"].endswith("examples/dsl_tiles.py") and loc["region"]["startLine"] == line
+    assert result["level"] == "error" and "lda=" in result["message"]["text"]
+
+
+def test_python_api_and_pytest_helper() -> None:
+    assert_layouts_valid(FIXED, RANGES, RELATIONS)
+    with pytest.raises(AssertionError, match="invalid: cute.recast_layout"):
+        assert_layouts_valid(BUGGY, RANGES, RELATIONS)
+
+
+@pytest.mark.cute
+def test_the_dsl_traces_the_same_forms() -> None:
+    for target in (BUGGY, FIXED):
+        assert crosscheck(trace(target, RANGES, RELATIONS)) == []
+
+
+PROGRAM = '''
+import cutlass
+import cutlass.cute as cute
+
+
+@cute.jit
+def f(M: cutlass.Int32, N: cutlass.Int32):
+    A = cute.make_layout((M, N))
+    tid = cute.arch.thread_idx()[0]
+    part = cute.zipped_divide(A, (32, 4))
+    row = cute.make_layout((8, tid), stride=(1, 8))
+    comp = cute.composition(row, cute.make_layout(4, stride=2))
+    frag = cute.make_fragment_like(A)
+    bad = cute.right_inverse(A)
+'''
+
+
+def test_untied_values_refusals_and_divides(tmp_path, capsys) -> None:
+    src = tmp_path / "prog.py"
+    src.write_text(PROGRAM)
+    rc = main(["dsl", f"{src}::f", "--no-crosscheck"])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert f"{src}:10: valid: cute.zipped_divide((M,N):(_1,M), (_32,_4))" in out  # a partial last tile: a warning
+    assert "  warning: DIV-EXACT fails" in out
+    assert "untied: u1_L9 = cute.arch.thread_idx() at line 9" in out and "unconstrained" in out
+    assert "untied run-time values (unconstrained): u1_L9" in out
+    assert f"{src}:14: invalid: cute.right_inverse((M,N):(_1,M)): the CuTe DSL refuses this while tracing" in out
+    assert "not modelled: cute.make_fragment_like(...) at line 13: the tracer does not verify it" in out
+    assert main(["dsl", f"{src}::f", "--no-crosscheck", "--strict"]) == 1
+    assert f"{src}:10: invalid: cute.zipped_divide" in capsys.readouterr().out
+    t = trace(f"{src}::f")
+    assert [r.op for r in t.ops] == ["zipped_divide", "composition", "right_inverse"]
+    assert isinstance(t.ops[1].args[0], Layout)
+
+
+def test_an_error_in_the_user_s_code_is_bad_input(tmp_path, capsys) -> None:
+    src = tmp_path / "raises.py"
+    src.write_text("import cutlass\nimport cutlass.cute as cute\n\n\n@cute.jit\ndef f(M: cutlass.Int32):\n"
+                   "    L = cute.make_layout((M, 4))\n    {}['missing']\n")
+    assert main(["dsl", f"{src}::f", "--no-crosscheck"]) == 2
+    err = capsys.readouterr().err
+    assert f"{src}:8: the function raised KeyError" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["dsl", "nowhere.py::f"], "nowhere.py: no such file"),
+    (["dsl", "examples/dsl_tiles.py"], "expected FILE.py::FUNCTION"),
+    (["dsl", "examples/dsl_tiles.py::nope"], "no function 'nope'"),
+    (["dsl", BUGGY, "--arg", "M=9..1"], "the range is empty"),
+    (["dsl", BUGGY, "--arg", "Q=1..2"], "cta_tile has no parameter of that name"),
+    (["dsl", BUGGY, "--arg", "M"], "expected NAME=LO..HI"),
+])
+def test_bad_input_is_one_line_exit_2(argv, message, capsys) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.cute
+def test_readme_shows_what_cute_verify_dsl_prints(capsys) -> None:
+    """The README's `cute-verify dsl` transcript: the command runs as written and prints every line shown."""
+    import re
+    import shlex
+
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"```\n\$ (cute-verify dsl [^\n]*)\n(.*?)\$ echo \$\?\n(\d)\n```", text, re.DOTALL)
+    assert block is not None
+    argv, shown, status = shlex.split(block.group(1))[1:], block.group(2), int(block.group(3))
+    assert main(argv) == status
+    out = capsys.readouterr().out.splitlines()
+    digits = re.compile(r"-?\d+")
+    for line in shown.splitlines():
+        if line.strip() == "...":
+            continue
+        if line.startswith("  counterexample:"):  # the values the solver picks may differ from run to run
+            assert any(digits.sub("#", line) == digits.sub("#", o) for o in out), line
+        else:
+            assert line in out, line

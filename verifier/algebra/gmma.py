@@ -1,0 +1,153 @@
+"""Hopper GMMA shared-memory layouts: ``smem_ptr_flag`` composed layouts, the ``Layout_{K,MN}_{INTER,SW32,SW64,
+SW128}_Atom<T>`` atoms, and the canonical-layout check of ``make_gmma_desc`` with the descriptor fields it implies.
+
+``smem_ptr_flag_bits<B>`` (pointer_flagged.hpp:46-52) is an ``Int<0>`` standing for a shared-memory pointer of
+``B``-bit elements not yet set: the swizzle before it acts on byte addresses.  CuTe prints it
+``smem_ptr[16b](unset)``, so ``GMMA::Layout_K_SW128_Atom<half_t>`` is ``Sw<3,4,3> o smem_ptr[16b](unset) o
+(_8,_64):(_64,_1)``.  Its recasts keep the swizzle and scale the flag (pointer_flagged.hpp:70-84); the atoms are
+``upcast<sizeof_bits<T>>`` of the atoms in bits (mma_traits_sm90_gmma.hpp:75-104).
+
+``canonical_gmma`` reproduces ``make_gmma_desc<Major>`` (mma_traits_sm90_gmma.hpp:196-300) on one MMA's operand
+tile: recast to ``uint128_t`` units, the layout type from the swizzle (``Sw<B,4,3>``, B in 0..3), the size checks,
+the canonical ``logical_divide`` and its stride checks; it accepts with the layout type and the stride / leading
+byte offsets (in 16-byte units) or rejects with the ``static_assert`` that fails.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from verifier.algebra import ops as algebra
+from verifier.algebra.composed import recast_flagged
+from verifier.core.errors import CuteRejection, LayoutError
+from verifier.core.int_tuple import leaves
+from verifier.core.integers import Int, S
+from verifier.core.layouts import Layout, Tile, Underscore, rank, size
+from verifier.core.swizzle import ComposedLayout, SmemPtrFlag, Swizzle
+
+GMMA_SOURCE = "mma_traits_sm90_gmma.hpp"
+
+
+# -- the atoms (mma_traits_sm90_gmma.hpp:75-104) -----------------------------------------------------------------
+
+KINDS = ("INTER", "SW32", "SW64", "SW128")
+MAJORS = ("K", "MN")
+
+
+def atom_bits(major: str, kind: str) -> ComposedLayout:
+    """``GMMA::Layout_{major}_{kind}_Atom_Bits``."""
+    if major not in MAJORS or kind not in KINDS:
+        raise LayoutError(f"no GMMA atom Layout_{major}_{kind}: majors {MAJORS}, kinds {KINDS}")
+    b = KINDS.index(kind)
+    width = 128 << b
+    inner = Layout((S_(8), S_(width)), (S_(width), S_(1))) if major == "K" else \
+        Layout((S_(width), S_(8)), (S_(1), S_(width)))
+    return ComposedLayout(Swizzle(b, 4, 3), SmemPtrFlag(1), inner)
+
+
+def atom(major: str, kind: str, element_bits: int) -> ComposedLayout:
+    """``GMMA::Layout_{major}_{kind}_Atom<T>`` for a ``T`` of ``element_bits`` bits: ``upcast<sizeof_bits<T>>``."""
+    return recast_flagged(element_bits, atom_bits(major, kind), up=True)
+
+
+def S_(v: int) -> Int:  # noqa: N802 - a static integer
+    return S(v)
+
+
+# -- make_gmma_desc's canonical-layout check ---------------------------------------------------------------------
+
+LAYOUT_TYPES = ("INTERLEAVE", "B32", "B64", "B128")
+
+
+@dataclass(frozen=True)
+class Canonical:
+    """The outcome of ``make_gmma_desc<Major>`` on a tile: accepted with its descriptor fields, or rejected."""
+
+    accepted: bool
+    reason: str
+    layout_type: str | None = None
+    stride_byte_offset: int | None = None   # in 16-byte units (the 4 LSBs are not stored)
+    leading_byte_offset: int | None = None
+    canonical: str | None = None            # the canonical layout in uint128_t units
+
+
+def _reject(message: str, line: str) -> Canonical:
+    return Canonical(False, f"{message} ({GMMA_SOURCE}:{line})")
+
+
+def canonical_gmma(tile: object, element_bits: int, major: str, k_block: int | None = None) -> Canonical:
+    """``make_gmma_desc<Major>(tensor)`` for a smem tensor with the swizzled layout ``tile`` ((MN, K) in elements)
+    of ``element_bits``-bit elements, on the k-block one MMA reads: the first ``k_block`` elements of K (default the
+    dense MMA's ``256 / element_bits``: 32 bytes)."""
+
+    if major not in MAJORS:
+        raise LayoutError(f"major must be K or MN, got {major!r}")
+    if not (isinstance(tile, ComposedLayout) and isinstance(tile.outer, Swizzle) and isinstance(tile.inner, Layout)):
+        return _reject("GMMA Descriptors can only be constructed on smem: the layout must be Sw<B,4,3> o "
+                       "smem_ptr o L", "199")
+    if not tile.offset.is_constant(0):
+        return _reject("the smem layout's offset must be a static 0 (an smem_ptr flag)", "199")
+    inner = tile.inner
+    if rank(inner) != 2:
+        return _reject("GMMA Descriptors can only be constructed on rank-2 tensors.", "200")
+    kb = k_block if k_block is not None else max(1, 256 // element_bits)
+    if inner.concrete and int(size(inner.shape[1])) > kb:  # type: ignore[index]
+        inner = algebra.composition(inner, Tile([Underscore(), Layout(S_(kb), S_(1))]))  # the MMA's k-block
+    if not inner.concrete or not all(x.static for x in (*leaves(inner.shape), *leaves(inner.stride))):
+        return _reject("the layout must be static (its strides are template arguments of the descriptor)", "256")
+    if 128 % element_bits:
+        return _reject(f"recast<uint128_t> of {element_bits}-bit elements", "203")
+    sw = tile.outer
+    if sw.base != 4 or sw.shift != 3 or not 0 <= sw.bits <= 3:
+        return _reject(f"Unsupported layout swizzle: {sw} (GMMA takes Sw<0..3,4,3>)", "141-143")
+    layout_type = LAYOUT_TYPES[sw.bits]
+    w = 1 << sw.bits
+    try:
+        u128 = algebra.upcast(128 // element_bits, inner)
+    except CuteRejection as exc:
+        return _reject(f"recast<uint128_t>: {exc}", "203")
+    if major == "MN":
+        k = int(size(u128.shape[1]))  # type: ignore[index]
+        if k not in (256 // element_bits, 128 // element_bits, 512 // element_bits):
+            return _reject("Not a canonical GMMA_MN Layout: Expected K-size 256/sizeof_bits<T> for dense or "
+                           f"(128|512)/sizeof_bits<T> for sparse (K-size is {k})", "234-237")
+        tiler = Tile([Layout(S_(w), S_(1)), Layout(S_(8), S_(1))])
+    else:
+        mn, k = int(size(u128.shape[0])), int(size(u128.shape[1]))  # type: ignore[index]
+        if mn % 8:
+            return _reject(f"Not a canonical GMMA_K Layout: Expected MN-size multiple of 8 (it is {mn}).", "268")
+        if k not in (2, 4):
+            return _reject("Not a canonical GMMA_K Layout: Expected K-size 2 for dense or 4 for sparse (in units of "
+                           f"uint128_t; it is {k}).", "270-271")
+        tiler = Tile([Layout(S_(8), S_(1)), Layout(S_(2), S_(1))])
+    canon = algebra.logical_divide(u128, tiler)
+    shape = canon.shape
+    if not (type(shape) is tuple and len(shape) == 2 and all(type(m) is tuple and len(m) == 2 and
+                                                             all(type(x) is not tuple for x in m) for m in shape)):
+        return _reject(f"Not a canonical GMMA_{major} Layout: Expected profile failure ({canon} is not "
+                       "((_,_),(_,_)))", "241" if major == "MN" else "277")
+    d = canon.stride
+    s00, s01, s10, s11 = (int(d[0][0]), int(d[0][1]), int(d[1][0]), int(d[1][1]))  # type: ignore[index,arg-type]  # canonical: ((d,d),(d,d))
+    if major == "MN":
+        if layout_type != "INTERLEAVE" and s00 != 1:
+            return _reject(f"Not a canonical GMMA_MN Layout: Expected stride failure (stride<0,0> = {s00}, not 1)",
+                           "244-246")
+        if s10 != w:
+            return _reject(f"Not a canonical GMMA_MN Layout: Expected stride failure (stride<1,0> = {s10}, not {w})",
+                           "247-249")
+        sbo, lbo = (s01, s11) if layout_type == "INTERLEAVE" else (s11, s01)
+    else:
+        if s00 != w:
+            return _reject(f"Not a canonical GMMA_K Layout: Expected stride failure (stride<0,0> = {s00}, not {w})",
+                           "280-282")
+        if layout_type != "INTERLEAVE" and s10 != 1:
+            return _reject(f"Not a canonical GMMA_K Layout: Expected stride failure (stride<1,0> = {s10}, not 1)",
+                           "283-285")
+        sbo, lbo = s01, s10
+    if not (0 <= sbo < 1 << 14 and 0 <= lbo < 1 << 14):
+        return _reject(f"the byte offsets SBO={sbo}, LBO={lbo} (16-byte units) do not fit the descriptor's 14 bits",
+                       "GmmaDescriptor")
+    return Canonical(True, f"canonical GMMA_{major} {layout_type}", layout_type, sbo, lbo, str(canon))
+
+
+__all__ = ["KINDS", "MAJORS", "Canonical", "atom", "atom_bits", "canonical_gmma"]

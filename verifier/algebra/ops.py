@@ -1,0 +1,1501 @@
+"""CuTe's layout algebra, branch for branch as ``layout.hpp`` of CuTe 4.2 computes it.
+
+Every ``if constexpr`` of CuTe is decided here from the static/dynamic flags of the leaves, never from their
+values, so for symbolic leaves the result has exactly the profile and flags CuTe's result has and its leaves are
+expressions over the symbols; for concrete leaves it is CuTe's result.  In particular dynamic modes are not merged
+by ``coalesce`` (only statically provable merges happen, ``layout.hpp:781-814``) and composition folds over the
+unmerged modes, which is where CuTe goes silently wrong for run-time integers.
+
+CuTe's compile-time checks raise ``CuteRejection`` exactly when CuTe's ``static_assert`` fires.  The checks CuTe
+skips for dynamic values, the divisions it performs (undefined behaviour on zero), and the conditions that make a
+result correct are recorded as ``Obligation``s (see ``obligations.py``) while a ``Recorder`` is active;
+``apply(op, *args)`` runs an operation under one and returns both.  Swizzle and composed-layout operands of
+composition and the inverses take CuTe's overloads for them (``swizzle.py``); a scaled-basis (``E<i>``) right
+operand of composition takes the ScaledBasis branch (``basis.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from math import gcd as _gcd
+from typing import TypeVar, Union
+
+from verifier.algebra import swizzled as _swizzled
+from verifier.core import obligations as _obligations
+from verifier.core import semantics as _semantics
+from verifier.core import swizzle as _swizzle
+from verifier.core.basis import ScaledBasis, _coordinate, basis_get, coprofile, has_basis, stride_eq, stride_mul
+from verifier.core.codomain import same_values
+from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
+from verifier.core.int_tuple import (
+    IntTuple,
+    ceil_div,
+    compact_major,
+    crd2crd,
+    crd2idx,
+    idx2crd,
+    leaf_list,
+    leaves,
+    product,
+    product_each,
+    transform_leaf,
+    unwrap,
+)
+from verifier.core.integers import (
+    FALSE,
+    Bool,
+    Const,
+    Int,
+    S,
+    abs_,
+    and_,
+    ceil_div_int,
+    eq,
+    ge,
+    le,
+    lt,
+    min_,
+    ne,
+    or_,
+    safe_div,
+    signum,
+)
+from verifier.core.layouts import Layout, Tile, Underscore, cosize, layout_of, make_layout, rank, size
+from verifier.core.obligations import NEVER, POSTCONDITION_LIMIT, SA, Recorder, nonzero, record, recording
+from verifier.core.semantics import DslInvalidLayout, DslRefusal, dsl
+from verifier.core.semantics import current as current_semantics
+
+Tiler = Layout | Tile | IntTuple | Underscore
+
+# The largest recast factor N of upcast<N> / downcast<N> (recast_layout's ratio too).
+RECAST_LIMIT = 1 << 16
+
+# -- helpers ------------------------------------------------------------------------------------------------------
+
+_F = TypeVar("_F", bound=Callable[..., object])
+MEMO_SIZE = 1 << 12  # results kept per operation
+
+
+def pure(fn: _F) -> _F:
+    """Remember ``fn``'s results on equal operands while no ``Recorder`` is active.
+
+    The operations are pure functions of immutable, hashable operands (equality includes every static/dynamic
+    flag), so an equal call may return the same result object.  Under a ``Recorder`` the call runs, as it must
+    record its obligations; a call that raises is not remembered.  Only the outermost operation is remembered: the
+    operations it calls inside (complement's coalesce, logical_divide's composition) just compute, as looking
+    them up costs a first call more than it saves a repeated one, which finds the outer result."""
+    # Keyed by the key's hash, holding (key, result): the operands are hashed once per call, not once to look up
+    # and once more to store; a hit still needs the whole key equal, and a colliding key just replaces the entry.
+    memo: dict[int, tuple[tuple[object, ...], object]] = {}
+
+    @functools.wraps(fn)
+    def call(*args: object) -> object:
+        global _inside
+        # recording() and current_semantics() read in place: no Recorder and no semantics block is open (their
+        # counts are 0) on the common path, and then no context variable is read.
+        if _inside or (_obligations._open and recording()):  # nested, or under a Recorder
+            return fn(*args)
+        # 1 and True hash alike (a bool is never an operand of CuTe's algebra); the semantics is part of the call.
+        sem = current_semantics() if _semantics._open else "cpp"
+        if len(args) == 1:  # the key (sem, *args, *types), spelled out for one and two operands
+            key: tuple[object, ...] = (sem, args[0], type(args[0]))
+        elif len(args) == 2:
+            a, b = args
+            key = (sem, a, b, type(a), type(b))
+        else:
+            key = (sem, *args, *map(type, args))
+        try:
+            h = hash(key)
+        except TypeError:  # an unhashable operand (a list): just compute
+            return fn(*args)
+        entry = memo.get(h)
+        if entry is not None and entry[0] == key:
+            return entry[1]
+        # A plain flag, not a context variable: another thread that sees it set only skips its own memo.
+        _inside = True
+        try:
+            out = fn(*args)
+        finally:
+            _inside = False
+        if len(memo) >= MEMO_SIZE:
+            memo.clear()
+        memo[h] = (key, out)
+        return out
+
+    call.cache_clear = memo.clear  # type: ignore[attr-defined]
+    _MEMOS.append(memo)
+    return call  # type: ignore[return-value]
+
+
+_MEMOS: list[dict[int, tuple[tuple[object, ...], object]]] = []
+_inside = False  # an operation remembered by ``pure`` is running
+
+
+def clear_memos() -> None:
+    """Forget every remembered result (``pure``): the benchmark's first calls."""
+    for memo in _MEMOS:
+        memo.clear()
+
+
+def _modes(layout: Layout) -> list[Layout]:
+    if type(layout.shape) is tuple:
+        return [Layout(s, d) for s, d in zip(layout.shape, layout.stride)]  # type: ignore[arg-type]
+    return [layout]
+
+
+def _mode(layout: Layout, i: int) -> Layout:
+    return _modes(layout)[i]
+
+
+def _flat(layout: Layout) -> tuple[list[Int], list[Int]]:
+    """The leaves of the shape and of the stride, in one walk (they are congruent)."""
+    if type(layout.shape) is not tuple:
+        return [layout.shape], [layout.stride]  # type: ignore[list-item]
+    fs: list[Int] = []
+    fd: list[Int] = []
+    _flat_into(layout.shape, layout.stride, fs, fd)  # type: ignore[arg-type]
+    return fs, fd
+
+
+def _flat_into(shape: tuple[IntTuple, ...], stride: tuple[IntTuple, ...], fs: list[Int], fd: list[Int]) -> None:
+    for s, d in zip(shape, stride):
+        if type(s) is tuple:
+            _flat_into(s, d, fs, fd)  # type: ignore[arg-type]
+        else:
+            fs.append(s)  # type: ignore[arg-type]
+            fd.append(d)  # type: ignore[arg-type]
+
+
+def _guarded(build: Callable[[], Bool]) -> Bool:
+    """A condition that itself divides: a concrete division by zero makes it false (the operands are unusable)."""
+    try:
+        return build()
+    except UndefinedBehavior:
+        return Bool(FALSE.expr, False)
+
+
+def _static_check(cond: Callable[[], Bool], static: bool, message: str, source: str, id: str,
+                  description: str, *description_args: object) -> None:
+    """A ``CUTE_STATIC_ASSERT_V`` that CuTe evaluates only when ``static`` (its operands are static).
+    ``description`` is formatted with ``description_args`` (``str.format``) only when it is recorded.
+
+    For static operands a division by zero removes the ``C<t/u>`` overload (SFINAE) and the division falls back
+    to run-time ``int``s, so the asserted value is a run-time ``bool`` and the assertion fails to compile."""
+    if static:
+        try:
+            ok = cond()
+        except UndefinedBehavior:
+            if dsl():
+                # DSL branch (DSL 4.8.1, observed: logical_product((_6,_6,_6):(_18,_0,_19), _2:_1) kills the
+                # tracing process with SIGFPE): the DSL evaluates the condition with machine integers in its
+                # compiler, so a static division by zero there is its own division by zero, not a compile error.
+                raise
+            raise CuteRejection("compile error: a static division by zero makes the asserted value a run-time "
+                                "bool", source) from None
+        if not ok.value:
+            raise CuteRejection(message, source)
+    elif recording():  # building the condition costs more than the operation itself: only for a Recorder
+        record(id, description.format(*description_args) if description_args else description, source, SA,
+               _guarded(cond))
+
+
+def _transform_layout(t0: Sequence[Layout], t1: Sequence[object], fn: Callable[[Layout, object], Layout],
+                      keep_rest: bool = True) -> Layout:
+    """``transform_layout`` (layout.hpp:740-765): apply ``fn`` to paired modes, keep the unpaired modes of both."""
+    r = min(len(t0), len(t1))
+    out = [fn(t0[i], t1[i]) for i in range(r)]
+    if keep_rest:
+        out += list(t0[r:]) + list(t1[r:])  # type: ignore[arg-type]
+    return make_layout(*out)
+
+
+def _tiler_modes(tiler: Tile | tuple[object, ...]) -> list[object]:
+    return list(tiler.elements) if isinstance(tiler, Tile) else list(tiler)
+
+
+def _is_tuple_tiler(t: object) -> bool:
+    return isinstance(t, Tile) or type(t) is tuple
+
+
+# -- coalesce and filter (layout.hpp:767-955) -----------------------------------------------------------------------
+
+
+def _bw_coalesce(fs: list[Int], fd: list[Int], ns: IntTuple, nd: IntTuple) -> Layout:
+    """``detail::bw_coalesce`` (layout.hpp:781-814): walk the flat modes from the back, merging only what is
+    statically provable.  The result's modes are kept back to front (``rs[-1]`` is the front mode, which CuTe
+    prepends to), one list append instead of a new tuple per mode."""
+    rs: list[IntTuple] = [ns]
+    rd: list[IntTuple] = [nd]
+    for i in range(len(fs) - 2, -1, -1):
+        s, d = fs[i], fd[i]
+        if s.is_constant(1):
+            continue
+        if len(rs) == 1 and rs[0].is_constant(1):  # type: ignore[union-attr]
+            rs[0], rd[0] = s, d
+            continue
+        front_s = rs[-1]
+        if not front_s.static:  # type: ignore[union-attr]
+            merge = False
+        elif type(s) is Int and type(d) is Int and type(rd[-1]) is Int:  # integer strides: stride_* without dispatch
+            merge = eq(s * d, rd[-1]).is_constant(True)
+        else:
+            merge = stride_eq(stride_mul(s, d), rd[-1]).is_constant(True)  # type: ignore[arg-type]
+        if merge:
+            rs[-1] = s * front_s
+            rd[-1] = d
+        else:
+            rs.append(s)
+            rd.append(d)
+    if len(rs) == 1:
+        if rs[0].is_constant(1):  # type: ignore[union-attr]
+            return Layout(S(1), S(0))
+        return layout_of(rs[0], rd[0])  # leaves of a layout (or their products): congruent by construction
+    return layout_of(tuple(reversed(rs)), tuple(reversed(rd)))
+
+
+def _check_profile(layout: Layout, profile: tuple[IntTuple, ...], source: str) -> None:
+    if len(profile) > rank(layout):
+        raise CuteRejection("static assertion failed: tuple_size<IntTuple>::value <= Layout::rank", source)
+
+
+@pure
+def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
+    """``coalesce(L)`` and by-mode ``coalesce(L, profile)`` (layout.hpp:864-890)."""
+    if profile is not None and type(profile) is tuple:
+        _check_profile(layout, profile, "layout.hpp:883")
+        return _transform_layout(_modes(layout), list(profile), lambda m, p: coalesce(m, p))  # type: ignore[arg-type]
+    fs, fd = _flat(layout)
+    return _bw_coalesce(fs, fd, fs[-1], fd[-1])
+
+
+def coalesce_x(layout: Layout) -> Layout:
+    """``detail::coalesce_x`` (layout.hpp:823-855): like coalesce, but a trailing static ``_1`` mode seeds the
+    walk with ``_2:d_last`` so the last stride survives (the left operand of composition)."""
+    fs, fd = _flat(layout)
+    if fs[-1].is_constant(1):
+        return _bw_coalesce(fs, fd, S(2), fd[-1])
+    return _bw_coalesce(fs, fd, fs[-1], fd[-1])
+
+
+def coalesce_shape(shape: IntTuple, merge_dynamic: bool = True) -> IntTuple:
+    """``coalesce(Shape)`` (layout.hpp:895-911): multiply adjacent leaves that are both static or both dynamic
+    (only both static where not ``merge_dynamic``: the DSL's complement of a stride-0 layout)."""
+    if type(shape) is not tuple:
+        return shape
+    flat = leaf_list(shape)
+    acc: IntTuple = flat[0]
+    for a in flat[1:]:
+        back = acc[-1] if type(acc) is tuple else acc
+        if back.static == a.static and (a.static or merge_dynamic):  # type: ignore[union-attr]
+            merged = back * a
+            acc = (*acc[:-1], merged) if type(acc) is tuple else merged
+        else:
+            acc = (*acc, a) if type(acc) is tuple else (acc, a)
+    return acc
+
+
+def filter_zeros(layout: Layout) -> Layout:
+    """``filter_zeros(L)`` (layout.hpp:914-920): a static-``_0`` stride makes its extent ``_1``."""
+    for x in leaf_list(layout.stride):
+        if isinstance(x, Int) and x.is_constant(0):
+            break
+    else:
+        return layout  # no static-_0 stride: the same (immutable) layout
+
+    def go(d: IntTuple, s: IntTuple) -> IntTuple:
+        if type(d) is tuple:
+            return tuple(go(x, y) for x, y in zip(d, s))  # type: ignore[arg-type]
+        if isinstance(d, Int) and d.is_constant(0):  # a scaled basis is never is_constant<0>
+            return transform_leaf(s, lambda _: S(1))
+        return s
+
+    return Layout(go(layout.stride, layout.shape), layout.stride)
+
+
+def filter(layout: Layout, profile: IntTuple | None = None) -> Layout:  # noqa: A001 - CuTe's name
+    """``filter(L)`` (layout.hpp:933-955): ``coalesce(filter_zeros(L))``. A dynamic zero stride is not removed."""
+    if profile is not None and type(profile) is tuple:
+        _check_profile(layout, profile, "layout.hpp:948")
+        return _transform_layout(_modes(layout), list(profile), lambda m, p: filter(m, p))  # type: ignore[arg-type]
+    return coalesce(filter_zeros(layout))
+
+
+# -- composition (layout.hpp:1029-1161) ------------------------------------------------------------------------------
+
+
+def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) -> Layout:
+    if type(rs) is tuple:  # right-distributivity over the modes of B (:1036-1039)
+        if dsl():
+            return _dsl_compose_modes(ls, ld, rs, rd)  # type: ignore[arg-type]
+        return make_layout(*(_composition_impl(ls, ld, s, d) for s, d in zip(rs, rd)))  # type: ignore[arg-type]
+    if isinstance(rd, ScaledBasis):  # a scaled-basis B stride selects A's mode (:1041-1043)
+        return _composition_impl(basis_get(rd, ls), basis_get(rd, ld), rs, rd.value)
+    assert isinstance(rs, Int) and isinstance(rd, Int)
+    if rd.is_constant(0):  # a static stride-0 B mode (:1045); a dynamic 0 does not take this branch
+        return Layout(rs, rd)
+    if type(ls) is not tuple:  # integral A: no condition at all (:1048)
+        return Layout(rs, stride_mul(rd, ld))  # type: ignore[arg-type]
+    res_s: list[Int] = []
+    res_d: list[Int] = []
+    s, r = rs, rd
+    # DSL branch (DSL 4.8.1, observed: flat_product(_3:_-2, ((_4,_1)):((_0,_12))) gives the stride 36 where
+    # C++ gives 24): its ceil_div is the exact ceiling, also for the negative extents of a complement of a
+    # negative-stride layout (ceil(12 / -2) = -6; C++'s (12 - 2 - 1) / -2 = -4).
+    ceil: Callable[[Int, Int], Int] = _dsl_ceil_div if dsl() else ceil_div_int  # type: ignore[assignment]
+    for i in range(len(ls) - 1):
+        a, e = ls[i], ld[i]  # type: ignore[index]  # ls and ld are tuples here
+        assert isinstance(a, Int)
+        _static_check(
+            lambda a=a, r=r: or_(eq(r % a, S(0)), lt(r, a)), a.static and r.static,  # type: ignore[misc]  # defaults bind this mode
+            "Stride Divisibility Condition", "layout.hpp:1077", "CMP-2",
+            "weak stride condition at A mode {}: r % a == 0 or r < a (r = remaining B stride, a = A extent)", i)
+        abs_r = abs_(r)
+        nonzero(abs_r, "CMP-6", "the B stride", "layout.hpp:1084")
+        nonzero(a, "CMP-7", "the extent of A mode {}", "layout.hpp:1086", i)
+        next_shape = ceil(a, abs_r)
+        next_stride = ceil(abs_r, a) * signum(r)
+        if next_shape.is_constant(1) or s.is_constant(1):
+            r = next_stride
+            continue
+        new_shape = min_(next_shape, s)
+        _static_check(lambda s=s, n=new_shape: eq(s % n, S(0)), new_shape.static and s.static,  # type: ignore[misc]  # defaults bind this mode
+                      "Shape Divisibility Condition", "layout.hpp:1101", "CMP-3",
+                      "weak shape condition at A mode {}: s % min(ceil(a/r), s) == 0", i)
+        nonzero(new_shape, "CMP-6", "the extent taken from A mode {}", "layout.hpp:1109", i)
+        res_s.append(new_shape)
+        res_d.append(stride_mul(r, e))  # type: ignore[arg-type]
+        s = s / new_shape
+        r = next_stride
+    last = ld[-1]  # type: ignore[index]
+    if not res_s:
+        return Layout(s, stride_mul(r, last))  # type: ignore[arg-type]
+    if s.is_constant(1):
+        return Layout(unwrap(tuple(res_s)), unwrap(tuple(res_d)))
+    return Layout((*res_s, s), (*res_d, stride_mul(r, last)))  # type: ignore[arg-type]
+
+
+def _dsl_compose_modes(ls: IntTuple, ld: IntTuple, rs: tuple[IntTuple, ...], rd: tuple[IntTuple, ...]) -> Layout:
+    """DSL branch of composition's right-distributivity (DSL 4.8.1, observed on A = complement((4,5):(16,9), 1580)
+    = (9,0,25):(1,45,64): A o 4:10 is refused (the stride condition fails at the extent 9), A o 4:18 divides by
+    the extent 0 (SIGFPE), and A o (4,4):(10,18) and A o (4,4):(18,10) both divide by zero): the DSL composes every
+    mode of B before it reports a mode's refusal, where C++ stops at the first failed static assertion."""
+    modes: list[Layout] = []
+    refused: CuteRejection | None = None
+    for s, d in zip(rs, rd):
+        try:
+            modes.append(_composition_impl(ls, ld, s, d))
+        except CuteRejection as exc:
+            refused = refused or exc
+    if refused is not None:
+        raise refused
+    return make_layout(*modes)
+
+
+def _valid_leaf(a: list[int], s: int, d: int) -> bool:
+    """Spec §4.3 CMP-4, the exact per-leaf rule for one B leaf ``s:d`` over the flat extents of coalesce_x(A)."""
+    r = abs(d)
+    for ai in a[:-1]:
+        if s == 1:
+            return True
+        if r % ai == 0:
+            r //= ai
+            continue
+        if r < ai and ai % r == 0:
+            m = ai // r
+            if s <= m:
+                return True
+            if s % m != 0:
+                return False
+            s, r = s // m, 1
+            continue
+        return r < ai and s <= -(-ai // r)
+    return True
+
+
+def _emitted(a: list[int], s: int, d: int) -> list[tuple[int, int]]:
+    """``(new_shape, r)`` that composition_impl emits at each non-last A mode for the B leaf ``s:d``."""
+    out: list[tuple[int, int]] = []
+    r = d
+    for ai in a[:-1]:
+        next_shape = -(-ai // abs(r))
+        next_stride = -(-abs(r) // ai) * ((r > 0) - (r < 0))
+        if next_shape == 1 or s == 1:
+            out.append((1, r))
+        else:
+            n = min(next_shape, s)
+            out.append((n, r))
+            s = int(s / n)
+        r = next_stride
+    return out
+
+
+def _exact_rules(a: Layout, b: Layout) -> None:
+    """CMP-4 and CMP-5 on concrete values (spec §4.3). Re-validated here against the postcondition on the test
+    corpora: together they imply a correct result, and are implied by it whenever A has no zero stride."""
+    flat = coalesce_x(a)
+    ext = [int(x) for x in leaves(flat.shape)]
+    if any(e <= 0 for e in ext):
+        return
+    b_leaves = [(int(s), int(d)) for s, d in zip(leaves(b.shape), leaves(b.stride)) if int(d) != 0]
+    per_leaf = all(_valid_leaf(ext, s, d) for s, d in b_leaves)
+    record("CMP-4", "every B leaf s:d fits A's unmerged modes (the exact per-leaf rule of spec §4.3)",
+           "layout.hpp:1054-1110", NEVER, Bool(Const(per_leaf), False))
+    if len(ext) > 1 and len(b_leaves) > 1:
+        emitted = [_emitted(ext, s, d) for s, d in b_leaves]
+        no_carry = all(sum((e[i][0] - 1) * abs(e[i][1]) for e in emitted) <= ext[i] - 1 for i in range(len(ext) - 1))
+        record("CMP-5", "the B leaves add without carrying between A's modes: sum_k (n_k,i - 1)*r_k,i <= a_i - 1",
+               "layout.hpp:1036-1039", NEVER, Bool(Const(no_carry), False))
+
+
+def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
+    """The contract of composition (layout.hpp:1022): ``size(R) == size(B)`` and ``R(i) == A(B(i))``."""
+    if not recording():  # every obligation below is recorded only for a Recorder: skip building them
+        return
+    record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
+           eq(size(r), size(b)))
+    if a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
+        n = int(size(b))
+        try:
+            ok = int(size(r)) == n and all(int(r(i)) == int(a(int(b(i)))) for i in range(n))
+        except UndefinedBehavior:
+            # A has a 0 extent before its last mode (a complement of an overlapping layout, which the DSL does not
+            # refuse): A(B(i)) is itself a division by zero, so the contract fails; the composition computed its
+            # result without evaluating A (a stride-0 B, layout.hpp:1045), and so does CuTe.
+            ok = False
+        record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
+               "layout.hpp:1022", NEVER, Bool(Const(ok), False))
+        _exact_rules(a, b)
+
+
+@pure
+def composition(a: Layout, b: Tiler) -> Layout:
+    """``composition(A, B)``: B a layout, a by-mode tiler ``<B0,B1,...>`` (extra A modes are dropped), a shape,
+    an integer ``n`` (meaning ``n:_1``) or ``_`` (layout.hpp:1132-1161). Swizzle and composed-layout operands
+    take CuTe's overloads for them (swizzle.py); a scaled-basis B coalesces A by B's coprofile (basis.py)."""
+    if type(a) is Layout and type(b) is Layout and not has_basis(a.stride) and not has_basis(b.stride):
+        return _compose_layouts(a, b)  # the common case: every test below would lead to the same branch
+    if dsl() and _swizzle.is_swizzled(b):
+        # DSL branch (DSL 4.8.1 cute.composition, observed: composition((4,4):(1,4), S<1,0,2> o 0 o (4,4):(1,4))):
+        # a swizzled right operand is no Value of its API.
+        raise DslRefusal("Operand 1 of operation \"cute.composition\" must be a Value",
+                         "cute.composition, DSL 4.8.1 (observed)")
+    if _swizzle.is_swizzled(a) or _swizzle.is_swizzled(b):
+        return _swizzled.composition(a, b, composition)  # type: ignore[return-value]
+    _swizzled.check_plain_composition(a, b)
+    if isinstance(b, Layout) and has_basis(a.stride) and not has_basis(b.stride):
+        flat = coalesce_x(a)  # an identity / coordinate tensor's layout: A's values are coordinates
+        result = _composition_impl(flat.shape, flat.stride, b.shape, b.stride)
+        basis_composition_postcondition(a, b, result, POSTCONDITION_LIMIT)
+        return result
+    if isinstance(b, Layout) and has_basis(b.stride):  # coalesce_x(lhs, coprofile(rhs)) (layout.hpp:1139)
+        flat = coalesce_x_profile(a, coprofile(b))
+        result = _composition_impl(flat.shape, flat.stride, b.shape, b.stride)
+        basis_composition_postcondition(a, b, result, POSTCONDITION_LIMIT)
+        return result
+    if isinstance(b, Layout):
+        return _compose_layouts(a, b)
+    if _is_tuple_tiler(b):
+        modes = _tiler_modes(b)  # type: ignore[arg-type]
+        if len(modes) > rank(a):
+            raise CuteRejection("static assertion failed: tuple_size<Tiler>::value <= Layout::rank",
+                                "layout.hpp:1150")
+        return make_layout(*(_compose_int(_mode(a, i), t) if isinstance(t, Int) else composition(_mode(a, i), t)  # type: ignore[arg-type]  # a tiler's modes
+                             for i, t in enumerate(modes)))
+    if isinstance(b, Underscore):
+        return a
+    if isinstance(b, Int):
+        if dsl() and not b.static:
+            # DSL branch (DSL 4.8.1 cute.composition, observed on composition(_4:_21, ?)): a run-time integer is
+            # no tiler in its Python API (inside a tuple tiler it is).
+            raise DslRefusal("Operand 1 of operation \"cute.composition\" must be a Value",
+                             "cute.composition, DSL 4.8.1 (observed)")
+        return _compose_int(a, b)
+    raise LayoutError(f"composition: cannot use {b!r} as the right operand")
+
+
+def _compose_layouts(a: Layout, b: Layout) -> Layout:
+    """``composition(A, B)`` of two layouts with integer strides (layout.hpp:1132-1140)."""
+    flat = coalesce_x(a)
+    result = _composition_impl(flat.shape, flat.stride, b.shape, b.stride)
+    _composition_postcondition(a, b, result)
+    return result
+
+
+def _compose_int(a: Layout, n: Int) -> Layout:
+    """``composition(A, n)``: A after ``n:_1``. DSL branch (DSL 4.8.1, observed: composition(_1:_4, <_1>) gives
+    (1):(0), C++ (_1):(_4)): the DSL makes the tiler ``make_layout(n)``, whose stride is ``_0`` for ``n == _1``."""
+    flat = coalesce_x(a)
+    return _composition_impl(flat.shape, flat.stride, n, S(0) if dsl() and n.is_constant(1) else S(1))
+
+
+# -- complement (layout.hpp:1177-1247) -------------------------------------------------------------------------------
+
+
+def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout:
+    if type(stride) is not tuple and stride.is_constant(0):  # type: ignore[union-attr]
+        # DSL branch (DSL 4.8.1, observed: complement(4:0, (2,3,?,?)) is (6,?,?):(1,6,?{div=6}), complement(4:0,
+        # (?,?)) is (?,?):(1,?); C++ multiplies the run-time leaves too, layout.hpp:1184): the DSL coalesces this
+        # cotarget multiplying only adjacent static leaves, so a divide by a stride-0 tiler keeps one rest mode
+        # per run-time extent of the divided layout (logical_divide's complement(T, shape(coalesce(A)))).
+        return make_layout(coalesce_shape(cotarget, merge_dynamic=not dsl()))
+    shp: list[Int] = list(shape) if type(shape) is tuple else [shape]  # type: ignore[arg-type,list-item]  # a coalesced layout: flat
+    std: list[Int] = list(stride) if type(stride) is tuple else [stride]  # type: ignore[arg-type,list-item]
+    n = len(shp)
+    if n > 1 and not all(d.static for d in std):
+        raise CuteRejection("Dynamic-stride complement only for rank-1 layouts", "layout.hpp:1188")
+    rs: list[Int] = []
+    rd: list[Int] = [S(1)]
+    rec = recording()  # the obligations below are built only for a Recorder
+    for _ in range(n - 1):
+        values = [d.value for d in std]
+        j = values.index(min(values))  # type: ignore[type-var]  # the first smallest stride
+        m = std[j]
+        nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1201")
+        new_shape = m / rd[-1]
+        if new_shape.is_constant(0) and not dsl():  # DSL branch: see _dsl_complement_checks
+            raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1203")
+        if rec:
+            record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
+                   "layout.hpp:1201-1203", NEVER, ge(new_shape, S(1)))
+        new_stride = m * shp[j]
+        del shp[j], std[j]
+        rs.append(new_shape)
+        rd.append(new_stride)
+    nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1212")
+    new_shape = std[0] / rd[-1]
+    if new_shape.is_constant(0) and not dsl():
+        raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1213")
+    if rec:
+        record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
+               "layout.hpp:1212-1213", NEVER, ge(new_shape, S(1)))
+    rs.append(new_shape)
+    new_stride = std[0] * shp[0]
+    if rec:
+        record("CPL-3", "strides are positive", "layout.hpp:1177", NEVER,
+               and_(*(ge(d, S(1)) for d in std + rd[1:])))
+    nonzero(new_stride, "CPL-4", "the layout's extent (stride * shape of its largest mode)", "layout.hpp:1218")
+    rest_shape = coalesce_shape(_dsl_ceil_div(cotarget, new_stride) if dsl() else ceil_div(cotarget, new_stride))
+    rest_stride = compact_major(rest_shape, False, new_stride)
+    # Congruent by construction: rs and rd have one entry per mode, compact_major is congruent to rest_shape.
+    return coalesce(layout_of((tuple(rs), rest_shape), (tuple(rd), rest_stride)))
+
+
+def _dsl_ceil_div(a: IntTuple, b: Int) -> IntTuple:
+    """DSL branch of complement's rest mode (DSL 4.8.1, observed: complement(((_3,_2,_6)):((_0,_0,_-3)), _89)
+    gives the rest extent -4 where C++ computes (89 - 18 - 1) / -18 = -3): the exact ceiling of a / b, also for a
+    negative b."""
+    if type(a) is tuple:
+        out = []
+        rest: Int = b
+        for x in a:  # ceil_div of a tuple by an integer folds like shape_div (int_tuple.hpp:344-363)
+            out.append(_dsl_ceil_div(x, rest))
+            rest = _dsl_ceil_div(rest, x)  # type: ignore[assignment, arg-type]
+        return tuple(out)
+    assert isinstance(a, Int)
+    if a.concrete and b.concrete:
+        av, bv = int(a), int(b)
+        if bv == 0:
+            raise UndefinedBehavior(f"division by zero (ceil_div({av}, 0))")
+        q = -(-av // bv)
+        return S(q) if a.static and b.static else Int(Const(q), False)
+    if b.static and int(b) > 0:
+        return ceil_div_int(a, b)
+    from verifier.core.integers import Op
+
+    quo, rem = a / b, a % b
+    up = and_(ne(rem, S(0)), eq(signum(a), signum(b)))  # truncation rounded down: add one
+    return Int(Op("+", (quo.expr, Op("ite", (up.expr, Const(1), Const(0))))), False)
+
+
+def _dsl_complement_checks(layout: Layout, cotarget: object) -> None:
+    """DSL branches of complement (DSL 4.8.1, observed on the corpus of
+    tests/differential/test_dsl_differential.py): with a
+    run-time stride in a layout of rank above 1 (before filter, which may make it rank 1 for C++) the DSL returns
+    an invalid layout printed x:x (C++: a static_assert, layout.hpp:1188); a rank-1 layout whose filter has more
+    than one mode and a run-time stride aborts the DSL's process; a
+    static non-injective layout is not refused (C++: layout.hpp:1203/1213) but gets 0-extent modes; the Python
+    API has no complement without a cotarget."""
+    if cotarget is None:
+        raise DslRefusal("complement() missing 1 required positional argument: 'cotarget'",
+                         "cute.complement, DSL 4.8.1 core.py")
+    if rank(layout) > 1 and not all(d.static for d in leaves(layout.stride)):
+        raise DslInvalidLayout("cute.complement, DSL 4.8.1 (observed)")
+    filt = filter(layout)
+    if len(list(leaves(filt.stride))) > 1 and not all(d.static for d in leaves(filt.stride)):
+        raise DslRefusal("the DSL process aborts: std::bad_variant_access", "cute.complement, DSL 4.8.1 (observed: "
+                         "complement(((_4,_8)):((1,8)), _60) terminates the process)")
+
+
+@pure
+def complement(layout: Layout, cotarget: IntTuple | Layout | None = None) -> Layout:
+    """``complement(L[, cotarget])`` (layout.hpp:1231-1247): the layout of the codomain positions L misses."""
+    if dsl():
+        _dsl_complement_checks(layout, cotarget)
+    filt = filter(layout)
+    if cotarget is None:
+        target: IntTuple = cosize(filt)
+    else:
+        target = cotarget.shape if isinstance(cotarget, Layout) else cotarget
+    result = _complement(filt.shape, filt.stride, target)
+    _complement_postcondition(layout, target, result)
+    return result
+
+
+def _complement_postcondition(layout: Layout, target: IntTuple, r: Layout) -> None:
+    """CuTe's contract (layout.hpp:1166-1171, complement.cpp:46-66), decided on concrete values."""
+    if not recording() or not (layout.concrete and r.concrete and all(x.concrete for x in leaves(target))):
+        return
+    n_l, n_r = int(size(layout)), int(size(r))
+    if n_l > POSTCONDITION_LIMIT or n_r > POSTCONDITION_LIMIT or n_r < 1:
+        ok = n_r >= 1
+    else:
+        lv = {int(layout(i)) for i in range(n_l)}
+        rv = [int(r(i)) for i in range(n_r)]
+        cot = int(product(target))
+        lr = make_layout(layout, r)
+        co_l = int(cosize(layout))
+        ok = (all(rv[i] < rv[i + 1] for i in range(n_r - 1))
+              and all(v not in lv for v in rv[1:])
+              and int(cosize(lr)) >= cot
+              and int(cosize(r)) <= ((cot + co_l - 1) // co_l) * co_l)
+    record("CPL-POST", "the complement is ordered, disjoint from L, and covers the cotarget (complement.cpp:46-66)",
+           "layout.hpp:1166-1171", NEVER, Bool(Const(ok), False))
+
+
+# -- inverses (layout.hpp:1262-1361) ---------------------------------------------------------------------------------
+
+
+def _exchange_sort(keys: list[int], vals: list[int]) -> list[int]:
+    """CuTe's ``exchange_sort`` on (key, value) pairs (int_tuple.hpp:585-624); not stable, reproduced as is."""
+    pairs = list(zip(keys, vals))
+    for i in range(len(pairs)):
+        for j in range(i + 1, len(pairs)):
+            if pairs[j][0] < pairs[i][0]:
+                pairs[i], pairs[j] = pairs[j], pairs[i]
+    return [v for _, v in pairs]
+
+
+def _preprod(lshape: list[Int]) -> list[Int]:
+    out = [S(1)]
+    for s in lshape:
+        out.append(s * out[-1])
+    return out
+
+
+def _wrapped(layout: Layout) -> tuple[list[Int], list[Int]]:
+    shape = list(layout.shape) if type(layout.shape) is tuple else [layout.shape]
+    stride = list(layout.stride) if type(layout.stride) is tuple else [layout.stride]
+    return shape, stride  # type: ignore[return-value]
+
+
+def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
+    """``right_inverse(L)`` (layout.hpp:1262-1303): only static strides take part; a mismatch is skipped."""
+    if isinstance(layout, Underscore):
+        return layout
+    _dsl_plain_layout(layout, "right_inverse")
+    if _swizzle.is_swizzled(layout):
+        return _swizzled.right_inverse(layout, right_inverse, composition)  # type: ignore[return-value]
+    _dsl_static_shape(layout, "right_inverse")
+    lshape, lstride = _wrapped(coalesce(layout))
+    pre = _preprod(lshape)
+    idx = [i for i, d in enumerate(lstride) if d.static]
+    order = _exchange_sort([lstride[i].value for i in idx], idx)  # type: ignore[misc]
+    rs: list[Int] = [S(1)]
+    rd: list[Int] = [S(0)]
+    curr: Int = S(1)
+    for i in order:
+        if curr.static and curr.value == lstride[i].value:
+            rs.append(lshape[i])
+            rd.append(pre[i])
+            curr = lshape[i] * lstride[i]
+    result = coalesce(Layout(tuple(rs), tuple(rd)))
+    if recording() and layout.concrete and result.concrete and int(size(result)) <= POSTCONDITION_LIMIT:
+        ok = all(int(layout(int(result(i)))) == i for i in range(int(size(result))))
+        record("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260", NEVER, Bool(Const(ok), False))
+    return result
+
+
+def _dsl_plain_layout(layout: object, op: str) -> None:
+    """DSL branch of the inverses (DSL 4.8.1, observed on CUTLASS's inverse_right.cpp swizzled cases): they take a
+    Layout only; a swizzled (composed) layout raises TypeError where C++ inverts it (swizzle_layout.hpp:348-405)."""
+    if dsl() and _swizzle.is_swizzled(layout):
+        raise DslRefusal(f"Expected input of type Layout, but got a composed layout {layout}",
+                         f"cute.{op}, DSL 4.8.1 core.py (observed)")
+
+
+def _dsl_static_shape(layout: Layout, op: str) -> None:
+    """DSL branch of the inverses (DSL 4.8.1 ``cute.right_inverse``/``cute.left_inverse``, observed on CUTLASS's
+    inverse_right.cpp cases with run-time shapes): the DSL refuses any run-time shape leaf, where C++ computes."""
+    if dsl() and not all(x.static for x in leaves(layout.shape)):
+        raise DslRefusal("expects an input with static shape", f"cute.{op}, DSL 4.8.1 (observed)")
+
+
+def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
+    """``left_inverse(L)`` (layout.hpp:1321-1361): needs static strides; shapes are only read at the end."""
+    if isinstance(layout, Underscore):
+        return layout
+    _dsl_plain_layout(layout, "left_inverse")
+    if _swizzle.is_swizzled(layout):
+        return _swizzled.left_inverse(layout, left_inverse, composition)  # type: ignore[return-value]
+    _dsl_static_shape(layout, "left_inverse")
+    if dsl() and not all(d.static and int(d) >= 0 for d in leaves(layout.stride)):
+        # DSL branch (DSL 4.8.1, observed: left_inverse((_4):(_-1)) and of (_1):(?)): refused, where C++ computes
+        # (-1,4):(0,1) for the negative stride and 1:0 for the run-time stride of a static extent-1 mode.
+        raise DslRefusal(f"unable to compute the left inverse of {layout}", "cute.left_inverse, DSL 4.8.1 (observed)")
+    if dsl() and any(d.is_constant(0) for d in leaves(layout.stride)):
+        # DSL branch (DSL 4.8.1, observed: left_inverse(_4:_0) gives 1:0, C++ _4:_0): the static-0-stride modes
+        # are filtered out first.
+        result = _left_inverse(filter(layout))
+    else:
+        result = _left_inverse(layout)
+    if recording() and layout.concrete and result.concrete and int(size(layout)) <= POSTCONDITION_LIMIT:
+        ok = all(int(result(int(layout(i)))) == i for i in range(int(size(layout))))
+        record("LI-3", "R(L(i)) == i for every i < size(L) (needs sorted, non-overlapping modes)",
+               "layout.hpp:1313-1316", NEVER, Bool(Const(ok), False))
+    return result
+
+
+def _left_inverse(layout: Layout) -> Layout:
+    lshape, lstride = _wrapped(coalesce(layout))
+    pre = _preprod(lshape)
+    if not all(d.static for d in lstride):
+        raise CuteRejection("Left inverse requires static strides.", "layout.hpp:1335")
+    order = _exchange_sort([d.value for d in lstride], list(range(len(lstride))))  # type: ignore[misc]
+    rs: list[Int] = []
+    rd: list[Int] = [S(0)]
+    for i in order:
+        d = lstride[i]
+        if d.is_constant(0):
+            continue
+        sz = product(tuple(rs))
+        if (d % sz).value != 0:
+            raise CuteRejection("Left inverse divisibility condition", "layout.hpp:1350")
+        rs.append(d / sz)
+        rd.append(pre[i])
+    return coalesce(Layout((*rs, lshape[order[-1]]), tuple(rd)))
+
+
+# -- divides and products (layout.hpp:1555-1760) ---------------------------------------------------------------------
+
+
+def _zip2_by(t: IntTuple, guide: object) -> IntTuple:
+    if _is_tuple_tiler(guide):
+        g = _tiler_modes(guide)  # type: ignore[arg-type]
+        if type(t) is not tuple or len(t) < len(g):
+            raise CuteRejection("Mismatched ranks", "tuple_algorithms.hpp:1028")
+        split = [_zip2_by(t[i], g[i]) for i in range(len(g))]
+        return (tuple(x[0] for x in split), (*(x[1] for x in split), *t[len(g):]))  # type: ignore[index]
+    if type(t) is not tuple or len(t) != 2:
+        raise CuteRejection("Mismatched ranks", "tuple_algorithms.hpp:1033")
+    return t
+
+
+def tile_unzip(layout: Layout, tiler: Tiler) -> Layout:
+    """``tile_unzip`` (layout.hpp:1540-1547): ``((A,a),(B,b),x)`` to ``((A,B),(a,b,x))`` by the tiler's profile."""
+    return Layout(_zip2_by(layout.shape, tiler), _zip2_by(layout.stride, tiler))
+
+
+def _slice_modes(layout: Layout, flatten_modes: Sequence[bool]) -> Layout:
+    """``result(_, repeat<R1>(_))``-style slices: keep each top mode, or splice its modes when flagged."""
+    out: list[Layout] = []
+    # DSL branch (DSL 4.8.1, observed: flat_divide((_5):(_15), (_4):(_14)) gives (4,14):(210,15), C++
+    # ((_4),_14):((_210),_15)): the DSL splices a rank-1 tuple mode too.
+    least = 1 if dsl() else 2
+    for m, flat in zip(_modes(layout), flatten_modes):
+        # repeat<R>(_) is a tuple of underscores only for R > 1; a rank-1 mode is kept whole.
+        out.extend(_modes(m) if flat and type(m.shape) is tuple and len(m.shape) >= least else [m])
+    return Layout(tuple(x.shape for x in out), tuple(x.stride for x in out))
+
+
+def _by_tiler(a: Layout, tiler: Tiler, with_layout: Callable[[Layout, Layout], Layout], what: str,
+              source: str) -> Layout:
+    """The tiler dispatch shared by logical_divide and logical_product: a layout tiler, a tuple tiler applied
+    mode by mode (A's extra modes kept), ``_`` (no-op) or an integer ``n`` (meaning ``n:_1``)."""
+    if isinstance(tiler, Layout):
+        return with_layout(a, tiler)
+    if _is_tuple_tiler(tiler):
+        modes = _tiler_modes(tiler)  # type: ignore[arg-type]
+        if len(modes) > rank(a):
+            raise CuteRejection(f"{what}: Too many modes in tiler.", source)
+        return _transform_layout(_modes(a), modes,
+                                 lambda m, t: _by_tiler(m, t, with_layout, what, source))  # type: ignore[arg-type]
+    if isinstance(tiler, Underscore):
+        return a
+    return with_layout(a, make_layout(tiler))  # type: ignore[arg-type]  # an integer n
+
+
+@pure
+def logical_divide(a: Layout, tiler: Tiler) -> Layout:
+    """``logical_divide(A, T)`` (layout.hpp:1555-1582): ``A o (T, complement(T, shape(coalesce(A))))``, or by mode
+    for a tuple tiler (extra A modes are kept)."""
+    return _by_tiler(a, tiler, lambda x, t: _divide_postcondition(
+        x, t, composition(x, make_layout(t, _divisor_complement(x, t)))), "logical_divide", "layout.hpp:1572")
+
+
+def _divisor_complement(a: Layout, t: Layout) -> Layout:
+    """``complement(T, shape(coalesce(A)))``. DSL branch (DSL 4.8.1, observed on logical_divide(6:1, (2,3):(3,1))
+    with run-time integers): where that complement is the invalid x:x layout, the divide is refused."""
+    try:
+        c = complement(t, coalesce(a).shape)
+    except DslInvalidLayout:
+        c = None
+    # DSL branch, also observed on tiled_divide((_1):(_13), ((_3,_3)):((_17,_6))) and by (_6):(_-6): a complement
+    # with a static extent <= 0 (an overlapping or negative tiler; C++ rejects or computes it) is refused too.
+    if c is None or (dsl() and any(x.static and int(x) <= 0 for x in leaves(c.shape))):
+        raise DslRefusal(f"failed to perform a valid division of {a} by {t}", "cute.logical_divide, DSL 4.8.1 "
+                         "(observed)")
+    return c
+
+
+def zipped_divide(a: Layout, tiler: Tiler) -> Layout:
+    """``zipped_divide`` (layout.hpp:1606-1614): ``((tile),(rest))``."""
+    return tile_unzip(logical_divide(a, tiler), tiler)
+
+
+def tiled_divide(a: Layout, tiler: Tiler) -> Layout:
+    """``tiled_divide`` (layout.hpp:1617-1628): ``((tile),rest0,rest1,...)``."""
+    return _slice_modes(zipped_divide(a, tiler), [False, True])
+
+
+def flat_divide(a: Layout, tiler: Tiler) -> Layout:
+    """``flat_divide`` (layout.hpp:1631-1643): ``(tile0,tile1,...,rest0,rest1,...)``."""
+    return _slice_modes(zipped_divide(a, tiler), [True, True])
+
+
+def logical_product(block: Layout, tiler: Tiler) -> Layout:
+    """``logical_product(A, B)`` (layout.hpp:1649-1674): ``(A, complement(A, size(A)*cosize(B)) o B)``."""
+    return _by_tiler(block, tiler, lambda x, t: _product_postcondition(
+        x, t, make_layout(_dsl_static_block(x), composition(complement(x, size(x) * cosize(t)), t))),
+        "logical_product", "layout.hpp:1666")
+
+
+def _dsl_static_block(block: Layout) -> Layout:
+    """DSL branch of logical_product and the products built on it (DSL 4.8.1, observed on CUTLASS's
+    logical_product.cpp cases with run-time integers): the block must be static, where C++ computes."""
+    if dsl() and not all(x.static for x in (*leaves(block.shape), *leaves(block.stride))):
+        raise DslRefusal(f"expects `input` to be static, but got {block}", "cute.logical_product, DSL 4.8.1 "
+                         "(observed)")
+    return block
+
+
+def zipped_product(block: Layout, tiler: Tiler) -> Layout:
+    if dsl() and not isinstance(tiler, Layout):
+        # DSL branch (DSL 4.8.1 cute.zipped/tiled/flat_product, observed on zipped_product((_3):(_1), <_2>)): its
+        # Python API takes only a Layout tiler ("Operand 1 ... must be a Value").
+        raise DslRefusal("Operand 1 of operation \"cute.zipped_product\" must be a Value", "cute.zipped_product, "
+                         "DSL 4.8.1 (observed)")
+    return tile_unzip(logical_product(block, tiler), tiler)
+
+
+def tiled_product(block: Layout, tiler: Tiler) -> Layout:
+    return _slice_modes(zipped_product(block, tiler), [False, True])
+
+
+def flat_product(block: Layout, tiler: Tiler) -> Layout:
+    return _slice_modes(zipped_product(block, tiler), [True, True])
+
+
+def _append_to(layout: Layout, n: int) -> Layout:
+    """``append<N>(L)``: pad with ``_1:_0`` modes to rank N (a layout already of rank N is returned as is)."""
+    modes = _modes(layout)
+    if len(modes) >= n:
+        return layout
+    return make_layout(*modes, *([Layout(S(1), S(0))] * (n - len(modes))))
+
+
+def _zip_layouts(x: Layout, y: Layout) -> Layout:
+    def z(a: IntTuple, b: IntTuple) -> IntTuple:
+        if type(a) is tuple:
+            if type(b) is not tuple or len(a) != len(b):
+                raise CuteRejection("Mismatched Ranks", "tuple_algorithms.hpp:963")
+            return tuple((p, q) for p, q in zip(a, b))
+        return ((a, b),)  # zip of a non-tuple first element wraps the pair (tuple_algorithms.hpp:978)
+
+    return Layout(z(x.shape, y.shape), z(x.stride, y.stride))
+
+
+def blocked_product(block: Layout, tiler: Layout) -> Layout:
+    """``blocked_product`` (layout.hpp:1730-1742): a 1-D product of the padded layouts, modes re-paired."""
+    r = max(rank(block), rank(tiler))
+    p = logical_product(_append_to(block, r), _append_to(tiler, r))
+    m0, m1 = _modes(p)
+    return _zip_layouts(m0, m1)
+
+
+def raked_product(block: Layout, tiler: Layout) -> Layout:
+    """``raked_product`` (layout.hpp:1748-1760): as blocked_product with the tile and block modes swapped."""
+    r = max(rank(block), rank(tiler))
+    p = logical_product(_append_to(block, r), _append_to(tiler, r))
+    m0, m1 = _modes(p)
+    if dsl():
+        # DSL branch (DSL 4.8.1, observed: raked_product(((_1,_3,_1)):((_21,_15,_0)), _2:_13) gives
+        # ((2,3)):((13,15)), C++ ((_2,((_1,_3,_1)))):((_13,((_21,_15,_0))))): the block's part is coalesced (mode by
+        # mode) before the zip. The same function, another structure; blocked_product is as in C++.
+        m0 = coalesce(m0) if r == 1 else coalesce(m0, (S(1),) * r)
+    return _zip_layouts(m1, m0)
+
+
+# -- recast (layout.hpp:1806-1891) -----------------------------------------------------------------------------------
+
+
+def _upcast(n: int, shape: IntTuple, stride: IntTuple) -> Layout:
+    if type(shape) is tuple:
+        return make_layout(*(_upcast(n, s, d) for s, d in zip(shape, stride)))  # type: ignore[arg-type]
+    assert isinstance(shape, Int) and isinstance(stride, Int)
+    if stride.is_constant(0):
+        return Layout(shape, stride)
+    big_n = S(n)
+    if stride.static:
+        dv = stride.value
+        assert dv is not None
+        if not (dv % n == 0 or n % dv == 0) and not dsl():
+            # DSL branch (DSL 4.8.1, observed: recast_layout(16, 8, _6:_11) gives 6:6): no static_assert; the
+            # same ceil_div formulas run on any static stride.
+            raise CuteRejection("Divisibility condition", "layout.hpp:1816")
+        k = ceil_div_int(big_n, abs_(stride))
+        if k.value != 1:
+            record("UP-3", f"the unit-stride extent is a multiple of {k} (else upcast rounds it up)",
+                   "layout.hpp:1817", NEVER, eq(shape % k, S(0)))
+        return Layout(ceil_div_int(shape, k), signum(stride) * ceil_div_int(abs_(stride), big_n))
+    # A nonzero multiple of N is at least N in magnitude; a 0 stride or a size-1 mode is what CuTe's per-mode
+    # contract gives anyway.
+    record("UP-2", f"a dynamic stride is a multiple of {n} (or its mode has size 1)",
+           "layout.hpp:1820-1822", NEVER, or_(eq(shape, S(1)), eq(stride % big_n, S(0))))
+    if dsl():
+        return Layout(shape, _dsl_shape_div(stride, big_n))
+    return Layout(shape, safe_div(stride, big_n))
+
+
+def _dsl_shape_div(a: Int, b: Int) -> Int:
+    """DSL branch of upcast's dynamic stride (DSL 4.8.1, observed: ``recast_layout(16, 8, 16:s)`` gives the
+    strides 1,1,1,2,3,4 for s = 1,2,3,4,6,8; tests/differential/test_dsl_semantics.py): the pre-3.x ``shape_div``,
+    ``a / b != 0 ? a / b : signum(a) * signum(b)``, where C++ 4.2 divides (truncating to 0)."""
+    from verifier.core.integers import Op
+
+    q = a / b
+    if q.concrete:
+        return q if q.value != 0 else signum(a) * signum(b)
+    alt = signum(a) * signum(b)
+    return Int(Op("ite", (ne(q, S(0)).expr, q.expr, alt.expr)), False)
+
+
+def upcast(n: int, layout: Layout) -> Layout:
+    """``upcast<N>(L)``: the same memory in N-times wider elements. A dynamic stride is divided blindly."""
+    _check_ratio(n, "upcast")
+    return _recast_postcondition("UP-POST", n, _upcast(n, layout.shape, layout.stride), layout)
+
+
+def _downcast(n: int, shape: IntTuple, stride: IntTuple) -> Layout:
+    if type(shape) is tuple:
+        return make_layout(*(_downcast(n, s, d) for s, d in zip(shape, stride)))  # type: ignore[arg-type]
+    assert isinstance(shape, Int) and isinstance(stride, Int)
+    if stride.is_constant(1) or stride.is_constant(-1):
+        return Layout(shape * S(n), stride)
+    if not stride.static:
+        record("DN-2", "a dynamic stride is not +-1 (CuTe would treat it as a non-unit stride)", "layout.hpp:1848",
+               NEVER, and_(ne(stride, S(1)), ne(stride, S(-1))))
+    return Layout(shape, stride * S(n))
+
+
+def downcast(n: int, layout: Layout) -> Layout:
+    """``downcast<N>(L)``: the same memory in N-times narrower elements; needs a static ``_1`` stride."""
+    _check_ratio(n, "downcast")
+    # DSL branch (DSL 4.8.1, observed: recast_layout(8, 16, 16:1) with a run-time stride gives 16:2): the DSL has
+    # no static_assert here; every stride that is not a static +-1 is multiplied by N.
+    if not dsl() and not any(d.is_constant(1) for d in leaves(layout.stride)):
+        raise CuteRejection("Downcast requires adjacent elements", "layout.hpp:1862")
+    return _recast_postcondition("DN-POST", n, layout, _downcast(n, layout.shape, layout.stride))
+
+
+def recast_layout(old_bits: int, new_bits: int, layout: Layout) -> Layout:
+    """``recast_layout<Old,New>(L)`` by element bit widths (layout.hpp:1870-1891)."""
+    if old_bits <= 0 or new_bits <= 0:
+        raise LayoutError(f"recast_layout: bit widths must be positive, got {old_bits} and {new_bits}")
+    if max(old_bits, new_bits) > RECAST_LIMIT:
+        raise LayoutError(f"recast_layout: bit width {max(old_bits, new_bits)} is above the limit {RECAST_LIMIT} "
+                          "of this tool")
+    g = _gcd(new_bits, old_bits)
+    num, den = new_bits // g, old_bits // g
+    if num == 1 and den == 1:
+        return layout
+    if num == 1:
+        return downcast(den, layout)
+    if den == 1:
+        return upcast(num, layout)
+    return downcast(den, upcast(num, layout))
+
+
+def _check_ratio(n: int, op: str) -> None:
+    if not isinstance(n, int) or n < 1:
+        raise LayoutError(f"{op}<N>: N must be a positive integer, got {n!r}")
+    # The recast postconditions enumerate the N narrow elements of a wide one; no element type is this wide.
+    if n > RECAST_LIMIT:
+        raise LayoutError(f"{op}<N>: N = {n} is above the limit {RECAST_LIMIT} of this tool")
+
+
+# -- max_common, nullspace, ordered layouts (layout.hpp:1380-1508; stride.hpp:402-465) ------------------------------
+
+
+def max_common_layout(a: Layout, b: Layout) -> Layout:
+    """``max_common_layout`` (layout.hpp:1380-1395)."""
+    inv_b = right_inverse(b)
+    common = coalesce(composition(a, inv_b))
+    s0 = common.shape[0] if type(common.shape) is tuple else common.shape
+    d0 = common.stride[0] if type(common.stride) is tuple else common.stride
+    if s0.static and d0.is_constant(1):  # type: ignore[union-attr]
+        return composition(inv_b, _mode(common, 0))  # type: ignore[arg-type]
+    return Layout(S(1), S(0))
+
+
+def _max_common_vector(a: Layout, b: Layout) -> Int:
+    """``max_common_vector`` (layout.hpp:1404-1416)."""
+    common = coalesce(composition(a, right_inverse(b)))
+    s0 = common.shape[0] if type(common.shape) is tuple else common.shape
+    d0 = common.stride[0] if type(common.stride) is tuple else common.stride
+    if s0.static and d0.is_constant(1):  # type: ignore[union-attr]
+        return s0  # type: ignore[return-value]
+    return S(1)
+
+
+def _nullspace(layout: Layout) -> Layout:
+    """``nullspace`` (layout.hpp:1482-1508): the modes with a static ``_0`` stride (a dynamic 0 is missed)."""
+    fs, fd = _flat(layout)
+    iseq = [i for i, d in enumerate(fd) if d.is_constant(0)]
+    if not iseq:
+        return Layout(S(1), S(0))
+    rstride = list(leaves(compact_major(tuple(fs))))
+    return Layout(unwrap(tuple(fs[i] for i in iseq)), unwrap(tuple(rstride[i] for i in iseq)))
+
+
+def compact_order(shape: IntTuple, order: IntTuple) -> IntTuple:
+    """``compact_order`` (stride.hpp:402-465): dynamic order values are replaced by large static ones."""
+    def product_like(t: IntTuple, guide: IntTuple) -> IntTuple:
+        if type(guide) is tuple:
+            if type(t) is not tuple or len(t) < len(guide):  # get<I>(shape) of a mode the shape lacks
+                raise CuteRejection("compile error: the shape has fewer modes than the order (product_like)",
+                                    "int_tuple.hpp:258-261")
+            return tuple(product_like(x, g) for x, g in zip(t, guide))
+        return product(t)
+
+    ref_shape = list(leaves(product_like(shape, order)))
+    flat_order = list(leaves(order))
+    max_order = 0
+    for o in flat_order:
+        if o.static and max_order < int(o):
+            max_order = int(o)
+    ref_order = [int(o) if o.static else max_order + 1 + k for k, o in enumerate(flat_order)]
+    it = iter(ref_order)
+
+    def go(s: IntTuple, o: IntTuple) -> IntTuple:
+        if type(o) is tuple:
+            if type(s) is not tuple or len(s) != len(o):
+                raise CuteRejection("Need equal rank of shape and order", "stride.hpp:416")
+            return tuple(go(x, y) for x, y in zip(s, o))
+        mine = next(it)
+        start = product(tuple(rs if ro < mine else S(1) for rs, ro in zip(ref_shape, ref_order)))
+        return compact_major(s, False, start)
+
+    return go(shape, order)
+
+
+def make_ordered_layout(shape: IntTuple, order: IntTuple) -> Layout:
+    """``make_ordered_layout`` (layout.hpp:422-428)."""
+    return Layout(shape, compact_order(shape, order))
+
+
+def make_layout_like(layout: Layout) -> Layout:
+    """``make_layout_like`` (layout.hpp:438-445): compact, in the order of L's strides, static zeros kept."""
+    fz = filter_zeros(layout)
+    return Layout(layout.shape, compact_order(fz.shape, layout.stride))
+
+
+def evenly_divides(shape: IntTuple, tiler: Tiler) -> Bool:
+    """``evenly_divides`` (int_tuple.hpp:517-534): per tiler mode, ``size(a) == size(b) * size(ceil_div(a, b))``."""
+    if _is_tuple_tiler(tiler):
+        modes = _tiler_modes(tiler)  # type: ignore[arg-type]
+        shp = list(shape) if type(shape) is tuple else [shape]
+        if len(modes) > len(shp):
+            return FALSE
+        return and_(*(evenly_divides(a, b) for a, b in zip(shp, modes)))  # type: ignore[arg-type]
+    b_size = size(tiler) if isinstance(tiler, Layout) else product(tiler)  # type: ignore[arg-type]
+    b_shape = tiler.shape if isinstance(tiler, Layout) else tiler
+    return eq(product(shape), b_size * product(ceil_div(shape, b_shape)))  # type: ignore[arg-type]
+
+
+def tile_to_shape(block: Layout, target: IntTuple, order: IntTuple | str = "LayoutLeft") -> Layout:
+    """``tile_to_shape`` (layout.hpp:1774-1799): replicate ``block`` over ``target`` by a blocked product whose
+    tile counts are ``ceil_div(target, block)`` (rounded up when the target is dynamic: TTS-2)."""
+    trg = target.shape if isinstance(target, Layout) else target
+    r = len(trg) if type(trg) is tuple else 1
+    if rank(block) > r:
+        raise CuteRejection("Rank of layout must be <= rank of target shape.", "layout.hpp:1782")
+    padded = _append_to(block, r)
+    block_shape = product_each(padded.shape)
+    target_shape = product_each(trg)
+    if all(x.static for x in leaves(target_shape)):
+        ok = evenly_divides(target_shape, block_shape)
+        if not ok.static:
+            raise CuteRejection("compile error: evenly_divides of a dynamic block is a run-time bool",
+                                "layout.hpp:1792")
+        if not ok.value:
+            raise CuteRejection("tile_to_shape: block shape does not divide the target shape.", "layout.hpp:1793")
+    else:
+        record("TTS-2", "the block shape divides the target shape (else the result is larger than the target)",
+               "layout.hpp:1791", NEVER, evenly_divides(target_shape, block_shape))
+    product_shape = ceil_div(target_shape, block_shape)
+    if isinstance(order, str):
+        ordered = make_layout(product_shape, order)
+    else:
+        ordered = make_ordered_layout(product_shape, order)
+    return _tile_to_shape_postcondition(padded, target_shape, blocked_product(padded, ordered))
+
+
+# -- postconditions of divides, products, recasts, tile_to_shape, nullspace, max_common_vector ---------------------
+# Decided by enumeration on concrete values (sizes up to POSTCONDITION_LIMIT), like CMP-POST: each states what the
+# result must be for the layout the user asked for, independently of the algorithm CuTe ran. docs/semantics.md.
+
+
+def _post(ok: bool) -> Bool:
+    return Bool(Const(ok), False)
+
+
+def _as_static(layout: Layout) -> Layout:
+    return Layout(transform_leaf(layout.shape, lambda x: S(int(x))), transform_leaf(layout.stride, lambda x: S(int(x))))
+
+
+def _enumerable(*layouts: Layout) -> bool:
+    return recording() and all(x.concrete and int(size(x)) <= POSTCONDITION_LIMIT for x in layouts)
+
+
+def _reference_complement(layout: Layout, cotarget: int) -> Layout | None:
+    """``complement(L, cotarget)`` as the all-static algorithm gives it (no unmerged dynamic modes), or None when
+    CuTe rejects it or it is no complement: it must be strictly increasing, miss L's values (but at 0) and cover
+    the cotarget (complement.cpp:46-66). The contract's bound on its cosize is left out: a last mode rounded past
+    the cotarget changes neither a divide's tiles (DIV-EXACT sees the size) nor a product's placements. A negative
+    stride of an extent above 1 has no complement (CPL-3, spec §5)."""
+    if any(int(d) < 0 and int(x) != 1 for x, d in zip(leaves(layout.shape), leaves(layout.stride))):
+        return None
+    try:
+        with Recorder():
+            c = complement(_as_static(layout), S(cotarget))
+    except (CuteRejection, UndefinedBehavior):
+        return None
+    if not _enumerable(layout, c):
+        return c if int(size(c)) >= 1 else None
+    cv, lv = c.values(), set(layout.values())
+    ok = (all(x < y for x, y in zip(cv, cv[1:])) and not any(v in lv for v in cv[1:])
+          and int(cosize(make_layout(layout, c))) >= cotarget)
+    return c if ok else None
+
+
+def _divide_postcondition(a: Layout, t: Layout, r: Layout) -> Layout:
+    """DIV-EXACT and DIV-POST for ``logical_divide(A, T)`` by a layout T (per mode for a by-mode tiler)."""
+    if not recording():
+        return r
+    record("DIV-EXACT", "the tiles cover A exactly, size(R) == size(A) (else the last tiles pad past A's end)",
+           "layout.hpp:1555-1563", NEVER, Bool(eq(size(r), size(a)).expr, False))
+    if not (a.concrete and t.concrete and r.concrete) or int(size(a)) > POSTCONDITION_LIMIT:
+        return r
+    c = _reference_complement(t, int(size(a)))
+    ok = False
+    if c is not None:
+        z = make_layout(t, c)
+        nz = int(size(z))
+        ok = nz == int(size(r))
+        if ok and nz <= POSTCONDITION_LIMIT:
+            ok = all(bool(same_values(r(i), a(int(z(i)))).value) for i in range(nz))
+    record("DIV-POST", "R(i) == A(Z(i)) and size(R) == size(Z) for Z = (T, complement(T, size(A))), a complement "
+           "that meets its contract", "layout.hpp:1555-1563", NEVER, _post(ok))
+    return r
+
+
+def _product_postcondition(a: Layout, b: Layout, r: Layout) -> Layout:
+    """PRD-POST for ``logical_product(A, B)`` by a layout B (per mode for a by-mode tiler)."""
+    if not (a.concrete and b.concrete and r.concrete) or not _enumerable(a, b):
+        return r
+    sa, sb = int(size(a)), int(size(b))
+    c = _reference_complement(a, sa * int(cosize(b)))
+    ok = c is not None and int(size(r)) == sa * sb
+    if ok and sa * sb <= POSTCONDITION_LIMIT:
+        assert c is not None
+        bv = b.values()
+        # B places the copies of A inside C's domain; a B value outside it (a negative stride) has no place.
+        ok = all(0 <= v < int(size(c)) for v in bv) and all(
+            int(r(i)) == int(a(i % sa)) + int(c(bv[i // sa])) for i in range(sa * sb))
+    record("PRD-POST", "R(i) == A(i % size(A)) + C(B(i / size(A))) and size(R) == size(A)*size(B) for "
+           "C = complement(A, size(A)*cosize(B)) a complement, B's values in C's domain", "layout.hpp:1649-1657",
+           NEVER, _post(ok))
+    return r
+
+
+def _recast_postcondition(id: str, n: int, wide: Layout, narrow: Layout) -> Layout:
+    """UP-POST (``wide`` is the result) and DN-POST (``narrow`` is): the same bytes addressed, each wide element
+    covering N narrow ones: size(wide)*N == size(narrow), {N*wide(i)+k : k < N} == {narrow(j)} as multisets."""
+    result = wide if id == "UP-POST" else narrow
+    if not recording() or not (wide.concrete and narrow.concrete):
+        return result
+    ok = int(size(wide)) * n == int(size(narrow))
+    if ok and _enumerable(narrow):
+        ok = sorted(n * int(wide(i)) + k for i in range(int(size(wide))) for k in range(n)) == sorted(narrow.values())
+    what = "upcast" if id == "UP-POST" else "downcast"
+    record(id, f"{what}<{n}> addresses the same bytes: each wide element is N consecutive narrow ones, none lost "
+           "or added", "layout.hpp:1801-1803", NEVER, _post(ok))
+    return result
+
+
+def _tile_to_shape_postcondition(block: Layout, target: IntTuple, r: Layout) -> Layout:
+    """TTS-POST: R has the target's mode sizes (``compatible(trg_shape, result)``, layout.hpp:1773) and is the
+    block repeated: R((x, y)) == block(x) + R((0, y)) for every block coordinate x and tile coordinate y."""
+    if not recording() or not (block.concrete and r.concrete and all(x.concrete for x in leaves(target))):
+        return r
+    modes = _modes(r)
+    ok = len(modes) == len(target) and all(  # type: ignore[arg-type]  # target: a tuple here
+        int(size(m)) == int(t) for m, t in zip(modes, target))  # type: ignore[arg-type]  # target: a tuple here
+    if ok and _enumerable(r):
+        bs = [int(size(m.shape[0])) for m in modes]  # type: ignore[index]
+        ps = [int(size(m.shape[1])) for m in modes]  # type: ignore[index]
+
+        def coords(extents: list[int]) -> list[tuple[int, ...]]:
+            out: list[tuple[int, ...]] = [()]
+            for e in extents:
+                out = [(*c, k) for k in range(e) for c in out]
+            return out
+
+        for y in coords(ps):
+            origin = int(r(tuple((S(0), S(k)) for k in y)))
+            for x in coords(bs):
+                bx = tuple(S(i) for i in x)
+                expect = int(block(bx if type(block.shape) is tuple else bx[0])) + origin
+                if int(r(tuple((S(i), S(k)) for i, k in zip(x, y)))) != expect:
+                    ok = False
+                    break
+            if not ok:
+                break
+    record("TTS-POST", "the result has the target's mode sizes and is the block repeated: R(x,y) == block(x) + "
+           "R(0,y)", "layout.hpp:1764-1773", NEVER, _post(ok))
+    return r
+
+
+def nullspace(layout: Layout) -> Layout:
+    """``nullspace`` (layout.hpp:1482-1508): the modes with a static ``_0`` stride (a dynamic 0 is missed).
+    NUL-POST: ``L(R(i)) == 0`` and ``size(R)`` is the product of the extents of every zero-stride mode."""
+    if dsl() and type(layout.shape) is not tuple and layout.stride.is_constant(0):  # type: ignore[union-attr]
+        # DSL branch (DSL 4.8.1 cute.nullspace, observed on nullspace(_6:_0)): its Python code takes len() of the
+        # shape of the zero-stride part, so a layout that is one integer mode of stride _0 raises TypeError.
+        raise DslRefusal("object of type 'int' has no len()", "cute.nullspace, DSL 4.8.1 (observed)")
+    result = _nullspace(layout)
+    if _enumerable(layout, result):
+        zero = product(tuple(s for s, d in zip(*_flat(layout)) if int(d) == 0))
+        ok = int(size(result)) == int(zero) and all(int(layout(int(result(i)))) == 0
+                                                    for i in range(int(size(result))))
+        record("NUL-POST", "L(R(i)) == 0, and R covers every zero-stride mode (a run-time 0 stride included)",
+               "layout.hpp:1477-1480", NEVER, _post(ok))
+    return result
+
+
+def max_common_vector(a: Layout, b: Layout) -> Int:
+    """``max_common_vector`` (layout.hpp:1404-1416). MCV-1: a and b have the same domain; MCV-POST: the first N
+    elements of memory are the same 1-D coordinates of both, within both domains."""
+    n = _max_common_vector(a, b)
+    record("MCV-1", "a and b cover the same domain: size(a) == size(b)", "layout.hpp:1396-1403", NEVER,
+           Bool(eq(size(a), size(b)).expr, False))
+    if n.concrete and _enumerable(a, b):
+        first: dict[int, int] = {}
+        for j in range(int(size(b))):
+            first.setdefault(int(b(j)), j)
+        ok = all(k in first and first[k] < int(size(a)) and int(a(first[k])) == k for k in range(int(n)))
+        record("MCV-POST", "for n < N: the coordinate j with b(j) == n lies in both domains and a(j) == n",
+               "layout.hpp:1398-1403", NEVER, _post(ok))
+    return n
+
+
+# -- slicing and partitioning (layout.hpp:689-703; underscore.hpp:95-133; tensor_impl.hpp:976-1110) -----------------
+
+Coord = Union[IntTuple, Underscore, tuple["Coord", ...]]
+
+
+@dataclass(frozen=True)
+class OffsetLayout:
+    """A tensor view as CuTe builds it when it slices: the new layout and the offset added to the pointer
+    (``make_tensor(data() + offset, layout)``, tensor_impl.hpp:237-239). Printed as CuTe prints a tensor,
+    ``offset o layout``."""
+
+    layout: Layout
+    offset: Int
+
+    def __str__(self) -> str:
+        return f"{self.offset} o {self.layout}"
+
+
+def _has_underscore(c: object) -> bool:
+    if isinstance(c, Underscore):
+        return True
+    return type(c) is tuple and any(_has_underscore(x) for x in c)
+
+
+def _lift_slice(c: object, t: IntTuple) -> list[IntTuple]:
+    """``detail::lift_slice`` (underscore.hpp:95-110): the elements of ``t`` under an ``_``, spliced flat."""
+    if type(c) is tuple:
+        if type(t) is not tuple or len(c) != len(t):
+            raise CuteRejection("Mismatched Ranks", "underscore.hpp:103")
+        return [x for ci, ti in zip(c, t) for x in _lift_slice(ci, ti)]
+    return [t] if isinstance(c, Underscore) else []
+
+
+def _slice_tuple(c: object, t: IntTuple) -> IntTuple:
+    """``slice(c, t)`` (underscore.hpp:114-130): ``slice(_, t) == t``; a tuple keeps what its ``_``s cover."""
+    if type(c) is tuple:
+        if type(t) is not tuple or len(c) != len(t):
+            raise CuteRejection("Mismatched Ranks", "underscore.hpp:121")
+        return tuple(x for ci, ti in zip(c, t) for x in _lift_slice(ci, ti))
+    return t if isinstance(c, Underscore) else ()
+
+
+def _underscore_as_zero(c: object) -> IntTuple:
+    # CuTe's Underscore is an Int<0> (underscore.hpp:41), so crd2idx reads every _ as a static 0.
+    if type(c) is tuple:
+        return tuple(_underscore_as_zero(x) for x in c)
+    return S(0) if isinstance(c, Underscore) else c  # type: ignore[return-value]
+
+
+def slice_layout(coord: Coord, layout: Layout) -> Layout:
+    """``slice(c, L)`` (layout.hpp:689-695): the modes of L under an ``_`` of ``c``, nested ones spliced."""
+    if not _has_underscore(coord):
+        raise LayoutError("slice: the coordinate has no '_' (CuTe would evaluate L(c), not slice)")
+    return Layout(_slice_tuple(coord, layout.shape), _slice_tuple(coord, layout.stride))
+
+
+def slice_and_offset(coord: Coord, layout: Layout) -> OffsetLayout:
+    """``slice_and_offset(c, L)`` (layout.hpp:698-703): ``slice(c, L)`` and ``crd2idx(c, L)`` with ``_`` as 0."""
+    sliced = slice_layout(coord, layout)
+    return OffsetLayout(sliced, crd2idx(_underscore_as_zero(coord), layout.shape, layout.stride))
+
+
+def _append_coord(coord: tuple[Coord, ...], n: int) -> tuple[Coord, ...]:
+    """``append<N>(coord, _)`` (tuple_algorithms.hpp:778-799): pad with ``_`` to rank N."""
+    if len(coord) > n:
+        raise CuteRejection("static assertion failed: N > tuple_size<T>::value", "tuple_algorithms.hpp:787")
+    return coord + (Underscore(),) * (n - len(coord))
+
+
+def _repeat_underscore(n: int) -> Coord:
+    """``repeat<N>(_)`` (tuple_algorithms.hpp:715-727): ``_`` itself for N == 1."""
+    return Underscore() if n == 1 else (Underscore(),) * n
+
+
+def _bounds(coord: Coord, shape: IntTuple) -> Bool:
+    """IX-2: each integer of ``coord`` lies in the extent of the mode it indexes; an ``_`` takes the whole mode."""
+    if isinstance(coord, Underscore):
+        return Bool(Const(True), True)
+    if type(coord) is tuple:
+        return and_(*(_bounds(c, s) for c, s in zip(coord, shape)))  # type: ignore[arg-type]
+    return and_(le(S(0), coord), lt(coord, product(shape)))  # type: ignore[arg-type]
+
+
+def dice(proj: object, x: object) -> object:
+    """``dice(a, b)`` (underscore.hpp:138-175): keep the elements of ``b`` paired with an integer of ``a``, drop
+    those paired with ``_`` (CuTe's ``X``), recursively; ``dice(1, b) == b``.  A ``Step<_1,X,_1>`` projection is
+    such an ``a``; a layout is diced shape and stride alike (layout.hpp:706-712), a tiler element by element."""
+    if isinstance(x, Layout):
+        return Layout(dice(proj, x.shape), dice(proj, x.stride))  # type: ignore[arg-type]
+    if type(proj) is tuple:
+        elements = x.elements if isinstance(x, Tile) else x
+        if type(elements) is not tuple or len(elements) != len(proj):
+            raise CuteRejection("Mismatched Ranks", "underscore.hpp:169")
+        kept = tuple(y for a, b in zip(proj, elements) for y in _lift_dice(a, b))
+        return Tile(kept) if isinstance(x, Tile) else kept  # type: ignore[arg-type]  # the elements of the tile x
+    if isinstance(proj, Underscore):
+        return ()
+    return x
+
+
+def _lift_dice(a: object, b: object) -> tuple[object, ...]:
+    if type(a) is tuple:
+        if type(b) is not tuple or len(a) != len(b):
+            raise CuteRejection("Mismatched Ranks", "underscore.hpp:149")
+        return (tuple(y for x, z in zip(a, b) for y in _lift_dice(x, z)),)
+    return () if isinstance(a, Underscore) else (b,)
+
+
+def local_tile(layout: Layout, tiler: Tiler, coord: Coord, proj: object = None) -> OffsetLayout:
+    """``local_tile(tensor, tiler, coord)`` = ``inner_partition`` (tensor_impl.hpp:976-1044) on the tensor's
+    layout: ``zipped_divide`` by the tiler, keep the tile mode, slice the rest mode at ``coord`` (a tuple is
+    padded with ``_`` to the rest mode's rank; an integer indexes the whole rest mode).  With a projection
+    (``Step<_1,X,_1>``), tiler and coordinate are first diced by it (tensor_impl.hpp:1058-1069)."""
+    if proj is not None:
+        tiler, coord = dice(proj, tiler), dice(proj, coord)  # type: ignore[assignment]
+    tiled = zipped_divide(layout, tiler)
+    r0, r1 = rank(tiled, 0), rank(tiled, 1)
+    rest = _append_coord(coord, r1) if type(coord) is tuple else coord
+    view = slice_and_offset((_repeat_underscore(r0), rest), tiled)
+    record("IX-2", "the tile coordinate lies inside the grid of tiles (else the tile is outside the tensor)",
+           "tensor_impl.hpp:990-996", NEVER, _bounds(rest, tiled.shape[1]))  # type: ignore[index]
+    return view
+
+
+def local_partition(layout: Layout, thr_layout: Layout, index: Int, proj: object = None) -> OffsetLayout:
+    """``local_partition(tensor, thr_layout, index)`` (tensor_impl.hpp:1076-1087): ``outer_partition`` by
+    ``product_each(shape(thr_layout))`` at ``thr_layout.get_flat_coord(index)``: keep the rest mode (the
+    elements of that thread), slice the tile mode at the thread's coordinate.  With a projection, the thread
+    layout is diced first and the index is taken in the diced layout (tensor_impl.hpp:1099-1111)."""
+    if not isinstance(thr_layout, Layout):
+        raise LayoutError("local_partition: the thread layout must be a Layout (CuTe takes Layout<Shape,Stride>)")
+    if not isinstance(index, Int):
+        raise CuteRejection("static assertion failed: is_integral<Index>::value", "tensor_impl.hpp:1083")
+    # The index ranges over the whole thread layout; a projection keeps some of its modes, each with its stride,
+    # so the diced layout's coordinate of the index is the projection of the whole layout's coordinate.
+    full = thr_layout
+    if proj is not None:
+        thr_layout = dice(proj, thr_layout)  # type: ignore[assignment]
+    shp, std = thr_layout.shape, thr_layout.stride
+    record("IX-2", "the thread index lies in [0, size(thr_layout))", "tensor_impl.hpp:1079-1081", NEVER,
+           and_(le(S(0), index), lt(index, product(full.shape))))
+    hier = idx2crd(index, shp, std)  # get_hier_coord (layout.hpp:252): "only valid for compact layouts"
+    full_hier = idx2crd(index, full.shape, full.stride)
+    record("IX-3", "thr_layout maps the thread's coordinate back to its index (a compact thread layout)",
+           "layout.hpp:248-253", NEVER, _guarded(lambda: eq(crd2idx(full_hier, full.shape, full.stride), index)))
+    r = rank(thr_layout)
+    flat = crd2crd(hier, shp, S(1) if r == 1 else (S(1),) * r)  # get_flat_coord (layout.hpp:263-265)
+    tiled = zipped_divide(layout, product_each(shp))
+    r0, r1 = rank(tiled, 0), rank(tiled, 1)
+    thr = _append_coord(flat, r0) if type(flat) is tuple else flat
+    return slice_and_offset((thr, _repeat_underscore(r1)), tiled)
+
+
+# -- one entry point for tools ---------------------------------------------------------------------------------------
+
+
+def coalesce_x_profile(layout: Layout, profile: object) -> Layout:
+    """``detail::coalesce_x(L, profile)`` (layout.hpp:841-853): ``coalesce_x`` at the terminals of the profile,
+    L's modes beyond the profile kept as they are."""
+    if type(profile) is not tuple:
+        return coalesce_x(layout)
+    if len(profile) > rank(layout):
+        raise CuteRejection("static assertion failed: tuple_size<IntTuple>::value <= Layout::rank", "layout.hpp:848")
+    modes = _modes(layout)
+    out = [coalesce_x_profile(m, p) for m, p in zip(modes, profile)]
+    return make_layout(*out, *modes[len(profile):])
+
+
+def basis_composition_postcondition(a: Layout, b: Layout, r: Layout, limit: int) -> None:
+    """The contract of composition (layout.hpp:1022) when A's or B's values are coordinates: ``R(i) == A(B(i))``,
+    B's values read as coordinates of A and values compared component by component."""
+    record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
+           _eq_size(size(r), size(b)))
+    if not recording() or not (a.concrete and b.concrete and r.concrete) or int(size(b)) > limit:
+        return
+    n = int(size(b))
+    coords = has_basis(b.stride)
+    try:
+        ok = int(size(r)) == n and all(
+            same_values(r(i), a(_coordinate(b(i), a.shape) if coords else b(i))).value for i in range(n))
+    except LayoutError:
+        ok = False
+    record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B), B's values being "
+           "coordinates of A", "layout.hpp:1022", NEVER, Bool(Const(bool(ok)), False))
+
+
+def _eq_size(x: Int, y: Int) -> Bool:
+    return eq(x, y)

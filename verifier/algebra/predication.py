@@ -1,0 +1,147 @@
+"""Predication as kernels write it (CuTe's tutorial ``sgemm_2``/``sgemm_sm80`` and the CUTLASS collectives):
+
+    Tensor gA  = local_tile(mA, cta_tiler, cta_coord, Step<_1,X,_1>{});     // the CTA's tiles of A
+    Tensor cA  = local_tile(make_identity_tensor(shape(mA)), cta_tiler, cta_coord, Step<_1,X,_1>{});
+    Tensor tAgA = local_partition(gA, tA, threadIdx.x);                      // this thread's elements
+    Tensor tAcA = local_partition(cA, tA, threadIdx.x);                      // ... and their coordinates
+    copy_if(tApA, tAgA, tAsA)  with  tApA(i) = elem_less(tAcA(i), residue)
+
+``predicated_copy(A, tiler, coord, proj, thr, t, residue)`` computes both partitions exactly as CuTe does (the
+identity tensor's scaled-basis strides ``(_1@0, _1@1)`` are evaluated component by component: mode ``j`` of the
+coordinate is the same partition of the layout with stride ``_1`` on mode ``j`` and ``_0`` elsewhere, which is
+what ``E<j>`` arithmetic computes, arithmetic_tuple.hpp), and its claims say, for every admitted M, N, K, tile
+coordinate and thread index:
+
+* ``PRED-IN``: every access the predicate admits is inside the tensor: ``elem_less(c, residue)`` implies
+  ``elem_less(c, shape(A))``;
+* ``PRED-AT``: the element accessed is the one at that coordinate: ``offset + V(i) == A(c(i))``;
+* ``PRED-COVER``: no element of the problem is skipped: the residue is the whole shape (``residue >= shape(A)``
+  mode by mode) and (``COVER-THR``, decided on the static tile) the threads' values cover the CTA tile once each.
+
+A partial last tile is then correct: the divide's ``DIV-EXACT`` does not decide here (the predicate is its guard).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+from verifier.algebra import ops as algebra
+from verifier.core.int_tuple import IntTuple
+from verifier.core.integers import FALSE, TRUE, Bool, Const, D, Int, S, and_, ge, lt
+from verifier.core.layouts import Layout, rank, size
+from verifier.core.obligations import NEVER, Recorder, record
+
+
+def identity_components(shape: IntTuple) -> list[Layout]:
+    """``make_identity_layout(shape)`` (``shape : (_1@0, _1@1, ...)``) as one integer layout per mode: component
+    ``j`` has stride ``_1`` on mode ``j`` and ``_0`` elsewhere."""
+    modes = shape if type(shape) is tuple else (shape,)
+    out = []
+    for j in range(len(modes)):
+        stride = tuple(S(1) if k == j else S(0) for k in range(len(modes)))
+        out.append(Layout(tuple(modes), stride))
+    return out
+
+
+def elem_less(a: Sequence[Int], b: Sequence[Int]) -> Bool:
+    """``elem_less`` (int_tuple.hpp:790-800, 885-892): ``a[i] < b[i]`` for every mode of ``a``; false when ``a``
+    has more modes than ``b``, and ``b``'s extra modes are ignored."""
+    if len(a) > len(b):
+        return Bool(Const(False), True)
+    return and_(*(lt(x, y) for x, y in zip(a, b)))
+
+
+def domain_offset(coord: IntTuple, view: algebra.OffsetLayout) -> algebra.OffsetLayout:
+    """``domain_offset(coord, tensor)`` (tensor_impl.hpp:742-746, layout.hpp:719-722): the same layout, the pointer
+    moved by ``layout(coord)`` (for the identity tensor: the coordinate shifted)."""
+    return algebra.OffsetLayout(view.layout, view.offset + view.layout(coord))
+
+
+def _partition(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, index: Int,
+               shift: IntTuple | None) -> algebra.OffsetLayout:
+    tile = algebra.local_tile(a, tiler, coord, proj)  # type: ignore[arg-type]
+    if shift is not None:
+        tile = domain_offset(shift, tile)
+    part = _thread_part(tile.layout, thr, index)
+    return algebra.OffsetLayout(part.layout, tile.offset + part.offset)
+
+
+def _thread_part(tile: Layout, thr: object, index: Int) -> algebra.OffsetLayout:
+    """A thread's share of a tile: ``local_partition(tile, thr, index)`` for a thread layout, or
+    ``tiled_copy.get_slice(index).partition_S(tile)`` for a TiledCopy."""
+    from verifier.algebra.tiled import TiledCopy
+
+    if isinstance(thr, TiledCopy):
+        n = thr.layout_tv.size() if rank(thr.layout_tv) == 1 else size(thr.layout_tv, 0)
+        record("IX-2", "the thread index lies in [0, size<0>(layout_TV)), the threads of the TiledCopy",
+               "copy_atom.hpp:343-349", NEVER, and_(ge(index, D(0)), lt(index, n)))
+        return thr.partition_S(tile, index)
+    return algebra.local_partition(tile, thr, index)  # type: ignore[arg-type]
+
+
+def partitions(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, index: Int,
+               shift: IntTuple | None = None) -> tuple[algebra.OffsetLayout, list[algebra.OffsetLayout]]:
+    """The data partition (``tAgA``) and the coordinate partitions (``tAcA``, one per mode)."""
+    data = _partition(a, tiler, coord, proj, thr, index, shift)
+    with Recorder():  # the identity tensor's partitions repeat the data's obligations
+        comps = [_partition(c, tiler, coord, proj, thr, index, shift) for c in identity_components(a.shape)]
+    return data, comps
+
+
+def _tile_cover(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str] | None:
+    """COVER-THR on a static tile: every coordinate of the CTA tile is some (thread, value), exactly once; with
+    the first witness when not."""
+    diced = algebra.dice(proj, tiler) if proj is not None else tiler
+    elements = diced.elements if hasattr(diced, "elements") else diced
+    elements = elements if type(elements) is tuple else (elements,)
+    from verifier.algebra.tiled import TiledCopy
+
+    try:
+        shape = tuple(int(size(e) if isinstance(e, Layout) else e) for e in elements)
+        n_thr = int(size(thr.layout_tv, 0) if isinstance(thr, TiledCopy) else thr.size())
+    except TypeError:
+        return None
+    tile = tuple(D(x) for x in shape)
+    comps = identity_components(tile)
+    seen: dict[tuple[int, ...], tuple[int, int]] = {}
+    for t in range(n_thr):
+        with Recorder():
+            views = [_thread_part(c, thr, D(t)) for c in comps]
+        n = int(views[0].layout.size())
+        for v in range(n):
+            c = tuple(int(w.offset + w.layout(v)) for w in views)
+            if c in seen:
+                u, w = seen[c]
+                return FALSE, f"T{u}V{w} and T{t}V{v} both hold tile coordinate {c}"
+            if not all(0 <= x < e for x, e in zip(c, shape)):
+                return FALSE, f"T{t}V{v} holds {c}, outside the {shape} tile (into the next tile)"
+            seen[c] = (t, v)
+    total = 1
+    for e in shape:
+        total *= e
+    if len(seen) != total:
+        missing = next(c for c in itertools.product(*(range(e) for e in shape)) if c not in seen)
+        return FALSE, f"tile coordinate {missing} is held by no thread"
+    return TRUE, ""
+
+
+def predicated_copy(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, index: Int,
+                    residue: IntTuple, shift: IntTuple | None = None) -> algebra.OffsetLayout:
+    """What thread ``index`` accesses of ``A`` (its partition), recording the coordinate obligations of the
+    partitions and COVER-THR; the claims (``claims``) decide the predicate."""
+    data, _ = partitions(a, tiler, coord, proj, thr, index, shift)
+    return data
+
+
+__all__ = ["domain_offset", "elem_less", "identity_components", "partitions", "predicated_copy"]
+
+
+def vectorized_copy(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, index: Int,
+                    vector: Int) -> algebra.OffsetLayout:
+    """The partition a thread copies with ``vector``-element accesses (``AutoVectorizingCopy``,
+    ``UniversalCopy<uint128_t>`` over 16-bit elements: 8): its layout and offset, as ``predicated_copy``."""
+    data, _ = partitions(a, tiler, coord, proj, thr, index)
+    return data
+
+

@@ -1,0 +1,55 @@
+"""What the commands share: building a problem from the command line, the budget and severity options, and the
+one place output is written (``emit``)."""
+
+from __future__ import annotations
+
+import argparse
+
+from verifier.cli.args import params, timeout_arg
+from verifier.core.symbols import Symbols
+from verifier.engine.verdicts import Policy
+from verifier.solver.budget import DEFAULT_RLIMIT, DEFAULT_TIMEOUT
+
+
+def problem_from(args: argparse.Namespace, op: str, prop: bool = False) -> tuple[list[object], Symbols]:
+    from verifier.run.problems import build
+
+    if getattr(args, "format", None) == "json":
+        args.json = True
+    symbols = Symbols()
+    operands = build(op, args.args, symbols, args.assume, params(args.param, anonymous=True), prop=prop,
+                     dsl=getattr(args, "dsl", False))
+    return operands, symbols
+
+
+def emit(args: argparse.Namespace, text: str, json_output: bool | None = None, first_line: bool = True) -> None:
+    """Print a command's report: ``-q`` keeps the verdict line, colour where ``--color`` says (never in JSON)."""
+    from verifier.cli.conventions import paint, use_color
+
+    if json_output is None:
+        json_output = bool(getattr(args, "json", False))
+    if first_line and getattr(args, "quiet", False) and not json_output:
+        text = text.splitlines()[0] if text else text
+    print(text if json_output else paint(text, use_color(getattr(args, "color", "never"))))
+
+
+def policy_from(args: argparse.Namespace) -> Policy:
+    return Policy.parse(args.strict, args.select, args.ignore)
+
+
+def add_budget_options(p: argparse.ArgumentParser, rlimit: int = DEFAULT_RLIMIT,
+                       timeout: float = DEFAULT_TIMEOUT) -> None:
+    p.add_argument("--rlimit", type=_rlimit_arg, default=None, metavar="N",
+                   help=f"the solver's budget in Z3 resource units, the same on any machine load (default {rlimit:,})")
+    p.add_argument("--timeout", type=timeout_arg, default=timeout, metavar="S",
+                   help=f"wall-clock safety net in seconds, reported as such when it fires (default {timeout:g})")
+
+
+def _rlimit_arg(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of Z3 resource units, got {text!r}") from None
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {n}")
+    return n

@@ -1,0 +1,46 @@
+"""``cute-verify gmma_atom`` and ``gmma_canonical``: GMMA's smem atoms and the canonical-layout check."""
+
+from __future__ import annotations
+
+import json
+
+from verifier.algebra.gmma import KINDS, MAJORS, atom, canonical_gmma
+from verifier.notation.cpp import parse
+
+
+def cmd_atom(args: object) -> int:
+    a = atom(args.major, args.kind, args.element_bits)  # type: ignore[attr-defined]
+    print(a)
+    return 0
+
+
+def cmd_canonical(args: object) -> int:
+    tile = parse(args.smem)  # type: ignore[attr-defined]
+    c = canonical_gmma(tile, args.element_bits, args.major, args.k_block)  # type: ignore[attr-defined]
+    if args.json:  # type: ignore[attr-defined]
+        print(json.dumps({"smem": args.smem, "major": args.major, "element_bits": args.element_bits,  # type: ignore
+                          "accepted": c.accepted, "reason": c.reason, "layout_type": c.layout_type,
+                          "stride_byte_offset": c.stride_byte_offset, "leading_byte_offset": c.leading_byte_offset,
+                          "canonical": c.canonical}))
+    elif c.accepted:
+        print(f"canonical: {c.reason}; descriptor layout_type={c.layout_type} SBO={c.stride_byte_offset} "
+              f"LBO={c.leading_byte_offset} (16-byte units); canonical form {c.canonical}")
+    else:
+        print(f"not canonical: {c.reason}")
+    return 0 if c.accepted else 1
+
+
+def add_parser(sub: object) -> None:
+    a = sub.add_parser("gmma_atom", help="print GMMA::Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T>")  # type: ignore
+    a.add_argument("major", choices=MAJORS)
+    a.add_argument("kind", choices=KINDS)
+    a.add_argument("element_bits", type=int, help="sizeof_bits<T>: 8, 16, 32, 64")
+    a.set_defaults(func=cmd_atom)
+    c = sub.add_parser("gmma_canonical", help="is an smem layout canonical for make_gmma_desc<Major>?")  # type: ignore
+    c.add_argument("smem", help="the (MN,K) smem layout, e.g. 'Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_16):(_16,_1)'")
+    c.add_argument("--element-bits", type=int, required=True, metavar="B")
+    c.add_argument("--major", choices=MAJORS, required=True)
+    c.add_argument("--k-block", type=int, default=None, metavar="K",
+                   help="the MMA's K in elements (default 256/B, a dense MMA)")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_canonical)

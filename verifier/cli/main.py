@@ -1,0 +1,341 @@
+"""The ``cute-verify`` command line.
+
+* ``cute-verify OP ARGS... [--assume EXPR]... [--param NAME=VALUE]... [--timeout S] [--json]``: is the algebra
+  operation ``OP`` (named as in CuTe: ``composition A B``, ``complement L [COTARGET]``, ``upcast N L`` ...), as
+  CuTe computes it, valid for every allowed value of the symbols?  Prints the verdict, a counterexample, and the
+  condition under which it is valid with C++ and Python guards.
+* ``cute-verify check PROPERTY ARGS...``: ``compatible S1 S2``, ``injective L``, ``surjective L N``,
+  ``bijective L``, ``equivalent L1 L2 [--extended]``, ``in_bounds L EXTENT``, ``no_overflow L [--bits 32|64]``,
+  ``conflict_free SMEM ACCESS --element-bits B --access-bits W [--offset EXPR]`` (banks.py).
+* ``cute-verify bank_conflicts SMEM ACCESS --element-bits B --access-bits W``: wavefronts per phase (banks_cli.py).
+* ``cute-verify eval LAYOUT [--param NAME=VALUE]... [--json]``: the layout as CuTe prints it, its size, cosize and
+  table.
+* ``cute-verify run FILE...``: the checks of spec files (``spec_cli.py``): text, JSON, SARIF or JUnit reports.
+
+``--strict`` makes warnings errors; ``--select RULE,...`` / ``--ignore RULE,...`` pick the obligations that count,
+by ID or prefix, as ruff does (docs/semantics.md, Severities).
+
+Exit status: 0 valid / proved (warnings allowed unless ``--strict``), 1 invalid / refuted, 3 unknown, 2 bad input
+with a one-line message on stderr (never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from verifier.algebra.registry import REGISTRY
+from verifier.cli.args import UsageError, params
+from verifier.cli.common import add_budget_options, emit, policy_from, problem_from
+from verifier.core.basis import has_basis
+from verifier.core.errors import LayoutError, UndefinedBehavior
+from verifier.core.int_tuple import format_tuple, leaves, product
+from verifier.core.layouts import Layout, cosize, rank, size
+from verifier.core.symbols import Symbols
+from verifier.present.tables import print_1d, print_1d_cells, print_cells, print_layout
+
+TABLE_LIMIT = 4096
+VALUES_LIMIT = 1 << 20
+EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 2, 4, 130
+
+__all__ = ["UsageError", "build_parser", "main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def _evaluate(text: str, values: dict[str, int], dsl: bool = False, relations: Sequence[str] = ()
+              ) -> tuple[object, object]:
+    from verifier.core.swizzle import ComposedLayout
+    from verifier.run.problems import assume, parse_operand
+
+    symbols = Symbols()
+    layout = parse_operand(text, symbols, dsl)
+    assume(symbols, relations)
+    if not isinstance(layout, Layout | ComposedLayout):
+        what = "a swizzle alone has no shape: compose it, Sw<B,M,S> o L" if type(layout).__name__ == "Swizzle" \
+            else "expected a layout Shape:Stride"
+        raise LayoutError(f"{text!r}: {what}")
+    symbols.check_values(values)
+    try:
+        concrete = layout.substitute(values)
+    except UndefinedBehavior as exc:
+        raise LayoutError(f"with {_show(values)}: {exc} in the layout's integers") from None
+    for leaf in leaves(concrete.shape):
+        if leaf.value is not None and leaf.value <= 0:
+            raise LayoutError(f"with {_show(values)}: the shape {format_tuple(concrete.shape)} has the "
+                              f"non-positive extent {leaf}")
+    return layout, concrete
+
+
+def _show(params: dict[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items()) or "no parameters"
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    args.json = args.json or args.format == "json"
+    original, layout = _evaluate(args.layout, params(args.param, anonymous=True), args.dsl, args.assume)
+    if not isinstance(layout, Layout) or has_basis(layout.stride):
+        return _eval_function(layout, args.json)
+    n, co = size(layout), cosize(layout)
+    concrete = layout.concrete
+    count = int(n) if concrete else None
+    if args.json:
+        values = layout.values() if concrete and count is not None and count <= VALUES_LIMIT else None
+        print(json.dumps({"result": str(layout), "size": str(n), "cosize": str(co), "values": values}))
+        return 0
+    print(layout)
+    print(f"size   : {n}")
+    print(f"cosize : {co}")
+    if not concrete:
+        names = ", ".join(sorted(n for n in layout.symbols()))
+        print(f"values depend on {names}; give --param NAME=VALUE for each to see the table")
+    elif count is not None and count > TABLE_LIMIT:
+        print(f"(table omitted: {count} entries, more than {TABLE_LIMIT})")
+    elif rank(layout) == 2:
+        sys.stdout.write(print_layout(layout))
+    else:
+        sys.stdout.write(print_1d(layout))
+    return 0
+
+
+def _eval_function(layout: object, as_json: bool) -> int:
+    """``eval`` of an identity / scaled-basis layout (its values are coordinates) or of a swizzled or composed
+    layout (its values are indices, through the swizzle): the same report, the values computed concretely."""
+    n = layout.size()  # type: ignore[attr-defined]
+    concrete = layout.concrete  # type: ignore[attr-defined]
+    count = int(n) if concrete and n.concrete else None
+    co = "-" if isinstance(layout, Layout) else str(layout.cosize())  # type: ignore[attr-defined]
+    cells: list[str] | None = None
+    if count is not None and count <= (VALUES_LIMIT if as_json else TABLE_LIMIT):
+        cells = [str(layout(i)) for i in range(count)]  # type: ignore[operator]
+    if as_json:
+        values = None if cells is None else [v if isinstance(layout, Layout) else int(v) for v in cells]
+        print(json.dumps({"result": str(layout), "size": str(n), "cosize": co, "values": values}))
+        return 0
+    print(layout)
+    print(f"size   : {n}")
+    print(f"cosize : {co}")
+    if not concrete:
+        names = ", ".join(sorted(layout.symbols()))  # type: ignore[attr-defined]
+        print(f"values depend on {names}; give --param NAME=VALUE for each to see the table")
+    elif cells is None:
+        print(f"(table omitted: {count} entries, more than {TABLE_LIMIT})")
+    elif layout.rank() == 2:  # type: ignore[attr-defined]
+        rows = int(product(layout.shape[0]))  # type: ignore[attr-defined]
+        sys.stdout.write(print_cells(str(layout), cells, rows))
+    else:
+        sys.stdout.write(print_1d_cells(cells))
+    return 0
+
+
+def cmd_op(args: argparse.Namespace) -> int:
+    from verifier.engine.verify import verify
+    from verifier.present.report import to_json, to_text
+
+    operands, symbols = problem_from(args, args.command)
+    v = verify(args.command, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=policy_from(args),
+               semantics=args.semantics)
+    emit(args, to_json(v) if args.json else to_text(v))
+    return v.exit_code
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from verifier.engine.checks import PROPERTIES, check
+    from verifier.present.report import to_json, to_text
+
+    if args.property not in PROPERTIES:
+        raise UsageError(f"unknown property {args.property!r}; known: {', '.join(PROPERTIES)}")
+    if args.property == "conflict_free":
+        from verifier.cli.banks import cmd_check_conflict_free
+
+        return cmd_check_conflict_free(args)
+    operands, symbols = problem_from(args, args.property, prop=True)
+    options: dict[str, object] = {}
+    if args.property == "equivalent" and args.extended:
+        options["extended"] = True
+    if args.property == "no_overflow":
+        options["bits"] = args.bits
+    v = check(args.property, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=policy_from(args),
+              **options)
+    emit(args, to_json(v) if args.json else to_text(v))
+    return v.exit_code
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--assume", action="append", default=[], metavar="EXPR",
+                   help="an assumption on the symbols, e.g. 'M %% 8 == 0' or 'lda >= M'")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a value for a symbol")
+    add_budget_options(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--format", choices=("text", "json"), help="text (default) or json (the same as --json)")
+    p.add_argument("--dsl", action="store_true", help="operands in the CuTe DSL's notation, e.g. (?,4):(1,?{div=8}) "
+                   "(detected from '?' otherwise)")
+    p.add_argument("--strict", action="store_true", help="make warnings errors (invalid, exit status 1)")
+    p.add_argument("--select", action="append", default=[], metavar="RULE,...",
+                   help="decide only these obligations (IDs or prefixes, e.g. CMP-POST,DIV)")
+    p.add_argument("--ignore", action="append", default=[], metavar="RULE,...",
+                   help="leave these obligations out of the verdict (IDs or prefixes, e.g. DIV-EXACT)")
+
+
+TOP_EPILOG = """examples:
+  cute-verify zipped_divide '(M,N):(_1,M)' '<_128,_64>' --assume 'M % 128 == 0'
+  cute-verify check bijective '(_128,_32):(_1,_128)'
+  cute-verify eval '(M,_8):(_1,M)' --param M=4
+  cute-verify run examples/gemm.cute.toml --format sarif -o layouts.sarif
+  cute-verify crd2idx '(M,N):(_1,M)' '(65535,65535)' --param M=65536 --param N=65536
+
+Every algebra operation is a command (cute-verify OP --help shows its operands and an example).
+Defaults may be set in [tool.cute-verify] of pyproject.toml (timeout, jobs, format, color, ...).
+
+exit status: 0 valid / proved / as expected, 1 invalid / refuted / not as expected, 2 bad input,
+3 unknown, 4 internal error (please report; --debug shows the traceback), 130 interrupted"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from verifier import __version__
+
+    p = _Parser(prog="cute-verify", description="Prove or refute properties of CuTe layouts whose integers are "
+                "known only at run time: CuTe's layout algebra as CuTe 4.2 computes it, decided for every value.",
+                epilog=TOP_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"cute-verify {__version__}")
+    p.add_argument("--debug", action="store_true", help="show the traceback of an internal error (exit status 4)")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="command",
+                           title="commands")
+    e = sub.add_parser("eval", help="print a layout as CuTe would, with its size, cosize and table")
+    e.add_argument("layout", help="a layout in CuTe notation, e.g. '(M,_8):(_1,M)'")
+    e.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a value for a symbol")
+    e.add_argument("--json", action="store_true", help="print one JSON object")
+    e.add_argument("--dsl", action="store_true", help="LAYOUT is in the CuTe DSL's notation (detected from '?')")
+    e.add_argument("--assume", action="append", default=[], metavar="EXPR",
+                   help="an assumption the --param values must satisfy, e.g. 'M %% 8 == 0'")
+    e.add_argument("--format", choices=("text", "json"), help="text (default) or json (the same as --json)")
+    e.set_defaults(func=cmd_eval)
+    c = sub.add_parser("check", help="prove or refute a property of layouts")
+    c.add_argument("property", help="compatible, injective, surjective, bijective, equivalent, in_bounds, "
+                                    "no_overflow, conflict_free")
+    c.add_argument("args", nargs="+", help="layouts or shapes in CuTe notation")
+    c.add_argument("--extended", action="store_true", help="equivalent: also past the domain, as CuTe evaluates")
+    c.add_argument("--bits", type=int, choices=(32, 64), default=32, help="no_overflow: the index width")
+    from verifier.cli.banks import add_options as add_bank_options
+    from verifier.cli.banks import add_parser as add_banks
+
+    add_bank_options(c)
+    _common(c)
+    c.set_defaults(func=cmd_check)
+    from verifier.algebra.registry import OPERATIONS
+    from verifier.cli import spec as spec_cli
+    from verifier.cli.atoms import add_parser as add_atoms
+    from verifier.cli.crd2idx import add_parser as add_crd2idx
+    from verifier.cli.draw import add_parser as add_draw
+    from verifier.cli.dsl import add_parser as add_dsl
+    from verifier.cli.prove import add_parser as add_prove
+
+    spec_cli.add_parser(sub)
+    add_dsl(sub)
+    add_prove(sub)
+    add_draw(sub)
+    add_banks(sub)
+    from verifier.cli.gmma import add_parser as add_gmma
+
+    add_gmma(sub)
+    try:  # the gpu command exists where the cuda_harness package does (it ships in the same distribution)
+        from cuda_harness.cli import add_parser as add_gpu
+    except ImportError:
+        pass
+    else:
+        add_gpu(sub)
+    add_atoms(sub)
+    add_crd2idx(sub)
+    for op in OPERATIONS:
+        example = f"example: {_example(OPERATION_EXAMPLES[op])}\n\n" if op in OPERATION_EXAMPLES else ""
+        o = sub.add_parser(op, help=f"is CuTe's {op} valid for every allowed value?",
+                           description=f"Is CuTe's {op}, as CuTe 4.2 computes it, correct for every value the "
+                                       "assumptions allow? Prints the verdict, a counterexample and the guard "
+                                       "under which it is valid.",
+                           epilog=example + OP_EXIT, formatter_class=argparse.RawDescriptionHelpFormatter)
+        o.add_argument("args", nargs="+", help="operands in CuTe notation (layouts, <...> tilers, shapes)")
+        _common(o)
+        o.add_argument("--semantics", choices=("cpp", "dsl"), default="cpp",
+                       help="which CuTe computes it: the C++ headers (default) or the CuTe Python DSL")
+        o.set_defaults(func=cmd_op)
+    from verifier.cli.conventions import add_common
+
+    for command in sub.choices.values():
+        add_common(command)
+    p.commands = sub.choices  # type: ignore[attr-defined]
+    return p
+
+
+# A representative dynamic case of every operation (its registry row's example): shown in its --help, and run by
+# tests/frontends/test_cli_operations.py (each is decided: exit status 0 or 1, never unknown).
+OPERATION_EXAMPLES: dict[str, list[str]] = {name: [name, *row.example] for name, row in REGISTRY.items()}
+OP_EXIT = "exit status: 0 valid, 1 invalid, 2 bad input, 3 unknown, 4 internal error (please report)"
+
+
+def _example(argv: Sequence[str]) -> str:
+    import shlex
+
+    return "cute-verify " + " ".join(shlex.quote(a) for a in argv)
+
+
+def _error(message: str) -> None:
+    print(f"cute-verify: error: {message}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; every failure is one line on stderr and an exit status (module docstring), never a
+    traceback: bad input 2, an error of ours 4 ("please report"; ``--debug`` shows the traceback), Ctrl-C 130."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    if debug:
+        argv = [a for a in argv if a != "--debug"]
+    from verifier.solver.interrupt import handling, interrupted
+
+    try:
+        with handling():
+            from verifier.cli.conventions import apply_defaults, find_pyproject, load_defaults
+
+            parser = build_parser()
+            where = find_pyproject()
+            apply_defaults(parser.commands, load_defaults(where), where)  # type: ignore[attr-defined]
+            args = parser.parse_args(argv)
+            code = int(args.func(args))
+        if interrupted():  # a KeyboardInterrupt that Python dropped (raised in a __del__)
+            raise KeyboardInterrupt
+        return code
+    except LayoutError as exc:
+        _error(str(exc))
+        return EXIT_USAGE
+    except RecursionError:
+        _error("input too deeply nested")
+        return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader (``| head``) closed the pipe: not an error of ours; keep Python from reporting it at exit.
+        sys.stdout = None  # type: ignore[assignment]
+        return 0
+    except KeyboardInterrupt:
+        # Objects the interrupt left half-built complain when they are freed at exit: nothing to report.
+        sys.unraisablehook = lambda _: None
+        _error("interrupted")
+        return EXIT_INTERRUPTED
+    except MemoryError:
+        _error("out of memory; please report the input that caused it")
+        return EXIT_INTERNAL
+    except Exception as exc:
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        where = "" if debug else " (rerun with --debug for the traceback)"
+        _error(f"internal error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}; "
+               f"please report{where}")
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

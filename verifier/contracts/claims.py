@@ -1,0 +1,550 @@
+"""Claims: what must hold for an operation's result to be correct, as formulas the engine can decide.
+
+A ``Claim`` (``contracts.claim``) is one universally quantified statement over the symbols and witnesses.  The
+engine refutes a claim by finding an assignment where it fails and proves it by showing no such assignment exists.
+
+Claims are built by ordinary calls of the algebra on the operation's operands, with the witnesses as symbolic
+integers, so the same code serves both uses: with symbolic operands it gives the formula the engine encodes; with
+the operands and witnesses replaced by concrete values it gives the concrete verdict used to *replay* every
+counterexample (``replay``), which is how a refutation is confirmed before it is reported.
+
+The postconditions are those of ``docs/semantics.md``: composition ``R(i) == A(B(i))``; complement's contract;
+the inverses; divide and product through their definitions; coalesce's ``R(i) == L(i)``.  Operations without a
+postcondition here are decided on the obligations the algebra records.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from verifier.algebra import ops as algebra
+from verifier.contracts.claim import _I, _J, Claim, _claim, _fact, _same_size
+from verifier.contracts.predication import predicated_copy_claims, vector_claims
+from verifier.core.basis import as_coordinate, has_basis
+from verifier.core.errors import CuteRejection, UndefinedBehavior
+from verifier.core.int_tuple import IntTuple, crd2crd, crd2idx, idx2crd, leaves, product, product_each
+from verifier.core.integers import Bool, Const, D, Int, Op, S, and_, eq, ge, le, lt, ne, or_, substitute
+from verifier.core.layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
+from verifier.core.obligations import Recorder
+from verifier.core.operands import substitute as substitute_operand
+
+# -- per operation ---------------------------------------------------------------------------------------------
+
+
+def _composition(a: Layout, b: Layout) -> list[Claim]:
+    r = algebra.composition(a, b)
+    extra = None
+    if has_basis(b.stride):  # B's values are coordinates of A, with no component beyond A's profile
+        coord, beyond = as_coordinate(b(_I), a.shape)
+        expected = a(coord)
+        extra = and_(*(eq(x, D(0)) for x in beyond))
+    else:
+        expected = a(b(_I))
+    return [
+        _same_size("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022",
+                   size(b), size(r)),
+        _claim("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
+               "layout.hpp:1022", size(b), expected, r(_I), extra),
+    ]
+
+
+def _complement(layout: Layout, cotarget: IntTuple) -> list[Claim]:
+    r = algebra.complement(layout, cotarget)
+    cot = product(cotarget)
+    co_l = cosize(layout)
+    n_r = size(r)
+    src = "layout.hpp:1166-1171"
+    return [
+        _fact("CPL-POST-NONEMPTY", "the complement is not empty: size(R) >= 1 (a 0-extent mode, CPL-2, completes "
+              "nothing)", src, ge(n_r, D(1))),
+        _fact("CPL-POST-COVER", "(L, complement) covers the cotarget: cosize((L,R)) >= size(cotarget)", src,
+              ge(cosize(make_layout(layout, r)), cot)),
+        _fact("CPL-POST-BOUND", "cosize(R) <= round_up(size(cotarget), cosize(L))", src,
+              le(cosize(r), ((cot + co_l - 1) / co_l) * co_l)),
+        Claim("CPL-POST-ORDER", "the complement is strictly increasing: R(i) < R(i+1)", src,
+              (("#i", D(0), n_r - 1),), lt(r(_I), r(_I + 1))),
+        Claim("CPL-POST-DISJOINT", "the complement misses L: R(i) != L(j) for 0 < i < size(R), j < size(L)", src,
+              (("#i", D(1), n_r), ("#j", D(0), size(layout))), ne(r(_I), layout(_J))),
+    ]
+
+
+def _right_inverse(layout: Layout) -> list[Claim]:
+    r = algebra.right_inverse(layout)
+    assert isinstance(r, Layout)
+    return [_claim("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260",
+                   size(r), _I, layout(r(_I)))]
+
+
+def _left_inverse(layout: Layout) -> list[Claim]:
+    r = algebra.left_inverse(layout)
+    assert isinstance(r, Layout)
+    # LI-POST is CuTe's documented contract, the quasi-inverse; LI-3 (a true inverse) needs an injective L.
+    return [_claim("LI-POST", "the quasi-inverse: L(R(L(i))) == L(i) for every i < size(L)", "layout.hpp:1313-1316",
+                   size(layout), layout(_I), layout(r(layout(_I)))),
+            _claim("LI-3", "R(L(i)) == i for every i < size(L)", "layout.hpp:1313-1316",
+                   size(layout), _I, r(layout(_I)))]
+
+
+def _coalesce(layout: Layout, *profile: IntTuple) -> list[Claim]:
+    r = algebra.coalesce(layout, *profile)
+    return [_same_size("COA-POST-SIZE", "size(R) == size(L)", "layout.hpp:861-863", size(layout), size(r)),
+            _claim("COA-POST", "R(i) == L(i) for every i < size(L)", "layout.hpp:861-863",
+                   size(layout), layout(_I), r(_I))]
+
+
+def _pairs(a: Layout, tiler: object) -> Iterator[tuple[Layout, Layout]]:
+    """The (mode of A, layout tiler) pairs of the tiler dispatch (layout.hpp:1555-1582, :1649-1674)."""
+    if isinstance(tiler, Layout):
+        yield a, tiler
+    elif isinstance(tiler, Tile) or type(tiler) is tuple:
+        elements = tiler.elements if isinstance(tiler, Tile) else tiler
+        for i, t in enumerate(elements):
+            yield from _pairs(algebra._mode(a, i), t)
+    elif isinstance(tiler, Int):
+        yield a, make_layout(tiler)
+
+
+def _divide(a: Layout, tiler: object) -> list[Claim]:
+    out: list[Claim] = []
+    for k, (x, t) in enumerate(_pairs(a, tiler)):
+        where = f" (mode {k})" if not isinstance(tiler, Layout) else ""
+        target = algebra.coalesce(x).shape
+        comp = algebra.complement(t, target)
+        z = make_layout(t, comp)
+        r = algebra.composition(x, z)
+        out += [
+            _same_size("DIV-EXACT", f"the tiles cover A exactly, no padding: size(T, complement(T)) == size(A)"
+                       f"{where}", "layout.hpp:1555-1582", size(x), size(z)),
+            _same_size("DIV-POST-SIZE", f"size(A o Z) == size(Z) for Z = (T, complement(T, shape(A))){where}",
+                       "layout.hpp:1572", size(z), size(r)),
+            _claim("DIV-POST", f"the divide is A after Z: R(i) == A(Z(i)), Z = (T, complement(T)){where}",
+                   "layout.hpp:1572", size(z), x(z(_I)), r(_I)),
+            *(_rename(c, where) for c in _complement(t, target)),
+        ]
+    return out
+
+
+def _product(a: Layout, tiler: object) -> list[Claim]:
+    out: list[Claim] = []
+    for k, (x, t) in enumerate(_pairs(a, tiler)):
+        where = f" (mode {k})" if not isinstance(tiler, Layout) else ""
+        target = size(x) * cosize(t)
+        c = algebra.complement(x, target)
+        r = algebra.logical_product(x, t)
+        n = size(x)
+        out += [
+            _same_size("PRD-POST-SIZE", f"size(R) == size(A) * size(B){where}", "layout.hpp:1666",
+                       n * size(t), size(r)),
+            _claim("PRD-POST", f"R(i) == A(i % size(A)) + C(B(i / size(A))), C = complement(A, size(A)*cosize(B))"
+                   f"{where}", "layout.hpp:1666", n * size(t), x(_I % n) + c(t(_I / n)), r(_I)),
+            *(_rename(cl, where) for cl in _complement(x, target)),
+        ]
+    return out
+
+
+def _recast(n: int, narrow: Layout, wide: Layout, ks: list[int], what: str, prefix: str = "RC") -> list[Claim]:
+    """Upcast / downcast address the same bytes (``docs/semantics.md``).  Leaf by leaf, narrow coordinate ``c``
+    lies in wide element ``c' = c / k`` at byte offset ``r = sum (c % k) * d``; if ``narrow(c) == N*wide(c') + r``
+    for every ``c``, the leaves divide and the offsets ``r`` enumerate ``[0, N)``, the two layouts address the
+    same bytes.  These conditions are sufficient, not necessary, so a refutation is confirmed by the concrete
+    postcondition of the algebra (``UP-POST`` / ``DN-POST``) before it is reported."""
+    src = "layout.hpp:1801-1891"
+    shapes, strides = list(leaves(narrow.shape)), list(leaves(narrow.stride))
+    wstrides = list(leaves(wide.stride))
+    count = 1
+    for k in ks:
+        count *= max(k, 1)
+    offsets = [0]
+    if count == n:  # otherwise there are not N offsets, and nothing to enumerate
+        for k, d in zip(ks, strides):
+            if k > 1:
+                offsets = [o + j * int(d) for o in offsets for j in range(k)]
+    out = [_same_size(f"{prefix}-SIZE", f"{what}: N * size(wide) == size(narrow)", src, size(narrow), size(wide) * n),
+           _fact(f"{prefix}-REM", f"{what}: the byte offsets inside one wide element are 0..N-1", src,
+                 Bool(Const(count == n and sorted(offsets) == list(range(n))), False))]
+    out += [_fact(f"{prefix}-DIV", f"{what}: extent {k} divides narrow mode {m}", src, eq(shapes[m] % D(k), D(0)))
+            for m, k in enumerate(ks) if k > 1]
+    coord, left = [], _I
+    for m, s in enumerate(shapes):
+        coord.append(left % s if m < len(shapes) - 1 else left)
+        left = left / s
+    w = D(0)
+    r = D(0)
+    for c, k, d, wd in zip(coord, ks, strides, wstrides):
+        w = w + (c / D(k)) * wd if k > 1 else w + c * wd
+        r = r + (c % D(k)) * d if k > 1 else r
+    out.append(_claim(f"{prefix}-POST", f"{what}: narrow(c) == N*wide(c / k) + offset, for every narrow coordinate",
+                      src, size(narrow), narrow(_I), w * n + r))
+    return out
+
+
+def _upcast(n: int, layout: Layout) -> list[Claim]:
+    r = algebra.upcast(n, layout)
+    ks = [(-(-n // abs(int(d)))) if d.static and int(d) != 0 else 1 for d in leaves(layout.stride)]
+    return _recast(n, layout, r, ks, f"upcast<{n}>")
+
+
+def _downcast(n: int, layout: Layout) -> list[Claim]:
+    r = algebra.downcast(n, layout)
+    ks = [n if d.is_constant(1) or d.is_constant(-1) else 1 for d in leaves(layout.stride)]
+    # For downcast the same bytes is CuTe's contract (its per-mode rule assumes one unit-stride mode): errors,
+    # named apart from upcast's RC-* warnings.
+    return _recast(n, r, layout, ks, f"downcast<{n}>", "DN-RC")
+
+
+def _recast_layout(old: int, new: int, layout: Layout) -> list[Claim]:
+    g = math.gcd(old, new)
+    num, den = new // g, old // g
+    if num == 1 and den > 1:
+        return _downcast(den, layout)
+    if den == 1 and num > 1:
+        return _upcast(num, layout)
+    return []
+
+
+def _tile_to_shape(block: Layout, target: object, order: object = "LayoutLeft") -> list[Claim]:
+    """Mode k of the result is (block mode k, tile count): it has the target's extent and is block mode k repeated,
+    ``R_k(i) == block_k(i % b) + R_k(i - i % b)`` with ``b = size(block_k)``.  Together over the modes this is the
+    algebra's TTS-POST (``R(x,y) == block(x) + R(0,y)``): fix every other mode at 0 to see it is also necessary."""
+    r = algebra.tile_to_shape(block, target, order)  # type: ignore[arg-type]
+    trg = target.shape if isinstance(target, Layout) else target
+    extents = product_each(trg)  # type: ignore[arg-type]
+    extents = extents if type(extents) is tuple else (extents,)
+    modes = algebra._modes(r)
+    padded = algebra._modes(algebra._append_to(block, len(modes)))
+    out: list[Claim] = []
+    src = "layout.hpp:1764-1773"
+    for k, (rk, bk, t) in enumerate(zip(modes, padded, extents)):
+        b = size(bk)
+        out += [_same_size("TTS-SIZE", f"mode {k} of the result has the target's extent", src, t, size(rk)),  # type: ignore[arg-type]  # t: an Int
+                _claim("TTS-POST", f"mode {k} of the result is block mode {k} repeated", src, size(rk),
+                       bk(_I % b) + rk((_I / b) * b), rk(_I))]
+    return out
+
+
+def _filter(layout: Layout, profile: IntTuple | None = None) -> list[Claim]:
+    """``filter(L)`` is ``L'`` (L without its static-0-stride modes, ``filter_zeros``) coalesced: the same
+    function on ``L'``'s domain (docs/semantics.md)."""
+    if profile is not None and type(profile) is tuple:
+        return []  # by mode: decided by the algebra's enumeration on concrete operands
+    lz = algebra.filter_zeros(layout)
+    r = algebra.filter(layout)
+    src = "layout.hpp:931-950"
+    return [_same_size("FLT-POST-SIZE", "size(R) == size(L') for L' = L without its static-0-stride modes", src,
+                       size(lz), size(r)),
+            _claim("FLT-POST", "R(i) == L'(i) for every i < size(L')", src, size(lz), lz(_I), r(_I))]
+
+
+def _filter_zeros(layout: Layout) -> list[Claim]:
+    """``filter_zeros(L)`` (layout.hpp:913-920) replaces the extent of each static-0-stride mode by ``_1`` and keeps
+    the strides: the same function on the coordinates those modes no longer range over."""
+    r = algebra.filter_zeros(layout)
+    return [_claim("FZ-POST", "R(i) == L(idx2crd(i, shape(R))) for every i < size(R): the modes of extent _1 take "
+                   "coordinate 0", "layout.hpp:913-920", size(r), layout(idx2crd(_I, r.shape)), r(_I))]
+
+
+def _nullspace(layout: Layout) -> list[Claim]:
+    """NUL-POST (layout.hpp:1477-1480, docs/semantics.md): ``L(R(i)) == 0`` for ``i < size(R)``, and ``size(R)``
+    is the product of the extents of every flat mode whose stride is 0 at run time (a dynamic 0 included)."""
+    r = algebra.nullspace(layout)
+    zero: Int = D(1)
+    for s, d in zip(leaves(layout.shape), leaves(layout.stride)):
+        zero = zero * Int(Op("ite", (eq(d, D(0)).expr, s.expr, D(1).expr)), False)
+    src = "layout.hpp:1477-1508"
+    return [_same_size("NUL-POST-SIZE", "size(R) is the product of the extents of the zero-stride modes", src,
+                       zero, size(r)),
+            _claim("NUL-POST", "L(R(i)) == 0 for every i < size(R)", src, size(r), D(0), layout(r(_I)))]
+
+
+def _max_common_vector(a: Layout, b: Layout) -> list[Claim]:
+    """MCV-POST (layout.hpp:1404): for ``n < N``, ``j = b.get_1d_coord(n)`` lies in both domains, ``b(j) == n``
+    and ``a(j) == n``.  ``get_1d_coord`` is exact for the compact layouts CuTe means; for others this is a
+    sufficient condition, so a refutation is confirmed by the algebra's enumeration (``CONFIRM_BY_ORACLE``)."""
+    n = algebra.max_common_vector(a, b)
+    j = crd2idx(idx2crd(_I, b.shape, b.stride), b.shape)
+    src = "layout.hpp:1398-1416"
+    return [Claim("MCV-J", "for n < N: j = get_1d_coord(n) of b lies in both domains and b(j) == n", src,
+                  (("#i", D(0), n),), and_(lt(j, size(a)), lt(j, size(b)), eq(b(j), _I)), _I, b(j)),
+            _claim("MCV-A", "for n < N: a(j) == n at j = get_1d_coord(n) of b", src, n, _I, a(j))]
+
+
+def _max_common_layout(a: Layout, b: Layout) -> list[Claim]:
+    """CuTe's ``@post`` (layout.hpp:1378): ``a(R(i)) == i`` and ``b(R(i)) == i`` for every ``i < size(R)``."""
+    r = algebra.max_common_layout(a, b)
+    src = "layout.hpp:1374-1394"
+    return [_claim("MCL-POST-A", "a(R(i)) == i for every i < size(R)", src, size(r), _I, a(r(_I))),
+            _claim("MCL-POST-B", "b(R(i)) == i for every i < size(R)", src, size(r), _I, b(r(_I)))]
+
+
+def _bijective_onto_size(id: str, what: str, src: str, r: Layout) -> list[Claim]:
+    """``R`` is a bijection of ``[0, size(R))`` onto itself: in bounds and injective."""
+    n = size(r)
+    return [Claim(f"{id}-BOUND", f"{what}: 0 <= R(i) < size(R) for every i < size(R)", src,
+                  (("#i", D(0), n),), and_(ge(r(_I), D(0)), lt(r(_I), n)), None, r(_I)),
+            Claim(f"{id}-INJ", f"{what}: R(i) != R(j) for i < j < size(R)", src,
+                  (("#i", D(0), n), ("#j", _I + D(1), n)), ne(r(_I), r(_J)))]
+
+
+def _make_ordered_layout(shape: IntTuple, order: IntTuple) -> list[Claim]:
+    """``make_ordered_layout(S, O)`` is compact in the order O (layout.hpp:420-428, stride.hpp:402-465): taking
+    the leaves by order (a dynamic order after every static one, ties and a mode's own leaves colexicographic),
+    each stride is the product of the extents before it; an extent-1 leaf may have any stride.  That makes it a
+    bijection of ``[0, size(S))`` without a quantifier."""
+    r = algebra.make_ordered_layout(shape, order)
+    flat_order = list(leaves(order))
+    top = max([int(o) for o in flat_order if o.static] + [0])
+    keys = [int(o) if o.static else top + 1 + k for k, o in enumerate(flat_order)]
+
+    def slots(s: IntTuple, o: IntTuple) -> list[int]:
+        if type(o) is tuple:
+            return [k for x, y in zip(s, o) for k in slots(x, y)]  # type: ignore[arg-type]
+        return [keys.pop(0)] * len(list(leaves(s)))
+
+    slot = slots(shape, order)
+    shapes, strides = list(leaves(r.shape)), list(leaves(r.stride))
+    src = "layout.hpp:420-428"
+    out: list[Claim] = []
+    before: Int = D(1)
+    for k in sorted(range(len(shapes)), key=lambda k: (slot[k], k)):
+        out.append(_fact("ORD-COMPACT", f"leaf {k} of the result has the stride of a compact layout in the order O",
+                         src, or_(eq(strides[k], before), eq(shapes[k], D(1))), before, strides[k]))
+        before = before * shapes[k]
+    return out
+
+
+def _make_layout_like(layout: Layout) -> list[Claim]:
+    """``make_layout_like(L)`` has L's shape and is compact where L's stride is not a static 0 (those modes keep
+    their 0, layout.hpp:431-445): its ``filter_zeros`` is a bijection of ``[0, size)``."""
+    r = algebra.make_layout_like(layout)
+    return _bijective_onto_size("LIKE", "make_layout_like is compact past its static-0 modes", "layout.hpp:431-445",
+                                algebra.filter_zeros(r))
+
+
+def _fill(coord: object, parts: list[IntTuple]) -> IntTuple:
+    """``coord`` with its k-th ``_`` replaced by ``parts[k]`` (in order)."""
+    if type(coord) is tuple:
+        return tuple(_fill(c, parts) for c in coord)
+    if isinstance(coord, Underscore):
+        return parts.pop(0)
+    return coord  # type: ignore[return-value]
+
+
+def _slice_claims(coord: object, layout: Layout, r: Layout, offset: Int, where: str = "") -> list[Claim]:
+    """SLC-POST (layout.hpp:689-703): ``offset + R(i) == L(c')`` where ``c'`` is ``c`` with its ``_``s taking the
+    coordinate of ``i`` in ``R``'s modes (each ``_`` owns one mode of ``R``, underscore.hpp:95-130)."""
+    n = size(r)
+    crd = idx2crd(_I, r.shape)
+    parts = list(crd) if type(r.shape) is tuple else [crd]  # type: ignore[arg-type]  # congruent to r.shape, a tuple here
+    full = _fill(coord, parts)
+    return [_claim("SLC-POST", f"offset + R(i) == L(c with its '_' at R's coordinate of i){where}",
+                   "layout.hpp:689-703", n, layout(full), offset + r(_I))]
+
+
+def _slice(coord: object, layout: Layout) -> list[Claim]:
+    """``slice(c, L)`` is the layout of ``slice_and_offset(c, L)``: it differs from ``L`` by that offset."""
+    r = algebra.slice_layout(coord, layout)  # type: ignore[arg-type]
+    offset = crd2idx(algebra._underscore_as_zero(coord), layout.shape, layout.stride)
+    return _slice_claims(coord, layout, r, offset)
+
+
+def _slice_and_offset(coord: object, layout: Layout) -> list[Claim]:
+    view = algebra.slice_and_offset(coord, layout)  # type: ignore[arg-type]
+    return _slice_claims(coord, layout, view.layout, view.offset)
+
+
+def _local_tile(layout: Layout, tiler: object, coord: object, proj: object = None) -> list[Claim]:
+    """``local_tile`` is ``zipped_divide`` then a slice: the divide's claims and the slice's (tensor_impl.hpp).
+    A projection dices tiler and coordinate first (tensor_impl.hpp:1058-1069)."""
+    if proj is not None:
+        tiler, coord = algebra.dice(proj, tiler), algebra.dice(proj, coord)
+    tiled = algebra.zipped_divide(layout, tiler)  # type: ignore[arg-type]
+    view = algebra.local_tile(layout, tiler, coord)  # type: ignore[arg-type]
+    r0, r1 = rank(tiled, 0), rank(tiled, 1)
+    rest = algebra._append_coord(coord, r1) if type(coord) is tuple else coord
+    c = (algebra._repeat_underscore(r0), rest)
+    return _divide(layout, tiler) + _slice_claims(c, tiled, view.layout, view.offset, " (the tile)")
+
+
+def _local_partition(layout: Layout, thr: Layout, index: Int, proj: object = None) -> list[Claim]:
+    """``local_partition`` is ``zipped_divide`` by the thread shape then a slice at the thread's coordinate.  A
+    projection dices the thread layout, the index still that of the whole layout (tensor_impl.hpp:1099-1111)."""
+    if proj is not None:
+        thr = algebra.dice(proj, thr)  # type: ignore[assignment]
+    shp = thr.shape
+    tiler = product_each(shp)
+    tiled = algebra.zipped_divide(layout, tiler)
+    with Recorder():  # the whole layout's obligations are the algebra's, recorded by the operation itself
+        view = algebra.local_partition(layout, thr, index)
+    hier = idx2crd(index, shp, thr.stride)
+    r = rank(thr)
+    flat = crd2crd(hier, shp, S(1) if r == 1 else (S(1),) * r)
+    r0, r1 = rank(tiled, 0), rank(tiled, 1)
+    first = algebra._append_coord(flat, r0) if type(flat) is tuple else flat
+    c = (first, algebra._repeat_underscore(r1))
+    return _divide(layout, tiler) + _slice_claims(c, tiled, view.layout, view.offset, " (the thread's elements)")
+
+
+#: Claims that are sufficient but not necessary: a refutation is confirmed by the algebra's concrete verdict.
+CONFIRM_BY_ORACLE = {"RC-SIZE", "RC-REM", "RC-DIV", "RC-POST", "DN-RC-SIZE", "DN-RC-REM", "DN-RC-DIV", "DN-RC-POST",
+                     "MCV-J", "MCV-A"}
+
+
+def _rename(c: Claim, where: str) -> Claim:
+    return Claim(c.id, c.description + where, c.source, c.ranges, c.holds, c.expected, c.actual)
+
+
+def _make_tma_box(element_bits: int, smem: object, gmem: Layout) -> list[Claim]:
+    """The box walks the tile as the smem layout stores it: its ``i``-th element is the gmem element of the tile
+    coordinate that smem index ``i`` holds, ``box(i) == GMEM(idx2crd(right_inverse(SMEM)(i), tile))`` (the TMA
+    unit writes box element ``i`` to smem index ``i``, before the swizzle; copy_traits_sm90_tma.hpp:723-852)."""
+    from verifier.algebra.tma import make_tma_box, swizzle_portions
+
+    r = make_tma_box(element_bits, smem, gmem)
+    _, inner = swizzle_portions(smem)
+    shape, stride = r.box.shape, r.box.stride
+    assert type(shape) is tuple and type(stride) is tuple
+    walked = Layout(shape[:r.walked], stride[:r.walked])
+    tile = product_each(inner.shape)
+    inverse = algebra.right_inverse(inner)
+    assert isinstance(inverse, Layout)
+    crd = idx2crd(inverse(_I), tile)
+    crd = crd if type(crd) is tuple else (crd,)
+    gshape = gmem.shape if type(gmem.shape) is tuple else (gmem.shape,)
+    full = (*crd, *(D(0) for _ in gshape[len(crd):]))
+    expected = gmem(full if type(gmem.shape) is tuple else full[0])
+    return [_claim("TMA-POST", "box element i is the gmem element of the tile coordinate at smem index i: "
+                   "box(i) == GMEM(idx2crd(right_inverse(SMEM)(i), tile))", "copy_traits_sm90_tma.hpp:723-852",
+                   size(walked), expected, walked(_I))]
+
+
+_PRODUCTS = ("logical_product", "zipped_product", "tiled_product", "flat_product")
+_DIVIDES = ("logical_divide", "zipped_divide", "tiled_divide", "flat_divide")
+
+BUILDERS: dict[str, Callable[..., list[Claim]]] = {
+    "composition": lambda a, b: _composition_tiled(a, b),
+    "complement": lambda layout, cotarget=None: _complement(
+        layout, cosize(algebra.filter(layout)) if cotarget is None else
+        (cotarget.shape if isinstance(cotarget, Layout) else cotarget)),
+    "right_inverse": _right_inverse,
+    "left_inverse": _left_inverse,
+    "coalesce": _coalesce,
+    **{op: _divide for op in _DIVIDES},
+    **{op: _product for op in _PRODUCTS},
+    # blocked/raked products are logical_product of the rank-padded layouts with the modes re-paired: the same
+    # indices, so the claims of that logical_product decide them.
+    "upcast": _upcast,
+    "downcast": _downcast,
+    "recast_layout": _recast_layout,
+    "tile_to_shape": _tile_to_shape,
+    "blocked_product": lambda a, b: _product(*_padded(a, b)),
+    "raked_product": lambda a, b: _product(*_padded(a, b)),
+    "filter": _filter,
+    "filter_zeros": _filter_zeros,
+    "nullspace": _nullspace,
+    "max_common_vector": _max_common_vector,
+    "max_common_layout": _max_common_layout,
+    "make_ordered_layout": _make_ordered_layout,
+    "make_layout_like": _make_layout_like,
+    "slice": _slice,
+    "slice_and_offset": _slice_and_offset,
+    "local_tile": _local_tile,
+    "local_partition": _local_partition,
+    # A partition is a slice of a zipped_divide: the view is right when the divide is (its claims), and the
+    # coordinate is inside the grid (IX-2 / IX-3, recorded by the algebra and decided as obligations).
+    "predicated_copy": predicated_copy_claims,
+    "vectorized_copy": vector_claims,
+    "make_tma_box": _make_tma_box,
+}
+
+
+def _padded(a: Layout, b: Layout) -> tuple[Layout, Layout]:
+    r = max(rank(a), rank(b))
+    return algebra._append_to(a, r), algebra._append_to(b, r)
+
+
+def _composition_tiled(a: Layout, b: object) -> list[Claim]:
+    if isinstance(b, Layout):
+        return _composition(a, b)
+    if isinstance(b, Underscore):
+        return []
+    out: list[Claim] = []
+    for k, (x, t) in enumerate(_pairs(a, b)):
+        out += [_rename(c, f" (mode {k})") for c in _composition(x, t)]
+    return out
+
+
+def has_postcondition(op: str) -> bool:
+    return op in BUILDERS
+
+
+def build(op: str, args: Sequence[object]) -> list[Claim]:
+    """The claims of ``op(*args)``; raises ``CuteRejection`` / ``UndefinedBehavior`` as the algebra does."""
+    builder = BUILDERS.get(op)
+    if builder is None:
+        return []
+    with Recorder():
+        return builder(*args)
+
+
+# -- concrete replay -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What concrete evaluation says at one assignment: the claim fails (with the values), or it holds."""
+
+    fails: bool
+    expected: int | None = None
+    actual: int | None = None
+    undefined: str | None = None
+
+
+def replay(op: str, args: Sequence[object], index: int, values: Mapping[str, int], id: str = "") -> Replay:
+    """Rebuild the claims of ``op`` on concrete operands and evaluate claim ``index`` at the witnesses."""
+    concrete = [substitute_operand(a, values) for a in args]
+    try:
+        claims = build(op, concrete)
+        c = claims[index]
+        w = {name: values[name] for name in c.witnesses}
+        if not _truth(c.domain, w):
+            return Replay(False)
+        if c.expected is not None and c.actual is not None:
+            exp, act = int(substitute(c.expected, w)), int(substitute(c.actual, w))
+            return Replay(exp != act, exp, act)
+        return Replay(not _truth(c.holds, w))
+    except UndefinedBehavior as exc:
+        return Replay(True, undefined=str(exc))
+    except CuteRejection:
+        return Replay(False)
+
+
+class TooLarge(Exception):
+    """Enumerating the witnesses of a concrete claim would take more than the limit."""
+
+
+def first_failure(c: Claim, limit: int = 1 << 16) -> dict[str, int] | None:
+    """For a concrete claim, the first witness assignment where it fails, or None when it holds everywhere."""
+    bounds = [(name, int(lo), int(hi)) for name, lo, hi in c.ranges]
+    count = 1
+    for _, lo, hi in bounds:
+        count *= max(0, hi - lo)
+    if count > limit:
+        raise TooLarge(f"{c.id}: {count} witness values to enumerate, more than {limit}")
+    for point in itertools.product(*(range(lo, hi) for _, lo, hi in bounds)):
+        w = dict(zip((name for name, _, _ in bounds), point))
+        if not _truth(c.holds, w):
+            return w
+    return None
+
+
+def _truth(b: Bool, values: Mapping[str, int]) -> bool:
+    if b.value is not None:
+        return bool(b.value)
+    return bool(b.evaluate(values))
+
+
+__all__ = ["BUILDERS", "Claim", "Replay", "TooLarge", "build", "first_failure", "has_postcondition", "replay",
+           "substitute_operand"]

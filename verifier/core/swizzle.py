@@ -1,0 +1,329 @@
+"""Swizzles and composed layouts: CuTe's ``Swizzle<B,M,S>`` (``swizzle.hpp``) and ``ComposedLayout<A,O,B>``
+(``layout_composed.hpp``, ``swizzle_layout.hpp``), as values; the algebra CuTe 4.2 defines on them is
+``algebra.swizzled``.
+
+``Swizzle(B, M, S)`` maps ``x`` to ``x ^ ((x & yyy_msk) >> S)`` (swizzle.hpp:73-79).  Its parameters are template
+arguments, so it is always static and its invariants are ``static_assert``s (swizzle.hpp:61-63), raised here as
+``CuteRejection`` naming the source.  Applied to an ``Int`` it keeps CuTe's flag: static in, static out.  For a
+symbolic integer the XOR is written exactly with ``/`` and ``%`` (floor bit extraction), so it stays an ``Int``.
+
+``ComposedLayout(a, offset, b)`` is the function ``c -> a(offset + b(c))``, printed ``a o offset o b`` exactly as
+CuTe (``Sw<2,0,-3> o _0 o (_8,_8):(_8,_1)``); its domain is ``b``'s (``size``, ``cosize``, ``shape``).
+
+The entry points are CuTe's overloads, each reproduced with its checks:
+
+* ``composition(Sw, L)`` is ``Sw o _0 o L``, or ``L`` for an identity swizzle (swizzle_layout.hpp:305-325);
+* ``composition(L, Sw)`` builds ``make_swizzle<L(yyy), L(zzz)>() o _0 o L`` (:327-341): L must be static
+  (a compile error otherwise), and CuTe NEVER checks that L is XOR-linear on the swizzled bits, so the result can
+  be silently wrong; obligation SW-3 records ``R(i) == L(Sw(i))``, decided on the (always concrete) values;
+* ``composition(Sw0, Sw1)`` merges masks (swizzle.hpp:119-131); ``composition(C, T)`` composes C's inner layout
+  (layout_composed.hpp:370-377); ``composition(L, C)`` needs a static ``_0`` offset (CMP-8, :379-389);
+* ``right_inverse`` / ``left_inverse`` of a composed layout (swizzle_layout.hpp:348-405; layout_composed.hpp:415-429),
+  including CuTe's "Kludge" offset inverse ``-O``, which compiles only for a static offset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TypeGuard, Union
+
+from verifier.core.basis import add
+from verifier.core.errors import CuteRejection, LayoutError
+from verifier.core.integers import Const, Int, S
+from verifier.core.layouts import Layout, depth, rank
+
+SW_SOURCE = "swizzle.hpp"
+_U32 = 1 << 32
+
+
+def _int32(v: int) -> int:
+    """Two's-complement wrap of a C++ ``int``."""
+    v &= _U32 - 1
+    return v - _U32 if v >= 1 << 31 else v
+
+
+def _shl_const(v: int, k: int, what: str) -> int:
+    """A ``constexpr int`` left shift (C++17): the count in ``[0, 32)`` and the result representable unsigned."""
+    if not 0 <= k < 32 or v < 0 or (v << k) >= _U32:
+        raise CuteRejection(f"compile error: {what} ({v} << {k}) is not a constant expression", "swizzle.hpp:66-68")
+    return _int32(v << k)
+
+
+class Swizzle:
+    """``Swizzle<BBits, MBase, SShift>``: XOR the ``B`` bits at ``M + max(0,S)`` into the bits at ``M - min(0,S)``."""
+
+    __slots__ = ("bits", "base", "shift", "yyy_msk", "zzz_msk")
+    bits: int
+    base: int
+    shift: int
+    yyy_msk: int
+    zzz_msk: int
+
+    def __init__(self, bits: int, base: int, shift: int) -> None:
+        for name, v in (("B", bits), ("M", base), ("S", shift)):
+            if type(v) is not int:
+                raise LayoutError(f"Swizzle<B,M,S>: {name} must be an integer, got {v!r}")
+        if base < 0:
+            raise CuteRejection("MBase must be positive.", "swizzle.hpp:61")
+        if bits < 0:
+            raise CuteRejection("BBits must be positive.", "swizzle.hpp:62")
+        if abs(shift) < bits:
+            raise CuteRejection("abs(SShift) must be more than BBits.", "swizzle.hpp:63")
+        if bits >= 31:  # (1 << 31) - 1 overflows int in swizzle.hpp:66
+            raise CuteRejection(f"compile error: bit_msk (1 << {bits}) - 1 overflows int", "swizzle.hpp:66")
+        bit_msk = (1 << bits) - 1
+        object.__setattr__(self, "bits", bits)
+        object.__setattr__(self, "base", base)
+        object.__setattr__(self, "shift", shift)
+        object.__setattr__(self, "yyy_msk", _shl_const(bit_msk, base + max(0, shift), "yyy_msk"))
+        object.__setattr__(self, "zzz_msk", _shl_const(bit_msk, base - min(0, shift), "zzz_msk"))
+
+    def __setattr__(self, *_: object) -> None:
+        raise AttributeError("Swizzle is immutable")
+
+    @property
+    def swizzle_code(self) -> int:
+        """``uint32_t(yyy_msk | zzz_msk)`` (swizzle.hpp:71)."""
+        return (self.yyy_msk | self.zzz_msk) & (_U32 - 1)
+
+    @property
+    def identity(self) -> bool:
+        return self.bits == 0
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Swizzle and (other.bits, other.base, other.shift) == (self.bits, self.base, self.shift)
+
+    def __hash__(self) -> int:
+        return hash(("Sw", self.bits, self.base, self.shift))
+
+    def __str__(self) -> str:
+        return f"Sw<{self.bits},{self.base},{self.shift}>"  # swizzle.hpp:464-467
+
+    def __repr__(self) -> str:
+        return f"Swizzle({self.bits},{self.base},{self.shift})"
+
+    def __call__(self, x: Int | int) -> Int:
+        """``offset ^ shiftr(offset & yyy_msk, msk_sft)`` (swizzle.hpp:76-79), static exactly when ``x`` is."""
+        if isinstance(x, int) and not isinstance(x, bool):
+            x = Int(Const(x), False)
+        if type(x) is not Int:
+            raise LayoutError(f"{self} takes an integer, not {x}")
+        if x.concrete:
+            v = int(x)
+            masked = v & self.yyy_msk
+            moved = masked >> self.shift if self.shift >= 0 else masked << -self.shift
+            return Int(Const(_int32(v ^ moved)), x.static)
+        return self._symbolic(x)
+
+    def _symbolic(self, x: Int) -> Int:
+        # z_k ^= y_k adds (1 - 2 z_k) * 2^zpos_k where y_k is set: an if-then-else of linear terms rather than the
+        # product y_k * (1 - 2 z_k), which would make the solver's problem nonlinear.  The Y and Z masks are
+        # disjoint because |S| >= B.
+        from verifier.core.integers import Op
+
+        out = x
+        ylo = self.base + max(0, self.shift)
+        zlo = self.base - min(0, self.shift)
+        for k in range(self.bits):
+            y, z = _bit(x, ylo + k), _bit(x, zlo + k)
+            flip = (S(1) - S(2) * z) * S(1 << (zlo + k))
+            out = out + Int(Op("ite", (Op("==", (y.expr, S(0).expr)), S(0).expr, flip.expr)), False)
+        return out
+
+    def substitute(self, values: Mapping[str, int]) -> Swizzle:
+        return self
+
+    @property
+    def concrete(self) -> bool:
+        return True
+
+    def symbols(self) -> set[str]:
+        return set()
+
+
+def _bit(x: Int, b: int) -> Int:
+    """Bit ``b`` of ``x`` in two's complement, with C++'s truncating ``%`` and ``/`` only."""
+    m = S(1 << (b + 1))
+    return ((x % m + m) % m) / S(1 << b)
+
+
+Fn = Union[Swizzle, Layout, "ComposedLayout"]
+
+
+class ComposedLayout:
+    """``ComposedLayout<A,O,B>``: the function ``c -> A(O + B(c))`` (layout_composed.hpp:108-119)."""
+
+    __slots__ = ("outer", "offset", "inner")
+    outer: Fn
+    offset: Int
+    inner: Fn
+
+    def __init__(self, outer: Fn, offset: Int | int, inner: Fn) -> None:
+        if isinstance(offset, int) and not isinstance(offset, bool):
+            offset = Int(Const(offset), False)
+        for part in (outer, inner):
+            if not isinstance(part, (Swizzle, Layout, ComposedLayout)):
+                raise LayoutError(f"a composed layout is made of swizzles and layouts, not {part!r}")
+        if not isinstance(offset, Int):
+            raise LayoutError(f"the offset of a composed layout is an integer, not {offset!r}")
+        object.__setattr__(self, "outer", outer)
+        object.__setattr__(self, "offset", offset)
+        object.__setattr__(self, "inner", inner)
+
+    def __setattr__(self, *_: object) -> None:
+        raise AttributeError("ComposedLayout is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return (type(other) is ComposedLayout and other.outer == self.outer and other.offset == self.offset
+                and other.inner == self.inner)
+
+    def __hash__(self) -> int:
+        return hash(("composed", self.outer, self.offset, self.inner))
+
+    def __str__(self) -> str:
+        return f"{self.outer} o {self.offset} o {self.inner}"  # layout_composed.hpp:647-651
+
+    def __repr__(self) -> str:
+        return f"ComposedLayout({self})"
+
+    # CuTe's accessors (layout_composed.hpp:69-102)
+    def layout_a(self) -> Fn:
+        return self.outer
+
+    def layout_b(self) -> Fn:
+        return self.inner
+
+    def _domain(self) -> Layout | ComposedLayout:
+        if isinstance(self.inner, Swizzle):
+            raise CuteRejection(f"compile error: {self} has no domain: its inner function {self.inner} is a "
+                                "swizzle, which has no shape", "layout_composed.hpp:93-97")
+        return self.inner
+
+    @property
+    def shape(self) -> object:
+        return self._domain().shape
+
+    def size(self) -> Int:
+        return self._domain().size()
+
+    def cosize(self) -> Int:
+        """``cosize(layout_b)`` (layout_composed.hpp:270-277; swizzle_layout.hpp:168-175): A and O are ignored."""
+        return self._domain().cosize()
+
+    def rank(self) -> int:
+        d = self._domain()
+        return d.rank() if isinstance(d, ComposedLayout) else rank(d)
+
+    def depth(self) -> int:
+        d = self._domain()
+        return d.depth() if isinstance(d, ComposedLayout) else depth(d)
+
+    def __call__(self, *coord: object) -> Int:
+        """``layout_a()(offset() + layout_b()(coord))`` (layout_composed.hpp:118)."""
+        if not coord:
+            raise LayoutError("a composed layout needs a coordinate")
+        v = self.inner(*coord)  # type: ignore[arg-type]  # each inner function takes its own coordinate kind
+        w = add(self.offset, v)
+        if type(w) is not Int:
+            raise LayoutError(f"{self}: the inner value {w} is a coordinate, which the outer function cannot take")
+        return self.outer(w)
+
+    @property
+    def concrete(self) -> bool:
+        return self.outer.concrete and self.offset.concrete and self.inner.concrete
+
+    def symbols(self) -> set[str]:
+        return self.outer.symbols() | self.offset.symbols() | self.inner.symbols()
+
+    def substitute(self, values: Mapping[str, int]) -> ComposedLayout:
+        from verifier.core.integers import substitute
+
+        offset = self.offset if type(self.offset) is not Int else substitute(self.offset, values)  # smem_ptr flags
+        return ComposedLayout(self.outer.substitute(values), offset, self.inner.substitute(values))
+
+    def values(self, limit: int | None = None) -> list[int]:
+        """``[C(0), ..., C(size-1)]`` for a concrete composed layout."""
+        n = int(self.size())
+        if limit is not None and n > limit:
+            raise LayoutError(f"size {n} is larger than the limit {limit} for enumerating values")
+        return [int(self(i)) for i in range(n)]
+
+
+def make_composed_layout(a: Fn, offset: Int | int, b: Fn) -> ComposedLayout:
+    """``make_composed_layout(a, o, b)`` (layout_composed.hpp:205-213): always a ComposedLayout."""
+    return ComposedLayout(a, offset, b)
+
+
+def compose3(a: Fn, offset: Int, b: Fn) -> Fn:
+    """The three-argument ``composition(a, o, b)`` (layout_composed.hpp:358-368), whose overload for an identity
+    swizzle, a static ``_0`` offset and a plain layout returns the layout (swizzle_layout.hpp:305-315)."""
+    # An smem_ptr flag is an Int<0> by derivation: the generic overload matches it better (gmma.py).
+    if isinstance(a, Swizzle) and a.identity and type(offset) is Int and offset.is_constant(0) \
+            and isinstance(b, Layout):
+        return b
+    return ComposedLayout(a, offset, b)
+
+
+def is_swizzled(x: object) -> TypeGuard[Swizzle | ComposedLayout]:
+    """Whether ``x`` is a swizzle or a composed layout (the operands this module's overloads take)."""
+    return isinstance(x, (Swizzle, ComposedLayout))
+
+
+# -- make_swizzle and composition ---------------------------------------------------------------------------------
+
+
+def _popcount(x: int) -> int:
+    return bin(x).count("1")
+
+
+def _countr_zero(x: int) -> int:
+    """``countr_zero`` of a ``uint32_t`` (numeric/math.hpp:247-252): 32 for zero."""
+    return 32 if x == 0 else (x & -x).bit_length() - 1
+
+
+def make_swizzle(y: int, z: int) -> Swizzle:
+    """``make_swizzle<Y, Z>()`` (swizzle.hpp:103-117): the swizzle whose masks are exactly ``Y`` and ``Z``."""
+    b = _popcount(y)
+    if b != _popcount(z):
+        raise CuteRejection("Number of bits in Y and Z don't match", "swizzle.hpp:110")
+    ty, tz = _countr_zero(y), _countr_zero(z)
+    sw = Swizzle(b, min(ty, tz) % 32, ty - tz)
+    if (y | z) != sw.swizzle_code:
+        raise CuteRejection("Something went wrong.", "swizzle.hpp:115")
+    return sw
+
+
+def compose_swizzles(s0: Swizzle, s1: Swizzle) -> Swizzle:
+    """``composition(Sw0, Sw1)`` (swizzle.hpp:119-131): the XOR of their masks, which needs equal shifts."""
+    if s0.shift != s1.shift:
+        raise CuteRejection("Can only merge swizzles of the same shift.", "swizzle.hpp:125")
+    return make_swizzle((s0.yyy_msk ^ s1.yyy_msk) & (_U32 - 1), (s0.zzz_msk ^ s1.zzz_msk) & (_U32 - 1))
+
+
+class SmemPtrFlag(Int):
+    """``smem_ptr_flag_bits<B>``: a static ``_0`` offset that marks an unset smem pointer of ``B``-bit elements."""
+
+    __slots__ = ("bits",)
+    bits: int
+
+    def __init__(self, bits: int) -> None:
+        if bits < 1:
+            raise LayoutError(f"smem_ptr[{bits}b]: the element width must be positive")
+        super().__init__(Const(0), True)
+        object.__setattr__(self, "bits", bits)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is SmemPtrFlag and other.bits == self.bits
+
+    def __hash__(self) -> int:
+        return hash(("smem_ptr", self.bits))
+
+    def __str__(self) -> str:
+        return f"smem_ptr[{self.bits}b](unset)"  # pointer_flagged.hpp (print of smem_ptr_flag_bits)
+
+    def __repr__(self) -> str:
+        return f"SmemPtrFlag({self.bits})"
+
+
+__all__ = ["ComposedLayout", "SmemPtrFlag", "Swizzle", "compose3", "compose_swizzles", "is_swizzled",
+           "make_composed_layout", "make_swizzle"]

@@ -1,0 +1,718 @@
+"""The engine: prove an operation valid (or a layout property true) for every allowed value, refute it with a
+replayed counterexample, or say ``unknown`` with the reason.
+
+Each thing to decide is an ``Item``: a formula ``holds`` over the symbols and witness variables (coordinates),
+universally quantified over ``lo <= w < hi`` for each witness and over the symbols' assumptions.  Deciding it is a
+satisfiability question on its negation:
+
+1. Z3 on the exact integer encoding (``encoding.py``): ``unsat`` is a proof; a model is a candidate
+   counterexample.
+2. When Z3 gives up (nonlinear arithmetic is undecidable in general), Z3 again with every symbol confined to its
+   64 smallest allowed values: a cheap, finite search that finds the usual small counterexamples.
+3. Otherwise ``unknown``, with the solver's reason.
+
+Once one deciding item is refuted the verdict is settled; the other items are still decided, for the report, but
+first with the symbols pinned to the values already found (where the problem is nearly linear and a failing
+coordinate is found at once) and then within a short budget.
+
+Soundness: a candidate counterexample is reported only after ``replay`` confirms it by concrete evaluation of the
+algebra (rerun on the substituted operands, so an encoding mistake can never produce a false refutation), and a
+proof is reported only on ``unsat`` of the full problem, whose assumptions include that no division can fault
+(that is its own item, ``DIV0``, decided the same way).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from verifier.algebra import ops as algebra
+from verifier.algebra import registry
+from verifier.contracts import claims
+from verifier.contracts.claim import WITNESSES, Claim
+from verifier.contracts.claims import Replay
+from verifier.core.errors import UndefinedBehavior
+from verifier.core.integers import Bool, Const, D, Expr, Int, Op, Sym, and_, format_expr, le, ne, or_
+from verifier.core.layouts import Layout, Tile
+from verifier.core.obligations import NEVER, UB, WARNING, severity
+from verifier.core.symbols import Symbols
+from verifier.engine.verdicts import (
+    DEFAULT_POLICY,
+    INVALID,
+    PROVED,
+    REFUTED,
+    UNKNOWN,
+    VALID,
+    Counterexample,
+    ObligationVerdict,
+    Policy,
+    Verdict,
+)
+from verifier.notation.cpp import show
+from verifier.notation.interop import coerce
+from verifier.solver.budget import DEFAULT_TIMEOUT, UNITS_PER_SECOND, Budget
+from verifier.solver.domain import check_domain
+from verifier.solver.simplify import QUOTIENT
+from verifier.solver.solve import negate, new_context, solve
+
+if TYPE_CHECKING:  # z3 and the encoding load on the first solver call, not at start-up
+    from verifier.solver.encoding import Encoder
+    from verifier.solver.solve import Context, Formula, Model
+
+BOUNDED_SPAN = 64
+# Resource units an item gets once the verdict is settled by another item's counterexample (a quarter of a nominal
+# second).
+SETTLED_BUDGET = UNITS_PER_SECOND // 4
+# Resource units at most spent lowering a counterexample's values (a nominal second).
+MINIMISE_BUDGET = UNITS_PER_SECOND
+# Preconditions whose failure is itself the error, with no postcondition to confirm it: a tile or thread
+# coordinate outside the grid gives a view outside the tensor (docs/semantics.md, partitions).
+SELF_EVIDENT = {"IX-2", "IX-3", "SLICE-IN", "TMA-RANK", "TMA-BOX", "TMA-INNER", "TMA-SWIZZLE", "TMA-MAJOR",
+                "TMA-GSTRIDE", "TMA-GDIM"}
+# The assumption CuTe documents for upcast's per-mode recast (layout.hpp:1820-1822): its failure is the error,
+# while the claims' "same bytes" reading (RC-*) is stricter than CuTe's contract (a warning).
+CONTRACT = {"UP-2"}
+# Unchecked preconditions that decide the verdict even where the operation has claims (docs/semantics.md).
+_KEPT = SELF_EVIDENT | {"MCV-1"}
+# The algebra's own concrete postconditions are superseded by the engine's claims of the same meaning.
+_SUPERSEDED = {"CMP-POST", "CMP-POST-SIZE", "CPL-POST", "RI-POST", "LI-3", "DIV-POST", "DIV-EXACT", "PRD-POST"}
+
+
+@dataclass(frozen=True)
+class Item:
+    """One universally quantified statement to decide, with the concrete replay that confirms a refutation."""
+
+    id: str
+    description: str
+    source: str
+    cute_checks: str
+    deciding: bool
+    ranges: tuple[tuple[str, Int, Int], ...]
+    holds: Bool
+    replay: Callable[[Mapping[str, int]], Replay]
+
+    @property
+    def witnesses(self) -> tuple[str, ...]:
+        return tuple(w for w, _, _ in self.ranges)
+
+    @property
+    def condition(self) -> str:
+        text = format_expr(self.holds.expr)
+        if self.ranges:
+            bounds = ", ".join(f"{format_expr(lo.expr)} <= {w} < {format_expr(hi.expr)}" for w, lo, hi in self.ranges)
+            text = f"for all {bounds}: {text}"
+        return text
+
+
+# Which route decided an item: Z3 on the whole problem (a proof, or a model it found), or the finite search over
+# the symbols' smallest values (a counterexample).
+FULL, BOUNDED, PINNED = "z3", "bounded search", "z3 at another item's counterexample values"
+CONCRETE = "concrete evaluation (no solver)"
+# An item free of symbols is decided by evaluating it at every witness value, up to this many, without Z3 (whose
+# import and first query cost more than the evaluation).
+CONCRETE_POINTS = 1 << 8
+
+
+@dataclass(frozen=True)
+class Decision:
+    status: str
+    counterexample: Counterexample | None = None
+    reason: str | None = None
+    route: str | None = None
+
+
+class Engine:
+    """Decides items over one symbol table within a budget of Z3 resource units (``budget.py``)."""
+
+    def __init__(self, symbols: Symbols, timeout: float = DEFAULT_TIMEOUT, rlimit: int | None = None,
+                 budget: Budget | None = None) -> None:
+        self.symbols = symbols
+        self.budget = budget if budget is not None else Budget(rlimit, timeout)
+        self._evaluated: dict[int, tuple[Item, Decision | None]] = {}  # the item is kept so that its id stays its
+
+    @cached_property
+    def encoder(self) -> Encoder:
+        from verifier.solver.encoding import Encoder
+
+        return Encoder(self.symbols, {w: (0, None) for w in WITNESSES})
+
+    @cached_property
+    def ctx(self) -> Context | None:
+        """This verdict's own Z3 context (see ``solve``) when it has symbols; a problem without symbols is small and
+        linear, and a context costs 5 ms to create, more than deciding it."""
+        return new_context() if any(True for _ in self.symbols) else None
+
+    def remaining(self) -> int:
+        """Resource units left (0 once the wall-clock safety net fired)."""
+        return self.budget.left()
+
+    # -- encoding ---------------------------------------------------------------------------------------------
+
+    def _negation(self, item: Item) -> list[Formula]:
+        enc = self.encoder
+        enc.context_empty = _empty(item.ranges, enc)
+        try:
+            out = [enc.boolean(item.holds.expr)]
+        finally:
+            enc.context_empty = None
+        for w, lo, hi in item.ranges:
+            v = enc.var(w)
+            out += [v >= enc.term(lo), v < enc.term(hi)]
+        # The negated statement, under the item's witness domain.
+        return [*out[1:], negate(out[0])]
+
+    def divisors(self) -> list[Expr]:
+        """Every divisor met while encoding that is free of witnesses and not provably nonzero."""
+        seen: dict[Expr, None] = {}
+        if "encoder" not in self.__dict__:  # nothing was encoded
+            return []
+        for e in self.encoder.divisors:
+            if not (set(e.symbols()) & set(WITNESSES)):
+                seen.setdefault(e, None)
+        return list(seen)
+
+    # -- deciding ---------------------------------------------------------------------------------------------
+
+    def closed(self, item: Item) -> bool:
+        """The problem has no symbols and the item mentions only its witnesses (a replay then needs no values)."""
+        if any(True for _ in self.symbols):
+            return False
+        names = set(item.holds.expr.symbols())
+        for _, lo, hi in item.ranges:
+            names |= lo.symbols() | hi.symbols()
+        return names <= set(item.witnesses)
+
+    def evaluate(self, item: Item) -> Decision | None:
+        """Decide a closed item by evaluating it at every witness value (None: too many, or undefined there)."""
+        if id(item) not in self._evaluated:
+            self._evaluated[id(item)] = (item, self._evaluate(item))
+        return self._evaluated[id(item)][1]
+
+    def _evaluate(self, item: Item) -> Decision | None:
+        try:  # too many witness values: the solver decides (checked first: one evaluation costs tens of µs)
+            count = 1
+            for _, lo, hi in item.ranges:
+                count *= max(0, int(hi.evaluate({})) - int(lo.evaluate({})))
+            if count > CONCRETE_POINTS:
+                return None
+        except (KeyError, UndefinedBehavior, ZeroDivisionError):
+            pass  # a range that depends on an earlier witness: counted while enumerating
+        points = [0]
+
+        def walk(k: int, env: dict[str, int]) -> Iterator[dict[str, int]]:
+            if k == len(item.ranges):
+                yield env
+                return
+            w, lo, hi = item.ranges[k]
+            for x in range(int(lo.evaluate(env)), int(hi.evaluate(env))):
+                points[0] += 1
+                if points[0] > CONCRETE_POINTS:
+                    raise _TooMany
+                yield from walk(k + 1, {**env, w: x})
+
+        try:
+            for env in walk(0, {}):
+                if not item.holds.expr.evaluate(env):
+                    r = item.replay(env)
+                    if not r.fails:
+                        return None
+                    coord = tuple(env[w] for w in item.witnesses)
+                    return Decision(REFUTED, Counterexample({}, item.id, coord[0] if len(coord) == 1 else
+                                                            (coord or None), r.expected, r.actual), route=CONCRETE)
+        except (_TooMany, UndefinedBehavior, ZeroDivisionError):
+            return None
+        return Decision(PROVED, route=CONCRETE)
+
+    def decide(self, item: Item, budget: float | None = None, assume_nonzero: bool = True,
+               hints: Sequence[Mapping[str, int]] = ()) -> Decision:
+        """Decide one item.  ``hints`` are symbol values at which another item already failed: tried first, with
+        the symbols pinned, and their presence means the verdict is settled, so the budget is capped."""
+        if self.closed(item):
+            done = self.evaluate(item)
+            if done is not None:
+                return done
+        from verifier.solver.encoding import Unencodable
+
+        try:
+            negation = self._negation(item)
+        except Unencodable as exc:
+            return Decision(UNKNOWN, reason=f"cannot encode: {exc}")
+        base = self.encoder.assumptions()
+        if assume_nonzero:
+            base += [self.encoder.nonzero(d) for d in self.divisors()]
+        units = self.remaining() if budget is None else min(budget, self.remaining())
+        if hints:
+            units = min(units, SETTLED_BUDGET)
+        for hint in hints[:2]:
+            pinned = [self.encoder.var(n) == v for n, v in hint.items() if n in self.symbols]
+            status, model, _ = solve(base + negation + pinned, self.budget.part(units / 4), self.ctx)
+            if status == "sat":
+                found = self._confirm(item, model)
+                if found is not None:
+                    return Decision(REFUTED, counterexample=found, route=PINNED)
+        status, model, why = solve(base + negation, self.budget.part(units), self.ctx)
+        if status == "unsat":
+            return Decision(PROVED, route=FULL)
+        # A counterexample in small values reads better, and when Z3 gave up on the unbounded problem the finite
+        # search over the small values is where counterexamples usually are.
+        found = self._confirm(item, model) if status == "sat" else None
+        route = FULL
+        if found is None or not self._small(found.params):
+            bounded = [self.encoder.var(sym.name) <= sym.lo + BOUNDED_SPAN * sym.multiple_of for sym in self.symbols]
+            small, model2, _ = solve(base + negation + bounded, self.budget.part(units / 2), self.ctx)
+            smaller = self._confirm(item, model2) if small == "sat" else None
+            if smaller is not None:
+                found, route = smaller, BOUNDED
+        if found is not None:
+            return Decision(REFUTED, counterexample=self._minimise(item, base + negation, found), route=route)
+        if status == "sat":
+            why = "the solver's candidate counterexample did not replay concretely"
+        return Decision(UNKNOWN, reason=why)
+
+    def _minimise(self, item: Item, constraints: list[Formula], found: Counterexample) -> Counterexample:
+        """The counterexample with each symbol, in table order, lowered towards the smallest admitted value at
+        which the item still fails (the others kept), by bisection.  Each candidate has every symbol pinned, so Z3
+        only looks for the witness coordinate (quick), and it is replayed concretely.  Best effort within
+        ``MINIMISE_BUDGET`` resource units: the verdict never depends on it, only how readable the values are, and
+        the values found do not depend on the machine's load."""
+        budget = self.budget.part(min(MINIMISE_BUDGET, self.remaining() / 4))
+        for sym in self.symbols:
+            name = sym.name
+            if name not in found.params:
+                continue
+            lo, hi = sym.lo, found.params[name]
+            while lo < hi and budget.left() >= 1000:
+                mid = lo + (hi - lo) // 2
+                mid += -mid % sym.multiple_of  # an admitted value: the next multiple
+                smaller = (self._fails_at(item, constraints, {**found.params, name: mid}, budget)
+                           if mid < hi else None)
+                if smaller is not None:
+                    found, hi = smaller, mid
+                else:
+                    lo = mid + 1
+        return found
+
+    def _fails_at(self, item: Item, constraints: list[Formula], params: Mapping[str, int], budget: Budget
+                  ) -> Counterexample | None:
+        """The item's counterexample at exactly these symbol values (a witness found by Z3), or None."""
+        from verifier.core.symbols import _holds
+
+        if not all(s.admits(params[s.name]) for s in self.symbols if s.name in params):
+            return None
+        if not all(_holds(r, params) for r in self.symbols.relations):
+            return None
+        pinned = [self.encoder.var(n) == v for n, v in params.items()]
+        status, model, _ = solve([*constraints, *pinned], budget.part(UNITS_PER_SECOND // 10), self.ctx)
+        return self._confirm(item, model) if status == "sat" else None
+
+    def _small(self, params: Mapping[str, int]) -> bool:
+        return all(params.get(s.name, s.lo) <= s.lo + BOUNDED_SPAN * s.multiple_of for s in self.symbols)
+
+    def _confirm(self, item: Item, model: Model) -> Counterexample | None:
+        names = [s.name for s in self.symbols] + list(item.witnesses)
+        values = self.encoder.model_values(model, names)
+        try:
+            r = item.replay(values)
+        except UndefinedBehavior as exc:  # evaluating the item itself divides by zero there: CuTe would too
+            r = Replay(True, undefined=str(exc))
+        if not r.fails:
+            return None
+        params = {k: v for k, v in values.items() if k not in WITNESSES}
+        coord: int | tuple[int, ...] | None = None
+        if item.witnesses:
+            ws = tuple(values[w] for w in item.witnesses)
+            coord = ws[0] if len(ws) == 1 else ws
+        return Counterexample(params, item.id, coord, r.expected, r.actual,
+                              note=f"undefined behaviour: {r.undefined}" if r.undefined else None)
+
+
+class _TooMany(Exception):
+    pass
+
+
+# -- operations -----------------------------------------------------------------------------------------------
+
+
+# How a refuted claim is replayed: ``(op, args, claim index, values, claim id)``.
+_Confirm = Callable[[str, Sequence[object], int, Mapping[str, int], str], Replay]
+
+
+def _claim_items(op: str, args: Sequence[object], built: list[Claim]) -> list[Item]:
+    items = []
+    for k, c in enumerate(built):
+        confirm = _oracle_replay if c.id in claims.CONFIRM_BY_ORACLE else claims.replay
+
+        def replay(values: Mapping[str, int], k: int = k, confirm: _Confirm = confirm, id: str = c.id) -> Replay:
+            return confirm(op, args, k, values, id)
+
+        items.append(Item(c.id, c.description, c.source, NEVER, True, c.ranges, c.holds, replay))
+    return items
+
+
+def _oracle_replay(op: str, args: Sequence[object], k: int, values: Mapping[str, int], id: str) -> Replay:
+    """The claim fails here and the algebra's own concrete postcondition says CuTe's result is wrong here."""
+    r = claims.replay(op, args, k, values)
+    if not r.fails:
+        return r
+    try:
+        wrong = not valid_at(op, args, {n: v for n, v in values.items() if n not in WITNESSES},
+                             strict=severity(id) == WARNING)
+    except claims.TooLarge:
+        wrong = False
+    return r if wrong else Replay(False)
+
+
+def _obligation_items(op: str, args: Sequence[object], outcome: registry.Outcome, have_claims: bool) -> list[Item]:
+    items = []
+    for ob in outcome.obligations:
+        if have_claims and ob.id in _SUPERSEDED:
+            continue
+        # With claims, CuTe's unchecked preconditions are shown but the claims decide, except the ones whose
+        # failure is the error itself and those the semantics list among the operation's checks.
+        deciding = (ob.cute_checks == UB or ob.id in CONTRACT
+                    or (ob.cute_checks == NEVER and (not have_claims or ob.id in _KEPT)))
+        cond = ob.condition
+
+        def replay(values: Mapping[str, int], cond: Bool = cond, ub: bool = ob.cute_checks == UB,
+                   ob_id: str = ob.id) -> Replay:
+            if cond.evaluate(values):
+                return Replay(False)
+            if ub:
+                return Replay(True)
+            # Without a postcondition of its own, a failing condition is reported only where the algebra's
+            # concrete postcondition confirms that CuTe's result is wrong.
+            try:
+                return Replay(not valid_at(op, args, values, strict=severity(ob_id) == WARNING))
+            except claims.TooLarge:
+                return Replay(False)
+
+        def recheck(values: Mapping[str, int], cond: Bool = cond) -> Replay:
+            return Replay(not cond.evaluate(values))
+
+        items.append(Item(ob.id, ob.description, ob.source, ob.cute_checks, deciding, (), cond,
+                          replay if not have_claims else recheck))
+    return items
+
+
+def _empty(ranges: Sequence[tuple[str, Int, Int]], enc: Encoder) -> Bool | None:
+    """When the witnesses' domain is empty (some witness-free range ``lo <= w < hi`` with ``hi <= lo``), or None
+    when no range can be: a division by an extent that runs per coordinate runs for none of an empty layout.
+    Ranges that the symbols' bounds keep non-empty are left out (a disjunction the solver need not consider)."""
+    empties = [le(hi, lo) for _, lo, hi in ranges
+               if not (set(lo.symbols()) | set(hi.symbols())) & set(WITNESSES)
+               and not _never_empty(enc, lo, hi)]
+    return or_(*empties) if empties else None
+
+
+def _never_empty(enc: Encoder, lo: Int, hi: Int) -> bool:
+    low = enc.interval((hi - lo).expr)[0]
+    return low is not None and low >= 1
+
+
+def _div0_item(divisors: list[Expr], empty_when: Mapping[Expr, list[Bool] | None]) -> Item:
+    def defined(d: Expr) -> Bool:
+        empties = empty_when.get(d)
+        ok = ne(Int(d, False), D(0))
+        return or_(ok, and_(*empties)) if empties else ok
+
+    cond = and_(*(defined(d) for d in divisors))
+
+    def replay(values: Mapping[str, int]) -> Replay:
+        for d in divisors:
+            empties = empty_when.get(d)
+            if d.evaluate(values) == 0 and not (empties and all(e.evaluate(values) for e in empties)):
+                return Replay(True, undefined=f"{format_expr(d)} == 0 is a divisor")
+        return Replay(False)
+
+    return Item("DIV0", "no division by zero in CuTe's arithmetic or in evaluating the layouts", "stride.hpp, "
+                "layout.hpp", UB, True, (), cond, replay)
+
+
+def items_for(op: str, args: Sequence[object], outcome: registry.Outcome) -> list[Item]:
+    """What must be decided for ``op(*args)``: its claims, then the obligations the algebra recorded."""
+    built = claims.build(op, args)
+    return _claim_items(op, args, built) + _obligation_items(op, args, outcome, bool(built))
+
+
+def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, policy: Policy
+                     ) -> Verdict:
+    """The verdict on ``op(*args)`` within ``budget``, without a guard (``engine.verify`` adds it): the domain
+    check, CuTe's own rejections and undefined behaviour, then the claims and obligations decided."""
+    args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
+    inputs = tuple(show(a) for a in args)
+    assumptions = symbols.described()
+    undecided = check_domain(op, args, symbols)
+    if undecided is not None:
+        return Verdict(op, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
+    outcome = registry.apply(op, *args)
+    if outcome.rejection is not None:
+        return Verdict(op, inputs, INVALID, reason=str(outcome.rejection),
+                       assumptions=assumptions)
+    if outcome.undefined is not None:
+        return Verdict(op, inputs, INVALID, reason=f"undefined behaviour in CuTe: {outcome.undefined}",
+                       assumptions=assumptions)
+    from verifier.algebra.composed import TRANSFER, inner_problem
+
+    inner = inner_problem(op, list(args))
+    if inner is not None:  # Sw o O o B: the operation on B decides it exactly (composed_ops.py)
+        v = decide_operation(op, inner, symbols, budget, policy)
+        routed = tuple(replace(d, route=f"{TRANSFER}; {d.route}" if d.route else TRANSFER) for d in v.obligations)
+        return replace(v, inputs=inputs, result=str(outcome.result), obligations=routed)
+    if _composed_slice(op, args):  # a composed slice: SLICE-POST decides (algebra/composed_slice.py)
+        items = _obligation_items(op, args, outcome, have_claims=False)
+        symbolic_post = any(o.id == "SLICE-POST" for o in outcome.obligations)
+        if not symbolic_post:
+            return Verdict(op, inputs, UNKNOWN, str(outcome.result), reason="slice_and_offset of a composed layout "
+                           "is decided only for a slice of static size up to 4096 (SLICE-POST)",
+                           assumptions=assumptions)
+    elif op == "make_tma_box":  # TMA-POST and the driver's constraints (algebra/tma.py), symbolic gmem included
+        items = items_for(op, args, outcome)
+        symbolic_post = True
+    elif any(_unmodelled(a, op) for a in args):
+        if not all(_concrete(a) for a in args):
+            return Verdict(op, inputs, UNKNOWN, str(outcome.result), reason="the engine decides swizzled and "
+                           "scaled-basis (E<i>) operands only on concrete values; these have symbols",
+                           assumptions=assumptions)
+        # Concrete: the algebra's own postcondition, decided by enumeration, is the verdict.
+        items = _obligation_items(op, args, outcome, have_claims=False)
+        symbolic_post = False
+    else:
+        items = items_for(op, args, outcome)
+        symbolic_post = claims.has_postcondition(op)
+    engine = Engine(symbols, budget=budget)
+    if _composed_slice(op, args):
+        decisions = _decide_slice(engine, op, args, outcome, items, policy)
+    else:
+        decisions = decide_all(engine, items, policy)
+    verdict, cex, reason = summarize(decisions, policy)
+    if verdict == VALID and not symbolic_post and not _decided_post(decisions):
+        # Proving the obligations is not a proof of the result: the postcondition is decided here only by the
+        # algebra's enumeration on concrete values, which did not run (too large) or recorded nothing.
+        verdict, reason = UNKNOWN, f"{op}: no postcondition was decided for these operands; its obligations hold"
+    result = shown_result(outcome.result, symbols)
+    return Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, assumptions=assumptions)
+
+
+def shown_result(result: object, symbols: Symbols) -> str:
+    """The result as printed: each symbolic leaf simplified under the assumptions (``M+1-1`` is ``M``, and
+    ``min(M,128)`` is 128 when ``M >= 128`` is assumed) where that is shorter; static/dynamic flags are kept."""
+    if result is None or not any(True for _ in symbols):  # nothing symbolic to simplify (and z3 stays unloaded)
+        return str(result)
+    from verifier.core.int_tuple import transform_leaf
+    from verifier.solver.encoding import Encoder, Unencodable
+
+    enc = Encoder(symbols, {})
+
+    def back(e: Expr) -> Expr:  # the quotient atom M÷m is M/m (m divides M)
+        if isinstance(e, Sym) and QUOTIENT in e.name:
+            name, m = e.name.split(QUOTIENT)
+            return Op("/", (Sym(name), Const(int(m))))
+        if isinstance(e, Op):
+            return Op(e.op, tuple(back(a) for a in e.args))
+        return e
+
+    def leaf(x: Int) -> Int:
+        if type(x) is not Int or x.concrete:
+            return x
+        try:
+            simpler = Int(back(enc.simplifier.simplify(x.expr)), x.static)
+        except (ArithmeticError, Unencodable, RecursionError):
+            return x
+        return simpler if len(str(simpler)) < len(str(x)) else x
+
+    try:
+        if isinstance(result, Layout):
+            return str(Layout(transform_leaf(result.shape, leaf), transform_leaf(result.stride, leaf)))
+        if isinstance(result, algebra.OffsetLayout) and isinstance(result.layout, Layout):
+            inner = result.layout
+            return str(algebra.OffsetLayout(Layout(transform_leaf(inner.shape, leaf),
+                                                   transform_leaf(inner.stride, leaf)), leaf(result.offset)))
+        if isinstance(result, Int):
+            return str(leaf(result))
+    except (ArithmeticError, TypeError):  # a leaf the simplifier does not take (a scaled basis): as computed
+        pass
+    return str(result)
+
+
+def _is_post(id: str) -> bool:
+    """A postcondition the algebra decides by enumeration: ``*-POST``, and left_inverse's ``LI-3``."""
+    return id.endswith("POST") or id == "LI-3"
+
+
+def _decided_post(decisions: Sequence[ObligationVerdict]) -> bool:
+    """The algebra decided a postcondition on concrete values and it holds."""
+    return any(_is_post(d.id) and d.status == PROVED and d.deciding for d in decisions)
+
+
+def _decide_slice(engine: Engine, op: str, args: Sequence[object], outcome: registry.Outcome, items: list[Item],
+                  policy: Policy) -> list[ObligationVerdict]:
+    """A composed slice's obligations: SLICE-POST by evaluation at every admitted in-extent value of the
+    coordinate's symbols where there are few (exact), every other item on the bit-vector route first."""
+    from verifier.engine.slices import EXHAUSTIVE, coordinate_domain, decide_exhaustively
+
+    domain = coordinate_domain(args[0], args[1])  # type: ignore[arg-type]
+    out: list[ObligationVerdict] = []
+    rest = []
+    for item in items:
+        if item.id != "SLICE-POST" or domain is None:
+            rest.append(item)
+            continue
+        bad = decide_exhaustively(op, (args[0], args[1]), domain, engine.symbols)
+        cex = None if bad is None else Counterexample(bad, item.id)
+        out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
+                                     PROVED if bad is None else REFUTED, item.deciding, cex, route=EXHAUSTIVE))
+    return decide_bits_first(engine, rest, policy) + out
+
+
+BITS = "z3 on 64-bit bit-vectors (bv_encoding.py)"
+
+
+def decide_bits_first(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLICY,
+                       prove_only: bool = False) -> list[ObligationVerdict]:
+    """Swizzles and bank arithmetic are bit fields: each item is tried on the exact bit-vector encoding first (a
+    model is replayed concretely before it counts), then on the integer encoding if that does not decide it."""
+    from verifier.solver.bv_encoding import decide as bv_decide
+    from verifier.solver.encoding import Unencodable
+
+    out: list[ObligationVerdict] = []
+    for n, item in enumerate(items):
+        share = engine.budget.part(engine.remaining() / max(1, len(items) - n))
+        try:
+            status, values = bv_decide(item.holds, item.ranges, engine.symbols, share)
+        except Unencodable:
+            status, values = "unknown", None
+        if status == "proved":
+            out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
+                                         PROVED, item.deciding, route=BITS))
+            continue
+        if status == "sat" and values is not None and not prove_only:  # else the integer route finds small values
+            r = item.replay(values)
+            if r.fails:
+                params = {k: v for k, v in values.items() if not k.startswith("#")}
+                ws = tuple(values[w] for w in item.witnesses)
+                cex = Counterexample(params, item.id, ws[0] if len(ws) == 1 else ws or None, r.expected, r.actual)
+                out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks,
+                                             item.condition, REFUTED, item.deciding, cex, route=BITS))
+                continue
+        out += decide_all(engine, [item], policy)
+    return out
+
+
+def _composed_slice(op: str, args: Sequence[object]) -> bool:
+    from verifier.algebra.composed import SLICES
+    from verifier.core.swizzle import ComposedLayout
+
+    return op in SLICES and len(args) == 2 and isinstance(args[1], ComposedLayout)
+
+
+def _unmodelled(arg: object, op: str | None = None) -> bool:
+    """An operand the claims do not decide symbolically for ``op``: swizzles and composed layouts, and
+    scaled-basis strides outside the operations whose claims compare coordinates (codomain.py)."""
+    from verifier.algebra.registry import BASIS_OPERATIONS
+    from verifier.core.basis import ScaledBasis
+    from verifier.core.int_tuple import leaves
+    from verifier.core.layouts import Layout
+    from verifier.core.swizzle import ComposedLayout, Swizzle
+
+    if isinstance(arg, ComposedLayout | Swizzle):
+        return True
+    if isinstance(arg, Layout):
+        return op not in BASIS_OPERATIONS and any(isinstance(x, ScaledBasis) for x in leaves(arg.stride))
+    if isinstance(arg, Tile):
+        return any(_unmodelled(e, op) for e in arg.elements)
+    return False
+
+
+def _concrete(arg: object) -> bool:
+    if isinstance(arg, Tile):
+        return all(_concrete(e) for e in arg.elements)
+    if type(arg) is tuple:
+        from verifier.core.int_tuple import leaves
+
+        return all(x.concrete for x in leaves(arg))
+    return bool(getattr(arg, "concrete", True))
+
+
+def decide_all(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLICY) -> list[ObligationVerdict]:
+    """Decide every item (the division-by-zero item last, once every divisor has been met)."""
+    # Encode everything first so that DIV0 collects every divisor (an item free of symbols has no divisor to
+    # collect: a division by zero in it is undefined where it is evaluated, and the solver then decides it).
+    for item in items:
+        if engine.closed(item) and engine.evaluate(item) is not None:
+            continue
+        from verifier.solver.encoding import Unencodable
+
+        try:
+            engine._negation(item)
+        except Unencodable:
+            pass
+    divisors = engine.divisors()  # none when nothing was encoded (every item evaluated): z3 stays unloaded
+    div0 = _div0_item(divisors, engine.encoder.empty_when if divisors else {})
+    everything = [*items, div0] if divisors else items
+    # Quantifier-free items first: they are cheap, and a counterexample from one settles the verdict and pins the
+    # symbols for the coordinate search of the others.
+    order = sorted(range(len(everything)), key=lambda k: bool(everything[k].ranges))
+    out: dict[int, ObligationVerdict] = {}
+    hints: list[Mapping[str, int]] = []
+    for n, k in enumerate(order):
+        item = everything[k]
+        share = engine.remaining() / max(1, len(everything) - n)
+        d = engine.decide(item, budget=share, assume_nonzero=item is not div0, hints=hints)
+        if d.status == REFUTED and item.deciding and d.counterexample is not None and policy.settles(item.id):
+            hints.append(d.counterexample.params)
+        reason = d.reason
+        if d.status == UNKNOWN and hints:
+            reason = f"{reason} (given less time: the verdict was already settled by a counterexample)"
+        out[k] = ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
+                                   d.status, item.deciding, d.counterexample, reason, d.route,
+                                   policy.severity(item.id))
+    return [out[k] for k in range(len(everything))]
+
+
+def summarize(decisions: Sequence[ObligationVerdict],
+              policy: Policy = DEFAULT_POLICY) -> tuple[str, Counterexample | None, str | None]:
+    """``invalid`` exactly when an obligation that settles the verdict fails (an error, or any obligation under
+    ``--strict``, among those selected); a failing warning leaves the verdict ``valid``, listed with it."""
+    deciding = [d for d in decisions if d.deciding and policy.settles(d.id)]
+    refuted = [d for d in deciding if d.status == REFUTED]
+    if refuted:
+        # An error before a warning; a counterexample with a coordinate shows the wrong index itself.
+        errors = [d for d in refuted if d.severity != WARNING] or refuted
+        d = next((d for d in errors if d.counterexample and d.counterexample.coordinate is not None), errors[0])
+        promoted = " (a warning, an error under --strict)" if d.severity == WARNING else ""
+        return INVALID, d.counterexample, f"{d.id} fails{promoted}: {d.description}"
+    unknown = [d for d in deciding if d.status == UNKNOWN]
+    if unknown:
+        return UNKNOWN, None, "; ".join(f"{d.id}: {d.reason}" for d in unknown)
+    return VALID, None, None
+
+
+def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: int = 1 << 16,
+             strict: bool = False) -> bool:
+    """Concrete ground truth from our model: CuTe's result at these values meets CuTe's contract (every error
+    obligation; ``strict``: every warning too) and is free of UB.
+
+    Raises ``claims.TooLarge`` when the postcondition would need more than ``limit`` evaluations, or when the
+    operation has no postcondition here and the algebra recorded none at these values (too large to enumerate)."""
+    concrete = [claims.substitute_operand(a, values) for a in args]
+    outcome = registry.apply(op, *concrete)
+    if outcome.rejection is not None or outcome.undefined is not None:
+        return False
+    counts: Callable[[str], bool] = (lambda id: True) if strict else (lambda id: severity(id) != WARNING)
+    if any(o.status == "fails" for o in outcome.obligations
+           if o.cute_checks == UB or (o.id in SELF_EVIDENT | CONTRACT and counts(o.id))):
+        return False
+    try:
+        built = [] if any(_unmodelled(a, op) for a in concrete) else claims.build(op, concrete)
+        if not built:
+            # The algebra's enumerated postconditions (swizzled and scaled-basis operands) include LI-3, the only
+            # one stricter than CuTe's contract, which is not enumerated on its own: counted in both modes.
+            posts = [o for o in outcome.obligations if _is_post(o.id)]
+            if not posts:
+                raise claims.TooLarge(f"{op}: no concrete postcondition recorded at these values")
+            return all(o.status == "holds" for o in posts)
+        return all(claims.first_failure(c, limit) is None for c in built if counts(c.id))
+    except UndefinedBehavior:
+        return False

@@ -1,0 +1,76 @@
+"""``verify``: the verdict on one operation, and the guard under which it would be valid.
+
+The guard search (``engine.guards``) decides candidate conditions with ``decide_operation`` itself, so it sits
+between the decision procedure (``engine.decide``) and this entry point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from verifier.algebra import registry
+from verifier.algebra.composed import inner_problem
+from verifier.core.integers import Int
+from verifier.core.layouts import Layout
+from verifier.core.semantics import using
+from verifier.core.symbols import Symbols
+from verifier.engine.decide import decide_operation
+from verifier.engine.guards import derive_guard
+from verifier.engine.verdicts import DEFAULT_POLICY, INVALID, REFUTED, VALID, Policy, Verdict
+from verifier.notation.dsl_forms import anonymize, trace_form
+from verifier.notation.interop import coerce
+from verifier.solver.budget import DEFAULT_TIMEOUT, Budget
+
+# The guard search of an invalid verdict spends at most this share of the verdict's budget, after it.
+GUARD_SHARE = 0.5
+
+
+def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
+           derive: bool = True, policy: Policy = DEFAULT_POLICY, rlimit: int | None = None,
+           budget: Budget | None = None, semantics: str = "cpp") -> Verdict:
+    """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow? ``semantics``:
+    which CuTe computes it, ``cpp`` (the C++ headers) or ``dsl`` (the CuTe DSL; its result in its trace form).
+
+    Raises ``LayoutError`` (``domain.VacuousAssumptions``) when the assumptions admit no value or an operand's
+    extent can be negative: bad input, never a vacuous ``valid``.  The verdict spends at most ``rlimit`` Z3
+    resource units (``budget.py``; default ``DEFAULT_RLIMIT``) and stops at the wall-clock safety net of
+    ``timeout`` seconds.  The guard search (``derive``) then gets at most ``GUARD_SHARE`` of that budget again,
+    after the counterexample."""
+    budget = budget if budget is not None else Budget(rlimit, timeout)
+    with using(semantics):
+        verdict = decide_operation(op, args, symbols, budget, policy)
+        if derive:
+            verdict = _with_guard(verdict, op, args, symbols, budget, policy)
+    if semantics == "dsl" and verdict.result is not None and verdict.result != "None":
+        verdict = replace(verdict, result=_dsl_form(op, args, symbols))
+    return verdict
+
+
+def _with_guard(out: Verdict, op: str, args: Sequence[object], symbols: Symbols, budget: Budget,
+                policy: Policy) -> Verdict:
+    """``out`` with the weakest guard under which ``op(*args)`` is valid (strictly: warnings hold too), searched
+    within ``GUARD_SHARE`` of the verdict's budget, on the operation that decided it (a composed layout's inner
+    one, ``algebra.composed``)."""
+    if not ((out.verdict == INVALID or (out.verdict == VALID and out.warnings)) and any(True for _ in symbols)):
+        return out
+    args = [coerce(a) for a in args]
+    while (inner := inner_problem(op, list(args))) is not None:
+        args = inner
+    guard_budget = Budget(int(budget.rlimit * GUARD_SHARE), budget.timeout)
+    guard_budget.deadline = budget.deadline
+    failing = tuple(dict.fromkeys(d.id for d in out.obligations if d.deciding and d.status == REFUTED
+                                  and policy.counts(d.id)))
+    # The guard covers warnings too: a partial tile's guard is what can_implement needs without predication.
+    guard, note = derive_guard(op, args, symbols, guard_budget, policy=replace(policy, strict=True), covers=failing)
+    return replace(out, guard=guard, guard_note=note)
+
+
+def _dsl_form(op: str, args: Sequence[object], symbols: Symbols) -> str:
+    """The result as the CuTe DSL prints it at trace time (``?{div=4}``), computed with dsl semantics."""
+    with using("dsl"):  # run-time values become parameters, as the DSL sees them (it knows none of their values)
+        r = registry.apply(op, *(anonymize(coerce(a), {}) for a in args)).result
+    return trace_form(r, symbols) if isinstance(r, (Layout, Int)) else str(r)
+
+
+__all__ = ["GUARD_SHARE", "verify"]

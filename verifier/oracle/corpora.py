@@ -1,0 +1,127 @@
+"""The corpora the ground truth is checked on, shipped with the package (``oracle/data``): CUTLASS's own unit-test
+cases (``CUTLASS_UNIT_CORPUS``) and the parametric GEMM-style corpus (``PARAMETRIC_CORPUS``), and the operands of
+their cases, written in CuTe notation plus ``make_layout(S[,LayoutRight])`` and ``shape(S)``,
+and the all-static / all-dynamic variants of a case.
+
+A variant changes every integer of the layouts, including the values of scaled-basis strides (``_1@0`` becomes
+``1@0``); a swizzle's parameters are template arguments and stay as written, and so does the offset of a composed
+layout (the ``_0`` that CuTe's ``composition(Swizzle, Layout)`` itself supplies)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from verifier.core.basis import ScaledBasis
+from verifier.core.int_tuple import symbols_of, transform_leaf
+from verifier.core.integers import D, Int, S
+from verifier.core.layouts import Layout, Tile, Underscore, make_layout
+from verifier.core.swizzle import ComposedLayout, Swizzle
+from verifier.core.symbols import Symbols
+from verifier.notation.cpp import parse, parse_int_tuple, parse_tile
+
+DATA = Path(__file__).resolve().parent / "data"
+CUTLASS_UNIT_CORPUS = DATA / "cutlass_unit_cases.json"
+PARAMETRIC_CORPUS = DATA / "parametric_cases.json"
+
+
+def load(path: Path) -> list[dict]:  # type: ignore[type-arg]
+    """A corpus: a JSON list of cases."""
+    return json.loads(path.read_text())  # type: ignore[no-any-return]
+
+
+def parse_arg(text: str) -> object:
+    m = re.fullmatch(r"make_layout\((.*?)(?:,(LayoutLeft|LayoutRight))?\)", text.replace(" ", ""))
+    if m:
+        shape = parse_int_tuple(m.group(1))
+        return ("make_layout", shape, m.group(2) or "LayoutLeft")
+    m = re.fullmatch(r"shape\((.*)\)", text.replace(" ", ""))
+    if m:
+        return parse_int_tuple(m.group(1))
+    if text.strip().startswith("<"):
+        return parse_tile(text)
+    return parse(text)
+
+
+def _leaf_variant(x: Int | ScaledBasis, variant: str) -> Int | ScaledBasis:
+    if isinstance(x, ScaledBasis):
+        return ScaledBasis(_leaf_variant(x.value, variant), x.modes)  # type: ignore[arg-type]
+    if variant == "static":
+        return S(int(x))
+    if variant == "dynamic":
+        return D(int(x))
+    return x
+
+
+def variant_of(obj: object, variant: str) -> object:
+    """The operand with every integer made static, dynamic, or left as written."""
+    if isinstance(obj, tuple) and obj and obj[0] == "make_layout":
+        _, shape, tag = obj
+        return make_layout(transform_leaf(shape, lambda x: _leaf_variant(x, variant)), tag)
+    if isinstance(obj, Layout):
+        f = lambda x: _leaf_variant(x, variant)  # noqa: E731
+        return Layout(transform_leaf(obj.shape, f), transform_leaf(obj.stride, f))
+    if isinstance(obj, Tile):
+        return Tile([variant_of(e, variant) for e in obj.elements])
+    if isinstance(obj, ComposedLayout):
+        return ComposedLayout(variant_of(obj.outer, variant), obj.offset, variant_of(obj.inner, variant))  # type: ignore[arg-type]
+    if isinstance(obj, (Underscore, Swizzle)):
+        return obj
+    return transform_leaf(obj, lambda x: _leaf_variant(x, variant))  # type: ignore[arg-type]
+
+
+def operands(args: list[str], variant: str) -> list[object]:
+    return [variant_of(parse_arg(a), variant) for a in args]
+
+
+__all__ = ["CUTLASS_UNIT_CORPUS", "PARAMETRIC_CORPUS", "load", "operands", "parametric", "parametric_assignments",
+           "parse_arg", "problem", "variant_of"]
+
+
+TEMPLATE_OPS = {"upcast": 1, "downcast": 1, "recast_layout": 2}
+
+
+def parametric(entry: dict) -> tuple[str, tuple[object, ...], tuple[int, ...]]:
+    """A ``oracle/data/parametric_cases.json`` entry as (operation, operands with their symbols, template integers):
+    the leading integer arguments of upcast/downcast/recast_layout are ``N`` or the bit widths."""
+    op, args = entry["op"], list(entry["args"])
+    k = TEMPLATE_OPS.get(op, 0)
+    return op, tuple(operands(args[k:], "original")), tuple(int(a) for a in args[:k])
+
+
+def parametric_assignments(entry: dict) -> list[dict[str, int]]:
+    """Every assignment of the entry's symbols in its ``range`` that satisfies its ``assume`` relations."""
+    from verifier.notation.cpp import parse_relation
+    from verifier.oracle.sweep import grid
+
+    rels = [parse_relation(r) for r in entry.get("assume", [])]
+    return [env for env in grid({k: tuple(v) for k, v in entry["range"].items()})
+            if all(rel.evaluate(env) for rel in rels)]
+
+
+def problem(entry: dict) -> tuple[str, list[object], Symbols]:
+    """A parametric corpus entry as (operation, arguments, symbol table with its assumptions)."""
+    from verifier.notation.cpp import parse_relation
+
+    op, ops, template = parametric(entry)
+    sy = Symbols()
+    for o in ops:
+        for name in _names(o):
+            # A range that starts below the default 1 (a stride S from 0) widens the engine's domain to match the
+            # ground truth's sweep; otherwise a value swept there would not be one the verdict speaks of.
+            lo = entry.get("range", {}).get(name, [1])[0]
+            sy.declare(name, **({"lo": lo} if lo < 1 else {}))
+    for text in entry.get("assume", []):
+        sy.assume(parse_relation(text, sy))
+    return op, [*template, *ops], sy
+
+
+def _names(obj: object) -> set[str]:
+    if isinstance(obj, Layout):
+        return obj.symbols()
+    if isinstance(obj, Tile):
+        return set().union(*(_names(e) for e in obj.elements)) if obj.elements else set()
+    if isinstance(obj, Int) or type(obj) is tuple:
+        return symbols_of(obj)  # type: ignore[arg-type]
+    return set()

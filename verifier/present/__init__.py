@@ -1,0 +1,2 @@
+"""Rendering: the one place verdicts become text, JSON, SARIF and JUnit; CuTe's text tables; pictures.
+"""

@@ -1,0 +1,195 @@
+"""Running the checks of spec files: serially or in worker processes, one shard of a suite, with a result cache.
+
+* ``run(checks, jobs)`` decides each check with the engine (``verify`` for an operation, ``check`` for a property)
+  and compares the verdict with the expected one.  Worker processes get the check as plain data and rebuild its
+  problem, so ``jobs > 1`` decides exactly the problems a serial run decides (only a check that runs into its time
+  budget can come out differently, as ``unknown``).
+* ``shard(checks, i, n)``: check ``k`` (0-based, in load order) belongs to shard ``k % n + 1``; the shards of a
+  suite are disjoint and together the whole suite, whatever machine computes them.
+* ``ResultCache``: one JSON file per check under ``$CUTE_VERIFY_CACHE/results`` (default
+  ``~/.cache/cute-layout-verifier/results``), keyed by a SHA-256 of the check's canonical problem (operation,
+  operands as CuTe prints them, the assumptions of the symbols it uses, relations, parameters, options, time
+  budget) and of the tool: ``verifier.__version__`` and a hash of every source file of the ``verifier`` package,
+  so that any change to the tool invalidates every entry.  ``unknown`` verdicts are never stored: they may be a
+  time-out that a later run, a faster machine or a larger budget decides.  Files are written atomically.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import multiprocessing
+import os
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from verifier.core.errors import LayoutError
+from verifier.engine.verdicts import UNKNOWN, Verdict
+from verifier.notation.cpp import show
+from verifier.run import files
+from verifier.run.spec import Check
+from verifier.solver.budget import net_fired
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """A check, its verdict, and whether that is the verdict the spec expects."""
+
+    check: Check
+    verdict: Verdict
+    cached: bool
+    seconds: float
+
+    @property
+    def matched(self) -> bool:
+        return self.verdict.verdict == self.check.expect
+
+
+def decide(check: Check) -> Verdict:
+    """The engine's verdict on one check."""
+    from verifier.engine.checks import check as check_property
+    from verifier.engine.verify import verify
+
+    args, symbols = check.problem()
+    if check.is_property:
+        return check_property(check.op, args, symbols, timeout=check.timeout, rlimit=check.rlimit,
+                              policy=check.policy, **dict(check.options))
+    return verify(check.op, args, symbols, timeout=check.timeout, rlimit=check.rlimit, policy=check.policy,
+                  semantics=check.semantics)
+
+
+def _timed(check: Check) -> tuple[Verdict, float]:
+    start = time.monotonic()
+    try:
+        v = decide(check)
+    except (LayoutError, ArithmeticError, RecursionError) as exc:
+        # Input errors were caught when the spec was loaded; what is left is a limit of the model (a value too
+        # large to enumerate, a nesting too deep): report it as undecided rather than stop the suite.
+        v = Verdict(check.op, check.args, UNKNOWN, reason=f"not decided: {type(exc).__name__}: {exc}")
+    return v, time.monotonic() - start
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"I/N"`` with ``1 <= I <= N``."""
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise LayoutError(f"--shard {text!r}: expected I/N, e.g. --shard 1/4") from None
+    if not 1 <= i <= n:
+        raise LayoutError(f"--shard {text!r}: need 1 <= I <= N")
+    return i, n
+
+
+def shard(checks: Sequence[Check], i: int, n: int) -> list[Check]:
+    return [c for k, c in enumerate(checks) if k % n == i - 1]
+
+
+def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None, progress: bool = False
+        ) -> list[CheckResult]:
+    """Decide every check (in ``jobs`` processes), taking what the cache has and storing what it lacks.  With
+    ``progress``, a progress bar on standard error while checks are decided (only when it is a terminal)."""
+    keys = [cache_key(c) for c in checks] if cache is not None else []
+    results: list[CheckResult | None] = [None] * len(checks)
+    todo = []
+    for k, c in enumerate(checks):
+        hit = cache.get(keys[k]) if cache is not None else None
+        if hit is not None:
+            results[k] = CheckResult(c, hit, True, 0.0)
+        else:
+            todo.append(k)
+    if jobs > 1 and len(todo) > 1:
+        # spawn, not fork: a forked child would inherit Z3's state from the loading (assumption checks) above.
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
+            decided = list(_progress(pool.map(_timed, [checks[k] for k in todo]), len(todo), progress))
+    else:
+        decided = list(_progress((_timed(checks[k]) for k in todo), len(todo), progress))
+    for k, (v, seconds) in zip(todo, decided):
+        results[k] = CheckResult(checks[k], v, False, seconds)
+        if cache is not None and not net_fired(v):  # a verdict of the safety net depended on the load
+            cache.put(keys[k], v)
+    return [r for r in results if r is not None]
+
+
+def _progress(items: Iterable[T], total: int, enabled: bool) -> Iterable[T]:
+    """``items``, with tqdm's progress line on standard error when it is a terminal (never in a pipe or a log)."""
+    import sys
+
+    if not enabled or total < 2 or not sys.stderr.isatty():
+        return items
+    from tqdm import tqdm
+
+    return tqdm(items, total=total, desc="checks", unit="check", file=sys.stderr, leave=False)
+
+
+# -- the cache ------------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def tool_version() -> str:
+    """``__version__`` plus a hash of the package's sources: a changed tool never reuses old results."""
+    from verifier import __version__
+
+    h = hashlib.sha256()
+    package = Path(__file__).resolve().parent.parent
+    for path in sorted(package.rglob("*.py")):
+        h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return f"{__version__}+{h.hexdigest()[:16]}"
+
+
+def cache_key(check: Check) -> str:
+    args, symbols = check.problem()
+    canonical = {
+        "kind": "property" if check.is_property else "op", "op": check.op, "args": [show(a) for a in args],
+        "symbols": [[s.name, s.lo, s.hi, s.multiple_of, s.bits] for s in symbols],
+        "relations": [str(r) for r in symbols.relations], "params": sorted(check.params),
+        "options": sorted((k, repr(v)) for k, v in check.options), "rlimit": check.rlimit,
+        "strict": check.strict, "ignore": list(check.ignore), "semantics": check.semantics,
+        "tool": tool_version(),
+    }
+    return hashlib.sha256(json.dumps(canonical, sort_keys=True).encode()).hexdigest()
+
+
+def cache_root() -> Path:
+    """``$CUTE_VERIFY_CACHE``, else ``$XDG_CACHE_HOME/cute-layout-verifier`` (as ``cute_cpp.cache_dir``)."""
+    return Path(os.environ.get("CUTE_VERIFY_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "cute-layout-verifier"))
+
+
+class ResultCache:
+    """Verdicts by cache key, one JSON file each; unreadable entries count as misses."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = (root or cache_root()) / "results"
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> Verdict | None:
+        try:
+            obj = json.loads(self._path(key).read_text())
+            return Verdict.from_json(obj["verdict"]) if obj.get("key") == key else None
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def put(self, key: str, verdict: Verdict) -> None:
+        if verdict.verdict == UNKNOWN:
+            return
+        try:
+            write_atomic(self._path(key), json.dumps({"key": key, "tool": tool_version(),
+                                                      "verdict": verdict.to_json()}))
+        except OSError:
+            pass  # a read-only or full cache only costs time
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole (``files.write_atomic``), creating its directory."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    files.write_atomic(path, text)

@@ -1,0 +1,226 @@
+"""A problem for the engine: an operation or property, its operands parsed from CuTe notation, and the symbol table
+with the assumptions and parameter values they are decided under.
+
+This is the one place that turns text into engine input, shared by ``cute-verify OP``/``check``, spec files
+(``spec.py``) and the pytest helpers (``testing.py``), so that all three accept exactly the same notation and
+reject bad input with the same one-line ``LayoutError``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from verifier.algebra.registry import REGISTRY, TEMPLATE_ARGS
+from verifier.core.errors import LayoutError, UndefinedBehavior
+from verifier.core.integers import Int
+from verifier.core.layouts import Layout, Tile, Underscore
+from verifier.core.symbols import Symbols
+from verifier.notation.cpp import parse, parse_relation, parse_tile
+
+ORDER_TAGS = ("LayoutLeft", "LayoutRight")
+# Each property's arity, and which of its operands must be layouts (the others are shapes or extents).
+PROPERTY_ARITY = {"compatible": 2, "injective": 1, "surjective": 2, "bijective": 1, "equivalent": 2, "in_bounds": 2,
+                  "no_overflow": 1, "conflict_free": 2}
+PROPERTY_LAYOUTS = {"compatible": (), "injective": (0,), "surjective": (0,), "bijective": (0,), "equivalent": (0, 1),
+                    "in_bounds": (0,), "no_overflow": (0,), "conflict_free": (0, 1)}
+
+# The operand kinds of REGISTRY's signatures (algebra/registry.py).
+_KIND_NAMES = {"L": "a layout Shape:Stride", "T": "a tiler (a layout, <...>, a shape or _)", "S": "a shape (an "
+               "integer or a tuple)", "C": "a coordinate such as (_,2)", "I": "an integer",
+               "O": "an order (a tuple, LayoutLeft or LayoutRight)"}
+
+
+def _is_int_tuple(x: object, underscore: bool = False) -> bool:
+    if type(x) is tuple:
+        return all(_is_int_tuple(e, underscore) for e in x)
+    return isinstance(x, Int) or (underscore and isinstance(x, Underscore))
+
+
+def _is_kind(x: object, kind: str) -> bool:
+    from verifier.core.swizzle import ComposedLayout, Swizzle
+
+    if kind == "L":
+        from verifier.algebra.tiled import TiledCopy, TiledMMA
+
+        return isinstance(x, Layout | ComposedLayout | Swizzle | TiledCopy | TiledMMA)
+    if kind == "T":
+        return isinstance(x, Layout | Tile | Underscore | ComposedLayout | Swizzle) or _is_int_tuple(x)
+    if kind == "S":
+        return _is_int_tuple(x)
+    if kind == "C":
+        return _is_int_tuple(x, underscore=True)
+    if kind == "I":
+        return isinstance(x, Int)
+    if kind == "O":
+        return _is_int_tuple(x) or x in ORDER_TAGS
+    return False
+
+
+def check_signature(op: str, args: Sequence[object]) -> None:
+    """A one-line ``LayoutError`` unless ``args`` (after the template integers) have the arity and the kinds that
+    ``op`` takes (its registry row's ``operands``)."""
+    row = REGISTRY.get(op)
+    kinds = row.operands if row is not None else None
+    if kinds is None:
+        return
+    lo = sum(not k.endswith("?") for k in kinds)
+    if not lo <= len(args) <= len(kinds):
+        want = f"{lo}" if lo == len(kinds) else f"{lo} to {len(kinds)}"
+        shown = " ".join(_KIND_NAMES[k.rstrip("?").split("|")[0]].split(" ")[1] for k in kinds)
+        raise LayoutError(f"{op} takes {want} operand(s) ({shown}), got {len(args)}")
+    for k, (x, kind) in enumerate(zip(args, kinds)):
+        options = kind.rstrip("?").split("|")
+        if not any(_is_kind(x, o) for o in options):
+            raise LayoutError(f"{op}: operand {k + 1} must be {' or '.join(_KIND_NAMES[o] for o in options)}")
+
+
+def is_dsl(text: str) -> bool:
+    """Text in the CuTe DSL's notation: a ``?{...}`` attribute, or a ``?`` with neither a static ``_N`` nor a
+    name (the C++ form writes statics as ``_N``; the DSL writes them bare and run-time values as ``?``)."""
+    return "?{" in text or ("?" in text and not re.search(r"[A-Za-z_]", text))
+
+
+def parse_operand(text: str, symbols: Symbols, dsl: bool = False) -> object:
+    """One operand in CuTe notation, or in the DSL's when ``dsl`` or when it is recognisably the DSL's."""
+    if dsl or is_dsl(text):
+        from verifier.notation.interop import parse_dsl
+
+        return parse_dsl(text, symbols)
+    return parse_tile(text, symbols) if text.strip().startswith("<") else parse(text, symbols)
+
+
+def operands(op: str, texts: Sequence[str], symbols: Symbols, dsl: bool = False) -> list[object]:
+    """Parse the operands of ``op``: template integers first (``upcast 2 L``), then layouts, ``<...>`` tilers,
+    shapes, integers and ``LayoutLeft``/``LayoutRight`` tags."""
+    from verifier.core.errors import shorten
+
+    n_template = TEMPLATE_ARGS.get(op, 0)
+    if len(texts) <= n_template:
+        raise LayoutError(f"{op} needs {n_template} integer(s) and a layout")
+    out: list[object] = []
+    for k, text in enumerate(texts):
+        if k < n_template:
+            digits = text.strip().lstrip("_")
+            if not re.fullmatch(r"[0-9]+", digits) or len(digits.lstrip("0")) > 19:
+                raise LayoutError(f"{op}: argument {k + 1} must be a positive integer (int64), got {shorten(text)!r}")
+            out.append(int(digits))
+        elif text.strip() in ORDER_TAGS:
+            out.append(text.strip())
+        elif text.strip().startswith("Step<"):  # CuTe's projection Step<_1,X,_1>: X is an Underscore
+            out.append(parse(step_text(text), symbols))
+        elif is_tiled_text(text):  # make_tiled_mma(...), make_tiled_copy(...), get_layoutC_TV(...)
+            try:
+                out.append(parse_tiled(text, symbols))
+            except LayoutError as exc:
+                raise LayoutError(f"argument {k + 1}: {exc}") from None
+        else:
+            try:
+                out.append(parse_operand(text, symbols, dsl))
+            except LayoutError as exc:
+                raise LayoutError(f"argument {k + 1} ({shorten(text)!r}): {exc}") from None
+    if op in REGISTRY:
+        check_signature(op, out[n_template:])
+    return out
+
+
+def is_tiled_text(text: str) -> bool:
+    from verifier.algebra.tiled import is_tiled_text as check
+
+    return check(text)
+
+
+def parse_tiled(text: str, symbols: Symbols) -> object:
+    from verifier.algebra.tiled import parse_tiled as parse_it
+
+    return parse_it(text, symbols)
+
+
+def step_text(text: str) -> str:
+    """``Step<_1,X,_1>`` as the coordinate ``(_1,_,_1)`` that it is in CuTe (``X`` is ``Underscore``)."""
+    body = text.strip()
+    if not body.endswith(">"):
+        raise LayoutError(f"{text!r}: a projection is written Step<_1,X,_1>")
+    inner = body[len("Step<"):-1]
+    inner = "".join(inner.split()).replace("Step<", "(").replace("<", "(").replace(">", ")")
+    return "(" + re.sub(r"\bX\b", "_", inner) + ")"
+
+
+def assume(symbols: Symbols, relations: Sequence[str], what: str = "--assume") -> None:
+    """Parse each relation over ``symbols`` and add it to their assumptions."""
+    from verifier.core.errors import shorten
+
+    for text in relations:
+        try:
+            rel = parse_relation(text, symbols)
+            symbols.assume(rel)
+            _check_encodable(symbols, rel)
+        except LayoutError as exc:
+            raise LayoutError(f"{what} {shorten(text)!r}: {exc}") from None
+
+
+def _check_encodable(symbols: Symbols, rel: object) -> None:
+    """The engine must be able to state an assumption (gcd/lcm are encoded only with a small constant side)."""
+    if not any(op in str(rel) for op in ("gcd", "lcm")):
+        return
+    from verifier.solver.encoding import Encoder, Unencodable
+
+    try:
+        Encoder(symbols, {}).boolean(rel)  # type: ignore[arg-type]
+    except Unencodable as exc:
+        raise LayoutError(f"the engine cannot reason about this assumption ({exc})") from None
+
+
+def substitute(args: Sequence[object], symbols: Symbols, params: Mapping[str, int]) -> list[object]:
+    """The operands with the given symbol values substituted, after checking the values against the assumptions."""
+    from verifier.contracts.claims import substitute_operand
+
+    symbols.check_values(params)
+    if not params:
+        return list(args)
+    from verifier.core.integers import D, eq, symbol
+
+    for name, value in params.items():  # the relations that mention a given symbol hold at its value
+        if name in symbols.table:
+            symbols.assume(eq(symbol(name), D(value)))
+    try:
+        return [substitute_operand(o, params) for o in args]
+    except UndefinedBehavior as exc:
+        shown = ", ".join(f"{k}={v}" for k, v in params.items())
+        raise LayoutError(f"with {shown}: {exc} in the operands") from None
+
+
+def check_property_operands(prop: str, args: Sequence[object]) -> None:
+    """Raise ``LayoutError`` unless ``args`` fit property ``prop`` (arity, and layouts where layouts are needed)."""
+    from verifier.engine.checks import PROPERTIES
+
+    if prop not in PROPERTIES:
+        raise LayoutError(f"unknown property {prop!r}; known: {', '.join(PROPERTIES)}")
+    arity = PROPERTY_ARITY[prop]
+    if len(args) != arity:
+        raise LayoutError(f"check {prop} takes {arity} argument(s), got {len(args)}")
+    from verifier.core.swizzle import ComposedLayout, Swizzle
+
+    for k in PROPERTY_LAYOUTS[prop]:
+        composed_ok = prop != "no_overflow" and not (prop == "conflict_free" and k == 1)
+        if isinstance(args[k], ComposedLayout) and not isinstance(args[k].inner, Swizzle) and composed_ok:
+            continue  # a swizzled layout (Sw<3,3,3> o _0 o L): a function on L's domain
+        if not isinstance(args[k], Layout):
+            raise LayoutError(f"check {prop}: argument {k + 1} must be a layout (Shape:Stride)"
+                              + (" or a composed layout" if composed_ok else ""))
+    for k, x in enumerate(args):  # scaled-basis layouts are checked componentwise (codomain.py)
+        if k not in PROPERTY_LAYOUTS[prop] and not _is_int_tuple(x):
+            raise LayoutError(f"check {prop}: argument {k + 1} must be a shape or an extent (an integer or a tuple)")
+
+
+def build(op: str, texts: Sequence[str], symbols: Symbols, relations: Sequence[str] = (),
+          params: Mapping[str, int] | None = None, prop: bool = False, dsl: bool = False) -> list[object]:
+    """Parse ``op``'s operands over ``symbols``, add the relations and substitute the parameter values."""
+    if not prop and op not in REGISTRY:
+        raise LayoutError(f"unknown operation {op!r}; known: {', '.join(sorted(REGISTRY))}")
+    args = operands(op, texts, symbols, dsl)
+    assume(symbols, relations)
+    args = substitute(args, symbols, params or {})
+    if prop:
+        check_property_operands(op, args)
+    return args

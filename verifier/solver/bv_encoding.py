@@ -1,0 +1,209 @@
+"""The model's expressions as Z3 bit-vectors, exact where every value provably fits.
+
+Swizzles are XORs of bit fields (swizzle.hpp:76-79); over integers they become towers of ``/`` and ``%`` by powers
+of two that Z3's arithmetic solvers decide slowly, while bit-blasting decides them at once.  ``BVEncoder`` writes an
+expression over 64-bit two's-complement bit-vectors, where C++'s truncating ``/`` and ``%`` are exactly SMT-LIB's
+``bvsdiv`` / ``bvsrem``.  The encoding is exact only when no value leaves the 64-bit range, so every subterm's
+interval (``encoding.Encoder.interval``, from the symbols' assumed ranges and the witnesses' bounds) must lie
+within ``[-2^62, 2^62]``; otherwise ``Unencodable`` is raised and the caller keeps the integer encoding.
+
+``decide(holds, ranges, symbols)`` proves ``holds`` for every witness in its range and every admitted symbol value
+(``unsat`` of the negation) or returns a model (to be replayed concretely by the caller before it is believed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import z3
+
+from verifier.core.integers import Bool, Const, Expr, Int, Op, Sym
+from verifier.core.symbols import Symbols
+from verifier.solver.budget import Budget
+from verifier.solver.encoding import Encoder, Unencodable
+
+WIDTH = 64
+LIMIT = 1 << 62
+
+
+class BVEncoder:
+    """Bit-vector terms for the model's expressions; ``Unencodable`` when a value may not fit in 64 bits."""
+
+    def __init__(self, symbols: Symbols, witnesses: Mapping[str, tuple[int | None, int | None]]) -> None:
+        self.symbols = symbols
+        self.ints = Encoder(symbols, dict(witnesses))
+        self.vars: dict[str, z3.BitVecRef] = {}
+        self._cache: dict[Expr, z3.ExprRef] = {}
+
+    def var(self, name: str) -> z3.BitVecRef:
+        v = self.vars.get(name)
+        if v is None:
+            v = self.vars[name] = z3.BitVec(name, WIDTH)
+        return v
+
+    def _bounded(self, e: Expr) -> None:
+        lo, hi = self.interval(e)
+        if lo is None or hi is None or lo < -LIMIT or hi > LIMIT:
+            raise Unencodable("a value may not fit in 64 bits")
+
+    def interval(self, e: Expr) -> tuple[int | None, int | None]:
+        """The integer encoder's interval, widened soundly where it gives up: an if-then-else lies between its
+        branches, a C++ remainder is smaller in magnitude than its divisor and a quotient than its dividend."""
+        got = self.ints.interval(e)
+        if got[0] is not None and got[1] is not None or not isinstance(e, Op):
+            return got
+        if e.op == "ite":
+            (a, b), (c, d) = self.interval(e.args[1]), self.interval(e.args[2])
+            return (None if a is None or c is None else min(a, c), None if b is None or d is None else max(b, d))
+        if e.op in ("%", "/"):
+            (a, b), (c, d) = self.interval(e.args[0]), self.interval(e.args[1])
+            if e.op == "%" and c is not None and d is not None:
+                m = max(abs(c), abs(d))
+                lo = 0 if a is not None and a >= 0 else -m
+                return (lo, m)
+            if e.op == "/" and a is not None and b is not None:
+                m = max(abs(a), abs(b))
+                return (-m, m)
+        if e.op in ("+", "-", "*"):
+            (a, b), (c, d) = self.interval(e.args[0]), self.interval(e.args[1])
+            if None in (a, b, c, d):
+                return got
+            if e.op == "+":
+                return (a + c, b + d)  # type: ignore[operator]
+            if e.op == "-":
+                return (a - d, b - c)  # type: ignore[operator]
+            products = [x * y for x in (a, b) for y in (c, d)]  # type: ignore[operator]
+            return (min(products), max(products))
+        return got
+
+    def term(self, e: Expr) -> z3.BitVecRef:
+        got = self._cache.get(e)
+        if got is None:
+            got = self._cache[e] = self._term(e)
+        return got
+
+    def _term(self, e: Expr) -> z3.BitVecRef:
+        self._bounded(e)
+        if type(e) is Const:
+            return z3.BitVecVal(int(e.value), WIDTH)
+        if type(e) is Sym:
+            return self.var(e.name)
+        assert isinstance(e, Op)
+        if e.op == "ite":
+            return z3.If(self.boolean(e.args[0]), self.term(e.args[1]), self.term(e.args[2]))
+        a = [self.term(x) for x in e.args]
+        op = e.op
+        if op == "+":
+            return a[0] + a[1]
+        if op == "-":
+            return a[0] - a[1]
+        if op == "*":
+            return a[0] * a[1]
+        if op == "neg":
+            return -a[0]
+        if op == "/":
+            return a[0] / a[1]  # bvsdiv: truncating, as C++
+        if op == "%":
+            return z3.SRem(a[0], a[1])  # the dividend's sign, as C++
+        if op == "min":
+            return z3.If(a[0] <= a[1], a[0], a[1])
+        if op == "max":
+            return z3.If(a[0] >= a[1], a[0], a[1])
+        if op == "abs":
+            return z3.If(a[0] >= 0, a[0], -a[0])
+        if op == "signum":
+            return z3.If(a[0] > 0, z3.BitVecVal(1, WIDTH), z3.If(a[0] < 0, z3.BitVecVal(-1, WIDTH),
+                                                                 z3.BitVecVal(0, WIDTH)))
+        raise Unencodable(f"operation {op!r} has no bit-vector encoding here")
+
+    def boolean(self, e: Expr) -> z3.BoolRef:
+        if type(e) is Const:
+            return z3.BoolVal(bool(e.value))
+        assert isinstance(e, Op)
+        if e.op == "and":
+            return z3.And(*[self.boolean(x) for x in e.args])
+        if e.op == "or":
+            return z3.Or(*[self.boolean(x) for x in e.args])
+        if e.op == "not":
+            return z3.Not(self.boolean(e.args[0]))
+        if e.op == "ite":
+            return z3.If(self.boolean(e.args[0]), self.boolean(e.args[1]), self.boolean(e.args[2]))
+        a, b = (self.term(x) for x in e.args)
+        return {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[e.op]
+
+    def assumptions(self) -> list[z3.BoolRef]:
+        out: list[z3.BoolRef] = []
+        for sym in self.symbols:
+            v = self.var(sym.name)
+            if sym.hi is None:
+                raise Unencodable(f"{sym.name} has no upper bound")
+            out += [v >= sym.lo, v <= sym.hi]
+            if sym.multiple_of > 1:
+                out.append(z3.SRem(v, z3.BitVecVal(sym.multiple_of, WIDTH)) == 0)
+        for rel in self.symbols.relations:
+            out.append(self.boolean(rel.expr))
+        return out
+
+
+
+def _divisors(e: Expr) -> list[Expr]:
+    """Every divisor of a ``/`` or ``%`` in ``e`` that is not a non-zero constant."""
+    out: dict[Expr, None] = {}
+    stack, seen = [e], set()
+    while stack:
+        x = stack.pop()
+        if x in seen or not isinstance(x, Op):
+            continue
+        seen.add(x)
+        if x.op in ("/", "%") and not (type(x.args[1]) is Const and int(x.args[1].value) != 0):
+            out.setdefault(x.args[1], None)
+        stack.extend(x.args)
+    return list(out)
+
+
+# Z3 counts bit-blasted work in many more resource units per second than integer arithmetic: about 2e7 units/s on
+# the swizzle queries of tests/engine/test_smem_properties.py against the 1e6 units/s that budget.UNITS_PER_SECOND
+# calibrates.  A bit-vector query is charged its units divided by this rate, so a budget buys it about the same
+# nominal time as an integer query (the count is deterministic either way).
+BV_RATE = 10
+
+
+def decide(holds: Bool, ranges: Sequence[tuple[str, Int, Int]], symbols: Symbols,
+           budget: Budget) -> tuple[str, dict[str, int] | None]:
+    """``("proved", None)``, ``("sat", values)`` (a candidate to replay) or ``("unknown", None)`` within ``budget``'s
+    Z3 resource units (so the answer does not depend on the machine's load); raises ``Unencodable`` when the
+    bit-vector encoding would not be exact."""
+    from verifier.solver.solve import check_sat, rlimit_count
+
+    bounds: dict[str, tuple[int | None, int | None]] = {}
+    probe = Encoder(symbols, {})
+    for w, lo, hi in ranges:
+        lo_iv = probe.interval(lo.expr) if not bounds else Encoder(symbols, dict(bounds)).interval(lo.expr)
+        hi_iv = Encoder(symbols, dict(bounds)).interval(hi.expr)
+        if lo_iv[0] is None or hi_iv[1] is None:
+            raise Unencodable(f"the range of {w} is unbounded")
+        bounds[w] = (lo_iv[0], hi_iv[1] - 1)
+    enc = BVEncoder(symbols, bounds)
+    if budget.left() < 1000:
+        return "unknown", None
+    s = z3.Solver()
+    s.add(*enc.assumptions())
+    for w, lo, hi in ranges:
+        v = enc.var(w)
+        s.add(v >= enc.term(lo.expr), v < enc.term(hi.expr))
+    # A proof also shows that no divisor is zero: the negation is "fails, or divides by zero somewhere".
+    zero = [enc.term(d) == 0 for d in _divisors(holds.expr)]
+    s.add(z3.Or(z3.Not(enc.boolean(holds.expr)), *zero))
+    before = rlimit_count(s)
+    r = check_sat(s, budget.net_seconds(), rlimit=budget.left() * BV_RATE)
+    budget.spend(max(0, rlimit_count(s) - before) // BV_RATE)
+    if r == z3.unsat:
+        return "proved", None
+    if r == z3.sat:
+        m = s.model()
+        names = [sym.name for sym in symbols] + [w for w, _, _ in ranges]
+        return "sat", {n: m.eval(enc.var(n), model_completion=True).as_signed_long() for n in names}
+    return "unknown", None
+
+
+__all__ = ["BVEncoder", "decide"]

@@ -1,0 +1,178 @@
+"""The domain of a problem: the values its assumptions admit, checked before anything is decided.
+
+A statement "for every admitted value" is vacuously true when no value is admitted, so an answer on such
+assumptions would say nothing while looking like a proof.  ``check_domain`` therefore proves, before the engine
+decides anything, that
+
+* the assumptions (the symbols' ranges and divisibilities, and every relation) admit at least one value, where a
+  relation that divides by zero is false (``M/0 == 1`` admits nothing; ``M/(N-1) >= 0`` excludes ``N == 1``), and
+* no shape extent of an operand is negative for an admitted value (``(-M):(_1)``).  A zero extent is an empty
+  layout, which CuTe supports.
+
+Either failure is bad input (``VacuousAssumptions`` / ``LayoutError``, exit status 2).  When the solver cannot
+decide within the budget, the reason comes back and the caller answers ``unknown``: a verdict is given only on a
+domain shown to be non-empty.  A value found by the solver is checked by concrete evaluation before it is believed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+
+from verifier.core.errors import LayoutError, UndefinedBehavior
+from verifier.core.int_tuple import leaves
+from verifier.core.integers import Int, format_expr
+from verifier.core.layouts import Layout, Tile
+from verifier.core.symbols import Symbols
+from verifier.solver.budget import DEFAULT_TIMEOUT, UNITS_PER_SECOND
+
+# Nominal seconds, spent as Z3 resource units (budget.py) so that the answer does not depend on the machine's load;
+# these are small problems (a handful of relations over a handful of symbols).
+BUDGET = 2.0
+# Operands that are coordinates, not shapes: (operation, argument index).
+_COORDINATES = {("slice", 0), ("slice_and_offset", 0), ("local_tile", 2), ("local_partition", 2),
+                # projections (Step<_1,X,_1>) and the operands of predicated_copy that are coordinates
+                ("local_tile", 3), ("local_partition", 3), ("predicated_copy", 2), ("predicated_copy", 3),
+                ("predicated_copy", 5), ("predicated_copy", 7), ("vectorized_copy", 2), ("vectorized_copy", 3),
+                ("vectorized_copy", 5)}
+
+
+class VacuousAssumptions(LayoutError):
+    """No value satisfies the assumptions: every statement would hold vacuously."""
+
+
+def _smallest(symbols: Symbols) -> dict[str, int]:
+    return {s.name: -(-s.lo // s.multiple_of) * s.multiple_of for s in symbols}
+
+
+def _admits(symbols: Symbols, values: Mapping[str, int]) -> bool:
+    """The values satisfy every assumption, evaluated as C++ would (a division by zero does not satisfy)."""
+    if not all(s.admits(values[s.name]) for s in symbols):
+        return False
+    try:
+        return all(bool(r.evaluate(values)) for r in symbols.relations)
+    except (UndefinedBehavior, KeyError):
+        return False
+
+
+def admitted_value(symbols: Symbols, budget: float = BUDGET) -> tuple[dict[str, int] | None, str | None]:
+    """A value the assumptions admit (checked concretely), or ``(None, reason)`` when none was found in time.
+
+    Raises ``VacuousAssumptions`` when the solver proves that none exists, naming the assumptions that conflict."""
+    first = _smallest(symbols)
+    if _admits(symbols, first):
+        return first, None
+    import z3
+
+    from verifier.solver.encoding import Encoder, Unencodable
+
+    enc = Encoder(symbols)
+    s = z3.Solver()
+    s.set("rlimit", max(1, int(budget * UNITS_PER_SECOND)))
+    s.set("timeout", int(DEFAULT_TIMEOUT * 1000))  # the wall-clock safety net only
+    s.set("core.minimize", True)
+    try:
+        for sym in symbols:
+            v = enc.var(sym.name)
+            s.add(v >= sym.lo)
+            if sym.hi is not None:
+                s.add(v <= sym.hi)
+        tracked = {}
+        for k, rel in enumerate(symbols.relations):
+            flag = z3.Bool(f"assumption#{k}")
+            tracked[flag.get_id()] = rel
+            s.assert_and_track(enc.relation(rel), flag)
+    except Unencodable as exc:
+        return None, f"cannot encode the assumptions: {exc}"
+    r = s.check()
+    if r == z3.unsat:
+        core = [tracked[c.get_id()] for c in s.unsat_core() if c.get_id() in tracked]
+        ranges = [sym for sym in symbols if any(sym.name in set(rel.expr.symbols()) for rel in core)] or \
+            list(symbols)
+        named = "; ".join([sym.describe() for sym in ranges] + [str(rel) for rel in core])
+        raise VacuousAssumptions(f"the assumptions admit no value ({named}): every verdict would hold vacuously")
+    if r == z3.sat:
+        values = enc.model_values(s.model(), {sym.name for sym in symbols})
+        if _admits(symbols, values):
+            return values, None
+        return None, "the solver's value for the assumptions did not satisfy them concretely"
+    return None, f"could not show that the assumptions admit a value: the solver gave up ({s.reason_unknown()})"
+
+
+def _shape_leaves(op: str, args: Sequence[object]) -> Iterator[tuple[int, Int]]:
+    for k, a in enumerate(args):
+        if (op, k) in _COORDINATES:
+            continue
+        yield from ((k, x) for x in _shapes(a))
+
+
+def _shapes(a: object) -> Iterator[Int]:
+    from verifier.core.swizzle import ComposedLayout
+
+    if isinstance(a, Layout):
+        yield from leaves(a.shape)
+    elif isinstance(a, Tile):
+        for e in a.elements:
+            yield from _shapes(e)
+    elif isinstance(a, ComposedLayout):
+        yield from _shapes(a.inner)
+    elif isinstance(a, Int):
+        yield a
+    elif type(a) is tuple:
+        yield from (x for x in leaves(a) if isinstance(x, Int))  # a coordinate may hold _
+
+
+def check_domain(op: str, args: Sequence[object], symbols: Symbols, budget: float = BUDGET,
+                 shapes: bool = True) -> str | None:
+    """Raise ``LayoutError`` when the assumptions admit no value or an operand's extent can be negative; return
+    the reason when that could not be decided within ``budget`` seconds, else None."""
+    _, why = admitted_value(symbols, budget)
+    if why is not None:
+        return why
+    if not shapes:
+        return None
+    leaves_ = [(k, leaf) for k, leaf in _shape_leaves(op, args) if not leaf.concrete]
+    if not leaves_:
+        return None  # the parser rejects a non-positive literal extent
+    import z3
+
+    from verifier.solver.encoding import Encoder, Unencodable
+
+    enc = Encoder(symbols)
+    suspects = []
+    for k, leaf in leaves_:
+        lo, _ = enc.interval(leaf.expr)
+        if lo is None or lo < 0:
+            suspects.append((k, leaf))
+    if not suspects:
+        return None
+    s = z3.Solver()
+    s.set("rlimit", max(1, int(budget * UNITS_PER_SECOND)))
+    s.set("timeout", int(DEFAULT_TIMEOUT * 1000))  # the wall-clock safety net only
+    try:
+        s.add(*enc.assumptions())
+        for k, leaf in suspects:
+            s.push()
+            s.add(enc.term(leaf) < 0)
+            s.add(*(enc.term(d) != 0 for d in enc.divisors))
+            r = s.check()
+            if r == z3.sat:
+                values = enc.model_values(s.model(), {sym.name for sym in symbols})
+                try:
+                    negative = _admits(symbols, values) and leaf.evaluate(values) < 0
+                except UndefinedBehavior:
+                    negative = False
+                if negative:
+                    at = ", ".join(f"{n}={v}" for n, v in values.items() if n in leaf.symbols())
+                    raise LayoutError(f"argument {k + 1}: the extent {format_expr(leaf.expr)} is negative at {at}; "
+                                      f"a shape's extents are sizes (>= 0) for every admitted value")
+                return f"could not show that the extent {format_expr(leaf.expr)} is never negative"
+            if r != z3.unsat:
+                return f"could not show that the extent {format_expr(leaf.expr)} is never negative: " \
+                       f"the solver gave up ({s.reason_unknown()})"
+            s.pop()
+    except Unencodable as exc:
+        return f"cannot encode the operands' extents: {exc}"
+    return None
+
+
+__all__ = ["VacuousAssumptions", "admitted_value", "check_domain"]

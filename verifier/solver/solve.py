@@ -1,0 +1,102 @@
+"""The one way the package runs Z3: ``solve`` (a fresh solver per seed of a small portfolio, within a ``Budget``
+of resource units and the wall-clock safety net) and ``check_sat`` (one solver, with Ctrl-C handled as ours).
+
+The engine, the guard search, the property checks, the domain check and the spec loader all come through here;
+they hold Z3 terms only as the opaque values the encoder (``solver.encoding``) returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TypeAlias
+
+from verifier.solver.budget import UNITS_PER_SECOND, Budget
+from verifier.solver.interrupt import interrupted
+
+if TYPE_CHECKING:
+    import z3
+
+    Formula: TypeAlias = z3.BoolRef
+    Model: TypeAlias = z3.ModelRef
+    Context: TypeAlias = z3.Context
+
+
+# Under this many units a query is one run; above, it is the seed portfolio of ``solve``.
+PORTFOLIO_MIN = UNITS_PER_SECOND
+
+
+_CTRL_C_OFF = False
+
+
+def check_sat(s: z3.Solver, seconds: float, rlimit: int | None = None) -> z3.CheckSatResult:
+    """``s.check()`` within ``rlimit`` Z3 resource units (if given) and the wall-clock safety net of ``seconds``.
+    Z3 would catch Ctrl-C itself and answer unknown, which turned an interrupt into an ``unknown`` verdict and let
+    the run go on; an interrupted call raises ``KeyboardInterrupt``."""
+    import z3
+
+    global _CTRL_C_OFF
+    if not _CTRL_C_OFF:
+        z3.set_param("ctrl_c", False)  # SIGINT is ours (interrupt.py): it interrupts Z3 and stops the command
+        _CTRL_C_OFF = True
+    s.set("timeout", max(1, int(seconds * 1000)))
+    if rlimit is not None:
+        s.set("rlimit", max(1, int(rlimit)))
+    r = s.check()
+    if r == z3.unknown and (interrupted() or s.reason_unknown() == "interrupted from keyboard"):
+        raise KeyboardInterrupt
+    return r
+
+
+def rlimit_count(s: z3.Solver) -> int:
+    st = s.statistics()
+    return int(st.get_key_value("rlimit count")) if "rlimit count" in st.keys() else 0
+
+
+def solve(constraints: Sequence[z3.BoolRef], budget: Budget,
+          ctx: z3.Context | None = None) -> tuple[str, z3.ModelRef | None, str]:
+    """Z3 on ``constraints`` within ``budget``'s resource units (and its wall-clock safety net).  On nonlinear
+    problems Z3's work varies by orders of magnitude with its random seed (0.04 s to 6 s on one of proofs/'
+    theorems), so a budget of a nominal second or more is spent as two short runs under other seeds, then one long
+    run.
+
+    Z3's search also depends on the history of its context (the order in which terms were created), so a verdict
+    solves in its own context ``ctx``: its answer does not depend on what the process decided before."""
+    import z3
+
+    units = budget.left()
+    if units < 1000:
+        return "unknown", None, budget.why_stopped()
+    if ctx is not None:
+        constraints = [c.translate(ctx) for c in constraints]
+    slices = [(0, units)] if units < PORTFOLIO_MIN else [(0, 0.15 * units), (1, 0.15 * units), (2, 0.7 * units)]
+    why = ""
+    for seed, share in slices:
+        s = z3.Solver(ctx=ctx) if ctx is not None else z3.Solver()  # a fresh search: the seed takes effect
+        s.add(*constraints)
+        s.set("random_seed", seed)
+        before = rlimit_count(s)
+        r = check_sat(s, budget.net_seconds(), rlimit=int(share))
+        budget.spend(max(0, rlimit_count(s) - before))
+        if r == z3.sat:
+            return "sat", s.model() if ctx is None else s.model().translate(z3.main_ctx()), ""
+        if r == z3.unsat:
+            return "unsat", None, ""
+        why = s.reason_unknown()
+        if budget.net_fired():
+            return "unknown", None, budget.why_stopped()
+    if why in ("timeout", "canceled", "max. resource limit exceeded"):
+        return "unknown", None, f"the solver gave up: it spent its {units:,} resource units"
+    return "unknown", None, f"the solver gave up: {why}"
+
+
+def new_context() -> Context:
+    """A Z3 context of its own for one verdict (``solve``)."""
+    import z3
+
+    return z3.Context()
+
+
+def negate(f: Formula) -> Formula:
+    import z3
+
+    return z3.Not(f)

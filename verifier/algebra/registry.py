@@ -134,7 +134,7 @@ REGISTRY: Mapping[str, Operation] = _rows(
     Operation("local_partition", ops.local_partition, ("L", "L", "I", "C?"), "tensor_impl.hpp:1076-1111", cpp=TENSOR,
               example=("(M,N):(_1,M)", "(_2,_2):(_1,_2)", "1")),
     # the smem layout (a swizzle allowed) and the gmem layout, after the element width in bits
-    Operation("make_tma_box", tma.make_tma_box, ("L", "L"), "copy_traits_sm90_tma.hpp:723-852", template=1,
+    Operation("make_tma_box", tma.make_tma_box, ("L", "L"), "copy_traits_sm90_tma.hpp:723-845", template=1,
               swizzled=True, not_compiled=("not a CuTe function but the box make_tma_copy derives "
                                            "(detail::construct_tma_gbasis): tests/differential/test_tma.py compiles "
                                            "that call on its own"),

@@ -399,14 +399,12 @@ def _rename(c: Claim, where: str) -> Claim:
 def _make_tma_box(element_bits: int, smem: object, gmem: Layout) -> list[Claim]:
     """The box walks the tile as the smem layout stores it: its ``i``-th element is the gmem element of the tile
     coordinate that smem index ``i`` holds, ``box(i) == GMEM(idx2crd(right_inverse(SMEM)(i), tile))`` (the TMA
-    unit writes box element ``i`` to smem index ``i``, before the swizzle; copy_traits_sm90_tma.hpp:723-852)."""
+    unit writes box element ``i`` to smem index ``i``, before the swizzle; copy_traits_sm90_tma.hpp:723-845)."""
     from verifier.algebra.tma import make_tma_box, swizzle_portions
 
     r = make_tma_box(element_bits, smem, gmem)
     _, inner = swizzle_portions(smem)
-    shape, stride = r.box.shape, r.box.stride
-    assert type(shape) is tuple and type(stride) is tuple
-    walked = Layout(shape[:r.walked], stride[:r.walked])
+    walked = r.tile
     tile = product_each(inner.shape)
     inverse = algebra.right_inverse(inner)
     assert isinstance(inverse, Layout)
@@ -416,7 +414,7 @@ def _make_tma_box(element_bits: int, smem: object, gmem: Layout) -> list[Claim]:
     full = (*crd, *(D(0) for _ in gshape[len(crd):]))
     expected = gmem(full if type(gmem.shape) is tuple else full[0])
     return [_claim("TMA-POST", "box element i is the gmem element of the tile coordinate at smem index i: "
-                   "box(i) == GMEM(idx2crd(right_inverse(SMEM)(i), tile))", "copy_traits_sm90_tma.hpp:723-852",
+                   "box(i) == GMEM(idx2crd(right_inverse(SMEM)(i), tile))", "copy_traits_sm90_tma.hpp:723-845",
                    size(walked), expected, walked(_I))]
 
 

@@ -154,19 +154,23 @@ ERRORS: dict[str, str] = {
     "CPL-POST-ORDER": "the complement is strictly increasing (layout.hpp:1166-1171; complement.cpp:46-66)",
     "CPL-POST-DISJOINT": "the complement misses L (layout.hpp:1166-1171; complement.cpp:46-66)",
     "TMA-POST": "the TMA box walks the smem tile in smem order: box(i) is the gmem offset of the tile coordinate at "
-                "smem index i (copy_traits_sm90_tma.hpp:723-852, construct_tma_gbasis)",
-    "TMA-RANK": "cuTensorMapEncodeTiled takes a tensorRank of at most 5 (cuda.h:23275); CuTe groups trailing gmem "
-                "modes into the 5th (copy_traits_sm90_tma.hpp:848), a box of more than 5 modes is not encodable",
+                "smem index i (copy_traits_sm90_tma.hpp:723-845, construct_tma_gbasis)",
+    "TMA-RANK": "the box modes from the fifth on are grouped into one (copy_traits_sm90_tma.hpp:834, since "
+                "cuTensorMapEncodeTiled takes at most 5, cuda.h:23275) and read as one progression of stride gcd "
+                "(:876-891): the grouped modes must be one, else the TMA reads other elements than the tile's; CuTe "
+                "does not check it",
     "TMA-BOX": "every TMA box extent is in [1, 256] (copy_traits_sm90_tma.hpp:998-1007 asserts it; cuda.h:23300)",
     "TMA-INNER": "the inner box row, boxDim[0] times the element size, is a multiple of 16 bytes (cuda.h:23302); CuTe "
-                 "does not check it, the driver's error is CuTe's assert(false) (copy_traits_sm90_tma.hpp:1081)",
+                 "does not check it: the driver's error at copy_traits_sm90_tma.hpp:1041 is CuTe's assert(false) at "
+                 ":1069",
     "TMA-SWIZZLE": "with a swizzle, the inner box row fits the swizzle span: <= 32, 64, 128 bytes for SWIZZLE_32B, "
-                   "64B, 128B* (cuda.h:23322-23326)",
+                   "64B, 128B* (cuda.h:23322-23326); only the driver checks it (copy_traits_sm90_tma.hpp:1041, 1069)",
     "TMA-MAJOR": "the box's first mode has gmem stride 1: the descriptor does not store it "
                  "(copy_traits_sm90_tma.hpp:963 asserts it)",
-    "TMA-GSTRIDE": "every outer gmem stride in bytes is a multiple of 16 and below 2^40 "
+    "TMA-GSTRIDE": "every other box mode's gmem stride in bytes is a multiple of 16 and below 2^40 "
                    "(copy_traits_sm90_tma.hpp:971-978 asserts it; cuda.h:23288-23289)",
-    "TMA-GDIM": "every gmem extent is in [1, 2^32] (copy_traits_sm90_tma.hpp:951-960 asserts it)",
+    "TMA-GDIM": "every box mode's gmem extent is in [1, 2^32] (copy_traits_sm90_tma.hpp:951-960 asserts it; "
+                "cuda.h:23282)",
     "SLICE-POST": "slicing a tensor addresses the same elements (tensor_impl.hpp:237-239: the view is "
                   "make_tensor(data() + offset, slice)); slice_and_offset of a swizzled layout combines the offset "
                   "with the sliced-off part by XOR (no carry assumed) and decides to keep the swizzle on static "

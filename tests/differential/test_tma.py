@@ -1,11 +1,13 @@
-"""TMA box constraints (verifier/tma.py): the box ``make_tma_box`` derives is the one compiled CuTe 4.2's
+"""TMA box constraints (verifier/algebra/tma.py): the box ``make_tma_box`` derives is the one compiled CuTe 4.2's
 ``construct_tma_gbasis`` derives (copy_traits_sm90_tma.hpp:723-852), and the driver's constraints on it
 (cuda.h's cuTensorMapEncodeTiled requirements, CuTe's asserts) are proved or refuted with their sources, symbolic
 gmem extents included."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -282,6 +284,30 @@ def test_grouped_modes_that_are_no_progression_are_refuted() -> None:
             ["A >= 1", "A <= 4"])
     assert ok.verdict == "valid", ok.reason
     assert any(d.id == "TMA-POST" and d.status == "proved" for d in ok.obligations)
+
+
+# -- the driver's own rules, as cuTensorMapEncodeTiled answered on an H100 (tests/data/tma_driver.json) -----------
+
+_DRIVER = Path(__file__).resolve().parents[1] / "data" / "tma_driver.json"
+_SWIZZLES = {"NONE": "", "32B": "Sw<1,4,3> o _0 o ", "64B": "Sw<2,4,3> o _0 o ", "128B": "Sw<3,4,3> o _0 o "}
+
+
+def test_the_driver_accepts_exactly_the_boxes_the_tool_proves_encodable() -> None:
+    """Each recorded call is the descriptor make_tma_copy would encode for a K-major (rows, K) tile of a K-major
+    gmem tensor: the driver refused it (TMA-INNER, TMA-SWIZZLE, TMA-BOX, TMA-GSTRIDE) exactly where the tool
+    refutes one of the constraints."""
+    record = json.loads(_DRIVER.read_text())
+    refused = 0
+    for c in record["cases"]:
+        (g0, g1), (b0, b1), bits = c["global_dim"], c["box"], 8 * c["element_bytes"]
+        smem = f"{_SWIZZLES[c['swizzle']]}(_{b1},_{b0}):(_{b0},_1)"
+        gmem = f"({g1},{g0}):({c['global_stride_bytes'] // c['element_bytes']},_1)"
+        box = apply("make_tma_box", bits, parse(smem), parse(gmem))
+        assert box.rejection is None and format_tuple(box.result.box.shape) == f"(_{b0},_{b1})", (c, box)
+        v = _v(smem, gmem, [], bits)
+        assert v.verdict == ("valid" if c["result"] == 0 else "invalid"), (c["name"], v.verdict, v.reason)
+        refused += c["result"] != 0
+    assert 0 < refused < len(record["cases"])
 
 
 def test_unsupported_swizzle_is_a_rejection() -> None:

@@ -1,5 +1,5 @@
 """TMA box constraints (verifier/algebra/tma.py): the box ``make_tma_box`` derives is the one compiled CuTe 4.2's
-``construct_tma_gbasis`` derives (copy_traits_sm90_tma.hpp:723-852), and the driver's constraints on it
+``construct_tma_gbasis`` derives (copy_traits_sm90_tma.hpp:723-845), and the driver's constraints on it
 (cuda.h's cuTensorMapEncodeTiled requirements, CuTe's asserts) are proved or refuted with their sources, symbolic
 gmem extents included."""
 

@@ -128,8 +128,18 @@ def test_short_residue_skips_elements():
 def test_384_threads_over_a_tile_they_do_not_divide():
     v = _verify("(_32,_12):(_1,_32)", "(M,K)", ("t >= 0", "t < 384"))
     assert v.verdict == "invalid" and v.counterexample is not None
-    assert v.counterexample.obligation == "COVER-THR"
+    # THR-ONCE: the counterexample names the thread whose values leave the tile; COVER-THR fails for every thread.
+    assert v.counterexample.obligation == "THR-ONCE" and v.counterexample.params["t"] == 256
     assert "T256V8 holds (0, 32), outside the (128, 32) tile" in v.reason
+    assert {d.id: d.status for d in v.obligations}["COVER-THR"] == "refuted"
+
+
+def test_thr_once_spares_threads_the_assumptions_exclude():
+    # Only threads 0..127 run: thread 256 never does, so THR-ONCE holds, but the tile is still not covered by the
+    # threads of the TiledCopy (COVER-THR), which stays the verdict.
+    v = _verify("(_32,_12):(_1,_32)", "(M,K)", ("t >= 0", "t < 128"))
+    assert v.verdict == "invalid" and v.counterexample.obligation == "COVER-THR"
+    assert {d.id: d.status for d in v.obligations}["THR-ONCE"] == "proved"
 
 
 @pytest.mark.parametrize("shift", [None])

@@ -17,6 +17,7 @@ from verifier.algebra.tiled import (
     make_tiled_copy_A,
     make_tiled_copy_B,
     make_tiled_copy_C,
+    make_tiled_copy_C_atom,
     make_tiled_mma,
 )
 from verifier.core.integers import D
@@ -106,6 +107,14 @@ def _copy_configs() -> list[tuple[str, int, str, str, str, int]]:
         for j, which in enumerate(("A", "B", "C")):
             mma = "SM80_16x8x16_F32F16F16F32_TN"
             out.append((atom.name, 16, f"make_tiled_copy_{which}", mma, "", (3 * k + j) % 128))
+    # The epilogue's copies of an accumulator fragment: as many values per thread as one atom moves.
+    c_atoms = [("UniversalCopy<uint16_t,uint16_t>", 16), ("UniversalCopy<uint32_t,uint32_t>", 16),
+               ("UniversalCopy<uint32_t,uint32_t>", 32), ("UniversalCopy<uint64_t,uint64_t>", 32),
+               ("UniversalCopy<uint64_t,uint64_t>", 16), ("SM90_U32x1_STSM_N", 16), ("SM90_U32x2_STSM_N", 16),
+               ("SM90_U32x4_STSM_N", 16), ("SM90_U16x8_STSM_T", 16)]
+    for k, (name, bits) in enumerate(c_atoms):
+        for j, mma in enumerate(("SM80_16x8x16_F32F16F16F32_TN", "SM80_16x8x8_F16F16F16F16_TN")):
+            out.append((name, bits, "make_tiled_copy_C_atom", mma, "", (11 * k + 5 * j) % 128))
     return out
 
 
@@ -126,7 +135,7 @@ def _copy_case(k: int, name: str, bits: int, how: str, thr: str, val: str, t: in
         mma = make_tiled_mma(find(thr), parse_layout("(_2,_2,_1):(_1,_2,_0)"),  # type: ignore[arg-type]
                              [parse("_32"), parse("_32"), parse("_16")])
         maker = {"make_tiled_copy_A": make_tiled_copy_A, "make_tiled_copy_B": make_tiled_copy_B,
-                 "make_tiled_copy_C": make_tiled_copy_C}[how]
+                 "make_tiled_copy_C": make_tiled_copy_C, "make_tiled_copy_C_atom": make_tiled_copy_C_atom}[how]
         model = maker(find(name), bits, mma)  # type: ignore[arg-type]
     what = COPY_WHAT[k % len(COPY_WHAT)]
     n_thr = int(model.layout_tv.size()) // int(size(model.layout_tv, 1))
@@ -193,3 +202,22 @@ def test_contracts_of_tiled_objects():
                        "(_1,_8):(_0,_1))")
     assert check_tiled(copy) == []  # type: ignore[arg-type]
     assert str(copy).startswith("TiledCopy<SM80_CP_ASYNC_CACHEALWAYS<uint128_t,uint128_t>, 16b,")
+
+
+def test_make_tiled_copy_c_atom_contract():
+    from verifier.algebra.tiled import check_tiled, parse_tiled
+    from verifier.core.errors import CuteRejection
+
+    mma = "make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN, (_2,_2,_1):(_1,_2,_0), <_32,_32,_16>)"
+    for atom, bits in (("UniversalCopy<uint32_t,uint32_t>", 16), ("SM90_U32x4_STSM_N", 16),
+                       ("UniversalCopy<uint64_t,uint64_t>", 32)):
+        tc = parse_tiled(f"make_tiled_copy_C_atom({atom}, {bits}, {mma})")
+        # STSM's registers and shared-memory rows split their modes differently: still congruent (threads and
+        # values per thread), as copy() needs; compiled CuTe prints both (test_tiled_copy_matches_compiled_cute).
+        assert isinstance(tc, TiledCopy) and check_tiled(tc) == []
+        # Each thread copies one atom's values of its C fragment (NumValSrc), never more.
+        assert int(size(tc.layout_tv, 1)) == int(size(tc.atom_src, 1))
+    # copy_atom.hpp:459: an atom moving more values than a thread's C holds does not compile.
+    with pytest.raises(CuteRejection, match="8 values exceed the MMA's 4"):
+        parse_tiled("make_tiled_copy_C_atom(SM90_U32x4_STSM_N, 16, "
+                    "make_tiled_mma(SM80_16x8x8_F16F16F16F16_TN, (_1,_1,_1):(_0,_0,_0)))")

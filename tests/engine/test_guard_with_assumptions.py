@@ -15,15 +15,18 @@ def test_guard_is_derived_on_top_of_assumptions() -> None:
     table.assume(parse_relation("M <= N", table))
     v = verify("zipped_divide", [a, parse("<_128,_64>", table)], table, policy=Policy(strict=True))
     assert v.verdict == INVALID and v.guard is not None
-    assert v.guard.condition == "M % 128 == 0 and N % 64 == 0"
+    # The overflow bounds join the guard (OVF-ARITH: ceil_div(M, _128) overflows near 2^31; with M <= N the
+    # result's padded extent M*N is bounded too).
+    assert v.guard.condition == "M % 128 == 0 and N % 64 == 0 and M <= 33554304 and N <= 16777152"
     assert len(table.relations) == 1  # the caller's table is untouched
 
 
 def test_cli_assume_with_an_invalid_verdict_exits_1(capsys) -> None:
     # A partial tile is invalid only under --strict (issue 13); without it, valid with the same guard.
-    rc = main(["zipped_divide", "(M,N):(_1,M)", "<_128,_64>", "--assume", "M % 128 == 0", "--strict"])
+    sizes = ["--assume", "M <= 65536", "--assume", "N <= 16384"]  # realistic sizes: no int32 overflow
+    rc = main(["zipped_divide", "(M,N):(_1,M)", "<_128,_64>", "--assume", "M % 128 == 0", "--strict", *sizes])
     out = capsys.readouterr().out
     assert rc == 1 and "condition: N % 64 == 0" in out
-    rc = main(["zipped_divide", "(M,N):(_1,M)", "<_128,_64>", "--assume", "M % 128 == 0"])
+    rc = main(["zipped_divide", "(M,N):(_1,M)", "<_128,_64>", "--assume", "M % 128 == 0", *sizes])
     out = capsys.readouterr().out
     assert rc == 0 and "condition: N % 64 == 0" in out

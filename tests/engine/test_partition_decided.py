@@ -39,11 +39,15 @@ def test_concrete_partial_tile_is_decided_like_zipped_divide(cute):
     assert 8 + 8 * 12 + 7 + 7 * 12 >= 12 * 12  # its last element is past the 144 elements of the tensor
 
 
+# Realistic sizes: near 2^31 CuTe's int32 arithmetic overflows (OVF-ARITH / OVF-RESULT, tests/test_overflow.py).
+SIZES = ("M <= 65536", "N <= 16384")
+
+
 @pytest.mark.parametrize("texts,assume", [
-    (["(M,N):(_1,M)", "<_128,_64>", "(0,0)"], ("M % 128 == 0", "N % 64 == 0")),
+    (["(M,N):(_1,M)", "<_128,_64>", "(0,0)"], ("M % 128 == 0", "N % 64 == 0", *SIZES)),
     (["(M,K):(_1,lda)", "<_128,_32>", "(m,k)"],
-     ("M % 128 == 0", "K % 32 == 0", "lda >= M", "m < M/128", "k < K/32")),
-    (["(M,N):(_1,M)", "(_128,_64)", "(m,n)"], ("M % 128 == 0", "N % 64 == 0", "m < M/128", "n < N/64")),
+     ("M % 128 == 0", "K % 32 == 0", "lda >= M", "m < M/128", "k < K/32", "lda <= 65536", "K <= 16384")),
+    (["(M,N):(_1,M)", "(_128,_64)", "(m,n)"], ("M % 128 == 0", "N % 64 == 0", "m < M/128", "n < N/64", *SIZES)),
 ])
 def test_symbolic_tiles_are_valid_when_exact_and_in_bounds(texts, assume):
     assert _verify("local_tile", texts, assume).verdict == "valid"
@@ -59,7 +63,7 @@ def test_tile_coordinate_outside_the_grid_is_invalid():
 
 def test_local_partition_decided():
     ok = _verify("local_partition", ["(M,N):(_1,M)", "(_32,_8):(_8,_1)", "t"],
-                 ("M % 32 == 0", "N % 8 == 0", "t < 256", "t >= 0"))
+                 ("M % 32 == 0", "N % 8 == 0", "t < 256", "t >= 0", *SIZES))
     assert ok.verdict == "valid"
     bad = _verify("local_partition", ["(M,N):(_1,M)", "(_32,_8):(_8,_1)", "t"], ("t < 256", "t >= 0"))
     assert [w.id for w in bad.warnings if w.id == "DIV-EXACT"]

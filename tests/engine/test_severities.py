@@ -34,10 +34,16 @@ CUTLASS_ASSERTED = [
     (["logical_divide", "_48:_1", "_32:_1"], "DIV-EXACT"),
     (["left_inverse", "((_3,_7)):((_0,_0))"], "LI-3"),
     (["complement", "(_4,_2):(_1,_16)", "40"], "CPL-POST-BOUND"),
-    (["complement", "(_4,_2):(_1,_16)", "K"], "CPL-POST-BOUND"),
+    # A realistic bound: at K near 2^31 CuTe's ceil_div(K, _32) overflows (OVF-ARITH, an error).
+    (["complement", "(_4,_2):(_1,_16)", "K", "--assume", "K <= 65536"], "CPL-POST-BOUND"),
     (["upcast", "2", "(4):(32)"], "RC-SIZE"),
     (["upcast", "4", "1:_1"], "RC-SIZE"),
 ]
+
+
+# Realistic problem sizes for the divides: at the default 1 <= M, N <= 2^31-1 CuTe's ceil_div(M, _128) overflows
+# (OVF-ARITH, an error: tests/test_overflow.py); these tests are about the partial tiles.
+SIZES = ["--assume", "M <= 65536", "--assume", "N <= 16384"]
 
 
 @pytest.mark.parametrize(("argv", "warning"), CUTLASS_ASSERTED)
@@ -60,13 +66,13 @@ def test_left_inverse_quasi_inverse_is_the_error(capsys) -> None:
 
 @pytest.mark.parametrize("op", ["zipped_divide", "logical_divide", "tiled_divide", "flat_divide"])
 def test_partial_tiles_are_warnings_with_their_guard(capsys, op: str) -> None:
-    rc, v = _json(capsys, op, "(M,N):(_1,M)", "<_128,_64>", "--timeout", "20")
+    rc, v = _json(capsys, op, "(M,N):(_1,M)", "<_128,_64>", "--timeout", "20", *SIZES)
     assert rc == 0 and v["verdict"] == VALID and v["warnings"] == ["DIV-EXACT", "DIV-EXACT"]
     cex = next(o["counterexample"] for o in v["obligations"] if o["id"] == "DIV-EXACT")
     assert cex["params"] == {"M": 1, "N": 1}
     assert v["condition"] == "M % 128 == 0 and N % 64 == 0" and v["condition_covers"] == ["DIV-EXACT"]
     assert "return M % 128 == 0 && N % 64 == 0;" in v["guard_cpp"]
-    rc, s = _json(capsys, op, "(M,N):(_1,M)", "<_128,_64>", "--strict", "--timeout", "20")
+    rc, s = _json(capsys, op, "(M,N):(_1,M)", "<_128,_64>", "--strict", "--timeout", "20", *SIZES)
     assert rc == 1 and s["verdict"] == INVALID
     assert s["counterexample"] == cex
     assert (s["condition"], s["guard_cpp"], s["condition_covers"]) == (v["condition"], v["guard_cpp"],
@@ -74,7 +80,7 @@ def test_partial_tiles_are_warnings_with_their_guard(capsys, op: str) -> None:
 
 
 def test_text_output_lists_the_warnings(capsys) -> None:
-    assert main(["zipped_divide", "(M,N):(_1,M)", "<_128,_64>"]) == 0
+    assert main(["zipped_divide", "(M,N):(_1,M)", "<_128,_64>", *SIZES]) == 0
     out = capsys.readouterr().out
     assert out.startswith("valid: zipped_divide((M,N):(_1,M), <_128,_64>) (2 warnings; --strict makes them errors)")
     assert "warning: DIV-EXACT fails: the tiles cover A exactly" in out
@@ -89,7 +95,8 @@ def test_real_cute_bugs_stay_errors(capsys) -> None:
 
 
 def test_select_and_ignore_pick_obligations_like_ruff(capsys) -> None:
-    rc, v = _json(capsys, "zipped_divide", "(M,N):(_1,M)", "<_128,_64>", "--ignore", "DIV-EXACT", "--strict")
+    rc, v = _json(capsys, "zipped_divide", "(M,N):(_1,M)", "<_128,_64>", "--ignore", "DIV-EXACT", "--strict",
+                  *SIZES)
     assert rc == 0 and v["verdict"] == VALID and v["warnings"] == []
     assert {o["severity"] for o in v["obligations"] if o["id"] == "DIV-EXACT"} == {"ignored"}
     # A prefix selects every ID under it: CMP selects CMP-POST and CMP-POST-SIZE.
@@ -114,6 +121,8 @@ def test_every_obligation_has_one_severity_and_a_justification() -> None:
 def test_python_api_policy() -> None:
     table = Symbols()
     args = problems.build("zipped_divide", ["(M,N):(_1,M)", "<_128,_64>"], table)
+    table.declare("M", hi=65536)
+    table.declare("N", hi=16384)
     assert verify("zipped_divide", args, table, derive=False).verdict == VALID
     assert verify("zipped_divide", args, table, derive=False, policy=Policy(strict=True)).verdict == INVALID
     with pytest.raises(LayoutError):

@@ -86,8 +86,10 @@ def _check_same(enc: Encoder, sy: Symbols, e: Expr, points: list[dict[str, int]]
 
 
 def _small_allowed(s: Symbol, rng: random.Random) -> int:
+    """A value the symbol admits (its range too: the simplifier may use the upper bound)."""
     first = -(-s.lo // s.multiple_of)
-    return s.multiple_of * rng.randrange(first, first + 40)
+    last = first + 39 if s.hi is None else min(first + 39, s.hi // s.multiple_of)
+    return s.multiple_of * rng.randrange(first, last + 1)
 
 
 def _divisors(e: Expr) -> list[Expr]:

@@ -61,9 +61,20 @@ from verifier.core.integers import (
     or_,
     safe_div,
     signum,
+    site,
+    unwatched,
 )
 from verifier.core.layouts import Layout, Tile, Underscore, cosize, layout_of, make_layout, rank, size
-from verifier.core.obligations import NEVER, POSTCONDITION_LIMIT, SA, Recorder, nonzero, record, recording
+from verifier.core.obligations import (
+    NEVER,
+    POSTCONDITION_LIMIT,
+    SA,
+    Recorder,
+    enumerating,
+    nonzero,
+    record,
+    recording,
+)
 from verifier.core.semantics import DslInvalidLayout, DslRefusal, dsl
 from verifier.core.semantics import current as current_semantics
 
@@ -133,6 +144,18 @@ _MEMOS: list[dict[int, tuple[tuple[object, ...], object]]] = []
 _inside = False  # an operation remembered by ``pure`` is running
 
 
+def _not_cute(fn: _F) -> _F:
+    """Arithmetic that states a condition or a postcondition, which CuTe never executes: no overflow obligation
+    (overflow.py)."""
+
+    @functools.wraps(fn)
+    def call(*args: object, **kwargs: object) -> object:
+        with unwatched():
+            return fn(*args, **kwargs)
+
+    return call  # type: ignore[return-value]
+
+
 def clear_memos() -> None:
     """Forget every remembered result (``pure``): the benchmark's first calls."""
     for memo in _MEMOS:
@@ -168,6 +191,7 @@ def _flat_into(shape: tuple[IntTuple, ...], stride: tuple[IntTuple, ...], fs: li
             fd.append(d)  # type: ignore[arg-type]
 
 
+@_not_cute
 def _guarded(build: Callable[[], Bool]) -> Bool:
     """A condition that itself divides: a concrete division by zero makes it false (the operands are unusable)."""
     try:
@@ -176,6 +200,7 @@ def _guarded(build: Callable[[], Bool]) -> Bool:
         return Bool(FALSE.expr, False)
 
 
+@_not_cute
 def _static_check(cond: Callable[[], Bool], static: bool, message: str, source: str, id: str,
                   description: str, *description_args: object) -> None:
     """A ``CUTE_STATIC_ASSERT_V`` that CuTe evaluates only when ``static`` (its operands are static).
@@ -238,12 +263,15 @@ def _bw_coalesce(fs: list[Int], fd: list[Int], ns: IntTuple, nd: IntTuple) -> La
         front_s = rs[-1]
         if not front_s.static:  # type: ignore[union-attr]
             merge = False
-        elif type(s) is Int and type(d) is Int and type(rd[-1]) is Int:  # integer strides: stride_* without dispatch
-            merge = eq(s * d, rd[-1]).is_constant(True)
         else:
-            merge = stride_eq(stride_mul(s, d), rd[-1]).is_constant(True)  # type: ignore[arg-type]
+            with unwatched():  # a type computation (decltype), never executed
+                if type(s) is Int and type(d) is Int and type(rd[-1]) is Int:  # integer strides: no dispatch
+                    merge = eq(s * d, rd[-1]).is_constant(True)
+                else:
+                    merge = stride_eq(stride_mul(s, d), rd[-1]).is_constant(True)  # type: ignore[arg-type]
         if merge:
-            rs[-1] = s * front_s
+            with site("coalesce", "layout.hpp:804", s, front_s):  # type: ignore[arg-type]
+                rs[-1] = s * front_s
             rd[-1] = d
         else:
             rs.append(s)
@@ -289,7 +317,8 @@ def coalesce_shape(shape: IntTuple, merge_dynamic: bool = True) -> IntTuple:
     for a in flat[1:]:
         back = acc[-1] if type(acc) is tuple else acc
         if back.static == a.static and (a.static or merge_dynamic):  # type: ignore[union-attr]
-            merged = back * a
+            with site("coalesce", "layout.hpp:904", back, a):  # type: ignore[arg-type]
+                merged = back * a
             acc = (*acc[:-1], merged) if type(acc) is tuple else merged
         else:
             acc = (*acc, a) if type(acc) is tuple else (acc, a)
@@ -336,7 +365,8 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
     if rd.is_constant(0):  # a static stride-0 B mode (:1045); a dynamic 0 does not take this branch
         return Layout(rs, rd)
     if type(ls) is not tuple:  # integral A: no condition at all (:1048)
-        return Layout(rs, stride_mul(rd, ld))  # type: ignore[arg-type]
+        with site("composition", "layout.hpp:1049", rd, ld):  # type: ignore[arg-type]
+            return Layout(rs, stride_mul(rd, ld))  # type: ignore[arg-type]
     res_s: list[Int] = []
     res_d: list[Int] = []
     s, r = rs, rd
@@ -351,11 +381,13 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
             lambda a=a, r=r: or_(eq(r % a, S(0)), lt(r, a)), a.static and r.static,  # type: ignore[misc]  # defaults bind this mode
             "Stride Divisibility Condition", "layout.hpp:1077", "CMP-2",
             "weak stride condition at A mode {}: r % a == 0 or r < a (r = remaining B stride, a = A extent)", i)
-        abs_r = abs_(r)
+        with site("abs", "layout.hpp:1084", r):
+            abs_r = abs_(r)
         nonzero(abs_r, "CMP-6", "the B stride", "layout.hpp:1084")
         nonzero(a, "CMP-7", "the extent of A mode {}", "layout.hpp:1086", i)
         next_shape = ceil(a, abs_r)
-        next_stride = ceil(abs_r, a) * signum(r)
+        with site("composition", "layout.hpp:1086", r, a):
+            next_stride = ceil(abs_r, a) * signum(r)
         if next_shape.is_constant(1) or s.is_constant(1):
             r = next_stride
             continue
@@ -365,15 +397,19 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
                       "weak shape condition at A mode {}: s % min(ceil(a/r), s) == 0", i)
         nonzero(new_shape, "CMP-6", "the extent taken from A mode {}", "layout.hpp:1109", i)
         res_s.append(new_shape)
-        res_d.append(stride_mul(r, e))  # type: ignore[arg-type]
-        s = s / new_shape
+        with site("composition", "layout.hpp:1108", r, e):  # type: ignore[arg-type]
+            res_d.append(stride_mul(r, e))  # type: ignore[arg-type]
+        with site("composition", "layout.hpp:1109", s, new_shape):
+            s = s / new_shape
         r = next_stride
     last = ld[-1]  # type: ignore[index]
     if not res_s:
-        return Layout(s, stride_mul(r, last))  # type: ignore[arg-type]
+        with site("composition", "layout.hpp:1117", r, last):  # type: ignore[arg-type]
+            return Layout(s, stride_mul(r, last))  # type: ignore[arg-type]
     if s.is_constant(1):
         return Layout(unwrap(tuple(res_s)), unwrap(tuple(res_d)))
-    return Layout((*res_s, s), (*res_d, stride_mul(r, last)))  # type: ignore[arg-type]
+    with site("composition", "layout.hpp:1123", r, last):  # type: ignore[arg-type]
+        return Layout((*res_s, s), (*res_d, stride_mul(r, last)))  # type: ignore[arg-type]
 
 
 def _dsl_compose_modes(ls: IntTuple, ld: IntTuple, rs: tuple[IntTuple, ...], rd: tuple[IntTuple, ...]) -> Layout:
@@ -431,6 +467,7 @@ def _emitted(a: list[int], s: int, d: int) -> list[tuple[int, int]]:
     return out
 
 
+@_not_cute
 def _exact_rules(a: Layout, b: Layout) -> None:
     """CMP-4 and CMP-5 on concrete values (spec §4.3). Re-validated here against the postcondition on the test
     corpora: together they imply a correct result, and are implied by it whenever A has no zero stride."""
@@ -449,13 +486,14 @@ def _exact_rules(a: Layout, b: Layout) -> None:
                "layout.hpp:1036-1039", NEVER, Bool(Const(no_carry), False))
 
 
+@_not_cute
 def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
     """The contract of composition (layout.hpp:1022): ``size(R) == size(B)`` and ``R(i) == A(B(i))``."""
     if not recording():  # every obligation below is recorded only for a Recorder: skip building them
         return
     record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
            eq(size(r), size(b)))
-    if a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
+    if enumerating() and a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
         n = int(size(b))
         try:
             ok = int(size(r)) == n and all(int(r(i)) == int(a(int(b(i)))) for i in range(n))
@@ -553,25 +591,29 @@ def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout
         j = values.index(min(values))  # type: ignore[type-var]  # the first smallest stride
         m = std[j]
         nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1201")
-        new_shape = m / rd[-1]
+        with site("complement", "layout.hpp:1201", m, rd[-1]):
+            new_shape = m / rd[-1]
         if new_shape.is_constant(0) and not dsl():  # DSL branch: see _dsl_complement_checks
             raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1203")
         if rec:
             record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
                    "layout.hpp:1201-1203", NEVER, ge(new_shape, S(1)))
-        new_stride = m * shp[j]
+        with site("complement", "layout.hpp:1202", m, shp[j]):
+            new_stride = m * shp[j]
         del shp[j], std[j]
         rs.append(new_shape)
         rd.append(new_stride)
     nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1212")
-    new_shape = std[0] / rd[-1]
+    with site("complement", "layout.hpp:1212", std[0], rd[-1]):
+        new_shape = std[0] / rd[-1]
     if new_shape.is_constant(0) and not dsl():
         raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1213")
     if rec:
         record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
                "layout.hpp:1212-1213", NEVER, ge(new_shape, S(1)))
     rs.append(new_shape)
-    new_stride = std[0] * shp[0]
+    with site("complement", "layout.hpp:1217", std[0], shp[0]):
+        new_stride = std[0] * shp[0]
     if rec:
         record("CPL-3", "strides are positive", "layout.hpp:1177", NEVER,
                and_(*(ge(d, S(1)) for d in std + rd[1:])))
@@ -643,9 +685,10 @@ def complement(layout: Layout, cotarget: IntTuple | Layout | None = None) -> Lay
     return result
 
 
+@_not_cute
 def _complement_postcondition(layout: Layout, target: IntTuple, r: Layout) -> None:
     """CuTe's contract (layout.hpp:1166-1171, complement.cpp:46-66), decided on concrete values."""
-    if not recording() or not (layout.concrete and r.concrete and all(x.concrete for x in leaves(target))):
+    if not enumerating() or not (layout.concrete and r.concrete and all(x.concrete for x in leaves(target))):
         return
     n_l, n_r = int(size(layout)), int(size(r))
     if n_l > POSTCONDITION_LIMIT or n_r > POSTCONDITION_LIMIT or n_r < 1:
@@ -677,10 +720,12 @@ def _exchange_sort(keys: list[int], vals: list[int]) -> list[int]:
     return [v for _, v in pairs]
 
 
-def _preprod(lshape: list[Int]) -> list[Int]:
+def _preprod(lshape: list[Int], source: str) -> list[Int]:
+    """The prefix product of the shape (layout.hpp:1273, :1332)."""
     out = [S(1)]
     for s in lshape:
-        out.append(s * out[-1])
+        with site("prefix_product", source, s, out[-1]):
+            out.append(s * out[-1])
     return out
 
 
@@ -699,7 +744,7 @@ def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
         return _swizzled.right_inverse(layout, right_inverse, composition)  # type: ignore[return-value]
     _dsl_static_shape(layout, "right_inverse")
     lshape, lstride = _wrapped(coalesce(layout))
-    pre = _preprod(lshape)
+    pre = _preprod(lshape, "layout.hpp:1273")
     idx = [i for i, d in enumerate(lstride) if d.static]
     order = _exchange_sort([lstride[i].value for i in idx], idx)  # type: ignore[misc]
     rs: list[Int] = [S(1)]
@@ -709,10 +754,12 @@ def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
         if curr.static and curr.value == lstride[i].value:
             rs.append(lshape[i])
             rd.append(pre[i])
-            curr = lshape[i] * lstride[i]
+            with site("right_inverse", "layout.hpp:1294", lshape[i], lstride[i]):
+                curr = lshape[i] * lstride[i]
     result = coalesce(Layout(tuple(rs), tuple(rd)))
-    if recording() and layout.concrete and result.concrete and int(size(result)) <= POSTCONDITION_LIMIT:
-        ok = all(int(layout(int(result(i)))) == i for i in range(int(size(result))))
+    if enumerating() and layout.concrete and result.concrete and int(size(result)) <= POSTCONDITION_LIMIT:
+        with unwatched():
+            ok = all(int(layout(int(result(i)))) == i for i in range(int(size(result))))
         record("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260", NEVER, Bool(Const(ok), False))
     return result
 
@@ -750,8 +797,9 @@ def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
         result = _left_inverse(filter(layout))
     else:
         result = _left_inverse(layout)
-    if recording() and layout.concrete and result.concrete and int(size(layout)) <= POSTCONDITION_LIMIT:
-        ok = all(int(result(int(layout(i)))) == i for i in range(int(size(layout))))
+    if enumerating() and layout.concrete and result.concrete and int(size(layout)) <= POSTCONDITION_LIMIT:
+        with unwatched():
+            ok = all(int(result(int(layout(i)))) == i for i in range(int(size(layout))))
         record("LI-3", "R(L(i)) == i for every i < size(L) (needs sorted, non-overlapping modes)",
                "layout.hpp:1313-1316", NEVER, Bool(Const(ok), False))
     return result
@@ -759,7 +807,7 @@ def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
 
 def _left_inverse(layout: Layout) -> Layout:
     lshape, lstride = _wrapped(coalesce(layout))
-    pre = _preprod(lshape)
+    pre = _preprod(lshape, "layout.hpp:1332")
     if not all(d.static for d in lstride):
         raise CuteRejection("Left inverse requires static strides.", "layout.hpp:1335")
     order = _exchange_sort([d.value for d in lstride], list(range(len(lstride))))  # type: ignore[misc]
@@ -772,7 +820,8 @@ def _left_inverse(layout: Layout) -> Layout:
         sz = product(tuple(rs))
         if (d % sz).value != 0:
             raise CuteRejection("Left inverse divisibility condition", "layout.hpp:1350")
-        rs.append(d / sz)
+        with site("left_inverse", "layout.hpp:1352", d, sz):
+            rs.append(d / sz)
         rd.append(pre[i])
     return coalesce(Layout((*rs, lshape[order[-1]]), tuple(rd)))
 
@@ -867,8 +916,15 @@ def flat_divide(a: Layout, tiler: Tiler) -> Layout:
 def logical_product(block: Layout, tiler: Tiler) -> Layout:
     """``logical_product(A, B)`` (layout.hpp:1649-1674): ``(A, complement(A, size(A)*cosize(B)) o B)``."""
     return _by_tiler(block, tiler, lambda x, t: _product_postcondition(
-        x, t, make_layout(_dsl_static_block(x), composition(complement(x, size(x) * cosize(t)), t))),
+        x, t, make_layout(_dsl_static_block(x), composition(complement(x, _product_cotarget(x, t)), t))),
         "logical_product", "layout.hpp:1666")
+
+
+def _product_cotarget(block: Layout, tiler: Layout) -> Int:
+    """``size(block)*cosize(tiler)`` (layout.hpp:1656)."""
+    sb, ct = size(block), cosize(tiler)
+    with site("logical_product", "layout.hpp:1656", sb, ct):
+        return sb * ct
 
 
 def _dsl_static_block(block: Layout) -> Layout:
@@ -956,16 +1012,21 @@ def _upcast(n: int, shape: IntTuple, stride: IntTuple) -> Layout:
             raise CuteRejection("Divisibility condition", "layout.hpp:1816")
         k = ceil_div_int(big_n, abs_(stride))
         if k.value != 1:
-            record("UP-3", f"the unit-stride extent is a multiple of {k} (else upcast rounds it up)",
-                   "layout.hpp:1817", NEVER, eq(shape % k, S(0)))
-        return Layout(ceil_div_int(shape, k), signum(stride) * ceil_div_int(abs_(stride), big_n))
+            with unwatched():
+                record("UP-3", f"the unit-stride extent is a multiple of {k} (else upcast rounds it up)",
+                       "layout.hpp:1817", NEVER, eq(shape % k, S(0)))
+        new_shape = ceil_div_int(shape, k)
+        with site("upcast", "layout.hpp:1818", stride, big_n):
+            return Layout(new_shape, signum(stride) * ceil_div_int(abs_(stride), big_n))
     # A nonzero multiple of N is at least N in magnitude; a 0 stride or a size-1 mode is what CuTe's per-mode
     # contract gives anyway.
-    record("UP-2", f"a dynamic stride is a multiple of {n} (or its mode has size 1)",
-           "layout.hpp:1820-1822", NEVER, or_(eq(shape, S(1)), eq(stride % big_n, S(0))))
+    with unwatched():
+        record("UP-2", f"a dynamic stride is a multiple of {n} (or its mode has size 1)",
+               "layout.hpp:1820-1822", NEVER, or_(eq(shape, S(1)), eq(stride % big_n, S(0))))
     if dsl():
         return Layout(shape, _dsl_shape_div(stride, big_n))
-    return Layout(shape, safe_div(stride, big_n))
+    with site("safe_div", "layout.hpp:1822", stride, big_n):
+        return Layout(shape, safe_div(stride, big_n))
 
 
 def _dsl_shape_div(a: Int, b: Int) -> Int:
@@ -992,11 +1053,13 @@ def _downcast(n: int, shape: IntTuple, stride: IntTuple) -> Layout:
         return make_layout(*(_downcast(n, s, d) for s, d in zip(shape, stride)))  # type: ignore[arg-type]
     assert isinstance(shape, Int) and isinstance(stride, Int)
     if stride.is_constant(1) or stride.is_constant(-1):
-        return Layout(shape * S(n), stride)
+        with site("downcast", "layout.hpp:1849", shape, S(n)):
+            return Layout(shape * S(n), stride)
     if not stride.static:
         record("DN-2", "a dynamic stride is not +-1 (CuTe would treat it as a non-unit stride)", "layout.hpp:1848",
                NEVER, and_(ne(stride, S(1)), ne(stride, S(-1))))
-    return Layout(shape, stride * S(n))
+    with site("downcast", "layout.hpp:1851", stride, S(n)):
+        return Layout(shape, stride * S(n))
 
 
 def downcast(n: int, layout: Layout) -> Layout:
@@ -1111,6 +1174,7 @@ def make_layout_like(layout: Layout) -> Layout:
     return Layout(layout.shape, compact_order(fz.shape, layout.stride))
 
 
+@_not_cute
 def evenly_divides(shape: IntTuple, tiler: Tiler) -> Bool:
     """``evenly_divides`` (int_tuple.hpp:517-534): per tiler mode, ``size(a) == size(b) * size(ceil_div(a, b))``."""
     if _is_tuple_tiler(tiler):
@@ -1142,8 +1206,9 @@ def tile_to_shape(block: Layout, target: IntTuple, order: IntTuple | str = "Layo
         if not ok.value:
             raise CuteRejection("tile_to_shape: block shape does not divide the target shape.", "layout.hpp:1793")
     else:
-        record("TTS-2", "the block shape divides the target shape (else the result is larger than the target)",
-               "layout.hpp:1791", NEVER, evenly_divides(target_shape, block_shape))
+        with unwatched():  # evenly_divides runs only for a static target (layout.hpp:1790-1794)
+            record("TTS-2", "the block shape divides the target shape (else the result is larger than the "
+                   "target)", "layout.hpp:1791", NEVER, evenly_divides(target_shape, block_shape))
     product_shape = ceil_div(target_shape, block_shape)
     if isinstance(order, str):
         ordered = make_layout(product_shape, order)
@@ -1166,9 +1231,10 @@ def _as_static(layout: Layout) -> Layout:
 
 
 def _enumerable(*layouts: Layout) -> bool:
-    return recording() and all(x.concrete and int(size(x)) <= POSTCONDITION_LIMIT for x in layouts)
+    return enumerating() and all(x.concrete and int(size(x)) <= POSTCONDITION_LIMIT for x in layouts)
 
 
+@_not_cute
 def _reference_complement(layout: Layout, cotarget: int) -> Layout | None:
     """``complement(L, cotarget)`` as the all-static algorithm gives it (no unmerged dynamic modes), or None when
     CuTe rejects it or it is no complement: it must be strictly increasing, miss L's values (but at 0) and cover
@@ -1190,13 +1256,14 @@ def _reference_complement(layout: Layout, cotarget: int) -> Layout | None:
     return c if ok else None
 
 
+@_not_cute
 def _divide_postcondition(a: Layout, t: Layout, r: Layout) -> Layout:
     """DIV-EXACT and DIV-POST for ``logical_divide(A, T)`` by a layout T (per mode for a by-mode tiler)."""
     if not recording():
         return r
     record("DIV-EXACT", "the tiles cover A exactly, size(R) == size(A) (else the last tiles pad past A's end)",
            "layout.hpp:1555-1563", NEVER, Bool(eq(size(r), size(a)).expr, False))
-    if not (a.concrete and t.concrete and r.concrete) or int(size(a)) > POSTCONDITION_LIMIT:
+    if not enumerating() or not (a.concrete and t.concrete and r.concrete) or int(size(a)) > POSTCONDITION_LIMIT:
         return r
     c = _reference_complement(t, int(size(a)))
     ok = False
@@ -1211,6 +1278,7 @@ def _divide_postcondition(a: Layout, t: Layout, r: Layout) -> Layout:
     return r
 
 
+@_not_cute
 def _product_postcondition(a: Layout, b: Layout, r: Layout) -> Layout:
     """PRD-POST for ``logical_product(A, B)`` by a layout B (per mode for a by-mode tiler)."""
     if not (a.concrete and b.concrete and r.concrete) or not _enumerable(a, b):
@@ -1230,11 +1298,12 @@ def _product_postcondition(a: Layout, b: Layout, r: Layout) -> Layout:
     return r
 
 
+@_not_cute
 def _recast_postcondition(id: str, n: int, wide: Layout, narrow: Layout) -> Layout:
     """UP-POST (``wide`` is the result) and DN-POST (``narrow`` is): the same bytes addressed, each wide element
     covering N narrow ones: size(wide)*N == size(narrow), {N*wide(i)+k : k < N} == {narrow(j)} as multisets."""
     result = wide if id == "UP-POST" else narrow
-    if not recording() or not (wide.concrete and narrow.concrete):
+    if not enumerating() or not (wide.concrete and narrow.concrete):
         return result
     ok = int(size(wide)) * n == int(size(narrow))
     if ok and _enumerable(narrow):
@@ -1245,10 +1314,11 @@ def _recast_postcondition(id: str, n: int, wide: Layout, narrow: Layout) -> Layo
     return result
 
 
+@_not_cute
 def _tile_to_shape_postcondition(block: Layout, target: IntTuple, r: Layout) -> Layout:
     """TTS-POST: R has the target's mode sizes (``compatible(trg_shape, result)``, layout.hpp:1773) and is the
     block repeated: R((x, y)) == block(x) + R((0, y)) for every block coordinate x and tile coordinate y."""
-    if not recording() or not (block.concrete and r.concrete and all(x.concrete for x in leaves(target))):
+    if not enumerating() or not (block.concrete and r.concrete and all(x.concrete for x in leaves(target))):
         return r
     modes = _modes(r)
     ok = len(modes) == len(target) and all(  # type: ignore[arg-type]  # target: a tuple here
@@ -1287,6 +1357,13 @@ def nullspace(layout: Layout) -> Layout:
         raise DslRefusal("object of type 'int' has no len()", "cute.nullspace, DSL 4.8.1 (observed)")
     result = _nullspace(layout)
     if _enumerable(layout, result):
+        return _nullspace_postcondition(layout, result)
+    return result
+
+
+@_not_cute
+def _nullspace_postcondition(layout: Layout, result: Layout) -> Layout:
+    if True:
         zero = product(tuple(s for s, d in zip(*_flat(layout)) if int(d) == 0))
         ok = int(size(result)) == int(zero) and all(int(layout(int(result(i)))) == 0
                                                     for i in range(int(size(result))))
@@ -1299,6 +1376,12 @@ def max_common_vector(a: Layout, b: Layout) -> Int:
     """``max_common_vector`` (layout.hpp:1404-1416). MCV-1: a and b have the same domain; MCV-POST: the first N
     elements of memory are the same 1-D coordinates of both, within both domains."""
     n = _max_common_vector(a, b)
+    _mcv_postcondition(a, b, n)
+    return n
+
+
+@_not_cute
+def _mcv_postcondition(a: Layout, b: Layout, n: Int) -> None:
     record("MCV-1", "a and b cover the same domain: size(a) == size(b)", "layout.hpp:1396-1403", NEVER,
            Bool(eq(size(a), size(b)).expr, False))
     if n.concrete and _enumerable(a, b):
@@ -1308,7 +1391,6 @@ def max_common_vector(a: Layout, b: Layout) -> Int:
         ok = all(k in first and first[k] < int(size(a)) and int(a(first[k])) == k for k in range(int(n)))
         record("MCV-POST", "for n < N: the coordinate j with b(j) == n lies in both domains and a(j) == n",
                "layout.hpp:1398-1403", NEVER, _post(ok))
-    return n
 
 
 # -- slicing and partitioning (layout.hpp:689-703; underscore.hpp:95-133; tensor_impl.hpp:976-1110) -----------------
@@ -1385,6 +1467,7 @@ def _repeat_underscore(n: int) -> Coord:
     return Underscore() if n == 1 else (Underscore(),) * n
 
 
+@_not_cute
 def _bounds(coord: Coord, shape: IntTuple) -> Bool:
     """IX-2: each integer of ``coord`` lies in the extent of the mode it indexes; an ``_`` takes the whole mode."""
     if isinstance(coord, Underscore):
@@ -1450,8 +1533,9 @@ def local_partition(layout: Layout, thr_layout: Layout, index: Int, proj: object
     if proj is not None:
         thr_layout = dice(proj, thr_layout)  # type: ignore[assignment]
     shp, std = thr_layout.shape, thr_layout.stride
-    record("IX-2", "the thread index lies in [0, size(thr_layout))", "tensor_impl.hpp:1079-1081", NEVER,
-           and_(le(S(0), index), lt(index, product(full.shape))))
+    with unwatched():
+        record("IX-2", "the thread index lies in [0, size(thr_layout))", "tensor_impl.hpp:1079-1081", NEVER,
+               and_(le(S(0), index), lt(index, product(full.shape))))
     hier = idx2crd(index, shp, std)  # get_hier_coord (layout.hpp:252): "only valid for compact layouts"
     full_hier = idx2crd(index, full.shape, full.stride)
     record("IX-3", "thr_layout maps the thread's coordinate back to its index (a compact thread layout)",
@@ -1479,6 +1563,7 @@ def coalesce_x_profile(layout: Layout, profile: object) -> Layout:
     return make_layout(*out, *modes[len(profile):])
 
 
+@_not_cute
 def basis_composition_postcondition(a: Layout, b: Layout, r: Layout, limit: int) -> None:
     """The contract of composition (layout.hpp:1022) when A's or B's values are coordinates: ``R(i) == A(B(i))``,
     B's values read as coordinates of A and values compared component by component."""

@@ -23,6 +23,7 @@ A partial last tile is then correct: the divide's ``DIV-EXACT`` does not decide 
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
 
@@ -30,7 +31,7 @@ from verifier.algebra import ops as algebra
 from verifier.core.int_tuple import IntTuple
 from verifier.core.integers import FALSE, TRUE, Bool, Const, D, Int, S, and_, ge, lt
 from verifier.core.layouts import Layout, rank, size
-from verifier.core.obligations import NEVER, Recorder, record
+from verifier.core.obligations import NEVER, Quiet, Shallow, record
 
 
 def identity_components(shape: IntTuple) -> list[Layout]:
@@ -84,14 +85,27 @@ def partitions(a: Layout, tiler: object, coord: object, proj: object, thr: Layou
                shift: IntTuple | None = None) -> tuple[algebra.OffsetLayout, list[algebra.OffsetLayout]]:
     """The data partition (``tAgA``) and the coordinate partitions (``tAcA``, one per mode)."""
     data = _partition(a, tiler, coord, proj, thr, index, shift)
-    with Recorder():  # the identity tensor's partitions repeat the data's obligations
+    with Quiet():  # the identity tensor's partitions repeat the data's obligations
         comps = [_partition(c, tiler, coord, proj, thr, index, shift) for c in identity_components(a.shape)]
     return data, comps
 
 
-def _tile_cover(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str] | None:
+def _tile_cover(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str, tuple[int, ...]] | None:
     """COVER-THR on a static tile: every coordinate of the CTA tile is some (thread, value), exactly once; with
-    the first witness when not."""
+    the first witness when not, and the threads it names.  Free of symbols, so decided once per process (the guard
+    search rebuilds the claims for every candidate)."""
+    try:
+        return _tile_cover_memo(tiler, proj, thr)
+    except TypeError:  # an unhashable operand: just compute
+        return _tile_cover_once(tiler, proj, thr)
+
+
+@functools.lru_cache(maxsize=64)
+def _tile_cover_memo(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str, tuple[int, ...]] | None:
+    return _tile_cover_once(tiler, proj, thr)
+
+
+def _tile_cover_once(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str, tuple[int, ...]] | None:
     diced = algebra.dice(proj, tiler) if proj is not None else tiler
     elements = diced.elements if hasattr(diced, "elements") else diced
     elements = elements if type(elements) is tuple else (elements,)
@@ -106,31 +120,32 @@ def _tile_cover(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str] | 
     comps = identity_components(tile)
     seen: dict[tuple[int, ...], tuple[int, int]] = {}
     for t in range(n_thr):
-        with Recorder():
+        with Quiet():  # concrete views whose obligations nobody reads: each thread reuses the others' divides
             views = [_thread_part(c, thr, D(t)) for c in comps]
         n = int(views[0].layout.size())
         for v in range(n):
             c = tuple(int(w.offset + w.layout(v)) for w in views)
             if c in seen:
                 u, w = seen[c]
-                return FALSE, f"T{u}V{w} and T{t}V{v} both hold tile coordinate {c}"
+                return FALSE, f"T{u}V{w} and T{t}V{v} both hold tile coordinate {c}", (u, t)
             if not all(0 <= x < e for x, e in zip(c, shape)):
-                return FALSE, f"T{t}V{v} holds {c}, outside the {shape} tile (into the next tile)"
+                return FALSE, f"T{t}V{v} holds {c}, outside the {shape} tile (into the next tile)", (t,)
             seen[c] = (t, v)
     total = 1
     for e in shape:
         total *= e
     if len(seen) != total:
         missing = next(c for c in itertools.product(*(range(e) for e in shape)) if c not in seen)
-        return FALSE, f"tile coordinate {missing} is held by no thread"
-    return TRUE, ""
+        return FALSE, f"tile coordinate {missing} is held by no thread", ()
+    return TRUE, "", ()
 
 
 def predicated_copy(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, index: Int,
                     residue: IntTuple, shift: IntTuple | None = None) -> algebra.OffsetLayout:
     """What thread ``index`` accesses of ``A`` (its partition), recording the coordinate obligations of the
     partitions and COVER-THR; the claims (``claims``) decide the predicate."""
-    data, _ = partitions(a, tiler, coord, proj, thr, index, shift)
+    with Shallow():  # the claims decide; the divides' enumerated postconditions are superseded by them
+        data, _ = partitions(a, tiler, coord, proj, thr, index, shift)
     return data
 
 
@@ -141,7 +156,8 @@ def vectorized_copy(a: Layout, tiler: object, coord: object, proj: object, thr: 
                     vector: Int) -> algebra.OffsetLayout:
     """The partition a thread copies with ``vector``-element accesses (``AutoVectorizingCopy``,
     ``UniversalCopy<uint128_t>`` over 16-bit elements: 8): its layout and offset, as ``predicated_copy``."""
-    data, _ = partitions(a, tiler, coord, proj, thr, index)
+    with Shallow():  # as predicated_copy
+        data, _ = partitions(a, tiler, coord, proj, thr, index)
     return data
 
 

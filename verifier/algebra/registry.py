@@ -26,6 +26,7 @@ from verifier.core.integers import Int, symbol
 from verifier.core.layouts import Layout, Tile
 from verifier.core.obligations import Obligation, Recorder
 from verifier.core.operands import map_leaves
+from verifier.core.overflow import watching
 from verifier.core.semantics import using
 from verifier.core.swizzle import is_swizzled
 from verifier.notation.interop import coerce
@@ -210,7 +211,8 @@ def apply(op: str, *args: object, semantics: str | None = None) -> Outcome:
         check_operands(row, args)
     with Recorder() as rec:
         try:
-            result = fn(*args)
+            with watching(op):  # CuTe's integer types: each intermediate that can overflow (core/overflow.py)
+                result = fn(*args)
         except CuteRejection as exc:
             return Outcome(None, tuple(rec.obligations), rejection=exc)
         except UndefinedBehavior as exc:

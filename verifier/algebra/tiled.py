@@ -262,10 +262,11 @@ class TiledCopy:
         return self.tile2thrfrg(zipped_divide(d, self.tiler_mn), self._ref2(self.atom_dst))  # type: ignore[arg-type]
 
     def _tiler_shape(self) -> IntTuple:
+        """``shape(Tiler_MN{})``: a by-mode tiler of layouts (make_tiled_copy_C_atom) gives each layout's shape."""
         t = self.tiler_mn
         if isinstance(t, Tile) or (type(t) is tuple and any(isinstance(e, Layout) for e in t)):
             elements = t.elements if isinstance(t, Tile) else t
-            return tuple(size(e) if isinstance(e, Layout) else e for e in elements)  # type: ignore[misc]
+            return tuple(e.shape if isinstance(e, Layout) else e for e in elements)  # type: ignore[misc]
         return t  # type: ignore[return-value]
 
     def _layout_tv(self, trg: Layout) -> Layout:
@@ -348,9 +349,33 @@ def make_tiled_copy_C(atom: CopyAtom, val_bits: int, mma: TiledMMA) -> TiledCopy
     return TiledCopy(atom, val_bits, mma.get_layoutC_TV(), (mma.tile_size_mnk(0), mma.tile_size_mnk(1)))
 
 
+def make_tiled_copy_C_atom(atom: CopyAtom, val_bits: int, mma: TiledMMA) -> TiledCopy:  # noqa: N802
+    """copy_atom.hpp:451-482: the MMA's C partition truncated to one copy atom's values per thread (the epilogue's
+    copy of an accumulator fragment), over a by-mode tiler of the C elements those values touch.
+
+    Pre: the atom's source values per thread, ``NumValSrc``, are at most the values of a thread of the MMA's C
+    (``CUTE_STATIC_ASSERT_V(copy_V <= size<1>(layoutC_TV))``).
+    Post (``check_tiled``): the TV layout is a bijection of (thread, value) onto its tile, as the MMA's C is."""
+    layout_c_tv = mma.get_layoutC_TV()
+    copy_v = size(algebra.recast_layout(1, val_bits, atom.src), 1) if atom.src is not None else S(1)
+    if not int(copy_v) <= int(size(layout_c_tv, 1)):
+        raise CuteRejection(f"static_assert: the copy atom's {int(copy_v)} values exceed the MMA's "
+                                    f"{int(size(layout_c_tv, 1))} values of C per thread", "copy_atom.hpp:459")
+    layout_tv = composition(layout_c_tv, make_layout((size(layout_c_tv, 0), copy_v)))
+    mma_tiler = (mma.tile_size_mnk(0), mma.tile_size_mnk(1))
+    tiler = tuple(algebra.filter(composition(Layout(mma_tiler, tuple(S(1) if j == i else S(0) for j in range(2))),
+                                             layout_tv))
+                  for i in range(2))
+    tile2mma = composition(make_layout(mma_tiler), Tile(list(tiler)))
+    inv = algebra.left_inverse(tile2mma)
+    assert isinstance(inv, Layout)
+    return TiledCopy(atom, val_bits, composition(inv, layout_tv), Tile(list(tiler)))
+
+
 # -- notation ----------------------------------------------------------------------------------------------------
 
-_BUILDERS = ("make_tiled_mma", "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C", "make_tiled_copy")
+_BUILDERS = ("make_tiled_mma", "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C",
+             "make_tiled_copy_C_atom", "make_tiled_copy")
 _QUERIES = ("get_layoutA_TV", "get_layoutB_TV", "get_layoutC_TV", "get_layoutS_TV", "get_layoutD_TV")
 
 
@@ -381,9 +406,10 @@ def is_tiled_text(text: str) -> bool:
 
 def parse_tiled(text: str, symbols: object = None) -> TiledMMA | TiledCopy | Layout:
     """``make_tiled_mma(ATOM, THR_LAYOUT[, <PERM_M,PERM_N,PERM_K>])``,
-    ``make_tiled_copy(ATOM, BITS, THR_LAYOUT, VAL_LAYOUT)``, ``make_tiled_copy_A|B|C(ATOM, BITS, make_tiled_mma(...))``
-    and ``get_layoutA|B|C_TV(...)`` / ``get_layoutS|D_TV(...)`` of one of those: the atom named as CuTe names it
-    (``cute-verify atoms`` lists them), BITS the element width of ``Copy_Atom<Op, T>``."""
+    ``make_tiled_copy(ATOM, BITS, THR_LAYOUT, VAL_LAYOUT)``,
+    ``make_tiled_copy_A|B|C|C_atom(ATOM, BITS, make_tiled_mma(...))`` and ``get_layoutA|B|C_TV(...)`` /
+    ``get_layoutS|D_TV(...)`` of one of those: the atom named as CuTe names it (``cute-verify atoms`` lists them),
+    BITS the element width of ``Copy_Atom<Op, T>``."""
     from verifier.algebra.atoms import find
     from verifier.core.errors import LayoutError
     from verifier.notation.cpp import parse, parse_layout, parse_tile
@@ -401,8 +427,9 @@ def parse_tiled(text: str, symbols: object = None) -> TiledMMA | TiledCopy | Lay
             raise LayoutError(f"{name}: no atom named {s!r} (cute-verify atoms lists them)") from None
 
     def bits(s: str) -> int:
-        if not s.isdigit() or int(s) not in (8, 16, 32, 64, 128):
-            raise LayoutError(f"{name}: the element width must be 8, 16, 32, 64 or 128 bits, got {s!r}")
+        # 4: the sub-byte int4_t / uint4_t of the int4 MMAs (sizeof_bits<int4_t> == 4, numeric_types.hpp)
+        if not s.isdigit() or int(s) not in (4, 8, 16, 32, 64, 128):
+            raise LayoutError(f"{name}: the element width must be 4, 8, 16, 32, 64 or 128 bits, got {s!r}")
         return int(s)
 
     if name in _QUERIES:
@@ -435,7 +462,7 @@ def parse_tiled(text: str, symbols: object = None) -> TiledMMA | TiledCopy | Lay
     if not isinstance(mma, TiledMMA):
         raise LayoutError(f"{name}: the third argument must be a make_tiled_mma(...)")
     maker = {"make_tiled_copy_A": make_tiled_copy_A, "make_tiled_copy_B": make_tiled_copy_B,
-             "make_tiled_copy_C": make_tiled_copy_C}[name]
+             "make_tiled_copy_C": make_tiled_copy_C, "make_tiled_copy_C_atom": make_tiled_copy_C_atom}[name]
     _ = parse
     return maker(a, bits(args[1]), mma)
 
@@ -461,11 +488,13 @@ def check_tiled(obj: TiledMMA | TiledCopy) -> list[Finding]:
                              _Describe(rows, names))
         return out
     s, d = obj.get_layoutS_TV(), obj.get_layoutD_TV()
-    if s.shape != d.shape:
+    # Congruent as copy() needs them: as many threads, and values per thread, on both sides.  The modes may split
+    # differently (an STSM / LDSM atom's registers against its shared-memory rows: compiled CuTe prints both).
+    if (size(s, 0), size(s, 1)) != (size(d, 0), size(d, 1)):
         out.append(Finding(name, obj.atom.source, "get_layoutS_TV", "CONGRUENT",
-                           f"source {s} and destination {d} partitions differ in shape"))
+                           f"source {s} and destination {d} partitions differ in threads or values per thread"))
     shape = obj._tiler_shape()
-    dims = [int(x) for x in (shape if type(shape) is tuple else (shape,))]  # type: ignore[arg-type]  # the tiler's extents are integers
+    dims = [int(size(x)) for x in (shape if type(shape) is tuple else (shape,))]
     extent = 1
     for x in dims:
         extent *= x

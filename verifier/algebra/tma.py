@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from verifier.core.basis import ScaledBasis
 from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.int_tuple import IntTuple, format_tuple, leaf_list
-from verifier.core.integers import Int, S, and_, eq, gcd, ge, le, lt
+from verifier.core.integers import Int, S, and_, eq, gcd, ge, le, lt, unwatched
 from verifier.core.layouts import Layout
 from verifier.core.obligations import NEVER, Recorder, record
 from verifier.core.swizzle import ComposedLayout, Swizzle
@@ -157,7 +157,14 @@ def _basis_mode(d: object) -> int:
 
 def make_tma_box(element_bits: object, smem: object, gmem: object) -> TmaBox:
     """The TMA box of ``make_tma_copy(op, make_tensor(ptr<T>, GMEM), SMEM)`` for ``T`` of ``element_bits`` bits,
-    recording the driver's constraints (module docstring)."""
+    recording the driver's constraints (module docstring).  No int32 overflow is watched: the box is type-level
+    arithmetic on static values (coalesce_256's test is a ``decltype``), and the descriptor's strides and extents
+    are computed in ``uint64_t`` (:862-891, :966-969); the obligations state the limits that matter there."""
+    with unwatched():
+        return _make_tma_box(element_bits, smem, gmem)
+
+
+def _make_tma_box(element_bits: object, smem: object, gmem: object) -> TmaBox:
     from verifier.algebra import ops as algebra
     from verifier.core.int_tuple import product_each
 

@@ -140,9 +140,24 @@ def _product(a: Layout, tiler: object) -> list[Claim]:
                        n * size(t), size(r)),
             _claim("PRD-POST", f"R(i) == A(i % size(A)) + C(B(i / size(A))), C = complement(A, size(A)*cosize(B))"
                    f"{where}", "layout.hpp:1666", n * size(t), x(_I % n) + c(t(_I / n)), r(_I)),
+            _compact(x, c, where),
             *(_rename(cl, where) for cl in _complement(x, target)),
         ]
     return out
+
+
+def _compact(a: Layout, c: Layout, where: str) -> Claim:
+    """PRD-POST-COMPACT: the copies of A that C places leave no gap, (filter(A), C) is onto [0, size): the
+    repetition the products document (02_layout_algebra.md, Logical Product; CuTe's all-static complement and
+    pycute's give it).  detail::complement needs a filtered layout, without size-1 modes (layout.hpp:1176): a
+    run-time extent 1 is not filtered and its stride then opens a gap (blocked_product((1,_2):(_5,_1),
+    (M,_2):(_1,M)) at M=2 places the tiles at 0,2,5,7, not 0,2,4,6)."""
+    fa = algebra.filter(a)
+    both = make_layout(fa, c)
+    n = size(fa) * size(c)
+    return Claim("PRD-POST-COMPACT", f"the copies of A leave no gap: (filter(A), C)(i) < size(filter(A))*size(C) for "
+                 f"every i < that size, C = complement(A, size(A)*cosize(B)){where}", "layout.hpp:1656",
+                 (("#i", D(0), n),), lt(both(_I), n))
 
 
 def _recast(n: int, narrow: Layout, wide: Layout, ks: list[int], what: str, prefix: str = "RC") -> list[Claim]:
@@ -525,6 +540,8 @@ class TooLarge(Exception):
 
 def first_failure(c: Claim, limit: int = 1 << 16) -> dict[str, int] | None:
     """For a concrete claim, the first witness assignment where it fails, or None when it holds everywhere."""
+    if any(not (lo.concrete and hi.concrete) for _, lo, hi in c.ranges):
+        return _first_failure_nested(c, limit)  # a range over an earlier witness (#i < #j < size)
     bounds = [(name, int(lo), int(hi)) for name, lo, hi in c.ranges]
     count = 1
     for _, lo, hi in bounds:
@@ -536,6 +553,25 @@ def first_failure(c: Claim, limit: int = 1 << 16) -> dict[str, int] | None:
         if not _truth(c.holds, w):
             return w
     return None
+
+
+def _first_failure_nested(c: Claim, limit: int) -> dict[str, int] | None:
+    seen = [0]
+
+    def walk(k: int, env: dict[str, int]) -> dict[str, int] | None:
+        if k == len(c.ranges):
+            seen[0] += 1
+            if seen[0] > limit:
+                raise TooLarge(f"{c.id}: more than {limit} witness values to enumerate")
+            return None if _truth(c.holds, env) else env
+        name, lo, hi = c.ranges[k]
+        for x in range(int(lo.evaluate(env)), int(hi.evaluate(env))):
+            found = walk(k + 1, {**env, name: x})
+            if found is not None:
+                return found
+        return None
+
+    return walk(0, {})
 
 
 def _truth(b: Bool, values: Mapping[str, int]) -> bool:

@@ -6,15 +6,17 @@ from __future__ import annotations
 from verifier.algebra.predication import _tile_cover, elem_less, partitions
 from verifier.contracts.claim import _I, Claim
 from verifier.core.int_tuple import IntTuple, leaves
-from verifier.core.integers import Bool, Const, D, Int, and_, eq, ge, not_, or_
+from verifier.core.integers import Bool, Const, D, Int, and_, eq, ge, ne, not_, or_
 from verifier.core.layouts import Layout
+from verifier.core.obligations import Quiet
 
 
 def predicated_copy_claims(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, index: Int,
            residue: IntTuple, shift: IntTuple | None = None) -> list[Claim]:
-    data, comps = partitions(a, tiler, coord, proj, thr, index, shift)
-    shape = list(leaves(a.shape))
-    res = list(leaves(residue))
+    with Quiet():  # the operation itself records the partitions' obligations (predicated_copy)
+        data, comps = partitions(a, tiler, coord, proj, thr, index, shift)
+    shape: list[Int] = list(leaves(a.shape)) if type(a.shape) is tuple else [a.shape]  # type: ignore[list-item]
+    res: list[Int] = list(leaves(residue)) if type(residue) is tuple else [residue]  # type: ignore[list-item]
     c = [w.offset + w.layout(_I) for w in comps]
     pred = elem_less(c, res)
     n = data.layout.size()
@@ -22,9 +24,14 @@ def predicated_copy_claims(a: Layout, tiler: object, coord: object, proj: object
     inside = or_(not_(pred), elem_less(c, shape))
     at = or_(not_(pred), and_(*(ge(x, D(0)) for x in c)))
     cover = _tile_cover(tiler, proj, thr)
-    covers = [] if cover is None else [
+    # The threads a witness names fail THR-ONCE, so that the counterexample names the thread index that breaks the
+    # tile; COVER-THR stays false for every thread (the tile is wrong whichever threads the assumptions admit).
+    once = [] if cover is None or not cover[2] else [
+        Claim("THR-ONCE", f"thread {index} holds only coordinates of the CTA tile, none of them held by another "
+              f"thread: {cover[1]}", "tensor_impl.hpp:1076-1087", (), and_(*(ne(index, D(x)) for x in cover[2])))]
+    covers = once + ([] if cover is None else [
         Claim("COVER-THR", "the threads' values cover the CTA tile, each element once (decided on the static tile)"
-              + (f": {cover[1]}" if cover[1] else ""), "tensor_impl.hpp:1076-1087", (), cover[0])]
+              + (f": {cover[1]}" if cover[1] else ""), "tensor_impl.hpp:1076-1087", (), cover[0])])
     return covers + [
         Claim("PRED-IN", "every access the predicate admits lies inside the tensor: elem_less(c, residue) implies "
               "elem_less(c, shape(A))", src, (("#i", D(0), n),), inside),
@@ -47,7 +54,8 @@ def vector_claims(a: Layout, tiler: object, coord: object, proj: object, thr: La
     multiple of the vector and its elements are contiguous (copy.hpp's ``max_common_vector`` reasoning): a
     vectorised access of ``vector`` elements is aligned.  A dynamic leading dimension gives the guard
     (``lda % 8 == 0``)."""
-    data, _ = partitions(a, tiler, coord, proj, thr, index)
+    with Quiet():  # the operation itself records the partitions' obligations (vectorized_copy)
+        data, _ = partitions(a, tiler, coord, proj, thr, index)
     n = int(vector)
     count = data.layout.size()
     start = data.offset + data.layout(_I * vector)

@@ -24,6 +24,7 @@ from verifier.core.integers import (
     as_int,
     ceil_div_int,
     eq,
+    site,
     substitute,
 )
 
@@ -107,7 +108,8 @@ def product(t: IntTuple) -> Int:
     parts = [product(x) for x in t]
     acc = parts[0]
     for p in parts[1:]:
-        acc = acc * p
+        with site("product", "int_tuple.hpp:233", acc, p):
+            acc = acc * p
     return acc
 
 
@@ -136,9 +138,12 @@ def inner_product(a: IntTuple, b: IntTuple) -> Int:
             raise LayoutError("inner_product: mismatched ranks")
         acc: Int = S(0)
         for x, y in zip(a, b):
-            acc = acc + inner_product(x, y)
+            term = inner_product(x, y)
+            with site("inner_product", "int_tuple.hpp:311", acc, term):
+                acc = acc + term
         return acc
-    return a * b  # type: ignore[operator,return-value]  # leaves here (int tuples are recursive Int | tuple)
+    with site("inner_product", "int_tuple.hpp:313", a, b):  # type: ignore[arg-type]
+        return a * b  # type: ignore[operator,return-value]  # leaves here (int tuples are recursive Int | tuple)
 
 
 def prefix_product(t: IntTuple, init: IntLike | None = None) -> IntTuple:
@@ -184,7 +189,8 @@ def _compact_major(s: IntTuple, c: Int, right: bool) -> tuple[IntTuple, Int]:
         return tuple(out), c
     if s.is_constant(1):  # type: ignore[union-attr]
         return S(0), c
-    return c, c * s  # type: ignore[return-value]  # s is a leaf here (int tuples are recursive Int | tuple)
+    with site("compact_major", "stride.hpp:305", c, s):  # type: ignore[arg-type]
+        return c, c * s  # type: ignore[return-value]  # s is a leaf here (int tuples are recursive Int | tuple)
 
 
 def compact_col_major(shape: IntTuple, current: IntTuple | None = None) -> IntTuple:
@@ -246,7 +252,8 @@ def round_up(a: IntTuple, b: IntTuple) -> IntTuple:
             raise CuteRejection("Mismatched ranks", "int_tuple.hpp:361")
         bb = tuple(b) + (S(1),) * (len(a) - len(b))
         return tuple(round_up(x, y) for x, y in zip(a, bb))
-    return ((a + b - S(1)) / b) * b  # type: ignore[operator]
+    with site("round_up", "int_tuple.hpp:364", a, b):  # type: ignore[arg-type]
+        return ((a + b - S(1)) / b) * b  # type: ignore[operator]
 
 
 def shape_div(a: IntTuple, b: IntTuple) -> IntTuple:
@@ -271,7 +278,8 @@ def shape_div(a: IntTuple, b: IntTuple) -> IntTuple:
         assert av is not None and bv is not None
         if bv == 0 or av == 0 or not (av % bv == 0 or bv % av == 0):
             raise CuteRejection("Divisibility Condition", "int_tuple.hpp:408")
-    return ceil_div_int(a, b)
+    with site("shape_div", "int_tuple.hpp:413", a, b):
+        return (a + b - S(1)) / b
 
 
 def elem_scale(a: IntTuple, b: IntTuple) -> IntTuple:
@@ -280,7 +288,9 @@ def elem_scale(a: IntTuple, b: IntTuple) -> IntTuple:
         if type(b) is not tuple or len(a) != len(b):
             raise LayoutError("elem_scale: mismatched ranks")
         return tuple(elem_scale(x, y) for x, y in zip(a, b))
-    return a * product(b)
+    pb = product(b)
+    with site("elem_scale", "int_tuple.hpp:430", a, pb):  # type: ignore[arg-type]
+        return a * pb
 
 
 def crd2idx(coord: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> Int:
@@ -297,13 +307,18 @@ def crd2idx(coord: IntTuple, shape: IntTuple, stride: IntTuple | None = None) ->
         acc = None
         for c, s, d in zip(coord, shape, stride):  # type: ignore[arg-type]
             term = crd2idx(c, s, d)
-            acc = term if acc is None else acc + term
+            if acc is None:
+                acc = term
+            else:
+                with site("crd2idx", "stride.hpp:73", acc, term):
+                    acc = acc + term
         return acc if acc is not None else S(0)
     if type(shape) is tuple:
         if type(stride) is not tuple or len(shape) != len(stride):
             raise CuteRejection("Mismatched Ranks", "stride.hpp:119")
         return _crd2idx_itt(coord, shape, stride)  # type: ignore[arg-type]
-    return coord * stride  # type: ignore[operator,return-value]  # leaves here (int tuples are recursive Int | tuple)
+    with site("crd2idx", "stride.hpp:119", coord, stride):  # type: ignore[arg-type]
+        return coord * stride  # type: ignore[operator,return-value]  # leaves here (int tuples are recursive Int | tuple)
 
 
 def _crd2idx_itt(coord: Int, shape: tuple[IntTuple, ...], stride: tuple[IntTuple, ...]) -> Int:
@@ -318,7 +333,11 @@ def _crd2idx_itt(coord: Int, shape: tuple[IntTuple, ...], stride: tuple[IntTuple
             rest = rest + crd2idx(S(0), s, d)
         return acc + rest
     p = product(shape[0])
-    return crd2idx(coord % p, shape[0], stride[0]) + _crd2idx_itt(coord / p, shape[1:], stride[1:])
+    with site("crd2idx", "stride.hpp:90", coord, p):
+        head, tail = coord % p, coord / p
+    first, rest = crd2idx(head, shape[0], stride[0]), _crd2idx_itt(tail, shape[1:], stride[1:])
+    with site("crd2idx", "stride.hpp:90", first, rest):
+        return first + rest
 
 
 def crd2idx_shape(coord: IntTuple, shape: IntTuple) -> Int:

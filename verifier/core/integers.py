@@ -23,7 +23,10 @@ Guarantees
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, nullcontext
+from contextvars import ContextVar
 from typing import Union
 
 from verifier.core.errors import UndefinedBehavior
@@ -412,9 +415,83 @@ def as_int(x: IntLike) -> Int:
 
 _ZERO = S(0)
 
+# -- signed overflow in CuTe's own arithmetic ------------------------------------------------------------------
+#
+# While an algebra operation runs (``algebra.apply``), ``overflow.py`` watches every operation below whose result
+# can leave the leaf type (``+ - * / neg abs lcm``): the watch records an obligation that the result fits, named by
+# the innermost CuTe computation in progress (``site``).  Arithmetic that only states a condition or a
+# postcondition, which CuTe never executes, runs ``unwatched``.
+
+_OVERFLOWING = frozenset({"+", "-", "*", "/", "neg", "abs", "lcm"})
+_WATCH: ContextVar[Callable[[str, tuple[Int, ...], Int], None] | None] = ContextVar("overflow_watch", default=None)
+_SITE: ContextVar[tuple[str, str, tuple[Int, ...]] | None] = ContextVar("overflow_site", default=None)
+_IDLE: AbstractContextManager[None] = nullcontext()
+# Watches open in any thread: while none is, concrete arithmetic takes its fast paths without reading _WATCH.
+_watched = 0
+_watched_lock = threading.Lock()
+
+
+def watch_opened() -> None:
+    global _watched
+    with _watched_lock:
+        _watched += 1
+
+
+def watch_closed() -> None:
+    global _watched
+    with _watched_lock:
+        _watched -= 1
+
+
+class _Site:
+    __slots__ = ("value", "token")
+
+    def __init__(self, value: tuple[str, str, tuple[Int, ...]] | None) -> None:
+        self.value = value
+
+    def __enter__(self) -> None:
+        self.token = _SITE.set(self.value)
+
+    def __exit__(self, *exc: object) -> None:
+        _SITE.reset(self.token)
+
+
+def site(name: str, source: str, *operands: Int) -> AbstractContextManager[None]:
+    """The CuTe computation in progress (``ceil_div`` at ``int_tuple.hpp:344`` on ``M, _4``), for the overflow
+    obligations its arithmetic records; nothing at all while no operation is watched."""
+    if not _watched or _WATCH.get() is None:
+        return _IDLE
+    return _Site((name, source, operands))
+
+
+class _Unwatched:
+    __slots__ = ("token",)
+
+    def __enter__(self) -> None:
+        self.token = _WATCH.set(None)
+
+    def __exit__(self, *exc: object) -> None:
+        _WATCH.reset(self.token)
+
+
+def unwatched() -> AbstractContextManager[None]:
+    """Arithmetic CuTe does not execute (a condition, a postcondition): no overflow obligation."""
+    if not _watched or _WATCH.get() is None:
+        return _IDLE
+    return _Unwatched()
+
 
 def _apply(op: str, args: tuple[Int, ...]) -> Int:
     """Apply ``op``: static iff every operand is static; fold constants; keep symbolic expressions small."""
+    watch = _WATCH.get() if _watched else None
+    if watch is not None and op in _OVERFLOWING:
+        r = _compute(op, args)
+        watch(op, args, r)
+        return r
+    return _compute(op, args)
+
+
+def _compute(op: str, args: tuple[Int, ...]) -> Int:
     if len(args) == 2:  # the common case, spelled out: concrete algebra spends most of its time here
         a, b = args
         ea, eb = a.expr, b.expr
@@ -471,7 +548,7 @@ def _simplify(op: str, a: tuple[Expr, ...]) -> Expr:
 
 
 def add(a: IntLike, b: IntLike) -> Int:
-    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+    if not _watched and type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
         # concrete: no expression node; the interned result looked up here, without _const's call
         v, st = a.value + b.value, a.static and b.static
         x = (_STATIC_INTS if st else _DYNAMIC_INTS).get(v)
@@ -480,7 +557,7 @@ def add(a: IntLike, b: IntLike) -> Int:
 
 
 def sub(a: IntLike, b: IntLike) -> Int:
-    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+    if not _watched and type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
         v, st = a.value - b.value, a.static and b.static
         x = (_STATIC_INTS if st else _DYNAMIC_INTS).get(v)
         return x if x is not None else _const(v, st)
@@ -488,7 +565,7 @@ def sub(a: IntLike, b: IntLike) -> Int:
 
 
 def mul(a: IntLike, b: IntLike) -> Int:
-    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+    if not _watched and type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
         if a.static == b.static or (a.value != 0 if a.static else b.value != 0):
             v, st = a.value * b.value, a.static and b.static
             x = (_STATIC_INTS if st else _DYNAMIC_INTS).get(v)
@@ -502,7 +579,7 @@ def mul(a: IntLike, b: IntLike) -> Int:
 
 def div(a: IntLike, b: IntLike) -> Int:
     """C++ ``a / b`` on CuTe integers (truncating). ``_0 / x`` is static ``_0`` and performs no division."""
-    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+    if not _watched and type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
         if a.static and not b.static and a.value == 0:
             return _ZERO
         av, bv = a.value, b.value
@@ -532,7 +609,7 @@ def mod(a: IntLike, b: IntLike) -> Int:
 
 
 def neg(a: IntLike) -> Int:
-    if type(a) is Int and a.value is not None:
+    if not _watched and type(a) is Int and a.value is not None:
         return _const(-a.value, a.static)
     return _apply("neg", (as_int(a),))
 
@@ -554,7 +631,7 @@ def max_(a: IntLike, b: IntLike) -> Int:
 
 
 def abs_(a: IntLike) -> Int:
-    if type(a) is Int and a.value is not None:
+    if not _watched and type(a) is Int and a.value is not None:
         v = a.value
         return a if v >= 0 else _const(-v, a.static)
     return _apply("abs", (as_int(a),))
@@ -598,7 +675,7 @@ def safe_div(a: IntLike, b: IntLike) -> Int:
 
 def ceil_div_int(a: IntLike, b: IntLike) -> Int:
     """``(a + b - 1) / b`` with CuTe's flags (int_tuple.hpp:344)."""
-    if type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
+    if not _watched and type(a) is Int and type(b) is Int and a.value is not None and b.value is not None:
         # the three operations folded: (a + b - _1) is static iff a and b are, so div's static _0 case (a static
         # _0 over a run-time divisor) never applies
         n, bv = a.value + b.value - 1, b.value
@@ -606,7 +683,8 @@ def ceil_div_int(a: IntLike, b: IntLike) -> Int:
         x = (_STATIC_INTS if st else _DYNAMIC_INTS).get(v)
         return x if x is not None else _const(v, st)
     a, b = as_int(a), as_int(b)
-    return (a + b - S(1)) / b
+    with site("ceil_div", "int_tuple.hpp:344", a, b):
+        return (a + b - S(1)) / b
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -52,7 +52,7 @@ from verifier.core.int_tuple import (
 from verifier.core.int_tuple import (
     rank as tuple_rank,
 )
-from verifier.core.integers import Int, S, abs_
+from verifier.core.integers import Int, S, abs_, site
 from verifier.core.semantics import dsl
 
 
@@ -201,8 +201,11 @@ def cosize(layout: Layout, *path: int) -> Int:
         # values, cosize((1,?):(5,0)) and cosize((?):(0)) the static 1; C++'s sum makes all four static): the same
         # value, computed as L(size(L) - 1) + 1 over |strides|, so a mode is static only where crd2idx makes it so.
         return crd2idx(product(shape) - S(1), shape, ab) + S(1)
-    m1 = transform_leaf(shape, lambda s: s - S(1))
-    return inner_product(m1, ab) + S(1)
+    with site("coshape", "layout.hpp:653", *leaves(shape)):
+        m1 = transform_leaf(shape, lambda s: s - S(1))
+    total = inner_product(m1, ab)
+    with site("coshape", "layout.hpp:654", total):
+        return total + S(1)
 
 
 def rank(x: Layout | IntTuple, *path: int) -> int:

@@ -71,9 +71,51 @@ class Recorder:
             _open -= 1
 
 
+class Quiet:
+    """Records nothing while it is active, inside a ``Recorder`` too: for results whose obligations are discarded
+    (they repeat ones recorded elsewhere), which then skip the postconditions decided by enumeration and reuse
+    remembered results (``algebra.pure``)."""
+
+    def __init__(self) -> None:
+        self._token: contextvars.Token[list[Obligation] | None] | None = None
+
+    def __enter__(self) -> Quiet:
+        self._token = _active.set(None)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._token is not None
+        _active.reset(self._token)
+
+
 def recording() -> bool:
     """Whether a ``Recorder`` is active: postconditions decided by enumeration are worth computing only then."""
     return _open != 0 and _active.get() is not None
+
+
+_enumerate: contextvars.ContextVar[bool] = contextvars.ContextVar("enumerate", default=True)
+
+
+class Shallow:
+    """Obligations are recorded, but the postconditions that the algebra decides by enumerating concrete layouts
+    are not computed: for operations whose claims decide the verdict and supersede them (a kernel's partitions of a
+    128x64 tile enumerate thousands of values per divide, at every concrete replay)."""
+
+    def __init__(self) -> None:
+        self._token: contextvars.Token[bool] | None = None
+
+    def __enter__(self) -> Shallow:
+        self._token = _enumerate.set(False)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._token is not None
+        _enumerate.reset(self._token)
+
+
+def enumerating() -> bool:
+    """Whether postconditions are to be decided by enumeration: while recording, outside ``Shallow``."""
+    return _active.get() is not None and _enumerate.get()
 
 
 def record(id: str, description: str, source: str, cute_checks: str, condition: Bool) -> None:
@@ -133,13 +175,18 @@ def severity(id: str) -> str:
 
 #: Every error, with the source that makes its failure a CuTe bug, undefined behaviour or a rejection.
 ERRORS: dict[str, str] = {
-    "CMP-2": "composition's static_assert on the shape divisibility (layout.hpp:1076); never checked when dynamic, "
-             "where CuTe silently computes a wrong layout",
-    "CMP-3": "composition's static_assert on the stride divisibility (layout.hpp:1081); as CMP-2",
-    "CMP-4": "composition: the rest shape divides (layout.hpp:1090-1095); as CMP-2",
-    "CMP-5": "composition: the rest stride divides (layout.hpp:1090-1095); as CMP-2",
-    "CMP-6": "composition divides by a shape or stride that is zero (layout.hpp:1076-1095): undefined behaviour",
-    "CMP-7": "as CMP-6 (layout.hpp:1095)",
+    "CMP-2": "composition's weak Stride Divisibility Condition (layout.hpp:1077): rest_stride % curr_shape == 0 or "
+             "rest_stride < curr_shape, a static_assert only when both are static; never checked when dynamic, where "
+             "CuTe silently computes a wrong layout",
+    "CMP-3": "composition's weak Shape Divisibility Condition (layout.hpp:1101): rest_shape % new_shape == 0; as "
+             "CMP-2",
+    "CMP-4": "composition: every B leaf s:d fits A's unmerged modes (the exact per-leaf rule of the fold at "
+             "layout.hpp:1054-1110), decided on concrete values",
+    "CMP-5": "composition: B's leaves add without carrying between A's modes (the by-mode distribution, "
+             "layout.hpp:1036-1039), decided on concrete values",
+    "CMP-6": "composition divides by a zero B stride or a zero extent taken from A (ceil_div at layout.hpp:1084, "
+             "rest_shape / new_shape at layout.hpp:1109): undefined behaviour",
+    "CMP-7": "composition divides by a zero extent of A (ceil_div at layout.hpp:1086): undefined behaviour",
     "CMP-POST": "@post of composition: (A o B)(i) == A(B(i)) (layout.hpp:1022)",
     "CMP-POST-SIZE": "@post of composition: size(A o B) == size(B) (layout.hpp:1022)",
     "COA-POST": "@post of coalesce: R(i) == L(i) (layout.hpp:861-863)",
@@ -180,6 +227,9 @@ ERRORS: dict[str, str] = {
     "DIV-POST": "logical_divide is A o (T, complement(T)) (layout.hpp:1572; 02_layout_algebra.md:400)",
     "DIV-POST-SIZE": "as DIV-POST (layout.hpp:1572)",
     "PRD-POST": "logical_product is (A, complement(A) o B) (layout.hpp:1666; 02_layout_algebra.md)",
+    "PRD-POST-COMPACT": "the copies of A leave no gap: (filter(A), C) is onto [0, size), the repetition the products "
+                        "document (02_layout_algebra.md, Logical Product); detail::complement needs a filtered "
+                        "layout without size-1 modes (layout.hpp:1176), which a run-time extent 1 breaks",
     "PRD-POST-SIZE": "as PRD-POST (layout.hpp:1666)",
     "DN-POST": "downcast addresses the same bytes (layout.hpp:1836-1838; the algebra's enumerated DN-RC-*)",
     "UP-2": "upcast assumes a dynamic stride is a multiple of N, at least N (layout.hpp:1820-1822); else the "
@@ -218,6 +268,8 @@ ERRORS: dict[str, str] = {
     "ALIGN-CONTIG": "a vectorised access reads contiguous elements (copy.hpp max_common_vector)",
     "COVER-THR": "the threads' values must cover the CTA tile once each, else elements are skipped or copied twice "
                  "(tensor_impl.hpp:1076-1087)",
+    "THR-ONCE": "a thread whose values reach outside the CTA tile or onto another thread's elements copies them "
+                "twice or into the next tile (tensor_impl.hpp:1076-1087)",
     "CUTE-UB": "a division by zero CuTe performs on these operands: undefined behaviour",
     "CUTE-REJECTS": "CuTe rejects the operands at compile time (a static_assert)",
     "COMPATIBLE": "the property checked (cute-verify check compatible)",
@@ -227,6 +279,10 @@ ERRORS: dict[str, str] = {
     "EQUIV-SIZE": "the property checked (cute-verify check equivalent)",
     "SURJ": "the property checked (cute-verify check surjective)",
     "SURJ-COUNT": "the property checked (cute-verify check surjective)",
+    "OVF-ARITH": "signed overflow in the arithmetic CuTe executes for the operation (undefined behaviour; compiled "
+                 "CuTe wraps, or then divides by zero): the computation named, e.g. ceil_div at int_tuple.hpp:344",
+    "OVF-RESULT": "the result's evaluation (size, coord*stride, crd2idx's sums, stride.hpp:60-124) overflows its "
+                  "index type where the operands' does not",
     "OVF-SIZE": "the property checked (cute-verify check no_overflow)",
     "OVF-TERM": "the property checked (cute-verify check no_overflow)",
     "OVF-SUM": "the property checked (cute-verify check no_overflow)",

@@ -37,6 +37,7 @@ from verifier.core.errors import UndefinedBehavior
 from verifier.core.integers import Bool, Const, D, Expr, Int, Op, Sym, and_, format_expr, le, ne, or_
 from verifier.core.layouts import Layout, Tile
 from verifier.core.obligations import NEVER, UB, WARNING, severity
+from verifier.core.overflow import COMPILE, OVERFLOW, under
 from verifier.core.symbols import Symbols
 from verifier.engine.verdicts import (
     DEFAULT_POLICY,
@@ -76,6 +77,9 @@ SELF_EVIDENT = {"IX-2", "IX-3", "SLICE-IN", "TMA-RANK", "TMA-BOX", "TMA-INNER", 
 CONTRACT = {"UP-2"}
 # Unchecked preconditions that decide the verdict even where the operation has claims (docs/semantics.md).
 _KEPT = SELF_EVIDENT | {"MCV-1"}
+# Obligations whose failure is itself undefined behaviour or a compile error: a division by zero, a signed
+# overflow in CuTe's arithmetic (overflow.py).
+_UNDEFINED = frozenset({UB, OVERFLOW, COMPILE})
 # The algebra's own concrete postconditions are superseded by the engine's claims of the same meaning.
 _SUPERSEDED = {"CMP-POST", "CMP-POST-SIZE", "CPL-POST", "RI-POST", "LI-3", "DIV-POST", "DIV-EXACT", "PRD-POST"}
 
@@ -371,11 +375,11 @@ def _obligation_items(op: str, args: Sequence[object], outcome: registry.Outcome
             continue
         # With claims, CuTe's unchecked preconditions are shown but the claims decide, except the ones whose
         # failure is the error itself and those the semantics list among the operation's checks.
-        deciding = (ob.cute_checks == UB or ob.id in CONTRACT
+        deciding = (ob.cute_checks in _UNDEFINED or ob.id in CONTRACT
                     or (ob.cute_checks == NEVER and (not have_claims or ob.id in _KEPT)))
         cond = ob.condition
 
-        def replay(values: Mapping[str, int], cond: Bool = cond, ub: bool = ob.cute_checks == UB,
+        def replay(values: Mapping[str, int], cond: Bool = cond, ub: bool = ob.cute_checks in _UNDEFINED,
                    ob_id: str = ob.id) -> Replay:
             if cond.evaluate(values):
                 return Replay(False)
@@ -430,10 +434,31 @@ def _div0_item(divisors: list[Expr], empty_when: Mapping[Expr, list[Bool] | None
                 "layout.hpp", UB, True, (), cond, replay)
 
 
-def items_for(op: str, args: Sequence[object], outcome: registry.Outcome) -> list[Item]:
-    """What must be decided for ``op(*args)``: its claims, then the obligations the algebra recorded."""
+def items_for(op: str, args: Sequence[object], outcome: registry.Outcome, symbols: Symbols | None = None
+              ) -> list[Item]:
+    """What must be decided for ``op(*args)``: its claims, then the obligations the algebra recorded, then
+    (with the symbols' widths) that the result evaluates without overflow where the operands do."""
+    if _composed_slice(op, args):  # its contract is SLICE-POST, which the algebra records (algebra/composed_slice.py)
+        return _obligation_items(op, args, outcome, have_claims=False)
     built = claims.build(op, args)
-    return _claim_items(op, args, built) + _obligation_items(op, args, outcome, bool(built))
+    return _claim_items(op, args, built) + _obligation_items(op, args, outcome, bool(built)) + \
+        _result_items(args, outcome, symbols)
+
+
+def _result_items(args: Sequence[object], outcome: registry.Outcome, symbols: Symbols | None) -> list[Item]:
+    from verifier.core.overflow import OVF_RESULT, result_condition
+
+    if symbols is None or outcome.result is None:
+        return []
+    cond = result_condition(tuple(args), outcome.result, symbols)
+    if cond is None or cond.value is True:
+        return []
+
+    def replay(values: Mapping[str, int], cond: Bool = cond) -> Replay:
+        return Replay(not cond.evaluate(values))
+
+    return [Item(OVF_RESULT, "the result evaluates without overflow (size, coord*stride, the sums of crd2idx) "
+                 "wherever the operands do", "stride.hpp:60-124", OVERFLOW, True, (), cond, replay)]
 
 
 def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, policy: Policy
@@ -446,7 +471,8 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
     undecided = check_domain(op, args, symbols)
     if undecided is not None:
         return Verdict(op, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
-    outcome = registry.apply(op, *args)
+    with under(symbols):  # CuTe's integer types: the symbols' widths, their ranges bound the intermediates
+        outcome = registry.apply(op, *args)
     if outcome.rejection is not None:
         return Verdict(op, inputs, INVALID, reason=str(outcome.rejection),
                        assumptions=assumptions)
@@ -461,7 +487,7 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
         routed = tuple(replace(d, route=f"{TRANSFER}; {d.route}" if d.route else TRANSFER) for d in v.obligations)
         return replace(v, inputs=inputs, result=str(outcome.result), obligations=routed)
     if _composed_slice(op, args):  # a composed slice: SLICE-POST decides (algebra/composed_slice.py)
-        items = _obligation_items(op, args, outcome, have_claims=False)
+        items = items_for(op, args, outcome)
         symbolic_post = any(o.id == "SLICE-POST" for o in outcome.obligations)
         if not symbolic_post:
             return Verdict(op, inputs, UNKNOWN, str(outcome.result), reason="slice_and_offset of a composed layout "
@@ -476,10 +502,10 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
                            "scaled-basis (E<i>) operands only on concrete values; these have symbols",
                            assumptions=assumptions)
         # Concrete: the algebra's own postcondition, decided by enumeration, is the verdict.
-        items = _obligation_items(op, args, outcome, have_claims=False)
+        items = _obligation_items(op, args, outcome, have_claims=False) + _result_items(args, outcome, symbols)
         symbolic_post = False
     else:
-        items = items_for(op, args, outcome)
+        items = items_for(op, args, outcome, symbols)
         symbolic_post = claims.has_postcondition(op)
     engine = Engine(symbols, budget=budget)
     if _composed_slice(op, args):
@@ -487,12 +513,29 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
     else:
         decisions = decide_all(engine, items, policy)
     verdict, cex, reason = summarize(decisions, policy)
+    if verdict == INVALID and cex is not None and not cex.obligation.startswith("OVF-"):
+        reason = _overflow_first(outcome, cex, reason)
     if verdict == VALID and not symbolic_post and not _decided_post(decisions):
         # Proving the obligations is not a proof of the result: the postcondition is decided here only by the
         # algebra's enumeration on concrete values, which did not run (too large) or recorded nothing.
         verdict, reason = UNKNOWN, f"{op}: no postcondition was decided for these operands; its obligations hold"
     result = shown_result(outcome.result, symbols)
     return Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, assumptions=assumptions)
+
+
+def _overflow_first(outcome: registry.Outcome, cex: Counterexample, reason: str | None) -> str | None:
+    """Where CuTe's own arithmetic overflows at the counterexample, its result there is garbage: the overflowing
+    computation is the finding, the broken postcondition its consequence."""
+    for ob in outcome.obligations:
+        if ob.cute_checks not in (OVERFLOW, COMPILE):
+            continue
+        try:
+            fails = not ob.condition.evaluate(cex.params)
+        except (ArithmeticError, KeyError):
+            continue
+        if fails:
+            return f"{ob.id} fails at the counterexample: {ob.description} ({ob.source}); {reason}"
+    return reason
 
 
 def shown_result(result: object, symbols: Symbols) -> str:

@@ -17,16 +17,18 @@ Necessity is then decided separately:
 
 from __future__ import annotations
 
+import heapq
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from copy import copy
 
 from verifier.algebra import registry
 from verifier.contracts import claims
 from verifier.core.errors import LayoutError
 from verifier.core.int_tuple import leaves
-from verifier.core.integers import TRUE, Bool, Int, and_, eq, ge, mod, not_, symbol
+from verifier.core.integers import TRUE, Bool, Int, and_, eq, ge, le, mod, not_, symbol
 from verifier.core.layouts import Layout, Tile
+from verifier.core.overflow import result_condition, under
 from verifier.core.semantics import using
 from verifier.core.symbols import Symbols
 from verifier.engine.decide import decide_operation, items_for, valid_at
@@ -41,6 +43,7 @@ MAX_CANDIDATES = 64  # candidates decided by the solver; those refuted by a know
 MAX_MODULUS = 1 << 16
 PRETEST_LIMIT = 1 << 14  # largest concrete evaluation that may refute a candidate before the solver is asked
 NECESSITY_SAMPLES = 2000
+NECESSITY_SOLVER_SAMPLES = 8  # values of the problem sizes decided by the engine when a guard leaves indices free
 
 
 def _statics(obj: object) -> set[int]:
@@ -97,6 +100,25 @@ def _moduli(args: Sequence[object]) -> list[int]:
     return sorted(t for t in out if t > 1)
 
 
+def _access_moduli(op: str, args: Sequence[object]) -> list[int]:
+    """The widths of vectorised accesses, in elements: a leading dimension that is a multiple of one keeps every
+    row's vectors aligned (``ldA % 8 == 0`` for 128-bit accesses of 16-bit elements), although the width may be
+    given as a run-time value and appears in no shape.  A TiledCopy's atom accesses ``size<1>(ref)`` values at
+    once; ``vectorized_copy``'s last operand is its vector width."""
+    from verifier.algebra.tiled import TiledCopy
+    from verifier.core.layouts import size
+
+    out = set()
+    for a in args:
+        if isinstance(a, TiledCopy) and a.atom.ref is not None:
+            width = size(a.atom_ref, 1)
+            if isinstance(width, Int) and width.value is not None:
+                out.add(int(width.value))
+    if op == "vectorized_copy" and len(args) > 6 and isinstance(args[6], Int) and args[6].value is not None:
+        out.add(abs(int(args[6].value)))
+    return sorted(t for t in out if 1 < t <= MAX_MODULUS)
+
+
 def _static_extents(obj: object) -> list[list[int]]:
     """The static extents of each shape (a layout's, a tile element's), as lists."""
     if isinstance(obj, Layout):
@@ -119,16 +141,25 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
     to be wrong (a counterexample of an earlier candidate, or its own smallest admitted values, evaluated
     concretely).  The search spends at most ``budget`` (Z3 resource units)."""
     budget = budget if budget is not None else Budget()
-    names = [s.name for s in symbols if not s.name.startswith("?")]
-    if not names or len(names) < sum(1 for _ in symbols):
+    every = [s.name for s in symbols if not s.name.startswith("?")]
+    if not every or len(every) < sum(1 for _ in symbols):
         return None, "no guard is searched over anonymous (?) symbols"
-    moduli = _moduli(args)
+    names = guard_symbols(op, args, every)
+    if not names:
+        return None, f"{op}: no problem size to guard (its symbols are tile coordinates and thread indices)"
+    hopeless = _hopeless(op, args, symbols, names, covers, budget)
+    if hopeless is not None:
+        return None, hopeless
+    moduli = sorted(set(_moduli(args)) | set(_access_moduli(op, args)))
     per_symbol = [_atoms(n, moduli) for n in names]
-    combos = sorted(itertools.product(*per_symbol), key=lambda c: (_weight(c), [a[2] for a in c]))
+    # Upper bounds that keep CuTe's arithmetic inside its integer types (OVF-*) join every candidate; without
+    # them the first candidate is no guard at all, which the caller has already decided.
+    caps = overflow_caps(op, args, symbols, names)
     known_bad: list[dict[str, int]] = []
     tried = 0
     undecided = False
-    for combo in combos[1:]:
+    weakest = _weakest_first(per_symbol)
+    for combo in (((*c, *caps) for c in weakest) if caps else itertools.islice(weakest, 1, None)):
         if tried >= MAX_CANDIDATES:
             return None, NO_GUARD_IN_TIME if undecided else f"{NO_GUARD} (among the {MAX_CANDIDATES} weakest)"
         if budget.left() <= 0:
@@ -137,7 +168,7 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
         cond = and_(*atoms)
         if any(cond.evaluate(p) for p in known_bad):
             continue
-        point = _smallest_point(symbols, names, combo)
+        point = _smallest_point(symbols, every, _padded(combo, names, every))
         if point is not None and _admitted(symbols, point):
             try:
                 if not valid_at(op, args, point, limit=PRETEST_LIMIT):
@@ -154,7 +185,7 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
             continue  # the candidate excludes every admitted value: a guard that holds vacuously is none
         if v.verdict == VALID:
             texts = [text for _, _, text in combo if text]
-            necessary, witness = _necessity(op, args, symbols, cond, budget)
+            necessary, witness = _necessity(op, args, symbols, cond, budget, names, policy)
             return Guard(" and ".join(texts), necessary, _cpp(names, texts), _python(op, args, texts),
                          witness, covers), None
         if v.counterexample is not None:
@@ -163,6 +194,180 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
     if budget.left() <= 0:
         return None, NO_GUARD_IN_TIME
     return None, NO_GUARD_IN_TIME if undecided else NO_GUARD
+
+
+def overflow_conditions(op: str, args: Sequence[object], symbols: Symbols) -> list[Bool]:
+    """The open conditions of the overflow obligations (OVF-ARITH, OVF-RESULT) of ``op(*args)`` under ``symbols``."""
+    with under(symbols):
+        outcome = registry.apply(op, *args)
+    out = [o.condition for o in outcome.obligations if o.id.startswith("OVF-") and o.condition.value is None]
+    if outcome.result is not None:
+        res = result_condition(tuple(args), outcome.result, symbols)
+        if res is not None and res.value is None:
+            out.append(res)
+    return out
+
+
+def overflow_caps(op: str, args: Sequence[object], symbols: Symbols,
+                  names: Sequence[str] | None = None) -> list[tuple[int, Bool, str]]:
+    """Upper bounds ``X <= B`` under which the overflow obligations of ``op(*args)`` hold at the corner where every
+    symbol takes its bound (each ``B`` the largest such, found by bisection; then lowered together while the
+    corner still overflows, as for a product ``M*N``), over ``names`` only when given (a kernel operation's guard
+    bounds no tile coordinate or thread index).  A candidate only: the engine proves the guard."""
+    conds = overflow_conditions(op, args, symbols)
+    if not conds:
+        return []
+    syms = [s for s in symbols
+            if not s.name.startswith("?") and s.hi is not None and (names is None or s.name in names)]
+    low = {s.name: s.lo for s in symbols}
+    high = _upper_bounds(symbols)
+
+    def holds(values: dict[str, int]) -> bool:
+        try:
+            return all(c.evaluate(values) for c in conds)
+        except (ArithmeticError, KeyError):
+            return False
+
+    def largest(ok: Callable[[int], bool], lo: int, hi: int) -> int | None:
+        if not ok(lo):
+            return None
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if ok(mid) else (lo, mid - 1)
+        return lo
+
+    caps: dict[str, int] = {}
+    for sym in syms:
+        def alone(v: int, n: str = sym.name) -> bool:
+            return holds({**low, n: v})
+
+        b = largest(alone, sym.lo, high[sym.name])
+        if b is None:
+            return []
+        if b < high[sym.name]:
+            caps[sym.name] = b
+    top = {s.name: caps.get(s.name, high[s.name]) for s in syms}
+    if not holds({**low, **top}):
+        hi = max(top.values())
+        k = largest(lambda v: holds({**low, **{n: min(b, v) for n, b in top.items()}}),
+                    max(low.values()), hi)
+        if k is None:
+            return []
+        caps = {n: min(b, k) for n, b in top.items() if min(b, k) < high[n]}
+    return [(1, le(symbol(n), b), f"{n} <= {b}") for n, b in caps.items()]
+
+
+def _upper_bounds(symbols: Symbols) -> dict[str, int]:
+    """Each bounded symbol's upper bound, lowered through the relations ``X <= Y`` (``ldA >= M`` bounds M by ldA's
+    bound), so that no guard repeats a bound the assumptions already imply."""
+    from verifier.core.integers import Op, Sym
+
+    high = {s.name: s.hi for s in symbols if s.hi is not None}
+    for _ in range(len(high)):
+        changed = False
+        for rel in symbols.relations:
+            e = rel.expr
+            if not (isinstance(e, Op) and e.op in ("<=", "<", ">=", ">") and all(type(a) is Sym for a in e.args)):
+                continue
+            a, b = (x.name for x in e.args)  # type: ignore[attr-defined]
+            small, big = (a, b) if e.op in ("<=", "<") else (b, a)
+            if small in high and big in high:
+                bound = high[big] - (1 if e.op in ("<", ">") else 0)
+                if bound < high[small]:
+                    high[small], changed = bound, True
+        if not changed:
+            break
+    return high
+
+
+# The operands of a kernel operation that are positions in the grid, not sizes of the problem: a tile coordinate
+# (blockIdx), a thread index (threadIdx).  A guard is what ``can_implement`` checks of the problem, so it constrains
+# none of the symbols found only there (``t % 64 == 0`` would "prove" a copy aligned by idling threads).
+INDEX_OPERANDS: dict[str, tuple[int, ...]] = {
+    "local_tile": (2,),
+    "local_partition": (2,),
+    "predicated_copy": (2, 5),
+    "vectorized_copy": (2, 5),
+}
+
+
+def guard_symbols(op: str, args: Sequence[object], names: list[str]) -> list[str]:
+    """The symbols a guard of ``op(*args)`` may constrain: for a kernel operation (``INDEX_OPERANDS``), those of
+    its other operands; otherwise every one of ``names``."""
+    index = INDEX_OPERANDS.get(op)
+    if index is None:
+        return names
+    sizes = set().union(*(_operand_symbols(a) for k, a in enumerate(args) if k not in index))
+    return [n for n in names if n in sizes]
+
+
+def _operand_symbols(obj: object) -> set[str]:
+    if isinstance(obj, Tile):
+        return set().union(*(_operand_symbols(e) for e in obj.elements))
+    if isinstance(obj, Int):
+        return set(obj.symbols())
+    if type(obj) is tuple:
+        return set().union(*(_operand_symbols(x) for x in obj))
+    found = getattr(obj, "symbols", None)
+    if callable(found):  # a layout, a composed layout
+        return set(found())
+    layout = getattr(obj, "layout_tv", None)  # a TiledCopy: its thread-value layout
+    return _operand_symbols(layout) if layout is not None else set()
+
+
+def _padded(combo: Sequence[tuple[int, Bool, str]], names: list[str], every: list[str]
+            ) -> list[tuple[int, Bool, str]]:
+    """The candidate's atoms over every symbol: no constraint on those the guard leaves free."""
+    atom = dict(zip(names, combo))
+    return [atom.get(n, (1, TRUE, "")) for n in every]
+
+
+def _hopeless(op: str, args: Sequence[object], symbols: Symbols, names: list[str],
+              failing: tuple[str, ...], budget: Budget) -> str | None:
+    """Why no guard over ``names`` can make ``op(*args)`` valid, when that is known before the search: a failing
+    claim whose symbols are tied by the assumptions to none of ``names`` fails under every guard (its failing values
+    combine with any admitted values of the rest), and a quantifier-free claim that no admitted value satisfies."""
+    from verifier.solver.encoding import Encoder, Unencodable
+
+    if not failing:
+        return None
+    try:
+        items = [i for i in items_for(op, args, registry.apply(op, *args)) if i.id in failing and i.deciding]
+    except LayoutError:
+        return None
+    for item in items:
+        own = (set(item.holds.expr.symbols()) | {n for _, lo, hi in item.ranges
+                                                  for n in (*lo.symbols(), *hi.symbols())}) - set(item.witnesses)
+        tied = _tied(symbols, own)
+        if not tied & set(names):
+            held = f" of {', '.join(sorted(tied))}" if tied else ""
+            return (f"no guard on {', '.join(names)} can help: {item.id} fails for values{held} that such a guard "
+                    "does not constrain")
+        if item.ranges:
+            continue
+        try:
+            enc = Encoder(symbols)
+            constraints = [*enc.assumptions(), enc.boolean(item.holds)]
+            constraints += [enc.nonzero(d) for d in list(enc.divisors)]
+        except Unencodable:
+            continue
+        if solve(constraints, budget.part(UNITS_PER_SECOND))[0] == "unsat":
+            return f"no guard can help: {item.id} fails at every value the assumptions admit"
+    return None
+
+
+def _tied(symbols: Symbols, own: set[str]) -> set[str]:
+    """``own`` and every symbol linked to it through the relations among the assumptions."""
+    tied = set(own)
+    grew = True
+    while grew:
+        grew = False
+        for r in symbols.relations:
+            names = set(r.expr.symbols())
+            if names & tied and not names <= tied:
+                tied |= names
+                grew = True
+    return tied
 
 
 def _smallest_point(symbols: Symbols, names: list[str],
@@ -181,6 +386,34 @@ def _smallest_point(symbols: Symbols, names: list[str],
     return out
 
 
+def _weakest_first(per_symbol: list[list[tuple[int, Bool, str]]]) -> Iterator[tuple[tuple[int, Bool, str], ...]]:
+    """The candidates (one atom per symbol) in the order of ``(weight, texts)``, generated lazily: the product of
+    the atom lists has ``(2 + moduli) ** symbols`` members (ten million for a kernel's nine symbols), of which the
+    search reads the first few hundred.
+
+    Each list sorted by ``(weight, text)``, moving one symbol to its next atom never lowers a candidate's key (the
+    weight is a product of positive weights; at an equal weight that symbol's text grows), so a heap of the
+    frontier, started at the unconstrained candidate, pops every candidate exactly in sorted order."""
+    lists = [sorted(atoms, key=lambda a: (a[0], a[2])) for atoms in per_symbol]
+
+    def key(ix: tuple[int, ...]) -> tuple[int, list[str]]:
+        combo = [lst[i] for lst, i in zip(lists, ix)]
+        return _weight(combo), [a[2] for a in combo]
+
+    start = (0,) * len(lists)
+    heap = [(key(start), start)]
+    seen = {start}
+    while heap:
+        _, ix = heapq.heappop(heap)
+        yield tuple(lst[i] for lst, i in zip(lists, ix))
+        for j in range(len(lists)):
+            if ix[j] + 1 < len(lists[j]):
+                nxt = ix[:j] + (ix[j] + 1,) + ix[j + 1:]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    heapq.heappush(heap, (key(nxt), nxt))
+
+
 def _weight(combo: Sequence[tuple[int, Bool, str]]) -> int:
     w = 1
     for weight, _, _ in combo:
@@ -188,13 +421,15 @@ def _weight(combo: Sequence[tuple[int, Bool, str]]) -> int:
     return w
 
 
-def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
-               budget: Budget) -> tuple[str, dict[str, int] | None]:
+def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool, budget: Budget,
+               names: list[str] | None = None, policy: Policy = STRICT) -> tuple[str, dict[str, int] | None]:
     from verifier.solver.encoding import Encoder, Unencodable
 
     # Prove: outside the condition some quantifier-free claim always fails.
     try:
-        facts = [i.holds for i in items_for(op, args, registry.apply(op, *args)) if i.deciding and not i.ranges]
+        with under(symbols):
+            outcome = registry.apply(op, *args)
+        facts = _definitional_facts(op, args, outcome, symbols)
         enc = Encoder(symbols)
         constraints = [*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts)]
         constraints += [enc.nonzero(d) for d in list(enc.divisors)]
@@ -202,8 +437,11 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
             return PROVED, None
     except Unencodable:
         pass
+    every = [s.name for s in symbols]
+    if names is not None and set(names) != set(every):
+        return _necessity_over_indices(op, args, symbols, cond, budget, names, policy)
     # Refute: a small value outside the condition at which CuTe's result is concretely right.
-    for values in _small_points(symbols, [s.name for s in symbols]):
+    for values in _small_points(symbols, every):
         if budget.net_fired():
             break
         if cond.evaluate(values) or not _admitted(symbols, values):
@@ -213,6 +451,48 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool,
                 return REFUTED, values
         except claims.TooLarge:
             continue
+    return UNKNOWN, None
+
+
+def _definitional_facts(op: str, args: Sequence[object], outcome: registry.Outcome, symbols: Symbols) -> list[Bool]:
+    """The quantifier-free statements whose failure is by itself a failure of the contract (or undefined
+    behaviour): the claims that state the contract's own definition, the undefined behaviour and overflow
+    obligations, and the preconditions whose failure is the error.  Left out: the claims that are only sufficient
+    (RC-*, DN-RC-*, MCV-J/A, confirmed by the algebra's concrete postcondition) and the unchecked preconditions
+    confirmed the same way: outside a guard they may fail where CuTe's result is still correct, so a guard they
+    exclude is not necessary (issue 13, point 5)."""
+    from verifier.engine.decide import _KEPT, _UNDEFINED, CONTRACT
+
+    claim_ids = {c.id for c in claims.build(op, args)}
+    out = []
+    for item in items_for(op, args, outcome, symbols):
+        if not item.deciding or item.ranges or item.id in claims.CONFIRM_BY_ORACLE:
+            continue
+        if item.id in claim_ids or item.cute_checks in _UNDEFINED or item.id in _KEPT | CONTRACT:
+            out.append(item.holds)
+    return out
+
+
+def _necessity_over_indices(op: str, args: Sequence[object], symbols: Symbols, cond: Bool, budget: Budget,
+                            names: list[str], policy: Policy) -> tuple[str, dict[str, int] | None]:
+    """Necessity of a guard over the problem sizes ``names`` only: a value of them outside the condition refutes it
+    when the operation is valid there for every admitted thread index and tile coordinate, which the engine decides
+    (one correct thread at one correct value would not do).  A few small values are tried."""
+    tried = 0
+    for values in _small_points(symbols, names):
+        if tried >= NECESSITY_SOLVER_SAMPLES or budget.left() <= 0:
+            break
+        if cond.evaluate(values):
+            continue
+        tried += 1
+        pinned = [eq(symbol(n), v) for n, v in values.items()]
+        try:
+            with using("cpp"):
+                v = decide_operation(op, args, _with(symbols, pinned), budget.part(UNITS_PER_SECOND), policy)
+        except LayoutError:
+            continue  # no admitted value of the others: nothing to learn here
+        if v.verdict == VALID:
+            return REFUTED, values
     return UNKNOWN, None
 
 

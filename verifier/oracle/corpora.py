@@ -108,10 +108,12 @@ def problem(entry: dict) -> tuple[str, list[object], Symbols]:
     sy = Symbols()
     for o in ops:
         for name in _names(o):
-            # A range that starts below the default 1 (a stride S from 0) widens the engine's domain to match the
-            # ground truth's sweep; otherwise a value swept there would not be one the verdict speaks of.
-            lo = entry.get("range", {}).get(name, [1])[0]
-            sy.declare(name, **({"lo": lo} if lo < 1 else {}))
+            # The engine's domain is the ground truth's sweep: a range that starts below the default 1 (a stride S
+            # from 0) widens it, otherwise a value swept there would not be one the verdict speaks of; and its upper
+            # end bounds it, so that the verdict speaks of the values swept (near 2^31 CuTe's int32 arithmetic
+            # overflows, OVF-ARITH; tests/test_overflow.py sweeps there against trapping compiled CuTe).
+            lo, hi = entry.get("range", {}).get(name, [1, None])
+            sy.declare(name, **({"lo": lo} if lo < 1 else {}), **({"hi": hi} if hi is not None else {}))
     for text in entry.get("assume", []):
         sy.assume(parse_relation(text, sy))
     return op, [*template, *ops], sy

@@ -168,6 +168,7 @@ class CppBuilder:
 
     slots: list[Slot] = field(default_factory=list)
     _symbol_slot: dict[str, int] = field(default_factory=dict)
+    wide: frozenset[str] = frozenset()  # symbols declared 64-bit: read as int64_t, not int
 
     def _slot_for_value(self, v: int) -> str:
         self.slots.append(Slot(value=int(v)))
@@ -177,7 +178,10 @@ class CppBuilder:
         if name not in self._symbol_slot:
             self.slots.append(Slot(symbol=name))
             self._symbol_slot[name] = len(self.slots) - 1
-        return f"int(p[{self._symbol_slot[name]}])"
+        return f"{self._type(name)}(p[{self._symbol_slot[name]}])"
+
+    def _type(self, *names: str) -> str:
+        return "int64_t" if any(n in self.wide for n in names) else "int"
 
     def _expr(self, e: Expr) -> str:
         if type(e) is Const:
@@ -199,7 +203,7 @@ class CppBuilder:
             return f"Int<{int(x.expr.value)}>{{}}"
         if type(x.expr) is Const:
             return self._slot_for_value(x.expr.value)
-        return f"int({self._expr(x.expr)})"
+        return f"{self._type(*x.expr.symbols())}({self._expr(x.expr)})"
 
     def int_tuple(self, t: IntTuple, maker: str = "make_shape") -> str:
         if type(t) is tuple:

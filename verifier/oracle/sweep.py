@@ -428,6 +428,7 @@ class _Gen:
             self.emit(f"auto b0 = {bl};")
             self.emit("auto c0 = complement(x0, size(x0) * cosize(b0));")
             self.step("check_complement(x0, mul(xsize(x0), xcosize(b0)), c0, cap)")
+            self.step("check_compact(x0, c0, cap)")
             ds = self._digits(["xsize(x0)", "xsize(b0)"])
             n = self._size_is("xsize(r)", ds, 2)
             self.step(f"same_values(r, {n}, {ds}, cap, [&](ll const* d) "
@@ -441,6 +442,7 @@ class _Gen:
             self.emit(f"auto b{j} = {_elem_layout('x1', e, j)};")
             self.emit(f"auto c{j} = complement({m}, size({m}) * cosize(b{j}));")
             self.step(f"check_complement({m}, mul(xsize({m}), xcosize(b{j})), c{j}, cap)")
+            self.step(f"check_compact({m}, c{j}, cap)")
         sizes, terms = [], []
         for j in range(rk):
             m = _mode("x0", a, j)
@@ -615,6 +617,19 @@ template <class L, class R> int check_complement(L const& l, ll cot, R const& r,
     prev = v;
   }
   return bounded ? ST_CORRECT : ST_WARN;
+}
+
+// PRD-POST-COMPACT: the copies of A that the product's complement C places leave no gap, (filter(A), C) is onto
+// [0, size(filter(A))*size(C)) (02_layout_algebra.md, Logical Product; detail::complement's @pre, layout.hpp:1176).
+template <class A, class C> int check_compact(A const& a, C const& c, ll cap) {
+  auto fa = filter(a);
+  ll na = xsize(fa), n = mul(na, xsize(c));
+  if (n > cap) return ST_TOO_LARGE;
+  for (ll i = 0; i < n; ++i) {
+    ll v = (ll)fa(int(i % na)) + (ll)c(int(i / na));
+    if (v < 0 || v >= n) return ST_WRONG;
+  }
+  return ST_CORRECT;
 }
 
 template <class L, class R> int check_right_inverse(L const& l, R const& r, ll cap) {

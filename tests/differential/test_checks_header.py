@@ -6,7 +6,8 @@ device kernels.
 * no shipped module holds another C++ definition of the header's checks;
 * the header stands alone (its own includes, an include guard) and compiles with g++; its saturating arithmetic is
   exact saturation (the host's former ``__int128`` formulation), and the multiset comparison decides alike by
-  counting (the host's scratch) and by sorting (the device's).
+  counting (the host's scratch) and by sorting (the device's);
+* where nvcc is installed (no GPU needed), the device sweep kernels compile for the GPU, checks included.
 
 That the host and device sweeps decide every assignment alike is ``tests/gpu/test_cuda_harness.py``'s
 ``test_device_sweep_decides_as_the_host_sweep``; that the host sweep is right, ``test_cute_sweep.py``."""
@@ -21,7 +22,9 @@ from pathlib import Path
 import pytest
 
 from cuda_harness import kernels
+from cuda_harness.build import _includes, _nvcc, attribute
 from cuda_harness.harness import sweep_kernels
+from verifier import parse_layout
 from verifier.oracle import sweep as sweep_mod
 from verifier.oracle.corpora import PARAMETRIC_CORPUS, load, parametric
 from verifier.oracle.cute_cpp import compiler, cuda_includes, cute_include
@@ -32,6 +35,11 @@ HEADER = CHECKS_HEADER.read_text()
 CORPUS = {e["id"]: e for e in load(PARAMETRIC_CORPUS)}
 # A product (complement, compact, multiset) and an upcast (per-mode contract, same bytes).
 IDS = ("prod-flat-bymode", "up2-rowmajor-MK")
+# Every kind of check: composition, a divide, products, tile_to_shape, complement, recasts, the inverses (and
+# coalesce, below, which the corpus has no case of).
+DEVICE_IDS = ("cmp-seed-colmajor-rowmajor", "gemm-zdiv-MN-32x16", "prod-flat-bymode", "prod-raked-dyn-block",
+              "tts-smem-atom-8x8", "cpl-rank1-dyn-stride", "up2-rowmajor-MK", "dn2-rowmajor-MK",
+              "recast-16-32-seed004", "rinv-static-strides", "linv-overlap")
 
 
 def _units() -> tuple[str, str]:
@@ -169,3 +177,23 @@ def test_multisets_decide_alike_by_counting_and_by_sorting(cute, tmp_path: Path)
     for (x, y, same), line in zip(cases, out, strict=False):
         assert line == f"{int(same)} {int(same)}", (x, y, line)
     assert len([x for x in out if x]) == len(cases)
+
+
+@pytest.mark.cute
+@pytest.mark.skipif(_nvcc() is None, reason="nvcc is not installed")
+def test_device_sweep_kernels_compile_with_nvcc(cute, tmp_path: Path) -> None:
+    """nvcc's device pass (``-cubin``, as ``cuda_harness.build`` compiles for a GPU) takes the header's checks: no
+    kernel of a case that CuTe accepts is rejected."""
+    cases = [SweepCase(*parametric(CORPUS[i])) for i in DEVICE_IDS]
+    cases.append(SweepCase("coalesce", (parse_layout("(M,_2):(_1,M)"),)))
+    _, ks, _ = sweep_kernels(cases)
+    text, spans = kernels.unit(list(ks.values()))
+    src, out = tmp_path / "unit.cu", tmp_path / "unit.cubin"
+    src.write_text(text)
+    nvcc = _nvcc()
+    assert nvcc is not None
+    cmd = [nvcc, "-std=c++17", "-arch=sm_90", "-cubin", "-w", *(f"-I{p}" for p in _includes()), str(src), "-o",
+           str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, (attribute(proc.stderr, spans), proc.stderr[-3000:])
+    assert out.stat().st_size > 0

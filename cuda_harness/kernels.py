@@ -202,7 +202,8 @@ def cute_kernel(name: str, case: CppCase, width: int = 1) -> Kernel:
 
 
 def sweep_kernel(name: str, case: CppCase) -> Kernel:
-    """Thread ``t`` runs the sweep case (``cute_sweep.case_code``) on assignment row ``t`` and writes its status."""
+    """Thread ``t`` runs the sweep case (``verifier.oracle.sweep.case_code``) on assignment row ``t`` and writes its
+    status; ``SCR`` is the thread's scratch for the multiset checks of ``cute_checks.hpp``."""
     op_body, check_body = case.code.split(SEP)
     body = "\n".join([
         "  if (t >= n) return;",

@@ -634,8 +634,8 @@ def _check_env(case: SweepCase, env: Mapping[str, int], needed: set[str]) -> Non
 
 def case_code(case: SweepCase) -> CppCase:
     """The validated case as C++: ``code`` is the body that builds the operands from the parameter slots and calls
-    CuTe (returning a tuple of the operands and the result), ``SEP``, then the body that decides the result in
-    terms of the helpers of this module's program (also used by ``cuda_harness`` on the GPU)."""
+    CuTe (returning a tuple of the operands and the result), ``SEP``, then the body that decides the result with
+    the checks of ``include/cute_checks.hpp`` and a scratch ``SCR`` (also run by ``cuda_harness`` on the GPU)."""
     _check_case(case)
     return _Gen(case).generate()
 

@@ -97,7 +97,8 @@ _PROGRAM = r"""
 #include <vector>
 #include "cute_checks.hpp"
 #include "cute_checks.hpp"  // the include guard
-struct Counting {  // a scratch with room for counts, as the host sweep's
+struct Counting {  // a scratch that counts, as the host sweep's
+  static constexpr bool counting = true;
   std::vector<int> cs;
   int* counts(ll m) { cs.assign(m, 0); return cs.data(); }
 };

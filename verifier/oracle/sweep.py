@@ -525,6 +525,7 @@ static void on_signal(int) { siglongjmp(g_jump, 1); }
 
 // The scratch of the multiset checks (cute_checks.hpp), grown to what they ask for.
 struct HostScratch {
+  static constexpr bool counting = true;
   std::vector<ll> xs, ys;
   std::vector<int> cs;
   ll* x = nullptr;

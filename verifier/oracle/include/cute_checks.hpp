@@ -6,9 +6,9 @@
 // the binary caches, keyed by the units' text, follow every edit of it.
 //
 // Everything here is CUTE_HOST_DEVICE and uses no standard library: memory for the multiset checks comes from a
-// scratch object `sc`: arrays x and y, reserve(n) (true when each has room for n integers) and counts(m) (m
-// zeroed ints, or null).  The device gives each thread 2*cap integers of its buffer and no counts (Scratch below);
-// the host sweep's grows (HostScratch, sweep.py).
+// scratch object `sc`: arrays x and y, reserve(n) (true when each has room for n integers), and where its
+// `counting` is true, counts(m) (m zeroed ints).  The device gives each thread 2*cap integers of its buffer and
+// does not count (Scratch below); the host sweep's scratch grows and counts (HostScratch, sweep.py).
 //
 // A check returns a status: ST_WRONG ends the case's check at once, ST_TOO_LARGE means that a size to enumerate
 // exceeds `cap`, ST_WARN that CuTe's documented contract holds but a stricter clause does not.  Sizes and cosizes
@@ -96,13 +96,13 @@ CUTE_HOST_DEVICE int same_function(R const& r, ll n, ll const (&ds)[K], ll cap, 
 }
 
 // The device's scratch: two arrays of cap integers of the thread's part of the kernel's buffer, and no room for
-// counts (the host sweep's scratch, in sweep.py, grows and has them).
+// counts (the host sweep's scratch, in sweep.py, grows and counts).
 struct Scratch {
+  static constexpr bool counting = false;
   ll* x;
   ll* y;
   ll cap;
   CUTE_HOST_DEVICE bool reserve(ll n) const { return n <= cap; }
-  CUTE_HOST_DEVICE int* counts(ll) const { return nullptr; }
 };
 
 // Heap sort: no recursion, no memory of its own.
@@ -120,23 +120,26 @@ CUTE_HOST_DEVICE void heap_sort(ll* a, ll n) {
   for (ll i = n / 2; i-- > 0;) sift(a, i, n);
   for (ll e = n; e-- > 1;) { ll tmp = a[0]; a[0] = a[e]; a[e] = tmp; sift(a, 0, e); }
 }
-// x[0..n) and y[0..n) hold the same multiset: by counting when the values span a small range and the scratch has
-// room for the counts, else sorted.
+// x[0..n) and y[0..n) hold the same multiset: by counting when the scratch counts and the values span a small
+// range, else sorted.
 template <class S> CUTE_HOST_DEVICE bool same_multiset(S& sc, ll* x, ll* y, ll n) {
   if (n == 0) return true;
-  ll lo = y[0], hi = y[0];
-  for (ll i = 1; i < n; ++i) { lo = y[i] < lo ? y[i] : lo; hi = y[i] > hi ? y[i] : hi; }
-  int* count = hi - lo <= 8 * n + 4096 ? sc.counts(hi - lo + 1) : nullptr;
-  if (count != nullptr) {
-    for (ll i = 0; i < n; ++i) ++count[y[i] - lo];
-    for (ll i = 0; i < n; ++i) { if (x[i] < lo || x[i] > hi || --count[x[i] - lo] < 0) return false; }
-    return true;
+  if constexpr (S::counting) {
+    ll lo = y[0], hi = y[0];
+    for (ll i = 1; i < n; ++i) { lo = y[i] < lo ? y[i] : lo; hi = y[i] > hi ? y[i] : hi; }
+    if (hi - lo <= 8 * n + 4096) {
+      int* count = sc.counts(hi - lo + 1);
+      for (ll i = 0; i < n; ++i) ++count[y[i] - lo];
+      for (ll i = 0; i < n; ++i) { if (x[i] < lo || x[i] > hi || --count[x[i] - lo] < 0) return false; }
+      return true;
+    }
   }
   heap_sort(x, n);
   heap_sort(y, n);
   for (ll i = 0; i < n; ++i) { if (x[i] != y[i]) return false; }
   return true;
 }
+
 // The multiset {R(i) | i < n} equals {ref(digits of i) | i < n}.
 template <class S, int K, class R, class F>
 CUTE_HOST_DEVICE int same_values(S& sc, R const& r, ll n, ll const (&ds)[K], ll cap, F&& ref) {

@@ -172,13 +172,18 @@ def severity(id: str) -> str:
 
 #: Every error, with the source that makes its failure a CuTe bug, undefined behaviour or a rejection.
 ERRORS: dict[str, str] = {
-    "CMP-2": "composition's static_assert on the shape divisibility (layout.hpp:1076); never checked when dynamic, "
-             "where CuTe silently computes a wrong layout",
-    "CMP-3": "composition's static_assert on the stride divisibility (layout.hpp:1081); as CMP-2",
-    "CMP-4": "composition: the rest shape divides (layout.hpp:1090-1095); as CMP-2",
-    "CMP-5": "composition: the rest stride divides (layout.hpp:1090-1095); as CMP-2",
-    "CMP-6": "composition divides by a shape or stride that is zero (layout.hpp:1076-1095): undefined behaviour",
-    "CMP-7": "as CMP-6 (layout.hpp:1095)",
+    "CMP-2": "composition's weak Stride Divisibility Condition (layout.hpp:1077): rest_stride % curr_shape == 0 or "
+             "rest_stride < curr_shape, a static_assert only when both are static; never checked when dynamic, where "
+             "CuTe silently computes a wrong layout",
+    "CMP-3": "composition's weak Shape Divisibility Condition (layout.hpp:1101): rest_shape % new_shape == 0; as "
+             "CMP-2",
+    "CMP-4": "composition: every B leaf s:d fits A's unmerged modes (the exact per-leaf rule of the fold at "
+             "layout.hpp:1054-1110), decided on concrete values",
+    "CMP-5": "composition: B's leaves add without carrying between A's modes (the by-mode distribution, "
+             "layout.hpp:1036-1039), decided on concrete values",
+    "CMP-6": "composition divides by a zero B stride or a zero extent taken from A (ceil_div at layout.hpp:1084, "
+             "rest_shape / new_shape at layout.hpp:1109): undefined behaviour",
+    "CMP-7": "composition divides by a zero extent of A (ceil_div at layout.hpp:1086): undefined behaviour",
     "CMP-POST": "@post of composition: (A o B)(i) == A(B(i)) (layout.hpp:1022)",
     "CMP-POST-SIZE": "@post of composition: size(A o B) == size(B) (layout.hpp:1022)",
     "COA-POST": "@post of coalesce: R(i) == L(i) (layout.hpp:861-863)",

@@ -26,7 +26,8 @@ Kinds (``t`` is the thread index):
              mode but the last reduced modulo its size, the last gets the quotient), written to ``out[t]``.
 * ``sweep``  one thread per assignment: row ``p + t*stride`` holds the slots of assignment ``t``; the body built by
              ``verifier.oracle.sweep.case_code`` calls CuTe and decides its result (correct / wrong / too_large),
-             with device versions of that module's helpers over ``2*cap`` scratch integers of ``aux`` per thread.
+             with the host sweep's own checks (``verifier/oracle/include/cute_checks.hpp``, whose text the unit
+             carries) over a ``Scratch`` of ``2*cap`` integers of ``aux`` per thread.
 
 Nothing a user typed reaches the text: operands are model objects turned into C++ by ``CppBuilder``, symbols are
 slot numbers, operation names come from ``cute_cpp``'s whitelist, and model expressions are emitted from the
@@ -44,7 +45,7 @@ from verifier.core.integers import Const, Expr, Int, Op, Sym
 from verifier.core.layouts import Layout
 from verifier.core.swizzle import ComposedLayout, Swizzle
 from verifier.oracle.cute_cpp import CppCase
-from verifier.oracle.sweep import SEP
+from verifier.oracle.sweep import SEP, with_checks
 
 # Elements before and after the copy range that nothing may touch.
 GUARD = 256
@@ -60,8 +61,8 @@ PRELUDE = r"""
 #include <csetjmp>
 #include <csignal>
 #endif
+#include "cute_checks.hpp"
 using namespace cute;
-typedef long long ll;
 #define DEV CUTE_HOST_DEVICE
 
 DEV ll atomic_add(ll* a, ll v) {
@@ -108,190 +109,6 @@ template <class R> DEV ll cosize_or(R const& r) {  // -1 where the values are co
   if constexpr (cute::is_integral<cute::remove_cvref_t<decltype(r(0))>>::value) { return (ll)cosize(r); }
   else { return -1; }
 }
-
-// -- device versions of verifier/oracle/sweep.py's checking helpers (same names and meaning) ---------------------
-enum : int { ST_CORRECT = 0, ST_WRONG = 1, ST_UB = 2, ST_TOO_LARGE = 3, ST_FAULT = 4, ST_WARN = 5 };
-#define STEP(x) do { int s_ = (x); if (s_ == ST_WRONG) return ST_WRONG; \
-                     if (s_ == ST_TOO_LARGE) st = ST_TOO_LARGE; \
-                     if (s_ == ST_WARN && st == ST_CORRECT) st = ST_WARN; } while (0)
-#define WARN() do { if (st == ST_CORRECT) st = ST_WARN; } while (0)
-#ifndef INT_MAX
-#define INT_MAX 2147483647
-#endif
-#define H_LLMAX 9223372036854775807LL
-#define H_LLMIN (-H_LLMAX - 1)
-DEV ll mul(ll a, ll b) {  // saturating, as cute_sweep's __int128 version
-  if (a == 0 || b == 0) return 0;
-  bool neg = (a < 0) != (b < 0);
-  unsigned long long ua = a < 0 ? 0ULL - (unsigned long long)a : (unsigned long long)a;
-  unsigned long long ub = b < 0 ? 0ULL - (unsigned long long)b : (unsigned long long)b;
-  if (ua > (unsigned long long)H_LLMAX / ub) return neg ? H_LLMIN : H_LLMAX;
-  ll m = (ll)(ua * ub);
-  return neg ? -m : m;
-}
-DEV ll add(ll a, ll b) {
-  if (b > 0 && a > H_LLMAX - b) return H_LLMAX;
-  if (b < 0 && a < H_LLMIN - b) return H_LLMIN;
-  return a + b;
-}
-template <class T, class F> DEV void leaves1(T const& t, F&& f) {
-  if constexpr (is_tuple<T>::value) { for_each(t, [&](auto const& x) { leaves1(x, f); }); }
-  else { f((ll)t); }
-}
-template <class S, class D, class F> DEV void leaves2(S const& s, D const& d, F&& f) {
-  if constexpr (is_tuple<S>::value) {
-    for_each(make_seq<decltype(rank(s))::value>{}, [&](auto i) { leaves2(get<i>(s), get<i>(d), f); });
-  } else { f((ll)s, (ll)d); }
-}
-template <class T> DEV ll xprod(T const& t) { ll n = 1; leaves1(t, [&](ll s) { n = mul(n, s); }); return n; }
-template <class L> DEV ll xsize(L const& l) { return xprod(shape(l)); }
-template <class L> DEV ll xcosize(L const& l) {
-  ll c = 1;
-  leaves2(shape(l), stride(l), [&](ll s, ll d) { c = add(c, mul(s - 1, d < 0 ? -d : d)); });
-  return c;
-}
-template <int K> DEV ll prod_of(ll const (&ds)[K], int k) {
-  ll n = 1;
-  for (int i = 0; i < k; ++i) n = mul(n, ds[i]);
-  return n;
-}
-template <int K> DEV void digits(ll i, ll const (&ds)[K], ll (&d)[K]) {
-  for (int k = 0; k + 1 < K; ++k) { d[k] = i % ds[k]; i /= ds[k]; }
-  d[K - 1] = i;
-}
-template <int K, class R, class F> DEV int same_function(R const& r, ll n, ll const (&ds)[K], ll cap, F&& ref) {
-  for (int k = 0; k < K; ++k) { if (ds[k] < 1) return n == 0 ? ST_CORRECT : ST_WRONG; }
-  if (n > cap) return ST_TOO_LARGE;
-  ll d[K];
-  for (ll i = 0; i < n; ++i) {
-    digits(i, ds, d);
-    if ((ll)r(int(i)) != ref(d)) return ST_WRONG;
-  }
-  return ST_CORRECT;
-}
-
-// Per-thread scratch memory: 2*cap integers (multisets are compared sorted).
-struct Scratch { ll* x; ll* y; ll cap; };
-DEV void sift(ll* a, ll i, ll n) {
-  while (true) {
-    ll c = 2 * i + 1;
-    if (c >= n) return;
-    if (c + 1 < n && a[c + 1] > a[c]) ++c;
-    if (a[i] >= a[c]) return;
-    ll tmp = a[i]; a[i] = a[c]; a[c] = tmp;
-    i = c;
-  }
-}
-DEV void heap_sort(ll* a, ll n) {
-  for (ll i = n / 2; i-- > 0;) sift(a, i, n);
-  for (ll e = n; e-- > 1;) { ll tmp = a[0]; a[0] = a[e]; a[e] = tmp; sift(a, 0, e); }
-}
-DEV bool same_sorted(ll* x, ll* y, ll n) {
-  heap_sort(x, n);
-  heap_sort(y, n);
-  for (ll i = 0; i < n; ++i) { if (x[i] != y[i]) return false; }
-  return true;
-}
-template <int K, class R, class F>
-DEV int dv_same_values(Scratch& sc, R const& r, ll n, ll const (&ds)[K], ll cap, F&& ref) {
-  for (int k = 0; k < K; ++k) { if (ds[k] < 1) return n == 0 ? ST_CORRECT : ST_WRONG; }
-  if (n > cap || n > sc.cap) return ST_TOO_LARGE;
-  ll d[K];
-  for (ll i = 0; i < n; ++i) { sc.x[i] = (ll)r(int(i)); digits(i, ds, d); sc.y[i] = ref(d); }
-  return same_sorted(sc.x, sc.y, n) ? ST_CORRECT : ST_WRONG;
-}
-template <class A, class B, class R> DEV int check_composition(A const& a, B const& b, R const& r, ll cap) {
-  ll n = xsize(b);
-  if (xsize(r) != n) return ST_WRONG;
-  ll ds[1] = {n};
-  return same_function(r, n, ds, cap, [&](ll const* d) { return (ll)a(b(int(d[0]))); });
-}
-// coalesce keeps the function: size(R) == size(L) and R(i) == L(i) (layout.hpp:861-863).
-template <class L, class R> DEV int check_coalesce(L const& l, R const& r, ll cap) {
-  ll n = xsize(l);
-  if (xsize(r) != n) return ST_WRONG;
-  ll ds[1] = {n};
-  return same_function(r, n, ds, cap, [&](ll const* d) { return (ll)l(int(d[0])); });
-}
-template <class L, class R> DEV int dv_check_complement(Scratch& sc, L const& l, ll cot, R const& r, ll cap) {
-  ll nl = xsize(l), nr = xsize(r), cl = xcosize(l), cr = xcosize(r);
-  if (nr < 1 || cl < 1) return ST_WRONG;
-  if (add(cl, cr) - 1 < cot) return ST_WRONG;
-  bool bounded = cr <= mul(add(cot, cl - 1) / cl, cl);  // a warning (CPL-POST-BOUND)
-  if (nl > cap || nr > cap || nl > sc.cap) return ST_TOO_LARGE;
-  ll* lv = sc.x;
-  for (ll j = 0; j < nl; ++j) lv[j] = (ll)l(int(j));
-  heap_sort(lv, nl);
-  ll prev = (ll)r(0);
-  for (ll i = 1; i < nr; ++i) {
-    ll v = (ll)r(int(i));
-    if (!(prev < v)) return ST_WRONG;
-    ll lo = 0, hi = nl;  // binary search for v in lv
-    while (lo < hi) { ll mid = lo + (hi - lo) / 2; if (lv[mid] < v) lo = mid + 1; else hi = mid; }
-    if (lo < nl && lv[lo] == v) return ST_WRONG;
-    prev = v;
-  }
-  return bounded ? ST_CORRECT : ST_WARN;
-}
-template <class L, class R> DEV int check_right_inverse(L const& l, R const& r, ll cap) {
-  ll n = xsize(r);
-  if (n < 0) return ST_WRONG;
-  if (n > cap) return ST_TOO_LARGE;
-  for (ll i = 0; i < n; ++i) { if ((ll)l(r(int(i))) != i) return ST_WRONG; }
-  return ST_CORRECT;
-}
-template <class L, class R> DEV int check_left_inverse(L const& l, R const& r, ll cap) {
-  ll n = xsize(l);
-  if (n < 0) return ST_WRONG;
-  if (n > cap) return ST_TOO_LARGE;
-  int st = ST_CORRECT;  // the quasi-inverse is the contract; a true inverse only a warning
-  for (ll i = 0; i < n; ++i) {
-    ll li = (ll)l(int(i));
-    if ((ll)l(r(int(li))) != li) return ST_WRONG;
-    if ((ll)r(int(li)) != i) st = ST_WARN;
-  }
-  return st;
-}
-DEV bool up_leaf(ll n, ll& s, ll& d) {
-  if (n == 1 || d == 0) return true;
-  ll a = d < 0 ? -d : d, sg = d < 0 ? -1 : 1;
-  if (a % n == 0) { d = sg * (a / n); return true; }
-  if (n % a == 0) { ll k = n / a; s = (s + k - 1) / k; d = sg; return true; }
-  return s == 1;
-}
-template <class L, class R> DEV bool recast_modes(Scratch& sc, L const& l, R const& r, ll num) {
-  ll kl = 0, kr = 0;  // leaves of L in x (shape, stride pairs), of R in y
-  leaves2(shape(l), stride(l), [&](ll s, ll d) {
-    if (2 * kl + 1 < sc.cap) { sc.x[2 * kl] = s; sc.x[2 * kl + 1] = d; }
-    ++kl;
-  });
-  leaves2(shape(r), stride(r), [&](ll s, ll d) {
-    if (2 * kr + 1 < sc.cap) { sc.y[2 * kr] = s; sc.y[2 * kr + 1] = d; }
-    ++kr;
-  });
-  if (kl != kr || 2 * kl + 1 >= sc.cap) return false;
-  for (ll k = 0; k < kl; ++k) {
-    ll s = sc.x[2 * k], d = sc.x[2 * k + 1];
-    if (!up_leaf(num, s, d)) return false;
-    if (s != sc.y[2 * k] || (s != 1 && d != sc.y[2 * k + 1])) return false;
-  }
-  return true;
-}
-template <class L, class R> DEV int dv_check_recast(Scratch& sc, L const& l, R const& r, ll num, ll den, ll cap) {
-  ll nl = xsize(l), nr = xsize(r);
-  int miss = den == 1 ? ST_WARN : ST_WRONG;  // the same bytes: a warning for an upcast, the contract otherwise
-  if (den == 1 && !recast_modes(sc, l, r, num)) return ST_WRONG;
-  if (nl < 0 || nr < 0 || mul(nr, num) != mul(nl, den)) return miss;
-  if (mul(nr, num) > cap || mul(nr, num) > sc.cap) return ST_TOO_LARGE;
-  ll kx = 0, ky = 0;
-  for (ll i = 0; i < nr; ++i) { ll v = (ll)r(int(i)); for (ll k = 0; k < num; ++k) sc.x[kx++] = num * v + k; }
-  for (ll j = 0; j < nl; ++j) { ll v = (ll)l(int(j)); for (ll k = 0; k < den; ++k) sc.y[ky++] = den * v + k; }
-  return same_sorted(sc.x, sc.y, kx) ? ST_CORRECT : miss;
-}
-// The generated check bodies call these by cute_sweep's names; the scratch is the enclosing kernel's SCR.
-#define same_values(...) dv_same_values(SCR, __VA_ARGS__)
-#define check_complement(...) dv_check_complement(SCR, __VA_ARGS__)
-#define check_recast(...) dv_check_recast(SCR, __VA_ARGS__)
 
 #ifndef __CUDACC__
 // Host mode: run the threads in order; a thread that faults (SIGFPE: CuTe divided by zero) is recorded.
@@ -351,7 +168,7 @@ def wrap(k: Kernel) -> str:
 
 def unit(kernels: Sequence[Kernel]) -> tuple[str, dict[str, tuple[int, int]]]:
     """The translation unit and each kernel's line span (where compile errors are attributed)."""
-    lines = PRELUDE.strip("\n").split("\n")
+    lines = with_checks(PRELUDE).strip("\n").split("\n")
     spans: dict[str, tuple[int, int]] = {}
     for k in kernels:
         start = len(lines) + 1
@@ -385,7 +202,8 @@ def cute_kernel(name: str, case: CppCase, width: int = 1) -> Kernel:
 
 
 def sweep_kernel(name: str, case: CppCase) -> Kernel:
-    """Thread ``t`` runs the sweep case (``cute_sweep.case_code``) on assignment row ``t`` and writes its status."""
+    """Thread ``t`` runs the sweep case (``verifier.oracle.sweep.case_code``) on assignment row ``t`` and writes its
+    status; ``SCR`` is the thread's scratch for the multiset checks of ``cute_checks.hpp``."""
     op_body, check_body = case.code.split(SEP)
     body = "\n".join([
         "  if (t >= n) return;",

@@ -144,14 +144,22 @@ def test_shipped_code_does_not_import_the_checkout(package: str) -> None:
 
 @pytest.mark.cute
 def test_gpu_command_runs_from_an_installed_copy_outside_the_checkout(tmp_path: Path) -> None:
-    """``cute-verify gpu CASE-ID`` needs only the shipped packages (its corpus is package data), not the checkout."""
+    """``cute-verify gpu CASE-ID`` needs only what an installed package holds: the shipped packages' modules and
+    the package data pyproject.toml declares (the corpus, the C++ checks), not the checkout."""
     import shutil
     import subprocess
     import sys
 
+    from verifier.run.spec import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     site = tmp_path / "site"
     for package in SHIPPED:
-        shutil.copytree(ROOT / package, site / package, ignore=shutil.ignore_patterns("__pycache__"))
+        files = {*(ROOT / package).rglob("*.py"), *(f for g in data.get(package, []) for f in (ROOT / package).glob(g))}
+        for f in files:
+            rel = f.relative_to(ROOT / package)
+            (site / package / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(f, site / package / rel)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     run = subprocess.run([sys.executable, "-m", "verifier.cli", "gpu", "gemm-zdiv-MN-128x64", "--host"],

@@ -51,6 +51,9 @@ returned in saturating 64-bit arithmetic, so an overflow never makes a wrong res
 is reported as ``too_large`` instead of being enumerated.  The program is built with ``-O1`` for speed, with
 ``-fnon-call-exceptions -fno-delete-dead-exceptions`` so that no division whose result is unused is deleted:
 every division by zero CuTe performs still traps, as at ``-O0``.
+
+The checks themselves are C++ written once, in ``include/cute_checks.hpp`` (package data), for this host sweep and
+``cuda_harness``'s device sweep alike; the bodies generated here call them by name.
 """
 
 from __future__ import annotations
@@ -61,6 +64,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from verifier.core.errors import LayoutError
 from verifier.core.int_tuple import substitute_tuple, symbols_of
@@ -316,7 +320,7 @@ class _Gen:
         elif op == "complement":
             cot = "xcosize(x0)" if len(names) == 1 else (
                 "xsize(x1)" if isinstance(self.case.operands[1], Layout) else "xprod(x1)")
-            self.step(f"check_complement(x0, {cot}, r, cap)")
+            self.step(f"check_complement(SCR, x0, {cot}, r, cap)")
         elif op == "right_inverse":
             self.step("check_right_inverse(x0, r, cap)")
         elif op == "left_inverse":
@@ -327,7 +331,7 @@ class _Gen:
             self._product()
         elif op in ("upcast", "downcast", "recast_layout"):
             num, den = self._ratio()
-            self.step(f"check_recast(x0, r, {num}, {den}, cap)")
+            self.step(f"check_recast(SCR, x0, r, {num}, {den}, cap)")
         elif op == "tile_to_shape":
             self._tile_to_shape()
 
@@ -384,7 +388,7 @@ class _Gen:
             tl = "x1" if isinstance(t, Layout) else "make_layout(x1)"
             self.emit(f"auto t0 = {tl};")
             self.emit("auto c0 = complement(t0, size(x0));")
-            self.step("check_complement(t0, xsize(x0), c0, cap)")
+            self.step("check_complement(SCR, t0, xsize(x0), c0, cap)")
             ds = self._digits(["xsize(t0)", "xsize(c0)"])
             n = self._size_is("xsize(r)", ds, 2)
             self.emit(f"if ({n} != xsize(x0)) WARN();  // a partial tile pads past A: a warning (DIV-EXACT)")
@@ -397,7 +401,7 @@ class _Gen:
         for j, e in enumerate(elems):
             self.emit(f"auto t{j} = {_elem_layout('x1', e, j)};")
             self.emit(f"auto c{j} = complement(t{j}, size({_mode('x0', a, j)}));")
-            self.step(f"check_complement(t{j}, xsize({_mode('x0', a, j)}), c{j}, cap)")
+            self.step(f"check_complement(SCR, t{j}, xsize({_mode('x0', a, j)}), c{j}, cap)")
         # Digit positions of each tile/rest/extra mode in R's 1-D order.
         if c.op == "logical_divide":
             order = [x for j in range(nt) for x in (("t", j), ("c", j))]
@@ -427,11 +431,11 @@ class _Gen:
             bl = "x1" if isinstance(t, Layout) else "make_layout(x1)"
             self.emit(f"auto b0 = {bl};")
             self.emit("auto c0 = complement(x0, size(x0) * cosize(b0));")
-            self.step("check_complement(x0, mul(xsize(x0), xcosize(b0)), c0, cap)")
+            self.step("check_complement(SCR, x0, mul(xsize(x0), xcosize(b0)), c0, cap)")
             self.step("check_compact(x0, c0, cap)")
             ds = self._digits(["xsize(x0)", "xsize(b0)"])
             n = self._size_is("xsize(r)", ds, 2)
-            self.step(f"same_values(r, {n}, {ds}, cap, [&](ll const* d) "
+            self.step(f"same_values(SCR, r, {n}, {ds}, cap, [&](ll const* d) "
                       "{ return (ll)x0(int(d[0])) + (ll)c0(b0(int(d[1]))); })")
             return
         rk, nt = _rank(a), len(elems)
@@ -441,7 +445,7 @@ class _Gen:
             m = _mode("x0", a, j)
             self.emit(f"auto b{j} = {_elem_layout('x1', e, j)};")
             self.emit(f"auto c{j} = complement({m}, size({m}) * cosize(b{j}));")
-            self.step(f"check_complement({m}, mul(xsize({m}), xcosize(b{j})), c{j}, cap)")
+            self.step(f"check_complement(SCR, {m}, mul(xsize({m}), xcosize(b{j})), c{j}, cap)")
             self.step(f"check_compact({m}, c{j}, cap)")
         sizes, terms = [], []
         for j in range(rk):
@@ -453,7 +457,7 @@ class _Gen:
                 terms.append(f"(ll)c{j}(b{j}(int(d[{len(sizes) - 1}])))")
         ds = self._digits(sizes)
         n = self._size_is("xsize(r)", ds, len(sizes))
-        self.step(f"same_values(r, {n}, {ds}, cap, [&](ll const* d) {{ return {' + '.join(terms)}; }})")
+        self.step(f"same_values(SCR, r, {n}, {ds}, cap, [&](ll const* d) {{ return {' + '.join(terms)}; }})")
 
     def _tile_to_shape(self) -> None:
         blk, trg = self.case.operands
@@ -475,7 +479,7 @@ class _Gen:
         self.emit("}")
         self.emit("if (nq > INT_MAX) return ST_TOO_LARGE;")
         self.emit("auto c0 = complement(x0, size(x0) * int(nq));")
-        self.step("check_complement(x0, mul(xsize(x0), nq), c0, cap)")
+        self.step("check_complement(SCR, x0, mul(xsize(x0), nq), c0, cap)")
         coord = [f"int(d[{j}] % bs[{j}])" for j in range(rb)]
         blk_at = f"x0(make_coord({', '.join(coord)}))" if type(blk.shape) is tuple else f"x0({coord[0]})"
         # O: the compact column-major layout of the tile counts q (the default order, LayoutLeft).
@@ -490,6 +494,20 @@ class _Gen:
 
 # -- the translation unit -----------------------------------------------------------------------------------------
 
+# The checks the generated bodies call, shared with cuda_harness's device kernels (package data).
+CHECKS_HEADER = Path(__file__).resolve().parent / "include" / "cute_checks.hpp"
+CHECKS_INCLUDE = '#include "cute_checks.hpp"'
+
+
+def with_checks(prelude: str) -> str:
+    """``prelude`` with its ``#include "cute_checks.hpp"`` line replaced by the header's text: the units carry the
+    checks themselves, so the binary caches (keyed by a unit's text) follow every edit of the header, and no
+    compiler (NVRTC included) needs its folder on an include path."""
+    if prelude.count(CHECKS_INCLUDE) != 1:
+        raise ValueError(f"the prelude must have the line {CHECKS_INCLUDE} exactly once")
+    return prelude.replace(CHECKS_INCLUDE, CHECKS_HEADER.read_text().strip("\n"))
+
+
 _PRELUDE = r"""
 #include <cute/tensor.hpp>
 #include <algorithm>
@@ -498,202 +516,31 @@ _PRELUDE = r"""
 #include <csignal>
 #include <cstdio>
 #include <vector>
+#include "cute_checks.hpp"
 using namespace cute;
-typedef long long ll;
 
-enum : int { ST_CORRECT = 0, ST_WRONG = 1, ST_UB = 2, ST_TOO_LARGE = 3, ST_FAULT = 4, ST_WARN = 5 };
 static sigjmp_buf g_jump;
 static volatile int g_phase = 0;  // 0 while CuTe's operation runs (a fault is UB), 1 while checking
 static void on_signal(int) { siglongjmp(g_jump, 1); }
 
-// "wrong" ends the check at once; "too_large" is remembered while the other checks may still find "wrong";
-// "warning" (CuTe's contract holds, a clause stricter than it fails) is remembered unless something is too large.
-#define STEP(x) do { int s_ = (x); if (s_ == ST_WRONG) return ST_WRONG; \
-                     if (s_ == ST_TOO_LARGE) st = ST_TOO_LARGE; \
-                     if (s_ == ST_WARN && st == ST_CORRECT) st = ST_WARN; } while (0)
-#define WARN() do { if (st == ST_CORRECT) st = ST_WARN; } while (0)
-
-static ll sat(__int128 x) { return x > LLONG_MAX ? LLONG_MAX : x < LLONG_MIN ? LLONG_MIN : (ll)x; }
-static ll mul(ll a, ll b) { return sat((__int128)a * b); }
-static ll add(ll a, ll b) { return sat((__int128)a + b); }
-
-// The leaves of an int tuple (or of two congruent ones), as 64-bit integers.
-template <class T, class F> void leaves1(T const& t, F&& f) {
-  if constexpr (is_tuple<T>::value) { for_each(t, [&](auto const& x) { leaves1(x, f); }); }
-  else { f((ll)t); }
-}
-template <class S, class D, class F> void leaves2(S const& s, D const& d, F&& f) {
-  if constexpr (is_tuple<S>::value) {
-    for_each(make_seq<decltype(rank(s))::value>{}, [&](auto i) { leaves2(get<i>(s), get<i>(d), f); });
-  } else { f((ll)s, (ll)d); }
-}
-// size and cosize by CuTe's formulas (layout.hpp:649-666), exactly: saturating 64-bit instead of int.
-template <class T> ll xprod(T const& t) { ll n = 1; leaves1(t, [&](ll s) { n = mul(n, s); }); return n; }
-template <class L> ll xsize(L const& l) { return xprod(shape(l)); }
-template <class L> ll xcosize(L const& l) {
-  ll c = 1;
-  leaves2(shape(l), stride(l), [&](ll s, ll d) { c = add(c, mul(s - 1, d < 0 ? -d : d)); });
-  return c;
-}
-template <int K> ll prod_of(ll const (&ds)[K], int k) {
-  ll n = 1;
-  for (int i = 0; i < k; ++i) n = mul(n, ds[i]);
-  return n;
-}
-
-// The digits of i in the bases ds, least significant first, the last one unreduced (CuTe's 1-D coordinates).
-template <int K> void digits(ll i, ll const (&ds)[K], ll (&d)[K]) {
-  for (int k = 0; k + 1 < K; ++k) { d[k] = i % ds[k]; i /= ds[k]; }
-  d[K - 1] = i;
-}
-// R(i) == ref(digits of i) for every i < n.
-template <int K, class R, class F> int same_function(R const& r, ll n, ll const (&ds)[K], ll cap, F&& ref) {
-  for (int k = 0; k < K; ++k) { if (ds[k] < 1) return n == 0 ? ST_CORRECT : ST_WRONG; }
-  if (n > cap) return ST_TOO_LARGE;
-  ll d[K];
-  for (ll i = 0; i < n; ++i) {
-    digits(i, ds, d);
-    if ((ll)r(int(i)) != ref(d)) return ST_WRONG;
-  }
-  return ST_CORRECT;
-}
-// Two equal-sized multisets of values are equal: by counting when the values span a small range, else sorted.
-static bool same_multiset(std::vector<ll>& x, std::vector<ll>& y) {
-  if (x.size() != y.size()) return false;
-  if (y.empty()) return true;
-  auto mm = std::minmax_element(y.begin(), y.end());
-  ll lo = *mm.first, hi = *mm.second;
-  if (hi - lo <= 8 * (ll)y.size() + 4096) {
-    std::vector<int> count(hi - lo + 1, 0);
-    for (ll v : y) ++count[v - lo];
-    for (ll v : x) { if (v < lo || v > hi || --count[v - lo] < 0) return false; }
+// The scratch of the multiset checks (cute_checks.hpp), grown to what they ask for.
+struct HostScratch {
+  static constexpr bool counting = true;
+  std::vector<ll> xs, ys;
+  std::vector<int> cs;
+  ll* x = nullptr;
+  ll* y = nullptr;
+  bool reserve(ll n) {
+    if ((ll)xs.size() < n) { xs.resize(n); ys.resize(n); x = xs.data(); y = ys.data(); }
     return true;
   }
-  std::sort(x.begin(), x.end());
-  std::sort(y.begin(), y.end());
-  return x == y;
-}
-// The multiset {R(i) | i < n} equals {ref(digits of i) | i < n}.
-template <int K, class R, class F> int same_values(R const& r, ll n, ll const (&ds)[K], ll cap, F&& ref) {
-  for (int k = 0; k < K; ++k) { if (ds[k] < 1) return n == 0 ? ST_CORRECT : ST_WRONG; }
-  if (n > cap) return ST_TOO_LARGE;
-  std::vector<ll> x(n), y(n);
-  ll d[K];
-  for (ll i = 0; i < n; ++i) { x[i] = (ll)r(int(i)); digits(i, ds, d); y[i] = ref(d); }
-  return same_multiset(x, y) ? ST_CORRECT : ST_WRONG;
-}
-
-template <class A, class B, class R> int check_composition(A const& a, B const& b, R const& r, ll cap) {
-  ll n = xsize(b);
-  if (xsize(r) != n) return ST_WRONG;
-  ll ds[1] = {n};
-  return same_function(r, n, ds, cap, [&](ll const* d) { return (ll)a(b(int(d[0]))); });
-}
-
-// coalesce keeps the function: size(R) == size(L) and R(i) == L(i) (layout.hpp:861-863).
-template <class L, class R> int check_coalesce(L const& l, R const& r, ll cap) {
-  ll n = xsize(l);
-  if (xsize(r) != n) return ST_WRONG;
-  ll ds[1] = {n};
-  return same_function(r, n, ds, cap, [&](ll const* d) { return (ll)l(int(d[0])); });
-}
-
-// CUTLASS test_complement (test/unit/cute/core/complement.cpp:46-66), with cot = size(cotarget).
-template <class L, class R> int check_complement(L const& l, ll cot, R const& r, ll cap) {
-  ll nl = xsize(l), nr = xsize(r), cl = xcosize(l), cr = xcosize(r);
-  if (nr < 1 || cl < 1) return ST_WRONG;                   // an empty complement completes nothing
-  if (add(cl, cr) - 1 < cot) return ST_WRONG;              // (1) cosize((L,R)) >= size(cotarget)
-  // (2) cosize(R) <= round_up(size(cotarget), cosize(L)): a warning, compiled CuTe's complement does not meet it
-  bool bounded = cr <= mul(add(cot, cl - 1) / cl, cl);
-  if (nl > cap || nr > cap) return ST_TOO_LARGE;
-  std::vector<ll> lv(nl);
-  for (ll j = 0; j < nl; ++j) lv[j] = (ll)l(int(j));
-  std::sort(lv.begin(), lv.end());
-  ll prev = (ll)r(0);
-  for (ll i = 1; i < nr; ++i) {
-    ll v = (ll)r(int(i));
-    if (!(prev < v)) return ST_WRONG;                                      // (3) ordered
-    if (std::binary_search(lv.begin(), lv.end(), v)) return ST_WRONG;      // (4) disjoint from L
-    prev = v;
+  int* counts(ll m) {
+    if ((ll)cs.size() < m) cs.resize(m);
+    std::fill(cs.begin(), cs.begin() + m, 0);
+    return cs.data();
   }
-  return bounded ? ST_CORRECT : ST_WARN;
-}
-
-// PRD-POST-COMPACT: the copies of A that the product's complement C places leave no gap, (filter(A), C) is onto
-// [0, size(filter(A))*size(C)) (02_layout_algebra.md, Logical Product; detail::complement's @pre, layout.hpp:1176).
-template <class A, class C> int check_compact(A const& a, C const& c, ll cap) {
-  auto fa = filter(a);
-  ll na = xsize(fa), n = mul(na, xsize(c));
-  if (n > cap) return ST_TOO_LARGE;
-  for (ll i = 0; i < n; ++i) {
-    ll v = (ll)fa(int(i % na)) + (ll)c(int(i / na));
-    if (v < 0 || v >= n) return ST_WRONG;
-  }
-  return ST_CORRECT;
-}
-
-template <class L, class R> int check_right_inverse(L const& l, R const& r, ll cap) {
-  ll n = xsize(r);
-  if (n < 0) return ST_WRONG;
-  if (n > cap) return ST_TOO_LARGE;
-  for (ll i = 0; i < n; ++i) { if ((ll)l(r(int(i))) != i) return ST_WRONG; }
-  return ST_CORRECT;
-}
-
-template <class L, class R> int check_left_inverse(L const& l, R const& r, ll cap) {
-  ll n = xsize(l);
-  if (n < 0) return ST_WRONG;
-  if (n > cap) return ST_TOO_LARGE;
-  // CuTe's contract is the quasi-inverse L(R(L(i))) == L(i) (layout.hpp:1313-1316); R(L(i)) == i needs an
-  // injective L: a warning.
-  int st = ST_CORRECT;
-  for (ll i = 0; i < n; ++i) {
-    ll li = (ll)l(int(i));
-    if ((ll)l(r(int(li))) != li) return ST_WRONG;
-    if ((ll)r(int(li)) != i) st = ST_WARN;
-  }
-  return st;
-}
-
-// CuTe's per-mode upcast contract (layout.hpp:1801-1803), leaf by leaf on the values: upcast<N> divides a
-// unit-stride mode's size by N/|d| (rounding up) and every other stride by N.  A stride that neither divides nor is
-// divided by N breaks it (CuTe assumes it away, layout.hpp:1820); a size-1 mode's stride is never used.
-static bool up_leaf(ll n, ll& s, ll& d) {
-  if (n == 1 || d == 0) return true;
-  ll a = d < 0 ? -d : d, sg = d < 0 ? -1 : 1;
-  if (a % n == 0) { d = sg * (a / n); return true; }
-  if (n % a == 0) { ll k = n / a; s = (s + k - 1) / k; d = sg; return true; }
-  return s == 1;
-}
-template <class L, class R> bool recast_modes(L const& l, R const& r, ll num) {
-  std::vector<ll> ls, ld, rs, rd;
-  leaves2(shape(l), stride(l), [&](ll s, ll d) { ls.push_back(s); ld.push_back(d); });
-  leaves2(shape(r), stride(r), [&](ll s, ll d) { rs.push_back(s); rd.push_back(d); });
-  if (ls.size() != rs.size()) return false;
-  for (size_t k = 0; k < ls.size(); ++k) {
-    ll s = ls[k], d = ld[k];
-    if (!up_leaf(num, s, d)) return false;
-    if (s != rs[k] || (s != 1 && d != rd[k])) return false;
-  }
-  return true;
-}
-
-// The same bytes: {num*R(i)+k | k < num} == {den*L(j)+k | k < den} as multisets, in units of gcd(old, new) bits.
-template <class L, class R> int check_recast(L const& l, R const& r, ll num, ll den, ll cap) {
-  ll nl = xsize(l), nr = xsize(r);
-  // For an upcast the same bytes is stricter than CuTe's per-mode contract: a warning (non-contiguous or size-1
-  // modes); for a downcast (den > 1) it is the contract.
-  int miss = den == 1 ? ST_WARN : ST_WRONG;
-  if (den == 1 && !recast_modes(l, r, num)) return ST_WRONG;
-  if (nl < 0 || nr < 0 || mul(nr, num) != mul(nl, den)) return miss;
-  if (mul(nr, num) > cap) return ST_TOO_LARGE;
-  std::vector<ll> x, y;
-  x.reserve(nr * num);
-  y.reserve(nl * den);
-  for (ll i = 0; i < nr; ++i) { ll v = (ll)r(int(i)); for (ll k = 0; k < num; ++k) x.push_back(num * v + k); }
-  for (ll j = 0; j < nl; ++j) { ll v = (ll)l(int(j)); for (ll k = 0; k < den; ++k) y.push_back(den * v + k); }
-  return same_multiset(x, y) ? ST_CORRECT : miss;
-}
+};
+static HostScratch SCR;
 """
 
 _MAIN = r"""
@@ -721,7 +568,7 @@ int main() {
 def _unit(cases: Sequence[CppCase], rejected: set[int]) -> tuple[str, dict[int, tuple[int, int]]]:
     """The sweep program. Case k's span (where its compile errors are attributed) is its ``op_k`` only, so an
     error in the checking code is a failure of this module, never a rejection by CuTe."""
-    lines = _PRELUDE.strip("\n").split("\n")
+    lines = with_checks(_PRELUDE).strip("\n").split("\n")
     spans: dict[int, tuple[int, int]] = {}
     for k, case in enumerate(cases):
         op_body, check_body = case.code.split(SEP)
@@ -788,8 +635,8 @@ def _check_env(case: SweepCase, env: Mapping[str, int], needed: set[str]) -> Non
 
 def case_code(case: SweepCase) -> CppCase:
     """The validated case as C++: ``code`` is the body that builds the operands from the parameter slots and calls
-    CuTe (returning a tuple of the operands and the result), ``SEP``, then the body that decides the result in
-    terms of the helpers of this module's program (also used by ``cuda_harness`` on the GPU)."""
+    CuTe (returning a tuple of the operands and the result), ``SEP``, then the body that decides the result with
+    the checks of ``include/cute_checks.hpp`` and a scratch ``SCR`` (also run by ``cuda_harness`` on the GPU)."""
     _check_case(case)
     return _Gen(case).generate()
 

@@ -66,7 +66,9 @@ from verifier.core.integers import (
 )
 from verifier.core.layouts import Layout, Tile, Underscore, cosize, layout_of, make_layout, rank, size
 from verifier.core.obligations import (
+    CLAUSE,
     NEVER,
+    POSTCONDITION,
     POSTCONDITION_LIMIT,
     SA,
     Recorder,
@@ -492,7 +494,7 @@ def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
     if not recording():  # every obligation below is recorded only for a Recorder: skip building them
         return
     record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
-           eq(size(r), size(b)))
+           eq(size(r), size(b)), CLAUSE)
     if enumerating() and a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
         n = int(size(b))
         try:
@@ -503,7 +505,7 @@ def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
             # result without evaluating A (a stride-0 B, layout.hpp:1045), and so does CuTe.
             ok = False
         record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
-               "layout.hpp:1022", NEVER, Bool(Const(ok), False))
+               "layout.hpp:1022", NEVER, Bool(Const(ok), False), POSTCONDITION)
         _exact_rules(a, b)
 
 
@@ -704,7 +706,7 @@ def _complement_postcondition(layout: Layout, target: IntTuple, r: Layout) -> No
               and int(cosize(lr)) >= cot
               and int(cosize(r)) <= ((cot + co_l - 1) // co_l) * co_l)
     record("CPL-POST", "the complement is ordered, disjoint from L, and covers the cotarget (complement.cpp:46-66)",
-           "layout.hpp:1166-1171", NEVER, Bool(Const(ok), False))
+           "layout.hpp:1166-1171", NEVER, Bool(Const(ok), False), POSTCONDITION)
 
 
 # -- inverses (layout.hpp:1262-1361) ---------------------------------------------------------------------------------
@@ -760,7 +762,8 @@ def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
     if enumerating() and layout.concrete and result.concrete and int(size(result)) <= POSTCONDITION_LIMIT:
         with unwatched():
             ok = all(int(layout(int(result(i)))) == i for i in range(int(size(result))))
-        record("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260", NEVER, Bool(Const(ok), False))
+        record("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260", NEVER, Bool(Const(ok), False),
+               POSTCONDITION)
     return result
 
 
@@ -801,7 +804,7 @@ def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
         with unwatched():
             ok = all(int(result(int(layout(i)))) == i for i in range(int(size(layout))))
         record("LI-3", "R(L(i)) == i for every i < size(L) (needs sorted, non-overlapping modes)",
-               "layout.hpp:1313-1316", NEVER, Bool(Const(ok), False))
+               "layout.hpp:1313-1316", NEVER, Bool(Const(ok), False), POSTCONDITION)
     return result
 
 
@@ -1262,7 +1265,7 @@ def _divide_postcondition(a: Layout, t: Layout, r: Layout) -> Layout:
     if not recording():
         return r
     record("DIV-EXACT", "the tiles cover A exactly, size(R) == size(A) (else the last tiles pad past A's end)",
-           "layout.hpp:1555-1563", NEVER, Bool(eq(size(r), size(a)).expr, False))
+           "layout.hpp:1555-1563", NEVER, Bool(eq(size(r), size(a)).expr, False), CLAUSE)
     if not enumerating() or not (a.concrete and t.concrete and r.concrete) or int(size(a)) > POSTCONDITION_LIMIT:
         return r
     c = _reference_complement(t, int(size(a)))
@@ -1274,7 +1277,7 @@ def _divide_postcondition(a: Layout, t: Layout, r: Layout) -> Layout:
         if ok and nz <= POSTCONDITION_LIMIT:
             ok = all(bool(same_values(r(i), a(int(z(i)))).value) for i in range(nz))
     record("DIV-POST", "R(i) == A(Z(i)) and size(R) == size(Z) for Z = (T, complement(T, size(A))), a complement "
-           "that meets its contract", "layout.hpp:1555-1563", NEVER, _post(ok))
+           "that meets its contract", "layout.hpp:1555-1563", NEVER, _post(ok), POSTCONDITION)
     return r
 
 
@@ -1294,7 +1297,7 @@ def _product_postcondition(a: Layout, b: Layout, r: Layout) -> Layout:
             int(r(i)) == int(a(i % sa)) + int(c(bv[i // sa])) for i in range(sa * sb))
     record("PRD-POST", "R(i) == A(i % size(A)) + C(B(i / size(A))) and size(R) == size(A)*size(B) for "
            "C = complement(A, size(A)*cosize(B)) a complement, B's values in C's domain", "layout.hpp:1649-1657",
-           NEVER, _post(ok))
+           NEVER, _post(ok), POSTCONDITION)
     return r
 
 
@@ -1310,7 +1313,7 @@ def _recast_postcondition(id: str, n: int, wide: Layout, narrow: Layout) -> Layo
         ok = sorted(n * int(wide(i)) + k for i in range(int(size(wide))) for k in range(n)) == sorted(narrow.values())
     what = "upcast" if id == "UP-POST" else "downcast"
     record(id, f"{what}<{n}> addresses the same bytes: each wide element is N consecutive narrow ones, none lost "
-           "or added", "layout.hpp:1801-1803", NEVER, _post(ok))
+           "or added", "layout.hpp:1801-1803", NEVER, _post(ok), POSTCONDITION)
     return result
 
 
@@ -1344,7 +1347,7 @@ def _tile_to_shape_postcondition(block: Layout, target: IntTuple, r: Layout) -> 
             if not ok:
                 break
     record("TTS-POST", "the result has the target's mode sizes and is the block repeated: R(x,y) == block(x) + "
-           "R(0,y)", "layout.hpp:1764-1773", NEVER, _post(ok))
+           "R(0,y)", "layout.hpp:1764-1773", NEVER, _post(ok), POSTCONDITION)
     return r
 
 
@@ -1368,7 +1371,7 @@ def _nullspace_postcondition(layout: Layout, result: Layout) -> Layout:
         ok = int(size(result)) == int(zero) and all(int(layout(int(result(i)))) == 0
                                                     for i in range(int(size(result))))
         record("NUL-POST", "L(R(i)) == 0, and R covers every zero-stride mode (a run-time 0 stride included)",
-               "layout.hpp:1477-1480", NEVER, _post(ok))
+               "layout.hpp:1477-1480", NEVER, _post(ok), POSTCONDITION)
     return result
 
 
@@ -1390,7 +1393,7 @@ def _mcv_postcondition(a: Layout, b: Layout, n: Int) -> None:
             first.setdefault(int(b(j)), j)
         ok = all(k in first and first[k] < int(size(a)) and int(a(first[k])) == k for k in range(int(n)))
         record("MCV-POST", "for n < N: the coordinate j with b(j) == n lies in both domains and a(j) == n",
-               "layout.hpp:1398-1403", NEVER, _post(ok))
+               "layout.hpp:1398-1403", NEVER, _post(ok), POSTCONDITION)
 
 
 # -- slicing and partitioning (layout.hpp:689-703; underscore.hpp:95-133; tensor_impl.hpp:976-1110) -----------------
@@ -1568,7 +1571,7 @@ def basis_composition_postcondition(a: Layout, b: Layout, r: Layout, limit: int)
     """The contract of composition (layout.hpp:1022) when A's or B's values are coordinates: ``R(i) == A(B(i))``,
     B's values read as coordinates of A and values compared component by component."""
     record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
-           _eq_size(size(r), size(b)))
+           _eq_size(size(r), size(b)), CLAUSE)
     if not recording() or not (a.concrete and b.concrete and r.concrete) or int(size(b)) > limit:
         return
     n = int(size(b))
@@ -1579,7 +1582,7 @@ def basis_composition_postcondition(a: Layout, b: Layout, r: Layout, limit: int)
     except LayoutError:
         ok = False
     record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B), B's values being "
-           "coordinates of A", "layout.hpp:1022", NEVER, Bool(Const(bool(ok)), False))
+           "coordinates of A", "layout.hpp:1022", NEVER, Bool(Const(bool(ok)), False), POSTCONDITION)
 
 
 def _eq_size(x: Int, y: Int) -> Bool:

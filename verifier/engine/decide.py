@@ -36,7 +36,7 @@ from verifier.contracts.claims import Replay
 from verifier.core.errors import UndefinedBehavior
 from verifier.core.integers import Bool, Const, D, Expr, Int, Op, Sym, and_, format_expr, le, ne, or_
 from verifier.core.layouts import Layout, Tile
-from verifier.core.obligations import NEVER, UB, WARNING, severity
+from verifier.core.obligations import NEEDS, NEVER, POSTCONDITION, UB, WARNING, severity
 from verifier.core.overflow import COMPILE, OVERFLOW, under
 from verifier.core.symbols import Symbols
 from verifier.engine.verdicts import (
@@ -95,6 +95,7 @@ class Item:
     ranges: tuple[tuple[str, Int, Int], ...]
     holds: Bool
     replay: Callable[[Mapping[str, int]], Replay]
+    kind: str = NEEDS  # what the item states (obligations.NEEDS, CLAUSE, POSTCONDITION)
 
     @property
     def witnesses(self) -> tuple[str, ...]:
@@ -395,7 +396,7 @@ def _obligation_items(op: str, args: Sequence[object], outcome: registry.Outcome
             return Replay(not cond.evaluate(values))
 
         items.append(Item(ob.id, ob.description, ob.source, ob.cute_checks, deciding, (), cond,
-                          replay if not have_claims else recheck))
+                          replay if not have_claims else recheck, ob.kind))
     return items
 
 
@@ -499,7 +500,7 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
     verdict, cex, reason = summarize(decisions, policy)
     if verdict == INVALID and cex is not None and not cex.obligation.startswith("OVF-"):
         reason = _overflow_first(outcome, cex, reason)
-    if verdict == VALID and not symbolic_post and not _decided_post(decisions):
+    if verdict == VALID and not symbolic_post and not _decided_post(items, decisions):
         # Proving the obligations is not a proof of the result: the postcondition is decided here only by the
         # algebra's enumeration on concrete values, which did not run (too large) or recorded nothing.
         verdict, reason = UNKNOWN, f"{op}: no postcondition was decided for these operands; its obligations hold"
@@ -563,14 +564,9 @@ def shown_result(result: object, symbols: Symbols) -> str:
     return str(result)
 
 
-def _is_post(id: str) -> bool:
-    """A postcondition the algebra decides by enumeration: ``*-POST``, and left_inverse's ``LI-3``."""
-    return id.endswith("POST") or id == "LI-3"
-
-
-def _decided_post(decisions: Sequence[ObligationVerdict]) -> bool:
-    """The algebra decided a postcondition on concrete values and it holds."""
-    return any(_is_post(d.id) and d.status == PROVED and d.deciding for d in decisions)
+def _decided_post(items: Sequence[Item], decisions: Sequence[ObligationVerdict]) -> bool:
+    """A whole postcondition was decided on concrete values and it holds (``decisions`` are the items', in order)."""
+    return any(item.kind == POSTCONDITION and d.status == PROVED and d.deciding for item, d in zip(items, decisions))
 
 
 def _unmodelled(arg: object, op: str | None = None) -> bool:
@@ -675,7 +671,7 @@ def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: 
         if not built:
             # The algebra's enumerated postconditions (swizzled and scaled-basis operands) include LI-3, the only
             # one stricter than CuTe's contract, which is not enumerated on its own: counted in both modes.
-            posts = [o for o in outcome.obligations if _is_post(o.id)]
+            posts = [o for o in outcome.obligations if o.kind == POSTCONDITION]
             if not posts:
                 raise claims.TooLarge(f"{op}: no concrete postcondition recorded at these values")
             return all(o.status == "holds" for o in posts)

@@ -1117,7 +1117,7 @@ def max_common_layout(a: Layout, b: Layout) -> Layout:
 
 def _max_common_vector(a: Layout, b: Layout) -> Int:
     """``max_common_vector`` (layout.hpp:1404-1416)."""
-    common = coalesce(composition(a, right_inverse(b)))
+    common = coalesce(_swizzled.without_postconditions(lambda: composition(a, right_inverse(b))))
     s0 = common.shape[0] if type(common.shape) is tuple else common.shape
     d0 = common.stride[0] if type(common.stride) is tuple else common.stride
     if s0.static and d0.is_constant(1):  # type: ignore[union-attr]

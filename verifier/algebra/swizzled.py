@@ -111,6 +111,8 @@ def composition(a: object, b: object, compose: Compose) -> Fn:
 def without_postconditions(run: Callable[[], _T]) -> _T:
     """Run a sub-computation and record what it needs, not its postconditions: those of the whole operation
     supersede them."""
+    if not recording():
+        return run()
     with Recorder() as rec:
         out = run()
     for o in rec.obligations:

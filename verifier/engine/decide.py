@@ -79,8 +79,6 @@ _KEPT = SELF_EVIDENT | {"MCV-1"}
 # Obligations whose failure is itself undefined behaviour or a compile error: a division by zero, a signed
 # overflow in CuTe's arithmetic (overflow.py).
 _UNDEFINED = frozenset({UB, OVERFLOW, COMPILE})
-# The algebra's own concrete postconditions are superseded by the engine's claims of the same meaning.
-_SUPERSEDED = {"CMP-POST", "CMP-POST-SIZE", "CPL-POST", "RI-POST", "LI-3", "DIV-POST", "DIV-EXACT", "PRD-POST"}
 
 
 @dataclass(frozen=True)
@@ -346,7 +344,7 @@ _Confirm = Callable[[str, Sequence[object], int, Mapping[str, int], str], Replay
 def _claim_items(op: str, args: Sequence[object], built: list[Claim]) -> list[Item]:
     items = []
     for k, c in enumerate(built):
-        confirm = _oracle_replay if c.id in claims.CONFIRM_BY_ORACLE else claims.replay
+        confirm = claims.replay if c.exact else _oracle_replay
 
         def replay(values: Mapping[str, int], k: int = k, confirm: _Confirm = confirm, id: str = c.id) -> Replay:
             return confirm(op, args, k, values, id)
@@ -368,10 +366,14 @@ def _oracle_replay(op: str, args: Sequence[object], k: int, values: Mapping[str,
     return r if wrong else Replay(False)
 
 
-def _obligation_items(op: str, args: Sequence[object], outcome: registry.Outcome, have_claims: bool) -> list[Item]:
+def _obligation_items(op: str, args: Sequence[object], outcome: registry.Outcome, have_claims: bool,
+                      exact_claims: bool = False) -> list[Item]:
+    """The items of the obligations the algebra recorded.  Its postconditions (decided by enumeration on concrete
+    values) are superseded by claims that state them exactly; beside claims that are only sufficient they are shown,
+    the exact answer on these values."""
     items = []
     for ob in outcome.obligations:
-        if have_claims and ob.id in _SUPERSEDED:
+        if exact_claims and ob.kind != NEEDS:
             continue
         # With claims, CuTe's unchecked preconditions are shown but the claims decide, except the ones whose
         # failure is the error itself and those the semantics list among the operation's checks.
@@ -439,7 +441,8 @@ def items_for(op: str, args: Sequence[object], outcome: registry.Outcome, symbol
     """What must be decided for ``op(*args)``: its claims, then the obligations the algebra recorded, then
     (with the symbols' widths) that the result evaluates without overflow where the operands do."""
     built = claims.build(op, args)
-    return _claim_items(op, args, built) + _obligation_items(op, args, outcome, bool(built)) + \
+    exact = bool(built) and all(c.exact for c in built)
+    return _claim_items(op, args, built) + _obligation_items(op, args, outcome, bool(built), exact) + \
         _result_items(args, outcome, symbols)
 
 

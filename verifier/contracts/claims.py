@@ -537,6 +537,22 @@ def first_failure(c: Claim, limit: int = 1 << 16) -> dict[str, int] | None:
     return None
 
 
+def evaluate(op: str, args: Sequence[object], limit: int = 1 << 14) -> list[tuple[Claim, str]]:
+    """The contract of ``op(*args)`` on concrete operands, each claim evaluated at every witness value: ``holds``,
+    ``fails`` (undefined behaviour in evaluating it included), or ``open`` when that would take more than ``limit``
+    evaluations (the engine's solver decides it then).  Raises ``CuteRejection`` as the algebra does."""
+    out = []
+    for c in build(op, args):
+        try:
+            status = "holds" if first_failure(c, limit) is None else "fails"
+        except TooLarge:
+            status = "open"
+        except UndefinedBehavior:
+            status = "fails"
+        out.append((c, status))
+    return out
+
+
 def _first_failure_nested(c: Claim, limit: int) -> dict[str, int] | None:
     seen = [0]
 
@@ -562,5 +578,5 @@ def _truth(b: Bool, values: Mapping[str, int]) -> bool:
     return bool(b.evaluate(values))
 
 
-__all__ = ["BUILDERS", "Claim", "Replay", "TooLarge", "build", "first_failure", "has_postcondition", "replay",
-           "substitute_operand"]
+__all__ = ["BUILDERS", "Claim", "Replay", "TooLarge", "build", "evaluate", "first_failure", "has_postcondition",
+           "replay", "substitute_operand"]

@@ -7,7 +7,8 @@ multiple of 8, so a row of the tile need not start on a 16-byte boundary; for ``
 the vector stride 1 instead of 0.5 (``shape_div``) and the copy reads the wrong bytes. ``cute-verify dsl`` finds
 it (examples/dsl_tiles_fixed.py has the missing ``cute.assume``):
 
-    cute-verify dsl examples/dsl_tiles.py::cta_tile --assume "bm*128 < M" --assume "bk*32 < K"
+    cute-verify dsl examples/dsl_tiles.py::cta_tile --arg M=1..16384 --arg K=1..16384 --arg lda=1..16384 \
+        --arg bm=0..127 --arg bk=0..511 --assume "bm*128 < M" --assume "bk*32 < K"
 """
 
 import cutlass

@@ -1,7 +1,8 @@
 """examples/dsl_tiles.py with its layout bug fixed: ``lda`` is assumed a multiple of 8 (the caller checks it, or
 pads the leading dimension), so every row of the tile starts on a 16-byte boundary and the 128-bit view is exact.
 
-    cute-verify dsl examples/dsl_tiles_fixed.py::cta_tile --assume "bm*128 < M" --assume "bk*32 < K"
+    cute-verify dsl examples/dsl_tiles_fixed.py::cta_tile --arg M=1..16384 --arg K=1..16384 --arg lda=1..16384 \
+        --arg bm=0..127 --arg bk=0..511 --assume "bm*128 < M" --assume "bk*32 < K"
 """
 
 import cutlass

@@ -1,11 +1,11 @@
 """Complement: CuTe's contract (test/unit/cute/core/complement.cpp:46-66) for symbolic cotargets: (L, R) covers
 the cotarget, R stays within the rounded-up cotarget, R is strictly increasing and misses L's image."""
 
-from verifier.theorems import Theorem, valid
+from verifier.theorems import REALISTIC, Theorem, valid
 
 THEOREMS = [
     Theorem("cpl-strided-vector", valid("complement", "(_4):(_2)", "M"), {"M": {"multiple_of": 8}}),
-    Theorem("cpl-strided-vector-bound", valid("complement", "(_4):(_2)", "M", strict=True), "M",
+    Theorem("cpl-strided-vector-bound", valid("complement", "(_4):(_2)", "M", strict=True), {"M": REALISTIC},
             expect="refuted", domain="int32", note="for a cotarget that is not a multiple of 8 the complement "
             "overshoots the round_up bound (a warning: compiled CuTe does not meet it either; strict)"),
     Theorem("cpl-two-modes", valid("complement", "(_4,_2):(_1,_8)", "M"), {"M": {"multiple_of": 16}}),

@@ -6,6 +6,7 @@ complement's contract.  Each is proved under the divisibility it needs and refut
 injectivity quickly, the tiling is also stated as a bijection onto the original domain."""
 
 from verifier.theorems import (
+    REALISTIC,
     Claim,
     D,
     Theorem,
@@ -47,7 +48,7 @@ THEOREMS = [
     Theorem("zipped-divide-gemm", valid("zipped_divide", A, "<_128,_64>"), DIV,
             note="for every M divisible by 128 and N by 64, the 128x64 tiles cover the matrix exactly once"),
     Theorem("zipped-divide-gemm-needs-divisibility", valid("zipped_divide", A, "<_128,_64>", strict=True),
-            "M N",
+            {"M": REALISTIC, "N": REALISTIC},
             expect="refuted", domain="int32", note="a partial tile pads past the matrix (spec 19.1 #10)"),
     Theorem("logical-divide-exactly-when", forall(exact_iff(("M", 128), ("N", 64)), A,
                                                 ops.logical_divide(A, "<_128,_64>")), "M N",
@@ -63,7 +64,7 @@ THEOREMS = [
             {"M": {"multiple_of": 8}}),
     Theorem("logical-divide-strided-tile", valid("logical_divide", "(M):(_1)", "_8:_2"), {"M": {"multiple_of": 16}}),
     Theorem("logical-divide-strided-needs-16", valid("logical_divide", "(M):(_1)", "_8:_2", strict=True),
-            {"M": {"multiple_of": 8}}, expect="refuted", domain="int32"),
+            {"M": {"multiple_of": 8, **REALISTIC}}, expect="refuted", domain="int32"),
     Theorem("tiled-divide-col-major", valid("tiled_divide", A, "<_16,_8>"), DIV16),
     Theorem("flat-divide-row-major", valid("flat_divide", "(M,N):(N,_1)", "<_16,_8>"), DIV16),
     Theorem("logical-product-vector", valid("logical_product", "(M):(_1)", "(_4):(_1)"), "M"),

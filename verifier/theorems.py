@@ -33,7 +33,12 @@ from verifier.run.theorems import (
     valid,
 )
 
-__all__ = ["DOMAINS", "Call", "Claim", "D", "Layout", "Statement", "Theorem", "TheoremError", "TheoremResult", "and_",
+#: The range of a realistic problem size, for refutations about something other than integer overflow: with no
+#: bound an ``int32`` extent reaches ``2^31 - 1``, where CuTe's own ``ceil_div`` overflows first (OVF-ARITH).
+REALISTIC: dict[str, int] = {"max": 1 << 14}
+
+__all__ = ["DOMAINS", "REALISTIC", "Call", "Claim", "D", "Layout", "Statement", "Theorem", "TheoremError",
+           "TheoremResult", "and_",
            "bijective", "call", "check", "compatible", "crd2idx", "eq", "equal", "equivalent", "forall", "idx2crd",
            "in_bounds", "injective", "le", "load", "not_", "ops", "or_", "product", "prove", "shape_div", "size",
            "sublayout", "symbol", "valid"]

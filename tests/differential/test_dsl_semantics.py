@@ -161,7 +161,7 @@ def test_cli_semantics(capsys) -> None:
 
 def test_spec_semantics(tmp_path, capsys) -> None:
     spec = tmp_path / "k.cute.toml"
-    spec.write_text('semantics = "dsl"\n[symbols]\nK = { multiple_of = 8 }\n'
+    spec.write_text('semantics = "dsl"\n[symbols]\nK = { multiple_of = 8, max = 16384 }\n'
                     '[[check]]\nname = "vector copy"\nop = "upcast"\nargs = ["8", "(_16,K):(K,_1)"]\n'
                     '[[check]]\nname = "downcast in C++"\nsemantics = "cpp"\nop = "downcast"\nargs = ["2", "16:1"]\n'
                     'expect = "invalid"\n[[check]]\nname = "downcast in the DSL"\nop = "downcast"\n'

@@ -8,6 +8,7 @@ import itertools
 
 import pytest
 
+from tests.support.sizes import bound_all
 from verifier.algebra.ops import dice, local_partition, local_tile
 from verifier.core.integers import D, symbol
 from verifier.core.layouts import UNDERSCORE, Tile
@@ -92,6 +93,7 @@ def test_local_partition_with_projection_every_thread(cute, thr):
 def _verify(op: str, texts: list[str], assume: tuple[str, ...] = ()):
     symbols = Symbols()
     args = build(op, texts, symbols, assume, {})
+    bound_all(symbols)  # realistic sizes: near 2^31 CuTe's ceil_div overflows (tests/differential/test_overflow.py)
     return verify(op, args, symbols, timeout=10)
 
 

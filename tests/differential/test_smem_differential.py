@@ -18,6 +18,7 @@ import random
 import pytest
 
 from tests.support.compare import compare
+from tests.support.sizes import bound_all
 from verifier.algebra.registry import apply
 from verifier.core.basis import has_basis
 from verifier.core.integers import D, S
@@ -203,6 +204,7 @@ def test_symbolic_operations(op: str, texts: list[str], assume: list[str], want:
     symbols = Symbols()
     args = [parse(t, symbols) for t in texts]
     add(symbols, assume)
+    bound_all(symbols)  # realistic sizes: near 2^31 CuTe's ceil_div overflows (tests/differential/test_overflow.py)
     v = verify(op, args, symbols, timeout=20)
     assert v.verdict == want, (v.verdict, v.reason)
     if op == "zipped_divide" and not assume:  # a partial last tile: a warning with its counterexample

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from verifier.engine.verdicts import INVALID, UNKNOWN, VALID, Policy
+from verifier.engine.verdicts import INVALID, PROVED, UNKNOWN, VALID, Policy
 from verifier.engine.verify import verify
+from verifier.notation.cpp import parse_relation
 from verifier.oracle.corpora import PARAMETRIC_CORPUS, parametric, parametric_assignments, problem
 from verifier.oracle.sweep import SweepCase, sweep
 
@@ -130,3 +131,27 @@ def test_strict_counterexamples_are_values_where_a_clause_fails(verdicts, truth,
            for (e, s), r in zip(todo, results, strict=True)
            if next(iter(r.status.values())) not in ("warning", "wrong", "ub")]
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.cute
+def test_necessary_guards_exclude_only_values_where_cute_breaks_a_clause(verdicts, truth) -> None:
+    """A guard reported ``necessary: proved`` excludes no value where compiled CuTe's result meets every clause:
+    outside the guard, every swept value is one where CuTe breaks its contract or (the guard being strict) a
+    stricter clause, or CuTe rejects the case (issue 13: guards once excluded values where CuTe was right)."""
+    checked, bad = 0, []
+    for entry, v, t in zip(CORPUS, verdicts, truth, strict=True):
+        if not (v.verdict == INVALID or (v.verdict == VALID and v.warnings)) or t.rejected:
+            continue
+        op, args, sy = problem(entry)
+        guard = verify(op, args, sy, timeout=10).guard
+        if guard is None or guard.necessary != PROVED:
+            continue
+        checked += 1
+        atoms = [parse_relation(text, sy) for text in guard.condition.split(" and ")]
+        for env in parametric_assignments(entry):
+            if not all(a.evaluate(env) for a in atoms) and t.of(env) == "correct":
+                bad.append(f"{entry['id']}: guard {guard.condition} is 'necessary', but compiled CuTe is correct "
+                           f"at {env}")
+                break
+    assert not bad, "\n".join(bad)
+    assert checked >= 10

@@ -37,7 +37,8 @@ def test_nine_symbols_cost_nothing_up_front():
 
 COPY = "make_tiled_copy(SM80_CP_ASYNC_CACHEALWAYS<uint128_t,uint128_t>, 16, (_16,_8):(_8,_1), (_1,_8):(_0,_1))"
 # Realistic sizes: near 2^31 the tile offsets m*128*ldA themselves overflow int32 (OVF-ARITH), a different finding.
-ASSUME = ["ldA >= K", "M <= 16384", "ldA <= 16384", "m >= 0", "m < (M+127)/128", "k >= 0", "k < (K+63)/64", "t >= 0", "t < 128"]
+ASSUME = ["ldA >= K", "M <= 16384", "ldA <= 16384", "m >= 0", "m < (M+127)/128", "k >= 0", "k < (K+63)/64", "t >= 0",
+          "t < 128"]
 
 
 def _problem(op: str, last: str, assume=ASSUME, thr: str = COPY):
@@ -75,3 +76,12 @@ def test_no_guard_for_threads_outside_the_tile():
     assert why is not None and "THR-ONCE fails for values of t" in why
     # A claim of the problem sizes can be guarded: no early answer.
     assert _hopeless("predicated_copy", args, symbols, ["M", "K", "ldA"], ("PRED-IN",), Budget()) is None
+
+
+def test_an_instance_that_holds_does_not_make_the_search_hopeless():
+    # DIV-EXACT is recorded per mode: the static mode 1 (_8 by _8) holds, mode 0 (M by 128) fails; the failing ID
+    # shared with a holding instance must not read as "no guard on M can help".
+    symbols = Symbols()
+    args = build_problem("zipped_divide", ["(M,_8):(_1,M)", "<_128,_8>"], symbols, ["M <= 4096"], {})
+    guard, note = derive_guard("zipped_divide", args, symbols, Budget(), covers=("DIV-EXACT",))
+    assert note is None and guard is not None and guard.condition == "M % 128 == 0"

@@ -18,8 +18,10 @@ from verifier.notation.cpp import parse_layout
 ROOT = Path(__file__).resolve().parents[2]
 BUGGY = "examples/dsl_tiles.py::cta_tile"
 FIXED = "examples/dsl_tiles_fixed.py::cta_tile"
-ARGS = ["--arg", "bm=0..1023", "--arg", "bk=0..1023", "--assume", "bm*128 < M", "--assume", "bk*32 < K"]
-RANGES = {"bm": (0, 1023), "bk": (0, 1023)}
+# Realistic sizes (tests/support/sizes.py): near 2^31 CuTe's ceil_div(M, _128) itself overflows int32.
+ARGS = ["--arg", "M=1..16384", "--arg", "K=1..16384", "--arg", "lda=1..16384", "--arg", "bm=0..127",
+        "--arg", "bk=0..511", "--assume", "bm*128 < M", "--assume", "bk*32 < K"]
+RANGES = {"M": (1, 16384), "K": (1, 16384), "lda": (1, 16384), "bm": (0, 127), "bk": (0, 511)}
 RELATIONS = ["bm*128 < M", "bk*32 < K"]
 SCHEMA = Path(__file__).parents[1] / "data" / "sarif-schema-2.1.0.json"
 
@@ -115,7 +117,8 @@ def f(M: cutlass.Int32, N: cutlass.Int32):
 def test_untied_values_refusals_and_divides(tmp_path, capsys) -> None:
     src = tmp_path / "prog.py"
     src.write_text(PROGRAM)
-    rc = main(["dsl", f"{src}::f", "--no-crosscheck"])
+    sizes = ["--arg", "M=1..16384", "--arg", "N=1..16384"]
+    rc = main(["dsl", f"{src}::f", "--no-crosscheck", *sizes])
     out = capsys.readouterr().out
     assert rc == 1
     assert f"{src}:10: valid: cute.zipped_divide((M,N):(_1,M), (_32,_4))" in out  # a partial last tile: a warning
@@ -124,7 +127,7 @@ def test_untied_values_refusals_and_divides(tmp_path, capsys) -> None:
     assert "untied run-time values (unconstrained): u1_L9" in out
     assert f"{src}:14: invalid: cute.right_inverse((M,N):(_1,M)): the CuTe DSL refuses this while tracing" in out
     assert "not modelled: cute.make_fragment_like(...) at line 13: the tracer does not verify it" in out
-    assert main(["dsl", f"{src}::f", "--no-crosscheck", "--strict"]) == 1
+    assert main(["dsl", f"{src}::f", "--no-crosscheck", "--strict", *sizes]) == 1
     assert f"{src}:10: invalid: cute.zipped_divide" in capsys.readouterr().out
     t = trace(f"{src}::f")
     assert [r.op for r in t.ops] == ["zipped_divide", "composition", "right_inverse"]

@@ -106,7 +106,8 @@ def test_a_missing_piece_is_reported(lack: str) -> None:
 
 def test_the_forwarded_and_overloaded_operations_are_registered() -> None:
     assert composed.OPERATIONS <= set(REGISTRY)
-    assert {n for n, r in REGISTRY.items() if r.swizzled} == {"composition", "right_inverse", "left_inverse"}
+    assert {n for n, r in REGISTRY.items() if r.swizzled} == {"composition", "right_inverse", "left_inverse",
+                                                               "make_tma_box"}
 
 
 def test_the_docs_parser_reads_grouped_rows() -> None:

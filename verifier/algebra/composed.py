@@ -31,7 +31,8 @@ FORWARDED = frozenset({"logical_divide", "zipped_divide", "tiled_divide", "flat_
                        "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product",
                        "tile_to_shape", "coalesce", "filter"})
 RECASTS = frozenset({"upcast", "downcast", "recast_layout"})
-OPERATIONS = FORWARDED | RECASTS
+SLICES = frozenset({"slice", "slice_and_offset"})  # algebra/composed_slice.py
+OPERATIONS = FORWARDED | RECASTS | SLICES
 
 
 def _log2(n: int, what: str) -> int:
@@ -151,7 +152,7 @@ def takes_composed(op: str, args: tuple[object, ...]) -> bool:
     if op in FORWARDED:
         return bool(args) and isinstance(args[0], ComposedLayout) and not any(
             isinstance(a, (ComposedLayout, Swizzle)) for a in args[1:])
-    if op in ("upcast", "downcast"):
+    if op in ("upcast", "downcast") or op in SLICES:
         return len(args) == 2 and isinstance(args[1], ComposedLayout)
     return op == "recast_layout" and len(args) == 3 and isinstance(args[2], ComposedLayout)
 
@@ -162,6 +163,13 @@ def apply_composed(op: str, fn: Callable[..., object], args: tuple[object, ...])
         return forward(op, fn, args)
     if op in ("upcast", "downcast"):
         return recast_composed(args[0], args[1], up=op == "upcast")  # type: ignore[arg-type]
+    if op in SLICES:
+        from verifier.algebra.composed_slice import check_coordinate, slice_and_offset_composed
+        from verifier.algebra.ops import OffsetLayout
+
+        check_coordinate(args[0])
+        layout, offset = slice_and_offset_composed(args[0], args[1])  # type: ignore[arg-type]
+        return layout if op == "slice" else OffsetLayout(layout, offset)  # type: ignore[arg-type]
     return recast_layout_composed(args[0], args[1], args[2])  # type: ignore[arg-type]
 
 

@@ -1,5 +1,6 @@
-"""Hopper GMMA shared-memory layouts: ``smem_ptr_flag`` composed layouts, the ``Layout_{K,MN}_{INTER,SW32,SW64,
-SW128}_Atom<T>`` atoms, and the canonical-layout check of ``make_gmma_desc`` with the descriptor fields it implies.
+"""Hopper GMMA and Blackwell UMMA shared-memory layouts: ``smem_ptr_flag`` composed layouts, the
+``Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T>`` atoms, and the canonical-layout check of ``make_gmma_desc`` with
+the descriptor fields it implies.
 
 ``smem_ptr_flag_bits<B>`` (pointer_flagged.hpp:46-52) is an ``Int<0>`` standing for a shared-memory pointer of
 ``B``-bit elements not yet set: the swizzle before it acts on byte addresses.  CuTe prints it
@@ -10,7 +11,8 @@ SW128}_Atom<T>`` atoms, and the canonical-layout check of ``make_gmma_desc`` wit
 ``canonical_gmma`` reproduces ``make_gmma_desc<Major>`` (mma_traits_sm90_gmma.hpp:196-300) on one MMA's operand
 tile: recast to ``uint128_t`` units, the layout type from the swizzle (``Sw<B,4,3>``, B in 0..3), the size checks,
 the canonical ``logical_divide`` and its stride checks; it accepts with the layout type and the stride / leading
-byte offsets (in 16-byte units) or rejects with the ``static_assert`` that fails.
+byte offsets (in 16-byte units) or rejects with the ``static_assert`` that fails.  ``canonical_umma`` does the same
+for ``UMMA::make_umma_desc<Major>`` (mma_traits_sm100.hpp:205-308), whose atoms add ``Layout_MN_SW128_32B_Atom``.
 """
 
 from __future__ import annotations
@@ -150,4 +152,125 @@ def canonical_gmma(tile: object, element_bits: int, major: str, k_block: int | N
     return Canonical(True, f"canonical GMMA_{major} {layout_type}", layout_type, sbo, lbo, str(canon))
 
 
-__all__ = ["KINDS", "MAJORS", "Canonical", "atom", "atom_bits", "canonical_gmma"]
+# -- Blackwell UMMA: the same atoms, one more, and make_umma_desc's check (mma_traits_sm100.hpp) -----------------
+
+UMMA_SOURCE = "mma_traits_sm100.hpp"
+UMMA_KINDS = (*KINDS, "SW128_32B")
+# UMMA::LayoutType (mma_sm100_desc.hpp:79-85): the descriptor's 3-bit field for each swizzle.
+UMMA_LAYOUT_CODES = {"SWIZZLE_NONE": 0, "SWIZZLE_128B_BASE32B": 1, "SWIZZLE_128B": 2, "SWIZZLE_64B": 4,
+                     "SWIZZLE_32B": 6}
+
+
+def umma_atom_bits(major: str, kind: str) -> ComposedLayout:
+    """``UMMA::Layout_{major}_{kind}_Atom_Bits``: GMMA's eight (mma_traits_sm100.hpp:63-70 takes them over) and
+    ``Layout_MN_SW128_32B_Atom_Bits = Sw<2,5,2> o smem_ptr_flag o (_1024,_4):(_1,_1024)`` (:72)."""
+    if kind != "SW128_32B":
+        return atom_bits(major, kind)
+    if major != "MN":
+        raise LayoutError("UMMA has Layout_MN_SW128_32B_Atom only (mma_traits_sm100.hpp:72); K-major has none")
+    return ComposedLayout(Swizzle(2, 5, 2), SmemPtrFlag(1), Layout((S_(1024), S_(4)), (S_(1), S_(1024))))
+
+
+def umma_atom(major: str, kind: str, element_bits: int) -> ComposedLayout:
+    """``UMMA::Layout_{major}_{kind}_Atom<T>``: ``upcast<sizeof_bits<T>>`` of the atom in bits (:75)."""
+    return recast_flagged(element_bits, umma_atom_bits(major, kind), up=True)
+
+
+def _umma_reject(message: str, line: str) -> Canonical:
+    return Canonical(False, f"{message} ({UMMA_SOURCE}:{line})")
+
+
+def _umma_layout_type(sw: Swizzle) -> str | Canonical:
+    """``UMMA::layout_type`` (mma_traits_sm100.hpp:128-159): the descriptor swizzle of ``Sw<B,M,S>``, or the
+    ``static_assert`` that fails (unlike TMA, a 64-byte base ``M == 6`` is refused)."""
+    b, m, s = sw.bits, sw.base, sw.shift
+    if m == 4:
+        if s != 3:
+            return _umma_reject("Expected S = 3 when M == 4. Unsupported layout swizzle.", "142")
+        if not 0 <= b <= 3:
+            return _umma_reject("Expected B = 0,1,2, or 3 when M == 4. Unsupported layout swizzle.", "144")
+        return ("SWIZZLE_NONE", "SWIZZLE_32B", "SWIZZLE_64B", "SWIZZLE_128B")[b]
+    if m == 5:
+        if b != 2:
+            return _umma_reject("Expected B = 2 when M == 5. Unsupported layout swizzle.", "152")
+        if s != 2:
+            return _umma_reject("Expected S = 2 when M == 5. Unsupported layout swizzle.", "153")
+        return "SWIZZLE_128B_BASE32B"
+    return _umma_reject("Only 16B and 32B Atoms are supported for UMMA. Unsupported layout swizzle.", "156")
+
+
+def canonical_umma(tile: object, element_bits: int, major: str, k_block: int | None = None) -> Canonical:
+    """``UMMA::make_umma_desc<Major>(tensor)`` (mma_traits_sm100.hpp:205-308) on the k-block one MMA reads (default
+    ``256 / element_bits`` elements of K, as for GMMA): accepted with the descriptor's layout type and its stride /
+    leading byte offsets (16-byte units), or rejected with the ``static_assert`` that fails.  Unlike GMMA's, the
+    check has no K-size condition, takes ``Sw<2,5,2>`` (SWIZZLE_128B_BASE32B, MN-major only) and refuses
+    ``M == 6``; its MN-major SWIZZLE_NONE leaves ``stride<0,0>`` unchecked."""
+    if major not in MAJORS:
+        raise LayoutError(f"major must be K or MN, got {major!r}")
+    if not (isinstance(tile, ComposedLayout) and isinstance(tile.outer, Swizzle) and isinstance(tile.inner, Layout)):
+        return _umma_reject("UMMA Descriptors can only be constructed on smem: the layout must be Sw<B,M,S> o "
+                            "smem_ptr o L", "209")
+    if not tile.offset.is_constant(0):
+        return _umma_reject("the smem layout's offset must be a static 0 (an smem_ptr flag)", "209")
+    inner = tile.inner
+    if rank(inner) != 2:
+        return _umma_reject("UMMA Descriptors can only be constructed on rank-2 tensors.", "210")
+    kb = k_block if k_block is not None else max(1, 256 // element_bits)
+    if inner.concrete and int(size(inner.shape[1])) > kb:  # type: ignore[index]
+        inner = algebra.composition(inner, Tile([Underscore(), Layout(S_(kb), S_(1))]))  # the MMA's k-block
+    if not inner.concrete or not all(x.static for x in (*leaves(inner.shape), *leaves(inner.stride))):
+        return _umma_reject("the layout must be static (its strides are constexpr in the descriptor)", "257")
+    if 128 % element_bits:
+        return _umma_reject(f"recast<uint128_t> of {element_bits}-bit elements", "214")
+    layout_type = _umma_layout_type(tile.outer)
+    if isinstance(layout_type, Canonical):
+        return layout_type
+    try:
+        u128 = algebra.upcast(128 // element_bits, inner)
+    except CuteRejection as exc:
+        return _umma_reject(f"recast<uint128_t>: {exc}", "214")
+    none = layout_type == "SWIZZLE_NONE"
+    mn_atom = {"SWIZZLE_NONE": 1, "SWIZZLE_32B": 2, "SWIZZLE_64B": 4}.get(layout_type, 8)  # :232-236
+    if major == "MN":
+        k_atom = 4 if layout_type == "SWIZZLE_128B_BASE32B" else 8  # :249
+        tiler = Tile([Layout(S_(mn_atom), S_(1)), Layout(S_(k_atom), S_(1))])
+    else:
+        if layout_type == "SWIZZLE_128B_BASE32B":
+            return _umma_reject("SWIZZLE_128B_BASE32B is invalid for Major-K", "282")
+        mn = int(size(u128.shape[0]))  # type: ignore[index]
+        if mn % 8:
+            return _umma_reject(f"Not a canonical UMMA_K Layout: Expected MN-size multiple of 8 (it is {mn}).",
+                                "283-284")
+        tiler = Tile([Layout(S_(8), S_(1)), Layout(S_(2), S_(1))])
+    canon = algebra.logical_divide(u128, tiler)
+    shape = canon.shape
+    if not (type(shape) is tuple and len(shape) == 2 and all(type(m) is tuple and len(m) == 2 and
+                                                             all(type(x) is not tuple for x in m) for m in shape)):
+        return _umma_reject(f"Not a canonical UMMA_{major} Layout: Expected profile failure ({canon} is not "
+                            "((_,_),(_,_)))", "255" if major == "MN" else "290")
+    d = canon.stride
+    s00, s01, s10, s11 = (int(d[0][0]), int(d[0][1]), int(d[1][0]), int(d[1][1]))  # type: ignore[index,arg-type]  # canonical: ((d,d),(d,d))
+    if major == "MN":
+        if not none and s00 != 1:
+            return _umma_reject(f"Not a canonical UMMA_MN Layout: Expected stride failure (stride<0,0> = {s00}, "
+                                "not 1)", "258-259")
+        if s10 != mn_atom:
+            return _umma_reject(f"Not a canonical UMMA_MN Layout: Expected stride failure (stride<1,0> = {s10}, "
+                                f"not {mn_atom})", "260-262")
+        sbo, lbo = (s01, s11) if none else (s11, s01)  # :268-269
+    else:
+        if s00 != mn_atom:
+            return _umma_reject(f"Not a canonical UMMA_K Layout: Expected stride failure (stride<0,0> = {s00}, "
+                                f"not {mn_atom})", "292-294")
+        if not none and s10 != 1:
+            return _umma_reject(f"Not a canonical UMMA_K Layout: Expected stride failure (stride<1,0> = {s10}, "
+                                "not 1)", "295-297")
+        sbo, lbo = s01, s10  # :302-303
+    if not (0 <= sbo < 1 << 14 and 0 <= lbo < 1 << 14):
+        return _umma_reject(f"the byte offsets SBO={sbo}, LBO={lbo} (16-byte units) do not fit the descriptor's "
+                            "14-bit fields (mma_sm100_desc.hpp:106-108; the assignment truncates them)", "268-269")
+    return Canonical(True, f"canonical UMMA_{major} {layout_type}", layout_type, sbo, lbo, str(canon))
+
+
+__all__ = ["KINDS", "MAJORS", "UMMA_KINDS", "UMMA_LAYOUT_CODES", "Canonical", "atom", "atom_bits", "canonical_gmma",
+           "canonical_umma", "umma_atom", "umma_atom_bits"]

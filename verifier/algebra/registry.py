@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from verifier.algebra import composed as composed_ops
-from verifier.algebra import ops, predication
+from verifier.algebra import ops, predication, tma
 from verifier.algebra.ops import OffsetLayout
 from verifier.core.basis import has_basis
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
@@ -134,6 +134,13 @@ REGISTRY: Mapping[str, Operation] = _rows(
               example=("(M,N):(_1,M)", "<_128,_64>", "(1,1)")),
     Operation("local_partition", ops.local_partition, ("L", "L", "I", "C?"), "tensor_impl.hpp:1076-1111", cpp=TENSOR,
               example=("(M,N):(_1,M)", "(_2,_2):(_1,_2)", "1")),
+    # the smem layout (a swizzle allowed) and the gmem layout, after the element width in bits
+    Operation("make_tma_box", tma.make_tma_box, ("L", "L"), "copy_traits_sm90_tma.hpp:723-845", template=1,
+              swizzled=True, not_compiled=("not a CuTe function but the box make_tma_copy derives "
+                                           "(detail::construct_tma_gbasis): tests/differential/test_tma.py compiles "
+                                           "that call on its own"),
+              example=("16", "Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_64):(_64,_1)", "(M,K):(K,_1)", "--assume",
+                       "K % 8 == 0")),
     # the data, CTA tiler, CTA coordinate, projection, thread layout, thread index, residue, k-residue shift
     Operation("predicated_copy", predication.predicated_copy, ("L", "T", "C", "C", "L", "I", "S", "C?"),
               "copy.hpp:49-72", not_compiled=_VIA_PARTS,

@@ -1,10 +1,11 @@
-"""``cute-verify gmma_atom`` and ``gmma_canonical``: GMMA's smem atoms and the canonical-layout check."""
+"""``cute-verify gmma_atom``, ``gmma_canonical``, ``umma_atom`` and ``umma_canonical``: GMMA's and UMMA's smem atoms
+and the canonical-layout checks of ``make_gmma_desc`` / ``make_umma_desc``."""
 
 from __future__ import annotations
 
 import json
 
-from verifier.algebra.gmma import KINDS, MAJORS, atom, canonical_gmma
+from verifier.algebra.gmma import KINDS, MAJORS, UMMA_KINDS, atom, canonical_gmma, canonical_umma, umma_atom
 from verifier.notation.cpp import parse
 
 
@@ -14,9 +15,15 @@ def cmd_atom(args: object) -> int:
     return 0
 
 
+def cmd_umma_atom(args: object) -> int:
+    print(umma_atom(args.major, args.kind, args.element_bits))  # type: ignore[attr-defined]
+    return 0
+
+
 def cmd_canonical(args: object) -> int:
     tile = parse(args.smem)  # type: ignore[attr-defined]
-    c = canonical_gmma(tile, args.element_bits, args.major, args.k_block)  # type: ignore[attr-defined]
+    check = canonical_umma if args.umma else canonical_gmma  # type: ignore[attr-defined]
+    c = check(tile, args.element_bits, args.major, args.k_block)  # type: ignore[attr-defined]
     if args.json:  # type: ignore[attr-defined]
         print(json.dumps({"smem": args.smem, "major": args.major, "element_bits": args.element_bits,  # type: ignore
                           "accepted": c.accepted, "reason": c.reason, "layout_type": c.layout_type,
@@ -43,4 +50,18 @@ def add_parser(sub: object) -> None:
     c.add_argument("--k-block", type=int, default=None, metavar="K",
                    help="the MMA's K in elements (default 256/B, a dense MMA)")
     c.add_argument("--json", action="store_true")
-    c.set_defaults(func=cmd_canonical)
+    c.set_defaults(func=cmd_canonical, umma=False)
+    u = sub.add_parser("umma_atom", help="print UMMA::Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T> and "  # type: ignore
+                       "Layout_MN_SW128_32B_Atom<T>")
+    u.add_argument("major", choices=MAJORS)
+    u.add_argument("kind", choices=UMMA_KINDS)
+    u.add_argument("element_bits", type=int, help="sizeof_bits<T>: 8, 16, 32")
+    u.set_defaults(func=cmd_umma_atom)
+    uc = sub.add_parser("umma_canonical", help="is an smem layout canonical for UMMA::make_umma_desc<Major>?")  # type: ignore
+    uc.add_argument("smem", help="the (MN,K) smem layout, e.g. 'Sw<2,5,2> o smem_ptr[16b](unset) o (_64,_4):(_1,_64)'")
+    uc.add_argument("--element-bits", type=int, required=True, metavar="B")
+    uc.add_argument("--major", choices=MAJORS, required=True)
+    uc.add_argument("--k-block", type=int, default=None, metavar="K",
+                    help="the MMA's K in elements (default 256/B, a dense MMA)")
+    uc.add_argument("--json", action="store_true")
+    uc.set_defaults(func=cmd_canonical, umma=True)

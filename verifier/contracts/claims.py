@@ -416,6 +416,28 @@ def _sufficient(c: Claim) -> Claim:
     return replace(c, exact=False)
 
 
+def _make_tma_box(element_bits: int, smem: object, gmem: Layout) -> list[Claim]:
+    """The box walks the tile as the smem layout stores it: its ``i``-th element is the gmem element of the tile
+    coordinate that smem index ``i`` holds, ``box(i) == GMEM(idx2crd(right_inverse(SMEM)(i), tile))`` (the TMA
+    unit writes box element ``i`` to smem index ``i``, before the swizzle; copy_traits_sm90_tma.hpp:723-845)."""
+    from verifier.algebra.tma import make_tma_box, swizzle_portions
+
+    r = make_tma_box(element_bits, smem, gmem)
+    _, inner = swizzle_portions(smem)
+    walked = r.tile
+    tile = product_each(inner.shape)
+    inverse = algebra.right_inverse(inner)
+    assert isinstance(inverse, Layout)
+    crd = idx2crd(inverse(_I), tile)
+    crd = crd if type(crd) is tuple else (crd,)
+    gshape = gmem.shape if type(gmem.shape) is tuple else (gmem.shape,)
+    full = (*crd, *(D(0) for _ in gshape[len(crd):]))
+    expected = gmem(full if type(gmem.shape) is tuple else full[0])
+    return [_claim("TMA-POST", "box element i is the gmem element of the tile coordinate at smem index i: "
+                   "box(i) == GMEM(idx2crd(right_inverse(SMEM)(i), tile))", "copy_traits_sm90_tma.hpp:723-845",
+                   size(walked), expected, walked(_I))]
+
+
 _PRODUCTS = ("logical_product", "zipped_product", "tiled_product", "flat_product")
 _DIVIDES = ("logical_divide", "zipped_divide", "tiled_divide", "flat_divide")
 
@@ -452,6 +474,7 @@ BUILDERS: dict[str, Callable[..., list[Claim]]] = {
     # coordinate is inside the grid (IX-2 / IX-3, recorded by the algebra and decided as obligations).
     "predicated_copy": predicated_copy_claims,
     "vectorized_copy": vector_claims,
+    "make_tma_box": _make_tma_box,
 }
 
 

@@ -154,6 +154,9 @@ ERROR, WARNING = "error", "warning"
 
 #: Every warning, with the source that shows CuTe's contract allows its failure.
 WARNINGS: dict[str, str] = {
+    "SLICE-IN": "a slice coordinate outside the extent of the mode it indexes: defined for a plain layout "
+                "(crd2idx is linear), but slice_and_offset of a swizzled layout tracks only the bits of "
+                "(shape-1)*stride (swizzle.hpp:443), so SLICE-POST is asked only inside the extents",
     "DIV-EXACT": "a partial last tile: logical_divide pads past the end of A (02_layout_algebra.md, Logical "
                  "Divide; CUTLASS test/unit/cute/core/logical_divide.cpp asserts logical_divide(48:_1, _32:_1))",
     "CPL-POST-BOUND": "complement's cosize bound (layout.hpp:1166-1171) is not met by compiled CuTe's own "
@@ -180,13 +183,18 @@ def severity(id: str) -> str:
 
 #: Every error, with the source that makes its failure a CuTe bug, undefined behaviour or a rejection.
 ERRORS: dict[str, str] = {
-    "CMP-2": "composition's static_assert on the shape divisibility (layout.hpp:1076); never checked when dynamic, "
-             "where CuTe silently computes a wrong layout",
-    "CMP-3": "composition's static_assert on the stride divisibility (layout.hpp:1081); as CMP-2",
-    "CMP-4": "composition: the rest shape divides (layout.hpp:1090-1095); as CMP-2",
-    "CMP-5": "composition: the rest stride divides (layout.hpp:1090-1095); as CMP-2",
-    "CMP-6": "composition divides by a shape or stride that is zero (layout.hpp:1076-1095): undefined behaviour",
-    "CMP-7": "as CMP-6 (layout.hpp:1095)",
+    "CMP-2": "composition's weak Stride Divisibility Condition (layout.hpp:1077): rest_stride % curr_shape == 0 or "
+             "rest_stride < curr_shape, a static_assert only when both are static; never checked when dynamic, where "
+             "CuTe silently computes a wrong layout",
+    "CMP-3": "composition's weak Shape Divisibility Condition (layout.hpp:1101): rest_shape % new_shape == 0; as "
+             "CMP-2",
+    "CMP-4": "composition: every B leaf s:d fits A's unmerged modes (the exact per-leaf rule of the fold at "
+             "layout.hpp:1054-1110), decided on concrete values",
+    "CMP-5": "composition: B's leaves add without carrying between A's modes (the by-mode distribution, "
+             "layout.hpp:1036-1039), decided on concrete values",
+    "CMP-6": "composition divides by a zero B stride or a zero extent taken from A (ceil_div at layout.hpp:1084, "
+             "rest_shape / new_shape at layout.hpp:1109): undefined behaviour",
+    "CMP-7": "composition divides by a zero extent of A (ceil_div at layout.hpp:1086): undefined behaviour",
     "CMP-POST": "@post of composition: (A o B)(i) == A(B(i)) (layout.hpp:1022)",
     "CMP-POST-SIZE": "@post of composition: size(A o B) == size(B) (layout.hpp:1022)",
     "COA-POST": "@post of coalesce: R(i) == L(i) (layout.hpp:861-863)",
@@ -200,6 +208,28 @@ ERRORS: dict[str, str] = {
     "CPL-POST-COVER": "complement covers the cotarget (layout.hpp:1166-1171; complement.cpp:46-66)",
     "CPL-POST-ORDER": "the complement is strictly increasing (layout.hpp:1166-1171; complement.cpp:46-66)",
     "CPL-POST-DISJOINT": "the complement misses L (layout.hpp:1166-1171; complement.cpp:46-66)",
+    "TMA-POST": "the TMA box walks the smem tile in smem order: box(i) is the gmem offset of the tile coordinate at "
+                "smem index i (copy_traits_sm90_tma.hpp:723-845, construct_tma_gbasis)",
+    "TMA-RANK": "the box modes from the fifth on are grouped into one (copy_traits_sm90_tma.hpp:834, since "
+                "cuTensorMapEncodeTiled takes at most 5, cuda.h:23275) and read as one progression of stride gcd "
+                "(:876-891): the grouped modes must be one, else the TMA reads other elements than the tile's; CuTe "
+                "does not check it",
+    "TMA-BOX": "every TMA box extent is in [1, 256] (copy_traits_sm90_tma.hpp:998-1007 asserts it; cuda.h:23300)",
+    "TMA-INNER": "the inner box row, boxDim[0] times the element size, is a multiple of 16 bytes (cuda.h:23302); CuTe "
+                 "does not check it: the driver's error at copy_traits_sm90_tma.hpp:1041 is CuTe's assert(false) at "
+                 ":1069",
+    "TMA-SWIZZLE": "with a swizzle, the inner box row fits the swizzle span: <= 32, 64, 128 bytes for SWIZZLE_32B, "
+                   "64B, 128B* (cuda.h:23322-23326); only the driver checks it (copy_traits_sm90_tma.hpp:1041, 1069)",
+    "TMA-MAJOR": "the box's first mode has gmem stride 1: the descriptor does not store it "
+                 "(copy_traits_sm90_tma.hpp:963 asserts it)",
+    "TMA-GSTRIDE": "every other box mode's gmem stride in bytes is a multiple of 16 and below 2^40 "
+                   "(copy_traits_sm90_tma.hpp:971-978 asserts it; cuda.h:23288-23289)",
+    "TMA-GDIM": "every box mode's gmem extent is in [1, 2^32] (copy_traits_sm90_tma.hpp:951-960 asserts it; "
+                "cuda.h:23282)",
+    "SLICE-POST": "slicing a tensor addresses the same elements (tensor_impl.hpp:237-239: the view is "
+                  "make_tensor(data() + offset, slice)); slice_and_offset of a swizzled layout combines the offset "
+                  "with the sliced-off part by XOR (no carry assumed) and decides to keep the swizzle on static "
+                  "active bits only (swizzle_layout.hpp:240-268), so CuTe's own slice can address other elements",
     "RI-POST": "@post of right_inverse: L(R(i)) == i (layout.hpp:1255-1260)",
     "LI-POST": "the quasi-inverse left_inverse documents: L(R(L(i))) == L(i) (layout.hpp:1313-1316)",
     "DIV-POST": "logical_divide is A o (T, complement(T)) (layout.hpp:1572; 02_layout_algebra.md:400)",

@@ -29,7 +29,7 @@ from verifier.core.integers import Bool, D, Int, and_, eq, ge, le, max_, min_, s
 from verifier.core.layouts import Layout, size
 from verifier.core.swizzle import ComposedLayout
 from verifier.core.symbols import Symbols
-from verifier.engine.decide import Engine, Item, decide_all, summarize
+from verifier.engine.decide import Engine, Item, decide_all, decide_bits_first, summarize
 from verifier.engine.verdicts import (
     DEFAULT_POLICY,
     PROVED,
@@ -249,50 +249,16 @@ def _decide(engine: Engine, prop: str, args: Sequence[object], options: Mapping[
         if prop == "bijective":
             bounds = _items("in_bounds", [layout, _size(layout)], {})
             # A swizzle's XOR is bit fields: the exact bit-vector route first, as for the other swizzled checks.
-            decisions += (_decide_bits_first(engine, bounds, policy) if isinstance(layout, ComposedLayout)
+            decisions += (decide_bits_first(engine, bounds, policy) if isinstance(layout, ComposedLayout)
                           else decide_all(engine, bounds, policy))
     elif prop == "conflict_free" or any(isinstance(a, ComposedLayout) for a in args):
-        decisions = _decide_bits_first(engine, _items(prop, args, options), policy)
+        decisions = decide_bits_first(engine, _items(prop, args, options), policy)
     elif prop == "equivalent" and not options.get("extended") and (
             structural := _structurally_equivalent(args[0], args[1])) is not None:
         decisions = structural
     else:
         decisions = decide_all(engine, _items(prop, args, options), policy)
     return decisions
-
-
-BITS = "z3 on 64-bit bit-vectors (bv_encoding.py)"
-
-
-def _decide_bits_first(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLICY,
-                       prove_only: bool = False) -> list[ObligationVerdict]:
-    """Swizzles and bank arithmetic are bit fields: each item is tried on the exact bit-vector encoding first (a
-    model is replayed concretely before it counts), then on the integer encoding if that does not decide it."""
-    from verifier.solver.bv_encoding import decide as bv_decide
-    from verifier.solver.encoding import Unencodable
-
-    out: list[ObligationVerdict] = []
-    for n, item in enumerate(items):
-        share = engine.budget.part(engine.remaining() / max(1, len(items) - n))
-        try:
-            status, values = bv_decide(item.holds, item.ranges, engine.symbols, share)
-        except Unencodable:
-            status, values = "unknown", None
-        if status == "proved":
-            out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
-                                         PROVED, item.deciding, route=BITS))
-            continue
-        if status == "sat" and values is not None and not prove_only:  # else the integer route finds small values
-            r = item.replay(values)
-            if r.fails:
-                params = {k: v for k, v in values.items() if not k.startswith("#")}
-                ws = tuple(values[w] for w in item.witnesses)
-                cex = Counterexample(params, item.id, ws[0] if len(ws) == 1 else ws or None, r.expected, r.actual)
-                out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks,
-                                             item.condition, REFUTED, item.deciding, cex, route=BITS))
-                continue
-        out += decide_all(engine, [item], policy)
-    return out
 
 
 def _reduce_swizzled(engine: Engine, prop: str, args: Sequence[object], options: Mapping[str, object],
@@ -320,7 +286,7 @@ def _reduce_swizzled(engine: Engine, prop: str, args: Sequence[object], options:
                           else f"{LEMMA_INJECTIVE}; {LEMMA_BOUNDS}")
         if prop == "bijective":  # injective by the lemma; the bounds on the swizzle's bits
             return (routed(_decide(engine, "injective", [inner], options, policy), LEMMA_INJECTIVE)
-                    + _decide_bits_first(engine, _items("in_bounds", [args[0], size(inner)], {}), policy,
+                    + decide_bits_first(engine, _items("in_bounds", [args[0], size(inner)], {}), policy,
                                          prove_only=True))
         return None
     if prop == "equivalent" and len(args) == 2:

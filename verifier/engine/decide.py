@@ -70,7 +70,8 @@ SETTLED_BUDGET = UNITS_PER_SECOND // 4
 MINIMISE_BUDGET = UNITS_PER_SECOND
 # Preconditions whose failure is itself the error, with no postcondition to confirm it: a tile or thread
 # coordinate outside the grid gives a view outside the tensor (docs/semantics.md, partitions).
-SELF_EVIDENT = {"IX-2", "IX-3"}
+SELF_EVIDENT = {"IX-2", "IX-3", "SLICE-IN", "TMA-RANK", "TMA-BOX", "TMA-INNER", "TMA-SWIZZLE", "TMA-MAJOR",
+                "TMA-GSTRIDE", "TMA-GDIM"}
 # The assumption CuTe documents for upcast's per-mode recast (layout.hpp:1820-1822): its failure is the error,
 # while the claims' "same bytes" reading (RC-*) is stricter than CuTe's contract (a warning).
 CONTRACT = {"UP-2"}
@@ -440,6 +441,8 @@ def items_for(op: str, args: Sequence[object], outcome: registry.Outcome, symbol
               ) -> list[Item]:
     """What must be decided for ``op(*args)``: its claims, then the obligations the algebra recorded, then
     (with the symbols' widths) that the result evaluates without overflow where the operands do."""
+    if _composed_slice(op, args):  # its contract is SLICE-POST, which the algebra records (algebra/composed_slice.py)
+        return _obligation_items(op, args, outcome, have_claims=False)
     built = claims.build(op, args)
     exact = bool(built) and all(c.exact for c in built)
     return _claim_items(op, args, built) + _obligation_items(op, args, outcome, bool(built), exact) + \
@@ -487,7 +490,17 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
         v = decide_operation(op, inner, symbols, budget, policy)
         routed = tuple(replace(d, route=f"{TRANSFER}; {d.route}" if d.route else TRANSFER) for d in v.obligations)
         return replace(v, inputs=inputs, result=str(outcome.result), obligations=routed)
-    if any(_unmodelled(a, op) for a in args):
+    if _composed_slice(op, args):  # a composed slice: SLICE-POST decides (algebra/composed_slice.py)
+        items = items_for(op, args, outcome)
+        symbolic_post = any(o.id == "SLICE-POST" for o in outcome.obligations)
+        if not symbolic_post:
+            return Verdict(op, inputs, UNKNOWN, str(outcome.result), reason="slice_and_offset of a composed layout "
+                           "is decided only for a slice of static size up to 4096 (SLICE-POST)",
+                           assumptions=assumptions)
+    elif op == "make_tma_box":  # TMA-POST and the driver's constraints (algebra/tma.py), symbolic gmem included
+        items = items_for(op, args, outcome)
+        symbolic_post = True
+    elif any(_unmodelled(a, op) for a in args):
         if not all(_concrete(a) for a in args):
             return Verdict(op, inputs, UNKNOWN, str(outcome.result), reason="the engine decides swizzled and "
                            "scaled-basis (E<i>) operands only on concrete values; these have symbols",
@@ -499,7 +512,10 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
         items = items_for(op, args, outcome, symbols)
         symbolic_post = claims.has_postcondition(op)
     engine = Engine(symbols, budget=budget)
-    decisions = decide_all(engine, items, policy)
+    if _composed_slice(op, args):
+        decisions = _decide_slice(engine, op, args, outcome, items, policy)
+    else:
+        decisions = decide_all(engine, items, policy)
     verdict, cex, reason = summarize(decisions, policy)
     if verdict == INVALID and cex is not None and not cex.obligation.startswith("OVF-"):
         reason = _overflow_first(outcome, cex, reason)
@@ -556,7 +572,7 @@ def shown_result(result: object, symbols: Symbols) -> str:
     try:
         if isinstance(result, Layout):
             return str(Layout(transform_leaf(result.shape, leaf), transform_leaf(result.stride, leaf)))
-        if isinstance(result, algebra.OffsetLayout):
+        if isinstance(result, algebra.OffsetLayout) and isinstance(result.layout, Layout):
             inner = result.layout
             return str(algebra.OffsetLayout(Layout(transform_leaf(inner.shape, leaf),
                                                    transform_leaf(inner.stride, leaf)), leaf(result.offset)))
@@ -570,6 +586,67 @@ def shown_result(result: object, symbols: Symbols) -> str:
 def _decided_post(items: Sequence[Item], decisions: Sequence[ObligationVerdict]) -> bool:
     """A whole postcondition was decided on concrete values and it holds (``decisions`` are the items', in order)."""
     return any(item.kind == POSTCONDITION and d.status == PROVED and d.deciding for item, d in zip(items, decisions))
+
+
+def _decide_slice(engine: Engine, op: str, args: Sequence[object], outcome: registry.Outcome, items: list[Item],
+                  policy: Policy) -> list[ObligationVerdict]:
+    """A composed slice's obligations: SLICE-POST by evaluation at every admitted in-extent value of the
+    coordinate's symbols where there are few (exact), every other item on the bit-vector route first."""
+    from verifier.engine.slices import EXHAUSTIVE, coordinate_domain, decide_exhaustively
+
+    domain = coordinate_domain(args[0], args[1])  # type: ignore[arg-type]
+    out: list[ObligationVerdict] = []
+    rest = []
+    for item in items:
+        if item.id != "SLICE-POST" or domain is None:
+            rest.append(item)
+            continue
+        bad = decide_exhaustively(op, (args[0], args[1]), domain, engine.symbols)
+        cex = None if bad is None else Counterexample(bad, item.id)
+        out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
+                                     PROVED if bad is None else REFUTED, item.deciding, cex, route=EXHAUSTIVE))
+    return decide_bits_first(engine, rest, policy) + out
+
+
+BITS = "z3 on 64-bit bit-vectors (bv_encoding.py)"
+
+
+def decide_bits_first(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLICY,
+                       prove_only: bool = False) -> list[ObligationVerdict]:
+    """Swizzles and bank arithmetic are bit fields: each item is tried on the exact bit-vector encoding first (a
+    model is replayed concretely before it counts), then on the integer encoding if that does not decide it."""
+    from verifier.solver.bv_encoding import decide as bv_decide
+    from verifier.solver.encoding import Unencodable
+
+    out: list[ObligationVerdict] = []
+    for n, item in enumerate(items):
+        share = engine.budget.part(engine.remaining() / max(1, len(items) - n))
+        try:
+            status, values = bv_decide(item.holds, item.ranges, engine.symbols, share)
+        except Unencodable:
+            status, values = "unknown", None
+        if status == "proved":
+            out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
+                                         PROVED, item.deciding, route=BITS))
+            continue
+        if status == "sat" and values is not None and not prove_only:  # else the integer route finds small values
+            r = item.replay(values)
+            if r.fails:
+                params = {k: v for k, v in values.items() if not k.startswith("#")}
+                ws = tuple(values[w] for w in item.witnesses)
+                cex = Counterexample(params, item.id, ws[0] if len(ws) == 1 else ws or None, r.expected, r.actual)
+                out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks,
+                                             item.condition, REFUTED, item.deciding, cex, route=BITS))
+                continue
+        out += decide_all(engine, [item], policy)
+    return out
+
+
+def _composed_slice(op: str, args: Sequence[object]) -> bool:
+    from verifier.algebra.composed import SLICES
+    from verifier.core.swizzle import ComposedLayout
+
+    return op in SLICES and len(args) == 2 and isinstance(args[1], ComposedLayout)
 
 
 def _unmodelled(arg: object, op: str | None = None) -> bool:

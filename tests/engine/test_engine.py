@@ -311,3 +311,42 @@ def test_concrete_swizzled_operands_are_decided_by_the_enumerated_postcondition_
     # With symbols the engine does not decide swizzles at all.
     args, sy = _problem(["(_8,_8):(_8,_1)", "Sw<2,0,-3> o (_8,M):(_8,_1)"])
     assert verify("composition", args, sy, derive=False).verdict == UNKNOWN
+
+
+def test_a_postcondition_is_recognised_by_its_kind_not_by_its_name() -> None:
+    # The algebra's enumerated postconditions carry Obligation.kind; the engine supersedes them by claims that
+    # state them exactly whatever their ids, and lists them beside claims that are only sufficient (RC-*).
+    from dataclasses import replace
+
+    from verifier.algebra.registry import apply
+    from verifier.core.integers import FALSE
+    from verifier.core.obligations import NEEDS, NEVER, POSTCONDITION, Obligation
+    from verifier.engine.decide import items_for
+
+    args = [parse_layout("(_4,_8):(_1,_4)"), parse_layout("(_2,_2):(_1,_4)")]
+    out = apply("composition", *args)
+    renamed = Obligation("ANY-NAME", "an enumerated postcondition", "layout.hpp:1022", NEVER, FALSE, POSTCONDITION)
+    ids = [i.id for i in items_for("composition", args, replace(out, obligations=(*out.obligations, renamed)))]
+    assert "ANY-NAME" not in ids and "CMP-POST" in ids  # the claim's, once
+    assert ids.count("CMP-POST") == 1
+    needed = replace(renamed, kind=NEEDS)
+    ids = [i.id for i in items_for("composition", args, replace(out, obligations=(*out.obligations, needed)))]
+    assert "ANY-NAME" in ids
+    up = [parse_layout("(_4,_8):(_1,_4)")]
+    ups = apply("upcast", 2, *up)
+    assert [o.kind for o in ups.obligations if o.id == "UP-POST"] == [POSTCONDITION]
+    assert "UP-POST" in [i.id for i in items_for("upcast", [2, *up], ups)]  # beside the sufficient RC-* claims
+
+
+def test_the_inverses_and_nullspace_have_no_concrete_copy_of_their_contract() -> None:
+    # Their postconditions are the claims, evaluated on concrete values (contracts.claims.evaluate).
+    from verifier.algebra.registry import apply
+    from verifier.contracts.claims import evaluate
+
+    for op, text in [("right_inverse", "(_4,_2):(_2,_1)"), ("left_inverse", "(_4,_2):(_2,_1)"),
+                     ("nullspace", "(_4,_8):(_0,_4)")]:
+        args = [parse_layout(text)]
+        assert not [o for o in apply(op, *args).obligations if o.kind != "needs"], op
+        assert {st for _, st in evaluate(op, args)} == {"holds"}, op
+    wrong = evaluate("left_inverse", [parse_layout("((_3,_7)):((_0,_0))")])
+    assert [c.id for c, st in wrong if st == "fails"] == ["LI-3"]

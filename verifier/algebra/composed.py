@@ -19,11 +19,11 @@ from collections.abc import Callable
 from typing import TypeGuard
 
 from verifier.algebra import ops as algebra
-from verifier.algebra.swizzled import _without
+from verifier.algebra.swizzled import without_postconditions
 from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.integers import Bool, Const, Int, S
 from verifier.core.layouts import Layout, Tile
-from verifier.core.obligations import NEVER, POSTCONDITION_LIMIT, record, recording
+from verifier.core.obligations import NEVER, POSTCONDITION, POSTCONDITION_LIMIT, record, recording
 from verifier.core.swizzle import ComposedLayout, SmemPtrFlag, Swizzle, compose3
 
 # Operations CuTe forwards to the inner layout of a composed first operand (layout_composed.hpp:446-582).
@@ -83,17 +83,14 @@ def recast_composed(n: int, c: ComposedLayout, up: bool) -> object:
         raise LayoutError(f"{'upcast' if up else 'downcast'}<N>: N must be a positive integer, got {n}")
 
     if isinstance(c.offset, SmemPtrFlag) and isinstance(c.outer, Swizzle):  # pointer_flagged.hpp:70-84
-        return _without(RECAST_POSTS, lambda: recast_flagged(n, c, up))
+        return without_postconditions(lambda: recast_flagged(n, c, up))
     # Always a ComposedLayout, even for an identity swizzle: the recast offset is a C<0u> (upcast<uint32_t N>),
     # which the identity overload composition(Swizzle<0,M,S>, Int<0>, Layout) does not take (swizzle_layout.hpp:305).
-    result = _without(RECAST_POSTS, lambda: ComposedLayout(
+    result = without_postconditions(lambda: ComposedLayout(
         _recast_part(n, c.outer, up), _recast_offset(n, c.offset, up),  # type: ignore[arg-type]
         _recast_part(n, c.inner, up)))  # type: ignore[arg-type]
     _same_bytes("UP-POST" if up else "DN-POST", n, result if up else c, c if up else result)
     return result
-
-
-RECAST_POSTS = frozenset({"UP-POST", "DN-POST"})
 
 
 def _same_bytes(id: str, n: int, wide: object, narrow: object) -> None:
@@ -113,7 +110,8 @@ def _same_bytes(id: str, n: int, wide: object, narrow: object) -> None:
         return
     what = "upcast" if id == "UP-POST" else "downcast"
     record(id, f"{what}<{n}> addresses the same bytes: each wide element is N consecutive narrow ones, none lost "
-           "or added (the swizzle included)", "layout_composed.hpp:584-600", NEVER, Bool(Const(ok), False))
+           "or added (the swizzle included)", "layout_composed.hpp:584-600", NEVER, Bool(Const(ok), False),
+           POSTCONDITION)
 
 
 def recast_layout_composed(old_bits: int, new_bits: int, c: ComposedLayout) -> object:

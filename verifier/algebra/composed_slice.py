@@ -356,7 +356,7 @@ def _record_postcondition(coord: object, c: ComposedLayout, result: object, offs
     from verifier.algebra import ops as algebra
     from verifier.core.int_tuple import crd2idx
     from verifier.core.integers import and_, eq, not_, or_
-    from verifier.core.obligations import NEVER, record, recording
+    from verifier.core.obligations import NEVER, POSTCONDITION, record, recording
 
     inner = c.inner
     if not recording() or not isinstance(inner, Layout):
@@ -376,7 +376,7 @@ def _record_postcondition(coord: object, c: ComposedLayout, result: object, offs
            "swizzle.hpp:443", NEVER, inside)
     record("SLICE-POST", "the slice addresses what the tensor did: view(i) + offset == tensor(coord with i at the "
            "_ modes), for every i", "swizzle_layout.hpp:226-298", NEVER,
-           Bool(or_(not_(inside), and_(*conds)).expr, False))  # recorded even when it holds statically
+           Bool(or_(not_(inside), and_(*conds)).expr, False), POSTCONDITION)  # recorded even when it holds statically
 
 
 def _inside(coord: object, shape: object) -> Bool:

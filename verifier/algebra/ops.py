@@ -68,7 +68,9 @@ from verifier.core.integers import (
 )
 from verifier.core.layouts import Layout, Tile, Underscore, cosize, layout_of, make_layout, rank, size
 from verifier.core.obligations import (
+    CLAUSE,
     NEVER,
+    POSTCONDITION,
     POSTCONDITION_LIMIT,
     SA,
     Recorder,
@@ -515,7 +517,7 @@ def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
     if not recording():  # every obligation below is recorded only for a Recorder: skip building them
         return
     record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
-           eq(size(r), size(b)))
+           eq(size(r), size(b)), CLAUSE)
     if enumerating() and a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
         n = int(size(b))
         try:
@@ -526,7 +528,7 @@ def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
             # result without evaluating A (a stride-0 B, layout.hpp:1045), and so does CuTe.
             ok = False
         record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
-               "layout.hpp:1022", NEVER, Bool(Const(ok), False))
+               "layout.hpp:1022", NEVER, Bool(Const(ok), False), POSTCONDITION)
         _exact_rules(a, b)
 
 
@@ -734,7 +736,7 @@ def _complement_postcondition(layout: Layout, target: IntTuple, r: Layout) -> No
               and int(cosize(lr)) >= cot
               and int(cosize(r)) <= ((cot + co_l - 1) // co_l) * co_l)
     record("CPL-POST", "the complement is ordered, disjoint from L, and covers the cotarget (complement.cpp:46-66)",
-           "layout.hpp:1166-1171", NEVER, Bool(Const(ok), False))
+           "layout.hpp:1166-1171", NEVER, Bool(Const(ok), False), POSTCONDITION)
 
 
 # -- inverses (layout.hpp:1262-1361) ---------------------------------------------------------------------------------
@@ -786,12 +788,7 @@ def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
             rd.append(pre[i])
             with site("right_inverse", "layout.hpp:1294", lshape[i], lstride[i]):
                 curr = lshape[i] * lstride[i]
-    result = coalesce(Layout(tuple(rs), tuple(rd)))
-    if enumerating() and layout.concrete and result.concrete and int(size(result)) <= POSTCONDITION_LIMIT:
-        with unwatched():
-            ok = all(int(layout(int(result(i)))) == i for i in range(int(size(result))))
-        record("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260", NEVER, Bool(Const(ok), False))
-    return result
+    return coalesce(Layout(tuple(rs), tuple(rd)))
 
 
 def _dsl_plain_layout(layout: object, op: str) -> None:
@@ -824,15 +821,8 @@ def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
     if dsl() and any(d.is_constant(0) for d in leaves(layout.stride)):
         # DSL branch (DSL 4.8.1, observed: left_inverse(_4:_0) gives 1:0, C++ _4:_0): the static-0-stride modes
         # are filtered out first.
-        result = _left_inverse(filter(layout))
-    else:
-        result = _left_inverse(layout)
-    if enumerating() and layout.concrete and result.concrete and int(size(layout)) <= POSTCONDITION_LIMIT:
-        with unwatched():
-            ok = all(int(result(int(layout(i)))) == i for i in range(int(size(layout))))
-        record("LI-3", "R(L(i)) == i for every i < size(L) (needs sorted, non-overlapping modes)",
-               "layout.hpp:1313-1316", NEVER, Bool(Const(ok), False))
-    return result
+        return _left_inverse(filter(layout))
+    return _left_inverse(layout)
 
 
 def _left_inverse(layout: Layout) -> Layout:
@@ -1150,7 +1140,7 @@ def max_common_layout(a: Layout, b: Layout) -> Layout:
 
 def _max_common_vector(a: Layout, b: Layout) -> Int:
     """``max_common_vector`` (layout.hpp:1404-1416)."""
-    common = coalesce(composition(a, right_inverse(b)))
+    common = coalesce(_swizzled.without_postconditions(lambda: composition(a, right_inverse(b))))
     s0 = common.shape[0] if type(common.shape) is tuple else common.shape
     d0 = common.stride[0] if type(common.stride) is tuple else common.stride
     if s0.static and d0.is_constant(1):  # type: ignore[union-attr]
@@ -1298,7 +1288,7 @@ def _divide_postcondition(a: Layout, t: Layout, r: Layout) -> Layout:
     if not recording():
         return r
     record("DIV-EXACT", "the tiles cover A exactly, size(R) == size(A) (else the last tiles pad past A's end)",
-           "layout.hpp:1555-1563", NEVER, Bool(eq(size(r), size(a)).expr, False))
+           "layout.hpp:1555-1563", NEVER, Bool(eq(size(r), size(a)).expr, False), CLAUSE)
     if not enumerating() or not (a.concrete and t.concrete and r.concrete) or int(size(a)) > POSTCONDITION_LIMIT:
         return r
     c = _reference_complement(t, int(size(a)))
@@ -1310,7 +1300,7 @@ def _divide_postcondition(a: Layout, t: Layout, r: Layout) -> Layout:
         if ok and nz <= POSTCONDITION_LIMIT:
             ok = all(bool(same_values(r(i), a(int(z(i)))).value) for i in range(nz))
     record("DIV-POST", "R(i) == A(Z(i)) and size(R) == size(Z) for Z = (T, complement(T, size(A))), a complement "
-           "that meets its contract", "layout.hpp:1555-1563", NEVER, _post(ok))
+           "that meets its contract", "layout.hpp:1555-1563", NEVER, _post(ok), POSTCONDITION)
     return r
 
 
@@ -1330,7 +1320,7 @@ def _product_postcondition(a: Layout, b: Layout, r: Layout) -> Layout:
             int(r(i)) == int(a(i % sa)) + int(c(bv[i // sa])) for i in range(sa * sb))
     record("PRD-POST", "R(i) == A(i % size(A)) + C(B(i / size(A))) and size(R) == size(A)*size(B) for "
            "C = complement(A, size(A)*cosize(B)) a complement, B's values in C's domain", "layout.hpp:1649-1657",
-           NEVER, _post(ok))
+           NEVER, _post(ok), POSTCONDITION)
     return r
 
 
@@ -1346,7 +1336,7 @@ def _recast_postcondition(id: str, n: int, wide: Layout, narrow: Layout) -> Layo
         ok = sorted(n * int(wide(i)) + k for i in range(int(size(wide))) for k in range(n)) == sorted(narrow.values())
     what = "upcast" if id == "UP-POST" else "downcast"
     record(id, f"{what}<{n}> addresses the same bytes: each wide element is N consecutive narrow ones, none lost "
-           "or added", "layout.hpp:1801-1803", NEVER, _post(ok))
+           "or added", "layout.hpp:1801-1803", NEVER, _post(ok), POSTCONDITION)
     return result
 
 
@@ -1380,32 +1370,18 @@ def _tile_to_shape_postcondition(block: Layout, target: IntTuple, r: Layout) -> 
             if not ok:
                 break
     record("TTS-POST", "the result has the target's mode sizes and is the block repeated: R(x,y) == block(x) + "
-           "R(0,y)", "layout.hpp:1764-1773", NEVER, _post(ok))
+           "R(0,y)", "layout.hpp:1764-1773", NEVER, _post(ok), POSTCONDITION)
     return r
 
 
 def nullspace(layout: Layout) -> Layout:
     """``nullspace`` (layout.hpp:1482-1508): the modes with a static ``_0`` stride (a dynamic 0 is missed).
-    NUL-POST: ``L(R(i)) == 0`` and ``size(R)`` is the product of the extents of every zero-stride mode."""
+    Its contract, NUL-POST, is in ``contracts.claims``."""
     if dsl() and type(layout.shape) is not tuple and layout.stride.is_constant(0):  # type: ignore[union-attr]
         # DSL branch (DSL 4.8.1 cute.nullspace, observed on nullspace(_6:_0)): its Python code takes len() of the
         # shape of the zero-stride part, so a layout that is one integer mode of stride _0 raises TypeError.
         raise DslRefusal("object of type 'int' has no len()", "cute.nullspace, DSL 4.8.1 (observed)")
-    result = _nullspace(layout)
-    if _enumerable(layout, result):
-        return _nullspace_postcondition(layout, result)
-    return result
-
-
-@_not_cute
-def _nullspace_postcondition(layout: Layout, result: Layout) -> Layout:
-    if True:
-        zero = product(tuple(s for s, d in zip(*_flat(layout)) if int(d) == 0))
-        ok = int(size(result)) == int(zero) and all(int(layout(int(result(i)))) == 0
-                                                    for i in range(int(size(result))))
-        record("NUL-POST", "L(R(i)) == 0, and R covers every zero-stride mode (a run-time 0 stride included)",
-               "layout.hpp:1477-1480", NEVER, _post(ok))
-    return result
+    return _nullspace(layout)
 
 
 def max_common_vector(a: Layout, b: Layout) -> Int:
@@ -1426,7 +1402,7 @@ def _mcv_postcondition(a: Layout, b: Layout, n: Int) -> None:
             first.setdefault(int(b(j)), j)
         ok = all(k in first and first[k] < int(size(a)) and int(a(first[k])) == k for k in range(int(n)))
         record("MCV-POST", "for n < N: the coordinate j with b(j) == n lies in both domains and a(j) == n",
-               "layout.hpp:1398-1403", NEVER, _post(ok))
+               "layout.hpp:1398-1403", NEVER, _post(ok), POSTCONDITION)
 
 
 # -- slicing and partitioning (layout.hpp:689-703; underscore.hpp:95-133; tensor_impl.hpp:976-1110) -----------------
@@ -1604,7 +1580,7 @@ def basis_composition_postcondition(a: Layout, b: Layout, r: Layout, limit: int)
     """The contract of composition (layout.hpp:1022) when A's or B's values are coordinates: ``R(i) == A(B(i))``,
     B's values read as coordinates of A and values compared component by component."""
     record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
-           _eq_size(size(r), size(b)))
+           _eq_size(size(r), size(b)), CLAUSE)
     if not recording() or not (a.concrete and b.concrete and r.concrete) or int(size(b)) > limit:
         return
     n = int(size(b))
@@ -1615,7 +1591,7 @@ def basis_composition_postcondition(a: Layout, b: Layout, r: Layout, limit: int)
     except LayoutError:
         ok = False
     record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B), B's values being "
-           "coordinates of A", "layout.hpp:1022", NEVER, Bool(Const(bool(ok)), False))
+           "coordinates of A", "layout.hpp:1022", NEVER, Bool(Const(bool(ok)), False), POSTCONDITION)
 
 
 def _eq_size(x: Int, y: Int) -> Bool:

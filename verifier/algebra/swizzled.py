@@ -23,7 +23,16 @@ from verifier.core.basis import has_basis
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
 from verifier.core.integers import Bool, Const, Int, S, eq
 from verifier.core.layouts import Layout, Tile
-from verifier.core.obligations import NEVER, POSTCONDITION_LIMIT, Recorder, record, recording
+from verifier.core.obligations import (
+    CLAUSE,
+    NEEDS,
+    NEVER,
+    POSTCONDITION,
+    POSTCONDITION_LIMIT,
+    Recorder,
+    record,
+    recording,
+)
 from verifier.core.swizzle import ComposedLayout, Fn, Swizzle, compose3, compose_swizzles, is_swizzled, make_swizzle
 
 # The whole ``composition`` and ``right_inverse`` / ``left_inverse`` of ``ops``, which take every operand kind
@@ -93,22 +102,21 @@ def composition(a: object, b: object, compose: Compose) -> Fn:
     if isinstance(b, ComposedLayout):  # layout_composed.hpp:379-389
         _require_zero_offset(b)
         # The two inner compositions' own postconditions are replaced by the postcondition of the whole.
-        result = _without(POSTCONDITIONS, lambda: compose(compose(a, b.outer), b.inner))
+        result = without_postconditions(lambda: compose(compose(a, b.outer), b.inner))
         _composed_postcondition(a, b, result)
         return result
     raise LayoutError(f"composition: cannot use {b!r} as the right operand")
 
 
-# Postconditions of a sub-computation, superseded by the postcondition of the whole operation.
-POSTCONDITIONS = frozenset({"CMP-POST", "CMP-POST-SIZE", "RI-POST", "LI-3"})
-
-
-def _without(ids: frozenset[str], run: Callable[[], _T]) -> _T:
-    """Run ``run`` and record its obligations except those in ``ids``."""
+def without_postconditions(run: Callable[[], _T]) -> _T:
+    """Run a sub-computation and record what it needs, not its postconditions: those of the whole operation
+    supersede them."""
+    if not recording():
+        return run()
     with Recorder() as rec:
         out = run()
     for o in rec.obligations:
-        if o.id not in ids:
+        if o.kind == NEEDS:
             record(o.id, o.description, o.source, o.cute_checks, o.condition)
     return out
 
@@ -117,7 +125,7 @@ def _composed_postcondition(a: Layout, b: ComposedLayout, r: Fn) -> None:
     """``size(R) == size(B)`` and ``R(i) == A(B(i))`` for every i < size(B), decided on concrete values."""
     try:
         record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
-               eq(r.size(), b.size()))  # type: ignore[union-attr]  # R is never a bare swizzle
+               eq(r.size(), b.size()), CLAUSE)  # type: ignore[union-attr]  # R is never a bare swizzle
     except (LayoutError, UndefinedBehavior):
         pass
     try:
@@ -130,7 +138,7 @@ def _composed_postcondition(a: Layout, b: ComposedLayout, r: Fn) -> None:
     except (LayoutError, UndefinedBehavior):
         return
     record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)", "layout.hpp:1022",
-           NEVER, Bool(Const(ok), False))
+           NEVER, Bool(Const(ok), False), POSTCONDITION)
 
 
 def check_plain_composition(a: object, b: object) -> None:
@@ -162,7 +170,7 @@ def _inverse(x: Swizzle | ComposedLayout, which: str, invert: Invert, compose: C
         if isinstance(f, ComposedLayout):
             return _inverse(f, which, invert, compose)
         # The inverse of a part has its own postcondition; the postcondition of the whole replaces it.
-        return _without(POSTCONDITIONS, lambda: invert(f))  # type: ignore[return-value]
+        return without_postconditions(lambda: invert(f))  # type: ignore[return-value]
 
     if isinstance(x, Swizzle):
         return x
@@ -187,7 +195,7 @@ def _inverse_postcondition(which: str, x: Fn, r: Fn) -> None:
                 return
             ok = all(int(x(int(r(i)))) == i for i in range(n))
             record("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260", NEVER,
-                   Bool(Const(ok), False))
+                   Bool(Const(ok), False), POSTCONDITION)
         else:
             if isinstance(x, Swizzle):
                 return
@@ -196,7 +204,7 @@ def _inverse_postcondition(which: str, x: Fn, r: Fn) -> None:
                 return
             ok = all(int(r(int(x(i)))) == i for i in range(n))
             record("LI-3", "R(L(i)) == i for every i < size(L)", "layout.hpp:1313-1316", NEVER,
-                   Bool(Const(ok), False))
+                   Bool(Const(ok), False), POSTCONDITION)
     except (LayoutError, UndefinedBehavior):
         return
 

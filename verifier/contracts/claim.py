@@ -15,7 +15,9 @@ _I, _J = (symbol(w) for w in WITNESSES[:2])
 
 @dataclass(frozen=True)
 class Claim:
-    """``for all witnesses with domain: expected == actual`` (or ``holds``), with where it comes from."""
+    """``for all witnesses with domain: expected == actual`` (or ``holds``), with where it comes from.  ``exact``:
+    the claim is the postcondition itself; False where it is only sufficient (a refutation is then confirmed by the
+    concrete postcondition, ``CONFIRM_BY_ORACLE``)."""
 
     id: str
     description: str
@@ -24,6 +26,7 @@ class Claim:
     holds: Bool
     expected: Int | None = None
     actual: Int | None = None
+    exact: bool = True
 
     @property
     def witnesses(self) -> tuple[str, ...]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from verifier.algebra import ops as algebra
 from verifier.contracts.claim import _I, _J, Claim, _claim, _fact, _same_size
@@ -193,7 +193,7 @@ def _recast(n: int, narrow: Layout, wide: Layout, ks: list[int], what: str, pref
         r = r + (c % D(k)) * d if k > 1 else r
     out.append(_claim(f"{prefix}-POST", f"{what}: narrow(c) == N*wide(c / k) + offset, for every narrow coordinate",
                       src, size(narrow), narrow(_I), w * n + r))
-    return out
+    return [_sufficient(c) for c in out]
 
 
 def _upcast(n: int, layout: Layout) -> list[Claim]:
@@ -281,9 +281,9 @@ def _max_common_vector(a: Layout, b: Layout) -> list[Claim]:
     n = algebra.max_common_vector(a, b)
     j = crd2idx(idx2crd(_I, b.shape, b.stride), b.shape)
     src = "layout.hpp:1398-1416"
-    return [Claim("MCV-J", "for n < N: j = get_1d_coord(n) of b lies in both domains and b(j) == n", src,
-                  (("#i", D(0), n),), and_(lt(j, size(a)), lt(j, size(b)), eq(b(j), _I)), _I, b(j)),
-            _claim("MCV-A", "for n < N: a(j) == n at j = get_1d_coord(n) of b", src, n, _I, a(j))]
+    return [_sufficient(Claim("MCV-J", "for n < N: j = get_1d_coord(n) of b lies in both domains and b(j) == n",
+                              src, (("#i", D(0), n),), and_(lt(j, size(a)), lt(j, size(b)), eq(b(j), _I)), _I, b(j))),
+            _sufficient(_claim("MCV-A", "for n < N: a(j) == n at j = get_1d_coord(n) of b", src, n, _I, a(j)))]
 
 
 def _max_common_layout(a: Layout, b: Layout) -> list[Claim]:
@@ -408,7 +408,12 @@ CONFIRM_BY_ORACLE = {"RC-SIZE", "RC-REM", "RC-DIV", "RC-POST", "DN-RC-SIZE", "DN
 
 
 def _rename(c: Claim, where: str) -> Claim:
-    return Claim(c.id, c.description + where, c.source, c.ranges, c.holds, c.expected, c.actual)
+    return replace(c, description=c.description + where)
+
+
+def _sufficient(c: Claim) -> Claim:
+    """A claim that is sufficient for the postcondition, not necessary."""
+    return replace(c, exact=False)
 
 
 def _make_tma_box(element_bits: int, smem: object, gmem: Layout) -> list[Claim]:
@@ -555,6 +560,22 @@ def first_failure(c: Claim, limit: int = 1 << 16) -> dict[str, int] | None:
     return None
 
 
+def evaluate(op: str, args: Sequence[object], limit: int = 1 << 14) -> list[tuple[Claim, str]]:
+    """The contract of ``op(*args)`` on concrete operands, each claim evaluated at every witness value: ``holds``,
+    ``fails`` (undefined behaviour in evaluating it included), or ``open`` when that would take more than ``limit``
+    evaluations (the engine's solver decides it then).  Raises ``CuteRejection`` as the algebra does."""
+    out = []
+    for c in build(op, args):
+        try:
+            status = "holds" if first_failure(c, limit) is None else "fails"
+        except TooLarge:
+            status = "open"
+        except UndefinedBehavior:
+            status = "fails"
+        out.append((c, status))
+    return out
+
+
 def _first_failure_nested(c: Claim, limit: int) -> dict[str, int] | None:
     seen = [0]
 
@@ -580,5 +601,5 @@ def _truth(b: Bool, values: Mapping[str, int]) -> bool:
     return bool(b.evaluate(values))
 
 
-__all__ = ["BUILDERS", "Claim", "Replay", "TooLarge", "build", "first_failure", "has_postcondition", "replay",
-           "substitute_operand"]
+__all__ = ["BUILDERS", "Claim", "Replay", "TooLarge", "build", "evaluate", "first_failure", "has_postcondition",
+           "replay", "substitute_operand"]

@@ -21,6 +21,13 @@ SA = "static_assert when the operands are static; never checked when they are dy
 NEVER = "never checked"
 UB = "division by zero: undefined behaviour (SIGFPE on the host)"
 
+# What an obligation states (``Obligation.kind``): a condition the operation needs (CuTe's checks and the
+# catalogue's preconditions); one clause of a postcondition of its result (``size(R) == size(B)``), which alone does
+# not say the result is right; or a whole postcondition, decided by enumerating concrete values, which does.
+# Postconditions are superseded by those of an enclosing operation (``algebra.swizzled``) and by the claims of the
+# contract (``engine.decide``).
+NEEDS, CLAUSE, POSTCONDITION = "needs", "clause", "postcondition"
+
 
 @dataclass(frozen=True)
 class Obligation:
@@ -29,6 +36,7 @@ class Obligation:
     source: str
     cute_checks: str
     condition: Bool
+    kind: str = NEEDS
 
     @property
     def status(self) -> str:
@@ -118,13 +126,13 @@ def enumerating() -> bool:
     return _active.get() is not None and _enumerate.get()
 
 
-def record(id: str, description: str, source: str, cute_checks: str, condition: Bool) -> None:
+def record(id: str, description: str, source: str, cute_checks: str, condition: Bool, kind: str = NEEDS) -> None:
     """Record an obligation unless it is statically true (nothing to prove)."""
     if not _open or condition.is_constant(True):
         return
     sink = _active.get()
     if sink is not None:
-        sink.append(Obligation(id, description, source, cute_checks, condition))
+        sink.append(Obligation(id, description, source, cute_checks, condition, kind))
 
 
 def nonzero(divisor: Int, id: str, what: str, source: str, *what_args: object) -> None:

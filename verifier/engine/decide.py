@@ -36,7 +36,7 @@ from verifier.contracts.claims import Replay
 from verifier.core.errors import UndefinedBehavior
 from verifier.core.integers import Bool, Const, D, Expr, Int, Op, Sym, and_, format_expr, le, ne, or_
 from verifier.core.layouts import Layout, Tile
-from verifier.core.obligations import NEVER, UB, WARNING, severity
+from verifier.core.obligations import NEEDS, NEVER, POSTCONDITION, UB, WARNING, severity
 from verifier.core.overflow import COMPILE, OVERFLOW, under
 from verifier.core.symbols import Symbols
 from verifier.engine.verdicts import (
@@ -80,8 +80,6 @@ _KEPT = SELF_EVIDENT | {"MCV-1"}
 # Obligations whose failure is itself undefined behaviour or a compile error: a division by zero, a signed
 # overflow in CuTe's arithmetic (overflow.py).
 _UNDEFINED = frozenset({UB, OVERFLOW, COMPILE})
-# The algebra's own concrete postconditions are superseded by the engine's claims of the same meaning.
-_SUPERSEDED = {"CMP-POST", "CMP-POST-SIZE", "CPL-POST", "RI-POST", "LI-3", "DIV-POST", "DIV-EXACT", "PRD-POST"}
 
 
 @dataclass(frozen=True)
@@ -96,6 +94,7 @@ class Item:
     ranges: tuple[tuple[str, Int, Int], ...]
     holds: Bool
     replay: Callable[[Mapping[str, int]], Replay]
+    kind: str = NEEDS  # what the item states (obligations.NEEDS, CLAUSE, POSTCONDITION)
 
     @property
     def witnesses(self) -> tuple[str, ...]:
@@ -346,7 +345,7 @@ _Confirm = Callable[[str, Sequence[object], int, Mapping[str, int], str], Replay
 def _claim_items(op: str, args: Sequence[object], built: list[Claim]) -> list[Item]:
     items = []
     for k, c in enumerate(built):
-        confirm = _oracle_replay if c.id in claims.CONFIRM_BY_ORACLE else claims.replay
+        confirm = claims.replay if c.exact else _oracle_replay
 
         def replay(values: Mapping[str, int], k: int = k, confirm: _Confirm = confirm, id: str = c.id) -> Replay:
             return confirm(op, args, k, values, id)
@@ -368,10 +367,14 @@ def _oracle_replay(op: str, args: Sequence[object], k: int, values: Mapping[str,
     return r if wrong else Replay(False)
 
 
-def _obligation_items(op: str, args: Sequence[object], outcome: registry.Outcome, have_claims: bool) -> list[Item]:
+def _obligation_items(op: str, args: Sequence[object], outcome: registry.Outcome, have_claims: bool,
+                      exact_claims: bool = False) -> list[Item]:
+    """The items of the obligations the algebra recorded.  Its postconditions (decided by enumeration on concrete
+    values) are superseded by claims that state them exactly; beside claims that are only sufficient they are shown,
+    the exact answer on these values."""
     items = []
     for ob in outcome.obligations:
-        if have_claims and ob.id in _SUPERSEDED:
+        if exact_claims and ob.kind != NEEDS:
             continue
         # With claims, CuTe's unchecked preconditions are shown but the claims decide, except the ones whose
         # failure is the error itself and those the semantics list among the operation's checks.
@@ -396,7 +399,7 @@ def _obligation_items(op: str, args: Sequence[object], outcome: registry.Outcome
             return Replay(not cond.evaluate(values))
 
         items.append(Item(ob.id, ob.description, ob.source, ob.cute_checks, deciding, (), cond,
-                          replay if not have_claims else recheck))
+                          replay if not have_claims else recheck, ob.kind))
     return items
 
 
@@ -441,7 +444,8 @@ def items_for(op: str, args: Sequence[object], outcome: registry.Outcome, symbol
     if _composed_slice(op, args):  # its contract is SLICE-POST, which the algebra records (algebra/composed_slice.py)
         return _obligation_items(op, args, outcome, have_claims=False)
     built = claims.build(op, args)
-    return _claim_items(op, args, built) + _obligation_items(op, args, outcome, bool(built)) + \
+    exact = bool(built) and all(c.exact for c in built)
+    return _claim_items(op, args, built) + _obligation_items(op, args, outcome, bool(built), exact) + \
         _result_items(args, outcome, symbols)
 
 
@@ -515,7 +519,7 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
     verdict, cex, reason = summarize(decisions, policy)
     if verdict == INVALID and cex is not None and not cex.obligation.startswith("OVF-"):
         reason = _overflow_first(outcome, cex, reason)
-    if verdict == VALID and not symbolic_post and not _decided_post(decisions):
+    if verdict == VALID and not symbolic_post and not _decided_post(items, decisions):
         # Proving the obligations is not a proof of the result: the postcondition is decided here only by the
         # algebra's enumeration on concrete values, which did not run (too large) or recorded nothing.
         verdict, reason = UNKNOWN, f"{op}: no postcondition was decided for these operands; its obligations hold"
@@ -579,14 +583,9 @@ def shown_result(result: object, symbols: Symbols) -> str:
     return str(result)
 
 
-def _is_post(id: str) -> bool:
-    """A postcondition the algebra decides by enumeration: ``*-POST``, and left_inverse's ``LI-3``."""
-    return id.endswith("POST") or id == "LI-3"
-
-
-def _decided_post(decisions: Sequence[ObligationVerdict]) -> bool:
-    """The algebra decided a postcondition on concrete values and it holds."""
-    return any(_is_post(d.id) and d.status == PROVED and d.deciding for d in decisions)
+def _decided_post(items: Sequence[Item], decisions: Sequence[ObligationVerdict]) -> bool:
+    """A whole postcondition was decided on concrete values and it holds (``decisions`` are the items', in order)."""
+    return any(item.kind == POSTCONDITION and d.status == PROVED and d.deciding for item, d in zip(items, decisions))
 
 
 def _decide_slice(engine: Engine, op: str, args: Sequence[object], outcome: registry.Outcome, items: list[Item],
@@ -752,7 +751,7 @@ def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: 
         if not built:
             # The algebra's enumerated postconditions (swizzled and scaled-basis operands) include LI-3, the only
             # one stricter than CuTe's contract, which is not enumerated on its own: counted in both modes.
-            posts = [o for o in outcome.obligations if _is_post(o.id)]
+            posts = [o for o in outcome.obligations if o.kind == POSTCONDITION]
             if not posts:
                 raise claims.TooLarge(f"{op}: no concrete postcondition recorded at these values")
             return all(o.status == "holds" for o in posts)

@@ -7,7 +7,7 @@ the include paths of ``verifier.oracle.cute_cpp`` and ``-fsyntax-only`` (the che
 ``static_assert``).  Every compile runs in a fresh temporary folder and bypasses ``cute_cpp``'s binary cache, so it
 is really measured.  A second, non-bijective layout (one stride changed) checks that the program can fail.
 
-Ours is timed twice: in-process (``checks.check``), and as a fresh process (``python -m verifier.cli.main check
+Ours is timed twice: in-process (``checks.check``), and as a fresh process (``python -m verifier.cli.app check
 bijective ...``), which pays Python's and Z3's start-up as g++ pays its own.
 
     python bench/bench_compile.py [--quick]
@@ -86,7 +86,7 @@ def _one(t: Table, label: str, spec: tuple[object, object], cfg: Config) -> None
     layout = _ours(spec)
     ours = measure(lambda: answers["ours"].append(check("bijective", [layout], Symbols(), cfg.check_timeout_s).verdict),
                    cfg.repeats)
-    cmd = [sys.executable, "-m", "verifier.cli.main", "check", "bijective", _text(spec)]
+    cmd = [sys.executable, "-m", "verifier.cli.app", "check", "bijective", _text(spec)]
     cli = measure(lambda: answers["cli"].append(
         subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False).returncode), min(cfg.repeats, 3))
     cli_answer = {0: "proved", 1: "refuted"}.get(answers["cli"][0], f"exit {answers['cli'][0]}")  # type: ignore[call-overload]

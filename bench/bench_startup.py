@@ -1,6 +1,6 @@
 """Start-up: wall and CPU time of ``cute-verify`` commands in fresh processes, against ``python -c pass``.
 
-Each command runs ``repeats`` times in a fresh interpreter (``python -m verifier.cli.main ...``), interleaved with the
+Each command runs ``repeats`` times in a fresh interpreter (``python -m verifier.cli.app ...``), interleaved with the
 baseline so that load on the machine hits both alike; the first, untimed run of each writes the bytecode cache
 (``PYTHONDONTWRITEBYTECODE`` is removed from the environment: an installed package has its bytecode).  CPU time is
 the children's user + system time, less sensitive to load than wall time.
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import ROOT, Config, Table, fmt_time, section_main  # noqa: E402
 
 PY = [sys.executable]
-CLI = [*PY, "-m", "verifier.cli.main"]
+CLI = [*PY, "-m", "verifier.cli.app"]
 COMMANDS: list[tuple[str, list[str], float | None]] = [
     ("python -c pass (the baseline)", [*PY, "-c", "pass"], None),
     ("cute-verify eval (3,(2,3)):(3,(12,1))", [*CLI, "eval", "(3,(2,3)):(3,(12,1))"], 0.1),
@@ -86,7 +86,7 @@ def run(cfg: Config) -> Table:
                    "both the measured wall time and that estimate exceed it.")
     t.notes.append("Nothing heavy loads before it is needed: z3 and the encoding on the first solver call, the "
                    "pictures (urllib, http) when drawing, the GPU harness for `gpu`, sympy never on these paths "
-                   "(`python -X importtime -m verifier.cli.main ...` shows it).")
+                   "(`python -X importtime -m verifier.cli.app ...` shows it).")
     return t
 
 

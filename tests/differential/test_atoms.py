@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from verifier.algebra.atoms import CopyAtom, MmaAtom, atoms, check, check_all, find, skipped
-from verifier.cli.main import main
+from verifier.cli.app import main
 from verifier.notation.cpp import parse_layout
 from verifier.oracle import atoms_gen
 from verifier.oracle.cute_cpp import CppCase, Query, build, cute_include, run_binary

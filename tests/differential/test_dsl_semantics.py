@@ -9,7 +9,7 @@ import pytest
 
 from verifier import parse_layout, parse_tile
 from verifier.algebra.registry import apply
-from verifier.cli.main import main
+from verifier.cli.app import main
 from verifier.core.layouts import cosize
 from verifier.core.semantics import DslInvalidLayout, DslRefusal, using
 from verifier.core.symbols import Symbols

@@ -17,7 +17,7 @@ import pytest
 from tests.support.compare import compare
 from verifier.algebra.gmma import KINDS, MAJORS, atom, atom_bits, canonical_gmma
 from verifier.algebra.registry import apply
-from verifier.cli.main import main
+from verifier.cli.app import main
 from verifier.core.swizzle import SmemPtrFlag
 from verifier.notation.cpp import parse
 from verifier.oracle.cute_cpp import call_case, run_cases

@@ -19,7 +19,7 @@ import subprocess
 import pytest
 
 from verifier.algebra.registry import apply
-from verifier.cli.main import main
+from verifier.cli.app import main
 from verifier.engine.banks import AccessModel, count
 from verifier.notation.cpp import parse
 from verifier.oracle import cute_cpp

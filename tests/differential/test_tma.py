@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from verifier.algebra.registry import apply
-from verifier.cli.main import main
+from verifier.cli.app import main
 from verifier.core.int_tuple import format_tuple
 from verifier.core.symbols import Symbols
 from verifier.engine.verify import verify

@@ -17,7 +17,7 @@ import pytest
 from tests.support.compare import compare
 from verifier.algebra.gmma import MAJORS, UMMA_KINDS, UMMA_LAYOUT_CODES, canonical_umma, umma_atom, umma_atom_bits
 from verifier.algebra.registry import apply
-from verifier.cli.main import main
+from verifier.cli.app import main
 from verifier.notation.cpp import parse
 from verifier.oracle import cute_cpp
 from verifier.oracle.cute_cpp import CppBuilder, CppCase, Query, call_case, run_cases

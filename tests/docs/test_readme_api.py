@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cli.main import main
+from verifier.cli.app import main
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

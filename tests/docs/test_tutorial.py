@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cli.main import main
+from verifier.cli.app import main
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 TUTORIAL = DOCS / "tutorial.md"

@@ -17,7 +17,7 @@ import random
 import pytest
 
 from verifier.algebra.registry import apply
-from verifier.cli.main import main
+from verifier.cli.app import main
 from verifier.core.integers import D, S
 from verifier.core.layouts import Layout
 from verifier.core.swizzle import ComposedLayout, Swizzle

@@ -4,7 +4,7 @@ not deep-copied (its relations are immutable expressions that refuse deepcopy, w
 from __future__ import annotations
 
 from verifier import Symbols, parse, parse_layout, parse_relation
-from verifier.cli.main import main
+from verifier.cli.app import main
 from verifier.engine.verdicts import INVALID, Policy
 from verifier.engine.verify import verify
 

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from verifier.cli.main import main
+from verifier.cli.app import main
 from verifier.core.symbols import Symbols
 from verifier.engine.verify import verify
 from verifier.notation.cpp import parse, parse_layout, parse_relation, parse_tile

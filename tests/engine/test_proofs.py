@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cli.main import main
+from verifier.cli.app import main
 from verifier.contracts.claims import first_failure
 from verifier.core.integers import D
 from verifier.core.layouts import Layout

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cli.main import main
+from verifier.cli.app import main
 from verifier.core.errors import LayoutError
 from verifier.core.obligations import ERRORS, WARNINGS, severity
 from verifier.core.symbols import Symbols

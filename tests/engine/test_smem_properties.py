@@ -15,7 +15,7 @@ import random
 
 import pytest
 
-from verifier.cli.main import main
+from verifier.cli.app import main
 from verifier.core.swizzle import ComposedLayout, Swizzle
 from verifier.core.symbols import Symbols
 from verifier.engine.checks import check

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from verifier.cli.main import main
+from verifier.cli.app import main
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.symbols import Symbols
 from verifier.engine.checks import check

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from verifier import parse_layout
-from verifier.cli.main import main
+from verifier.cli.app import main
 from verifier.core.symbols import Symbols
 from verifier.engine.checks import check
 from verifier.engine.verdicts import INVALID, PROVED, REFUTED, VALID

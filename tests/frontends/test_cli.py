@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cli.main import main
+from verifier.cli.app import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -198,7 +198,7 @@ def test_good_input_exits_0(capsys) -> None:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "verifier.cli.main", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "verifier.cli.app", *args], capture_output=True, text=True,
                           cwd=ROOT, timeout=120)
 
 
@@ -224,3 +224,33 @@ def test_subprocess_division_by_zero_after_substitution() -> None:
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr.startswith("cute-verify: error: ") and proc.stderr.count("\n") == 1
+
+
+def test_the_console_script_is_the_cli() -> None:
+    """``cute-verify`` as installed: its entry point (pyproject's and the installed distribution's) is a callable,
+    also ``verifier.cli:main`` of installs made before the command line became a package, and the script ends bad
+    input in one line with exit 2 (a stale script once called the module ``verifier.cli.main`` and crashed)."""
+    import importlib
+    import importlib.metadata
+
+    import verifier.cli
+    import verifier.cli.app  # noqa: F401  (importing the dispatcher must not replace verifier.cli.main)
+    from verifier.run.spec import tomllib
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["cute-verify"]
+    module, _, name = declared.partition(":")
+    assert callable(getattr(importlib.import_module(module), name))
+    assert callable(verifier.cli.main)
+    (ep,) = [e for e in importlib.metadata.entry_points(group="console_scripts") if e.name == "cute-verify"]
+    assert ep.value == declared and callable(ep.load())
+    script = Path(sys.executable).parent / "cute-verify"
+    assert script.is_file(), f"{script}: the package is not installed here (pip install -e .)"
+    for argv, message in ((["composition", "(_2):(_1)"], "composition takes 2 operand(s)"),
+                          (["upcast", "2", "3"], "operand 1 must be a layout"),
+                          (["eval", "(2,3:(1,2)"], "column 5"),
+                          (["zipped_divide", "(M,N):(_1,M)", "<_128,_64>", "--timeout", "inf"], "finite number")):
+        p = subprocess.run([str(script), *argv], capture_output=True, text=True, timeout=120)
+        assert p.returncode == 2 and p.stdout == "", (argv, p.stdout, p.stderr)
+        assert p.stderr.count("\n") == 1 and message in p.stderr, (argv, p.stderr)
+    p = subprocess.run([str(script), "check", "--help"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.startswith("usage: cute-verify check"), p.stderr

@@ -14,7 +14,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from verifier import __version__
-from verifier.cli.main import build_parser, main
+from verifier.cli.app import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -201,7 +201,7 @@ def test_workflow_is_the_one_the_readme_describes() -> None:
 
 
 def test_version_in_a_subprocess() -> None:
-    p = subprocess.run([sys.executable, "-m", "verifier.cli.main", "--version"], capture_output=True, text=True,
+    p = subprocess.run([sys.executable, "-m", "verifier.cli.app", "--version"], capture_output=True, text=True,
                        cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert p.returncode == 0 and p.stdout == f"cute-verify {__version__}\n"
 

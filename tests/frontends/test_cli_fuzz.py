@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from verifier.algebra.registry import OPERATIONS, REGISTRY
-from verifier.cli.main import main
+from verifier.cli.app import main
 from verifier.engine.checks import PROPERTIES
 from verifier.run.problems import PROPERTY_ARITY
 
@@ -269,6 +269,6 @@ SUBPROCESS_CASES = [
 def test_fuzz_subprocess_bounded_memory(argv: list[str], tmp_path: Path) -> None:
     """The real command under a 4 GiB address-space limit and a hang alarm: an answer, not a crash."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    p = subprocess.run([sys.executable, "-m", "verifier.cli.main", *argv], capture_output=True, text=True, env=env,
+    p = subprocess.run([sys.executable, "-m", "verifier.cli.app", *argv], capture_output=True, text=True, env=env,
                        cwd=tmp_path, timeout=HANG_SECONDS, preexec_fn=_limited)
     assert_answered(argv, p.returncode, p.stderr)

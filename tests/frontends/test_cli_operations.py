@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cli.main import OPERATION_EXAMPLES, main
+from verifier.cli.app import OPERATION_EXAMPLES, main
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cli.main import main
+from verifier.cli.app import main
 
 ROOT = Path(__file__).resolve().parents[2]
 BIG = "9" * 4301  # Python refuses to convert more than 4300 digits: each of these was a ValueError traceback
@@ -134,7 +134,7 @@ def test_an_assumption_that_divides_by_zero_admits_no_value_there(capsys) -> Non
 
 
 def test_internal_error_is_exit_4_with_please_report(capsys, monkeypatch) -> None:
-    import verifier.cli.main as cli
+    import verifier.cli.app as cli
 
     def boom(args: object) -> int:
         raise ZeroDivisionError("integer division or modulo by zero")
@@ -148,7 +148,7 @@ def test_internal_error_is_exit_4_with_please_report(capsys, monkeypatch) -> Non
 
 
 def test_keyboard_interrupt_is_exit_130(capsys, monkeypatch) -> None:
-    import verifier.cli.main as cli
+    import verifier.cli.app as cli
 
     def interrupted(args: object) -> int:
         raise KeyboardInterrupt
@@ -166,7 +166,7 @@ def test_ctrl_c_stops_a_run_with_130(tmp_path: Path) -> None:
                      f'expect = "unknown"\n' for k in range(1500))
     (tmp_path / "long.cute.toml").write_text("[symbols]\nM = {}\nN = {}\n" + checks)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    p = subprocess.Popen([sys.executable, "-m", "verifier.cli.main", "run", "long.cute.toml", "--no-cache"],
+    p = subprocess.Popen([sys.executable, "-m", "verifier.cli.app", "run", "long.cute.toml", "--no-cache"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     _wait_for_cpu(p.pid, 3.0)  # past the imports (however loaded the machine), far before the end
     p.send_signal(signal.SIGINT)

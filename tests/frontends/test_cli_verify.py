@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from verifier.cli.main import main
+from verifier.cli.app import main
 
 KEYS = {"op", "inputs", "result", "verdict", "obligations", "counterexample", "condition",
         "condition_is_necessary"}
@@ -125,7 +125,7 @@ def test_bad_input_exits_2_with_one_line(capsys, argv: list[str], word: str) -> 
 
 
 def test_as_a_process() -> None:
-    p = subprocess.run([sys.executable, "-m", "verifier.cli.main", "upcast", "2", "(16):(1)"], capture_output=True,
+    p = subprocess.run([sys.executable, "-m", "verifier.cli.app", "upcast", "2", "(16):(1)"], capture_output=True,
                        text=True, timeout=120)
     assert p.returncode == 1 and p.stdout.startswith("invalid: upcast(2, (16):(1))") and "(16):(0)" in p.stdout
 

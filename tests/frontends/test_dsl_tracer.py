@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from verifier.cli.main import main
+from verifier.cli.app import main
 from verifier.core.layouts import Layout
 from verifier.dsl import assert_layouts_valid, crosscheck, trace, verify_function
 from verifier.dsl.harness import DslCase, run

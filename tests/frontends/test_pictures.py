@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from verifier import LayoutError, Symbols, parse, parse_layout, parse_relation
-from verifier.cli.main import main
+from verifier.cli.app import main
 from verifier.engine.checks import check
 from verifier.engine.verdicts import REFUTED
 from verifier.engine.verify import verify

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cli.main import main
+from verifier.cli.app import main
 
 GOOD_CHECK = '''
 [[check]]

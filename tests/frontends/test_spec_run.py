@@ -12,7 +12,7 @@ from xml.etree import ElementTree as ET
 import jsonschema
 import pytest
 
-from verifier.cli.main import main
+from verifier.cli.app import main
 from verifier.engine.decide import valid_at
 from verifier.run import batch, spec
 from verifier.run.spec import tomllib

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cuda_harness import banks_device as bd
-from verifier.cli.main import main
+from verifier.cli.app import main
 
 
 @pytest.fixture(scope="module")

@@ -241,7 +241,7 @@ def test_symbol_names_never_reach_the_generated_cuda() -> None:
 
 
 def _cli(capsys, *argv: str) -> tuple[int, str, str]:
-    from verifier.cli.main import main
+    from verifier.cli.app import main
 
     code = main(["gpu", *argv])
     out = capsys.readouterr()

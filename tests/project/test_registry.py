@@ -13,7 +13,7 @@ import pytest
 
 from verifier.algebra import composed
 from verifier.algebra.registry import REGISTRY, Operation
-from verifier.cli.main import build_parser
+from verifier.cli.app import build_parser
 from verifier.contracts.claims import BUILDERS
 from verifier.core.symbols import Symbols
 from verifier.oracle.cute_cpp import operation_case

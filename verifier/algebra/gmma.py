@@ -17,6 +17,7 @@ for ``UMMA::make_umma_desc<Major>`` (mma_traits_sm100.hpp:205-308), whose atoms 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from verifier.algebra import ops as algebra
@@ -77,29 +78,43 @@ def _reject(message: str, line: str) -> Canonical:
     return Canonical(False, f"{message} ({GMMA_SOURCE}:{line})")
 
 
+def _descriptor_operand(tile: object, element_bits: int, major: str, k_block: int | None,
+                        reject: Callable[[str, str], Canonical], name: str, swizzle: str, strides: str,
+                        lines: tuple[str, str, str, str]) -> tuple[Swizzle, Layout] | Canonical:
+    """The checks ``make_gmma_desc`` and ``make_umma_desc`` open with, in the same order (``lines``: the smem, rank,
+    static and recast checks of the header): a swizzled smem tensor of rank 2, its static layout restricted to the
+    k-block one MMA reads (default ``256 / element_bits`` elements of K: 32 bytes), 128-bit recastable elements."""
+    if major not in MAJORS:
+        raise LayoutError(f"major must be K or MN, got {major!r}")
+    smem, rank2, static, recast = lines
+    if not (isinstance(tile, ComposedLayout) and isinstance(tile.outer, Swizzle) and isinstance(tile.inner, Layout)):
+        return reject(f"{name} Descriptors can only be constructed on smem: the layout must be {swizzle} o "
+                      "smem_ptr o L", smem)
+    if not tile.offset.is_constant(0):
+        return reject("the smem layout's offset must be a static 0 (an smem_ptr flag)", smem)
+    inner = tile.inner
+    if rank(inner) != 2:
+        return reject(f"{name} Descriptors can only be constructed on rank-2 tensors.", rank2)
+    kb = k_block if k_block is not None else max(1, 256 // element_bits)
+    if inner.concrete and int(size(inner.shape[1])) > kb:  # type: ignore[index]
+        inner = algebra.composition(inner, Tile([Underscore(), Layout(S_(kb), S_(1))]))  # the MMA's k-block
+    if not inner.concrete or not all(x.static for x in (*leaves(inner.shape), *leaves(inner.stride))):
+        return reject(f"the layout must be static (its strides are {strides})", static)
+    if 128 % element_bits:
+        return reject(f"recast<uint128_t> of {element_bits}-bit elements", recast)
+    return tile.outer, inner
+
+
 def canonical_gmma(tile: object, element_bits: int, major: str, k_block: int | None = None) -> Canonical:
     """``make_gmma_desc<Major>(tensor)`` for a smem tensor with the swizzled layout ``tile`` ((MN, K) in elements)
     of ``element_bits``-bit elements, on the k-block one MMA reads: the first ``k_block`` elements of K (default the
     dense MMA's ``256 / element_bits``: 32 bytes)."""
 
-    if major not in MAJORS:
-        raise LayoutError(f"major must be K or MN, got {major!r}")
-    if not (isinstance(tile, ComposedLayout) and isinstance(tile.outer, Swizzle) and isinstance(tile.inner, Layout)):
-        return _reject("GMMA Descriptors can only be constructed on smem: the layout must be Sw<B,4,3> o "
-                       "smem_ptr o L", "199")
-    if not tile.offset.is_constant(0):
-        return _reject("the smem layout's offset must be a static 0 (an smem_ptr flag)", "199")
-    inner = tile.inner
-    if rank(inner) != 2:
-        return _reject("GMMA Descriptors can only be constructed on rank-2 tensors.", "200")
-    kb = k_block if k_block is not None else max(1, 256 // element_bits)
-    if inner.concrete and int(size(inner.shape[1])) > kb:  # type: ignore[index]
-        inner = algebra.composition(inner, Tile([Underscore(), Layout(S_(kb), S_(1))]))  # the MMA's k-block
-    if not inner.concrete or not all(x.static for x in (*leaves(inner.shape), *leaves(inner.stride))):
-        return _reject("the layout must be static (its strides are template arguments of the descriptor)", "256")
-    if 128 % element_bits:
-        return _reject(f"recast<uint128_t> of {element_bits}-bit elements", "203")
-    sw = tile.outer
+    checked = _descriptor_operand(tile, element_bits, major, k_block, _reject, "GMMA", "Sw<B,4,3>",
+                                  "template arguments of the descriptor", ("199", "200", "256", "203"))
+    if isinstance(checked, Canonical):
+        return checked
+    sw, inner = checked
     if sw.base != 4 or sw.shift != 3 or not 0 <= sw.bits <= 3:
         return _reject(f"Unsupported layout swizzle: {sw} (GMMA takes Sw<0..3,4,3>)", "141-143")
     layout_type = LAYOUT_TYPES[sw.bits]
@@ -205,24 +220,12 @@ def canonical_umma(tile: object, element_bits: int, major: str, k_block: int | N
     leading byte offsets (16-byte units), or rejected with the ``static_assert`` that fails.  Unlike GMMA's, the
     check has no K-size condition, takes ``Sw<2,5,2>`` (SWIZZLE_128B_BASE32B, MN-major only) and refuses
     ``M == 6``; its MN-major SWIZZLE_NONE leaves ``stride<0,0>`` unchecked."""
-    if major not in MAJORS:
-        raise LayoutError(f"major must be K or MN, got {major!r}")
-    if not (isinstance(tile, ComposedLayout) and isinstance(tile.outer, Swizzle) and isinstance(tile.inner, Layout)):
-        return _umma_reject("UMMA Descriptors can only be constructed on smem: the layout must be Sw<B,M,S> o "
-                            "smem_ptr o L", "209")
-    if not tile.offset.is_constant(0):
-        return _umma_reject("the smem layout's offset must be a static 0 (an smem_ptr flag)", "209")
-    inner = tile.inner
-    if rank(inner) != 2:
-        return _umma_reject("UMMA Descriptors can only be constructed on rank-2 tensors.", "210")
-    kb = k_block if k_block is not None else max(1, 256 // element_bits)
-    if inner.concrete and int(size(inner.shape[1])) > kb:  # type: ignore[index]
-        inner = algebra.composition(inner, Tile([Underscore(), Layout(S_(kb), S_(1))]))  # the MMA's k-block
-    if not inner.concrete or not all(x.static for x in (*leaves(inner.shape), *leaves(inner.stride))):
-        return _umma_reject("the layout must be static (its strides are constexpr in the descriptor)", "257")
-    if 128 % element_bits:
-        return _umma_reject(f"recast<uint128_t> of {element_bits}-bit elements", "214")
-    layout_type = _umma_layout_type(tile.outer)
+    checked = _descriptor_operand(tile, element_bits, major, k_block, _umma_reject, "UMMA", "Sw<B,M,S>",
+                                  "constexpr in the descriptor", ("209", "210", "257", "214"))
+    if isinstance(checked, Canonical):
+        return checked
+    sw, inner = checked
+    layout_type = _umma_layout_type(sw)
     if isinstance(layout_type, Canonical):
         return layout_type
     try:

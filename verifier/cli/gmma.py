@@ -43,25 +43,24 @@ def add_parser(sub: object) -> None:
     a.add_argument("kind", choices=KINDS)
     a.add_argument("element_bits", type=int, help="sizeof_bits<T>: 8, 16, 32, 64")
     a.set_defaults(func=cmd_atom)
-    c = sub.add_parser("gmma_canonical", help="is an smem layout canonical for make_gmma_desc<Major>?")  # type: ignore
-    c.add_argument("smem", help="the (MN,K) smem layout, e.g. 'Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_16):(_16,_1)'")
-    c.add_argument("--element-bits", type=int, required=True, metavar="B")
-    c.add_argument("--major", choices=MAJORS, required=True)
-    c.add_argument("--k-block", type=int, default=None, metavar="K",
-                   help="the MMA's K in elements (default 256/B, a dense MMA)")
-    c.add_argument("--json", action="store_true")
-    c.set_defaults(func=cmd_canonical, umma=False)
+    _canonical_parser(sub, "gmma_canonical", "make_gmma_desc<Major>",
+                      "Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_16):(_16,_1)", umma=False)
     u = sub.add_parser("umma_atom", help="print UMMA::Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T> and "  # type: ignore
                        "Layout_MN_SW128_32B_Atom<T>")
     u.add_argument("major", choices=MAJORS)
     u.add_argument("kind", choices=UMMA_KINDS)
     u.add_argument("element_bits", type=int, help="sizeof_bits<T>: 8, 16, 32")
     u.set_defaults(func=cmd_umma_atom)
-    uc = sub.add_parser("umma_canonical", help="is an smem layout canonical for UMMA::make_umma_desc<Major>?")  # type: ignore
-    uc.add_argument("smem", help="the (MN,K) smem layout, e.g. 'Sw<2,5,2> o smem_ptr[16b](unset) o (_64,_4):(_1,_64)'")
-    uc.add_argument("--element-bits", type=int, required=True, metavar="B")
-    uc.add_argument("--major", choices=MAJORS, required=True)
-    uc.add_argument("--k-block", type=int, default=None, metavar="K",
-                    help="the MMA's K in elements (default 256/B, a dense MMA)")
-    uc.add_argument("--json", action="store_true")
-    uc.set_defaults(func=cmd_canonical, umma=True)
+    _canonical_parser(sub, "umma_canonical", "UMMA::make_umma_desc<Major>",
+                      "Sw<2,5,2> o smem_ptr[16b](unset) o (_64,_4):(_1,_64)", umma=True)
+
+
+def _canonical_parser(sub: object, name: str, function: str, example: str, umma: bool) -> None:
+    c = sub.add_parser(name, help=f"is an smem layout canonical for {function}?")  # type: ignore[attr-defined]
+    c.add_argument("smem", help=f"the (MN,K) smem layout, e.g. '{example}'")
+    c.add_argument("--element-bits", type=int, required=True, metavar="B")
+    c.add_argument("--major", choices=MAJORS, required=True)
+    c.add_argument("--k-block", type=int, default=None, metavar="K",
+                   help="the MMA's K in elements (default 256/B, a dense MMA)")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_canonical, umma=umma)

@@ -22,8 +22,9 @@ module is private and may change; docs/architecture.md describes them.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from verifier.core.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -43,7 +44,7 @@ _MODULES = {
     "verifier.engine.checks": "check",
     "verifier.engine.verdicts": "Verdict Policy",
 }
-_LAZY = {name: module for module, names in _MODULES.items() for name in names.split()}
+__getattr__, __dir__ = lazy_exports(globals(), _MODULES)
 
 if TYPE_CHECKING:
     from verifier.algebra.registry import REGISTRY, Outcome, apply
@@ -58,18 +59,6 @@ if TYPE_CHECKING:
     from verifier.engine.verify import verify
     from verifier.notation.cpp import parse, parse_int_tuple, parse_layout, parse_relation, parse_tile
     from verifier.notation.interop import parse_dsl, to_cpp, to_dsl
-
-
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
 
 
 __all__ = [

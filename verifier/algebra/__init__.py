@@ -9,7 +9,7 @@ This package is also the public namespace of CuTe's functions, named as CuTe nam
 
 from __future__ import annotations
 
-import importlib
+from verifier.core.lazy import lazy_exports
 
 # The public names load their modules on first use (PEP 562): a submodule of this package does not pay for them.
 _MODULES = {
@@ -28,19 +28,7 @@ _MODULES = {
     "verifier.core.swizzle": (
         "make_composed_layout"),
 }
-_LAZY = {name: module for module, names in _MODULES.items() for name in names.split()}
-
-
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(globals(), _MODULES)
 
 
 __all__ = [

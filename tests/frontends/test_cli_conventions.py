@@ -4,6 +4,7 @@ parseable, SARIF with uriBaseId, JUnit escaping, the committed GitHub Actions wo
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import subprocess
@@ -14,7 +15,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from verifier import __version__
-from verifier.cli.app import build_parser, main
+from verifier.cli.app import build_parser, command_of, main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -229,3 +230,29 @@ def test_prove_param_narrows_the_theorems_that_declare_it(capsys) -> None:
     after = {r["theorem"]: r["verdict"] for r in json.loads(out)}
     assert before["logical-divide-strided-needs-16"] == "refuted"
     assert after["logical-divide-strided-needs-16"] == "proved" and rc == 1  # M=128 is a multiple of 16
+
+
+def _shape(parser: argparse.ArgumentParser) -> list[tuple[object, ...]]:
+    return [(a.dest, tuple(a.option_strings), a.nargs, a.default, a.choices, a.required, a.help)
+            for a in parser._actions]
+
+
+def test_a_command_line_builds_its_own_command_alone_and_the_same() -> None:
+    """``main`` builds only the parser of the command it runs (issue 16: start-up): for every command, that parser
+    is the one the whole command line has, and a word that is no command gets the whole parser (its error lists
+    them all)."""
+    whole = build_parser().commands  # type: ignore[attr-defined]
+    for name in whole:
+        assert command_of([name, "x"]) == name and command_of(["--debug", name]) == name
+        alone = build_parser(only=name).commands  # type: ignore[attr-defined]
+        assert name in alone and len(alone) < len(whole), name  # a module's commands come together (gmma_*)
+        for other in alone:
+            assert _shape(alone[other]) == _shape(whole[other]), (name, other)
+            assert (alone[other].epilog, alone[other].description) == (whole[other].epilog, whole[other].description)
+    assert command_of(["compositon", "(_2):(_1)"]) is None
+    assert command_of(["--help"]) is None and command_of(["--version"]) is None and command_of([]) is None
+
+
+def test_a_misspelled_command_is_reported_against_every_command(capsys) -> None:
+    rc, _, err = run(capsys, "compositon", "(_2):(_1)", "(_2):(_1)")
+    assert rc == 2 and "invalid choice: 'compositon'" in err and "composition" in err and "eval" in err

@@ -1,6 +1,6 @@
 """Issue 17, point 4: every documented operation usable from the command line.
 
-* Each operation of the README's list has a CLI example (``OPERATION_EXAMPLES``, shown in each operation's
+* Each operation of the README's list has a CLI example (``operation_examples()``, shown in each operation's
   ``--help``) that runs on a representative dynamic case and is decided (exit 0 or 1), not ``unknown``.
 * ``cute-verify crd2idx``: the index in CuTe's integer types, checked against compiled CuTe.
 * Coordinates holding ``_``, identity / swizzled layouts in ``eval``, and the DSL notation on every command.
@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cli.app import OPERATION_EXAMPLES, main
+from verifier.cli.app import main, operation_examples
 
 ROOT = Path(__file__).resolve().parents[2]
+OPERATION_EXAMPLES = operation_examples()
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -13,12 +13,13 @@ call incurred (``Outcome``): CuTe's rejections and undefined behaviour become da
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
 from verifier.algebra import composed as composed_ops
-from verifier.algebra import ops, predication, tma
+from verifier.algebra import ops, predication
 from verifier.algebra.ops import OffsetLayout
 from verifier.core.basis import has_basis
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
@@ -63,6 +64,16 @@ class Operation:
 
 # How compiled CuTe is called for an operation (Operation.cpp).
 CALL, TEMPLATED, RECAST, SLICE, TENSOR = "call", "templated", "recast", "slice", "tensor"
+
+
+def _deferred(module: str, name: str) -> Callable[..., object]:
+    """``module.name``, imported at its first call: the module's import is start-up that every command would pay
+    for an operation that few run (issue 16)."""
+    def call(*args: object, **kwargs: object) -> object:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
 
 
 def _rows(*rows: Operation) -> Mapping[str, Operation]:
@@ -135,7 +146,8 @@ REGISTRY: Mapping[str, Operation] = _rows(
     Operation("local_partition", ops.local_partition, ("L", "L", "I", "C?"), "tensor_impl.hpp:1076-1111", cpp=TENSOR,
               example=("(M,N):(_1,M)", "(_2,_2):(_1,_2)", "1")),
     # the smem layout (a swizzle allowed) and the gmem layout, after the element width in bits
-    Operation("make_tma_box", tma.make_tma_box, ("L", "L"), "copy_traits_sm90_tma.hpp:723-845", template=1,
+    Operation("make_tma_box", _deferred("verifier.algebra.tma", "make_tma_box"), ("L", "L"),
+              "copy_traits_sm90_tma.hpp:723-845", template=1,
               swizzled=True, not_compiled=("not a CuTe function but the box make_tma_copy derives "
                                            "(detail::construct_tma_gbasis): tests/differential/test_tma.py compiles "
                                            "that call on its own"),

@@ -22,11 +22,11 @@ with a one-line message on stderr (never a traceback).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections.abc import Sequence
 
-from verifier.algebra.registry import REGISTRY
 from verifier.cli.args import UsageError, params
 from verifier.cli.common import add_budget_options, emit, policy_from, problem_from
 from verifier.core.basis import has_basis
@@ -196,8 +196,44 @@ exit status: 0 valid / proved / as expected, 1 invalid / refuted / not as expect
 3 unknown, 4 internal error (please report; --debug shows the traceback), 130 interrupted"""
 
 
-def build_parser() -> argparse.ArgumentParser:
+# The commands each module adds (its ``add_parser``), in the order ``--help`` lists them; ``eval``, ``check`` and the
+# operations are this module's.  A command line builds the parser of its own command only: building all of them
+# and importing their modules was a third of an all-static command's start-up (issue 16).
+_GROUPS: dict[str, tuple[str, ...]] = {
+    "verifier.cli.spec": ("run",),
+    "verifier.cli.dsl": ("dsl",),
+    "verifier.cli.prove": ("prove",),
+    "verifier.cli.draw": ("draw",),
+    "verifier.cli.banks": ("bank_conflicts",),
+    "verifier.cli.gmma": ("gmma_atom", "gmma_canonical", "umma_atom", "umma_canonical"),
+    "cuda_harness.cli": ("gpu",),  # where the cuda_harness package is (it ships in the same distribution)
+    "verifier.cli.atoms": ("atoms",),
+    "verifier.cli.crd2idx": ("crd2idx",),
+}
+_OWN = ("eval", "check")
+
+
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names when ``build_parser(only=...)`` can parse it alone: its first word, when no top-level
+    option asks for the whole parser (``--help``, ``--version``) and the word is a command; else ``None``."""
+    for word in argv:
+        if not word.startswith("-"):
+            if word in _OWN or any(word in names for names in _GROUPS.values()):
+                return word
+            from verifier.algebra.registry import OPERATIONS
+
+            return word if word in OPERATIONS else None
+        if word != "--debug":
+            return None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``only``, the top level and that command alone (``command_of``)."""
     from verifier import __version__
+
+    def wanted(*names: str) -> bool:
+        return only is None or only in names
 
     p = _Parser(prog="cute-verify", description="Prove or refute properties of CuTe layouts whose integers are "
                 "known only at run time: CuTe's layout algebra as CuTe 4.2 computes it, decided for every value.",
@@ -206,53 +242,54 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help="show the traceback of an internal error (exit status 4)")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="command",
                            title="commands")
-    e = sub.add_parser("eval", help="print a layout as CuTe would, with its size, cosize and table")
-    e.add_argument("layout", help="a layout in CuTe notation, e.g. '(M,_8):(_1,M)'")
-    e.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a value for a symbol")
-    e.add_argument("--json", action="store_true", help="print one JSON object")
-    e.add_argument("--dsl", action="store_true", help="LAYOUT is in the CuTe DSL's notation (detected from '?')")
-    e.add_argument("--assume", action="append", default=[], metavar="EXPR",
-                   help="an assumption the --param values must satisfy, e.g. 'M %% 8 == 0'")
-    e.add_argument("--format", choices=("text", "json"), help="text (default) or json (the same as --json)")
-    e.set_defaults(func=cmd_eval)
-    c = sub.add_parser("check", help="prove or refute a property of layouts")
-    c.add_argument("property", help="compatible, injective, surjective, bijective, equivalent, in_bounds, "
-                                    "no_overflow, conflict_free")
-    c.add_argument("args", nargs="+", help="layouts or shapes in CuTe notation")
-    c.add_argument("--extended", action="store_true", help="equivalent: also past the domain, as CuTe evaluates")
-    c.add_argument("--bits", type=int, choices=(32, 64), default=32, help="no_overflow: the index width")
-    from verifier.cli.banks import add_options as add_bank_options
-    from verifier.cli.banks import add_parser as add_banks
+    if wanted("eval"):
+        e = sub.add_parser("eval", help="print a layout as CuTe would, with its size, cosize and table")
+        e.add_argument("layout", help="a layout in CuTe notation, e.g. '(M,_8):(_1,M)'")
+        e.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a value for a symbol")
+        e.add_argument("--json", action="store_true", help="print one JSON object")
+        e.add_argument("--dsl", action="store_true", help="LAYOUT is in the CuTe DSL's notation (detected from '?')")
+        e.add_argument("--assume", action="append", default=[], metavar="EXPR",
+                       help="an assumption the --param values must satisfy, e.g. 'M %% 8 == 0'")
+        e.add_argument("--format", choices=("text", "json"), help="text (default) or json (the same as --json)")
+        e.set_defaults(func=cmd_eval)
+    if wanted("check"):
+        from verifier.cli.banks import add_options as add_bank_options
 
-    add_bank_options(c)
-    _common(c)
-    c.set_defaults(func=cmd_check)
-    from verifier.algebra.registry import OPERATIONS
-    from verifier.cli import spec as spec_cli
-    from verifier.cli.atoms import add_parser as add_atoms
-    from verifier.cli.crd2idx import add_parser as add_crd2idx
-    from verifier.cli.draw import add_parser as add_draw
-    from verifier.cli.dsl import add_parser as add_dsl
-    from verifier.cli.prove import add_parser as add_prove
+        c = sub.add_parser("check", help="prove or refute a property of layouts")
+        c.add_argument("property", help="compatible, injective, surjective, bijective, equivalent, in_bounds, "
+                                        "no_overflow, conflict_free")
+        c.add_argument("args", nargs="+", help="layouts or shapes in CuTe notation")
+        c.add_argument("--extended", action="store_true", help="equivalent: also past the domain, as CuTe evaluates")
+        c.add_argument("--bits", type=int, choices=(32, 64), default=32, help="no_overflow: the index width")
+        add_bank_options(c)
+        _common(c)
+        c.set_defaults(func=cmd_check)
+    for module, names in _GROUPS.items():
+        if wanted(*names):
+            try:
+                group = importlib.import_module(module)
+            except ImportError:
+                if module != "cuda_harness.cli":
+                    raise
+                continue
+            group.add_parser(sub)
+    if only is None or only not in _OWN and not any(only in names for names in _GROUPS.values()):
+        _add_operations(sub, only)
+    from verifier.cli.conventions import add_common
 
-    spec_cli.add_parser(sub)
-    add_dsl(sub)
-    add_prove(sub)
-    add_draw(sub)
-    add_banks(sub)
-    from verifier.cli.gmma import add_parser as add_gmma
+    for command in sub.choices.values():
+        add_common(command)
+    p.commands = sub.choices  # type: ignore[attr-defined]
+    return p
 
-    add_gmma(sub)
-    try:  # the gpu command exists where the cuda_harness package does (it ships in the same distribution)
-        from cuda_harness.cli import add_parser as add_gpu
-    except ImportError:
-        pass
-    else:
-        add_gpu(sub)
-    add_atoms(sub)
-    add_crd2idx(sub)
+
+def _add_operations(sub: argparse._SubParsersAction[argparse.ArgumentParser], only: str | None) -> None:
+    from verifier.algebra.registry import OPERATIONS, REGISTRY
+
     for op in OPERATIONS:
-        example = f"example: {_example(OPERATION_EXAMPLES[op])}\n\n" if op in OPERATION_EXAMPLES else ""
+        if only is not None and op != only:
+            continue
+        example = f"example: {_example([op, *REGISTRY[op].example])}\n\n" if REGISTRY[op].example else ""
         o = sub.add_parser(op, help=f"is CuTe's {op} valid for every allowed value?",
                            description=f"Is CuTe's {op}, as CuTe 4.2 computes it, correct for every value the "
                                        "assumptions allow? Prints the verdict, a counterexample and the guard "
@@ -263,17 +300,16 @@ def build_parser() -> argparse.ArgumentParser:
         o.add_argument("--semantics", choices=("cpp", "dsl"), default="cpp",
                        help="which CuTe computes it: the C++ headers (default) or the CuTe Python DSL")
         o.set_defaults(func=cmd_op)
-    from verifier.cli.conventions import add_common
-
-    for command in sub.choices.values():
-        add_common(command)
-    p.commands = sub.choices  # type: ignore[attr-defined]
-    return p
 
 
-# A representative dynamic case of every operation (its registry row's example): shown in its --help, and run by
-# tests/frontends/test_cli_operations.py (each is decided: exit status 0 or 1, never unknown).
-OPERATION_EXAMPLES: dict[str, list[str]] = {name: [name, *row.example] for name, row in REGISTRY.items()}
+def operation_examples() -> dict[str, list[str]]:
+    """A representative dynamic case of every operation (its registry row's example): shown in its --help, and run
+    by tests/frontends/test_cli_operations.py (each is decided: exit status 0 or 1, never unknown)."""
+    from verifier.algebra.registry import REGISTRY
+
+    return {name: [name, *row.example] for name, row in REGISTRY.items()}
+
+
 OP_EXIT = "exit status: 0 valid, 1 invalid, 2 bad input, 3 unknown, 4 internal error (please report)"
 
 
@@ -300,9 +336,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         with handling():
             from verifier.cli.conventions import apply_defaults, find_pyproject, load_defaults
 
-            parser = build_parser()
             where = find_pyproject()
-            apply_defaults(parser.commands, load_defaults(where), where)  # type: ignore[attr-defined]
+            defaults = load_defaults(where)
+            # Defaults are checked against every command's options (a key no command takes is an error).
+            parser = build_parser(None if defaults else command_of(argv))
+            apply_defaults(parser.commands, defaults, where)  # type: ignore[attr-defined]
             args = parser.parse_args(argv)
             code = int(args.func(args))
         if interrupted():  # a KeyboardInterrupt that Python dropped (raised in a __del__)

@@ -4,11 +4,14 @@ one place output is written (``emit``)."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from verifier.cli.args import params, timeout_arg
 from verifier.core.symbols import Symbols
-from verifier.engine.verdicts import Policy
 from verifier.solver.budget import DEFAULT_RLIMIT, DEFAULT_TIMEOUT
+
+if TYPE_CHECKING:
+    from verifier.engine.verdicts import Policy
 
 
 def problem_from(args: argparse.Namespace, op: str, prop: bool = False) -> tuple[list[object], Symbols]:
@@ -34,6 +37,8 @@ def emit(args: argparse.Namespace, text: str, json_output: bool | None = None, f
 
 
 def policy_from(args: argparse.Namespace) -> Policy:
+    from verifier.engine.verdicts import Policy
+
     return Policy.parse(args.strict, args.select, args.ignore)
 
 

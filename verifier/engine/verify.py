@@ -18,7 +18,6 @@ from verifier.core.symbols import Symbols
 from verifier.engine.decide import decide_operation
 from verifier.engine.guards import derive_guard
 from verifier.engine.verdicts import DEFAULT_POLICY, INVALID, REFUTED, VALID, Policy, Verdict
-from verifier.notation.dsl_forms import anonymize, trace_form
 from verifier.notation.interop import coerce
 from verifier.solver.budget import DEFAULT_TIMEOUT, Budget
 
@@ -68,6 +67,8 @@ def _with_guard(out: Verdict, op: str, args: Sequence[object], symbols: Symbols,
 
 def _dsl_form(op: str, args: Sequence[object], symbols: Symbols) -> str:
     """The result as the CuTe DSL prints it at trace time (``?{div=4}``), computed with dsl semantics."""
+    from verifier.notation.dsl_forms import anonymize, trace_form  # DSL users only: it imports fractions
+
     with using("dsl"):  # run-time values become parameters, as the DSL sees them (it knows none of their values)
         r = registry.apply(op, *(anonymize(coerce(a), {}) for a in args)).result
     return trace_form(r, symbols) if isinstance(r, (Layout, Int)) else str(r)

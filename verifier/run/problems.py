@@ -8,10 +8,11 @@ reject bad input with the same one-line ``LayoutError``.
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
 from collections.abc import Mapping, Sequence
 
-from verifier.algebra.registry import REGISTRY, TEMPLATE_ARGS
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.integers import Int
 from verifier.core.layouts import Layout, Tile, Underscore
@@ -41,9 +42,12 @@ def _is_kind(x: object, kind: str) -> bool:
     from verifier.core.swizzle import ComposedLayout, Swizzle
 
     if kind == "L":
-        from verifier.algebra.tiled import TiledCopy, TiledMMA
-
-        return isinstance(x, Layout | ComposedLayout | Swizzle | TiledCopy | TiledMMA)
+        if isinstance(x, Layout | ComposedLayout | Swizzle):
+            return True
+        # A TiledCopy / TiledMMA exists only once its module is loaded: importing it (and the atom tables) for
+        # every layout operand was a twentieth of a command's start-up (issue 16).
+        tiled = sys.modules.get("verifier.algebra.tiled")
+        return tiled is not None and isinstance(x, tiled.TiledCopy | tiled.TiledMMA)
     if kind == "T":
         return isinstance(x, Layout | Tile | Underscore | ComposedLayout | Swizzle) or _is_int_tuple(x)
     if kind == "S":
@@ -60,6 +64,8 @@ def _is_kind(x: object, kind: str) -> bool:
 def check_signature(op: str, args: Sequence[object]) -> None:
     """A one-line ``LayoutError`` unless ``args`` (after the template integers) have the arity and the kinds that
     ``op`` takes (its registry row's ``operands``)."""
+    from verifier.algebra.registry import REGISTRY
+
     row = REGISTRY.get(op)
     kinds = row.operands if row is not None else None
     if kinds is None:
@@ -90,12 +96,15 @@ def parse_operand(text: str, symbols: Symbols, dsl: bool = False) -> object:
     return parse_tile(text, symbols) if text.strip().startswith("<") else parse(text, symbols)
 
 
-def operands(op: str, texts: Sequence[str], symbols: Symbols, dsl: bool = False) -> list[object]:
-    """Parse the operands of ``op``: template integers first (``upcast 2 L``), then layouts, ``<...>`` tilers,
-    shapes, integers and ``LayoutLeft``/``LayoutRight`` tags."""
+def operands(op: str, texts: Sequence[str], symbols: Symbols, dsl: bool = False, prop: bool = False
+             ) -> list[object]:
+    """Parse the operands of ``op`` (of the property ``op`` when ``prop``): template integers first (``upcast 2
+    L``), then layouts, ``<...>`` tilers, shapes, integers and ``LayoutLeft``/``LayoutRight`` tags."""
     from verifier.core.errors import shorten
 
-    n_template = TEMPLATE_ARGS.get(op, 0)
+    # A property has no template integers: the registry (and the algebra it imports) loads for operations only.
+    registry = None if prop else importlib.import_module("verifier.algebra.registry")
+    n_template = 0 if registry is None else registry.TEMPLATE_ARGS.get(op, 0)
     if len(texts) <= n_template:
         raise LayoutError(f"{op} needs {n_template} integer(s) and a layout")
     out: list[object] = []
@@ -119,12 +128,14 @@ def operands(op: str, texts: Sequence[str], symbols: Symbols, dsl: bool = False)
                 out.append(parse_operand(text, symbols, dsl))
             except LayoutError as exc:
                 raise LayoutError(f"argument {k + 1} ({shorten(text)!r}): {exc}") from None
-    if op in REGISTRY:
+    if registry is not None and op in registry.REGISTRY:
         check_signature(op, out[n_template:])
     return out
 
 
 def is_tiled_text(text: str) -> bool:
+    if not text.lstrip().startswith(("make_tiled", "get_layout")):  # spares the atom tables' import
+        return False
     from verifier.algebra.tiled import is_tiled_text as check
 
     return check(text)
@@ -216,9 +227,12 @@ def check_property_operands(prop: str, args: Sequence[object]) -> None:
 def build(op: str, texts: Sequence[str], symbols: Symbols, relations: Sequence[str] = (),
           params: Mapping[str, int] | None = None, prop: bool = False, dsl: bool = False) -> list[object]:
     """Parse ``op``'s operands over ``symbols``, add the relations and substitute the parameter values."""
-    if not prop and op not in REGISTRY:
-        raise LayoutError(f"unknown operation {op!r}; known: {', '.join(sorted(REGISTRY))}")
-    args = operands(op, texts, symbols, dsl)
+    if not prop:
+        from verifier.algebra.registry import REGISTRY
+
+        if op not in REGISTRY:
+            raise LayoutError(f"unknown operation {op!r}; known: {', '.join(sorted(REGISTRY))}")
+    args = operands(op, texts, symbols, dsl, prop)
     assume(symbols, relations)
     args = substitute(args, symbols, params or {})
     if prop:

@@ -10,8 +10,8 @@ file descriptor interrupts a running Z3 call at once, and the command line check
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
-import socket
 import threading
 from collections.abc import Iterator
 from types import FrameType
@@ -43,16 +43,21 @@ def _retry() -> None:
     timer.start()
 
 
-def _watch(sock: socket.socket) -> None:
-    while True:
-        try:
-            data = sock.recv(64)
-        except OSError:
-            return
-        if not data:
-            return
-        if signal.SIGINT in data:
-            _stop_z3()
+def _watch(reader: int) -> None:
+    """Interrupt Z3 for each SIGINT written to the wake-up pipe; the pipe's end (its writer closed) ends the
+    thread, which owns and closes the reader, so that no other thread can close it under a pending read."""
+    try:
+        while True:
+            try:
+                data = os.read(reader, 64)
+            except OSError:
+                return
+            if not data:
+                return
+            if signal.SIGINT in data:
+                _stop_z3()
+    finally:
+        os.close(reader)
 
 
 def _stop_z3() -> None:
@@ -82,14 +87,15 @@ def handling() -> Iterator[None]:
         yield
         return
     _interrupted.clear()
-    reader, writer = socket.socketpair()
-    writer.setblocking(False)
+    # A pipe, not a socket pair: importing socket costs every command several milliseconds of start-up (issue 16).
+    reader, writer = os.pipe()
+    os.set_blocking(writer, False)
     import sys
 
     old_hook = sys.unraisablehook
     sys.unraisablehook = _unraisable
     old_handler = signal.signal(signal.SIGINT, _on_sigint)
-    old_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    old_fd = signal.set_wakeup_fd(writer, warn_on_full_buffer=False)
     watcher = threading.Thread(target=_watch, args=(reader,), daemon=True)
     watcher.start()
     try:
@@ -98,11 +104,7 @@ def handling() -> Iterator[None]:
         signal.set_wakeup_fd(old_fd)
         signal.signal(signal.SIGINT, old_handler)
         sys.unraisablehook = old_hook
-        with contextlib.suppress(OSError):
-            writer.close()
-        with contextlib.suppress(OSError):
-            reader.shutdown(socket.SHUT_RDWR)
-        reader.close()  # the watcher ends with its socket
+        os.close(writer)  # the watcher reads the end of the pipe, closes the reader and ends
 
 
 __all__ = ["handling", "interrupted"]

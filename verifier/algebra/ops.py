@@ -46,6 +46,7 @@ from verifier.core.int_tuple import (
 )
 from verifier.core.integers import (
     FALSE,
+    IDLE,
     Bool,
     Const,
     Int,
@@ -222,7 +223,8 @@ def _static_check(cond: Callable[[], Bool], static: bool, message: str, source: 
     to run-time ``int``s, so the asserted value is a run-time ``bool`` and the assertion fails to compile."""
     if static:
         try:
-            with unwatched():  # the asserted value is computed by the compiler, never executed
+            # the asserted value is computed by the compiler, never executed
+            with unwatched() if _integers._watched else IDLE:
                 ok = cond()
         except UndefinedBehavior:
             if dsl():
@@ -261,43 +263,52 @@ def _is_tuple_tiler(t: object) -> bool:
 
 
 def _bw_coalesce(fs: list[Int], fd: list[Int], ns: IntTuple, nd: IntTuple) -> Layout:
-    """``detail::bw_coalesce`` (layout.hpp:781-814): walk the flat modes from the back, merging only what is
+    """``detail::bw_coalesce`` (layout.hpp:781-814)."""
+    rs, rd = _bw_coalesce_modes(fs, fd, ns, nd)
+    if len(rs) == 1:
+        return layout_of(rs[0], rd[0])  # leaves of a layout (or their products): congruent by construction
+    return layout_of(tuple(rs), tuple(rd))
+
+
+def _bw_coalesce_modes(fs: list[Int], fd: list[Int], ns: IntTuple, nd: IntTuple) -> tuple[list[Int], list[Int]]:
+    """``detail::bw_coalesce``'s modes, front to back: walk the flat modes from the back, merging only what is
     statically provable.  The front mode of the result so far is ``cs:cd`` (which CuTe prepends to); the modes
     behind it are kept back to front in ``rs``/``rd``, one list append per finished mode."""
     rs: list[IntTuple] = []
     rd: list[IntTuple] = []
     cs, cd = ns, nd
+    watched = _integers._watched  # read once: the site is entered only while an overflow watch is open
     for i in range(len(fs) - 2, -1, -1):  # indices: cheaper than reversed slices zipped, for a few modes
         s, d = fs[i], fd[i]
-        if s.is_constant(1):
+        if s.static and s.value == 1:  # is_constant<1>, spelled out in this loop (issue 16)
             continue
-        if not rs and cs.is_constant(1):  # type: ignore[union-attr]  # the result so far is _1: replaced
+        if not rs and cs.static and cs.value == 1:  # type: ignore[union-attr]  # the result so far is _1: replaced
             cs, cd = s, d
             continue
         if not cs.static:  # type: ignore[union-attr]
             merge = False
-        elif type(s) is Int and type(d) is Int and type(cd) is Int:  # integer strides: no dispatch
-            merge = static_product_eq(s, d, cd)
+        elif type(d) is Int and type(cd) is Int:  # integer strides: no dispatch
+            # static_product_eq(s, d, cd), its all-static case spelled out in this loop (issue 16)
+            merge = (s.value * d.value == cd.value if s.static and d.static and cd.static  # type: ignore[operator]
+                     else static_product_eq(s, d, cd))
         else:
             with unwatched():  # a type computation (decltype), never executed
                 merge = stride_eq(stride_mul(s, d), cd).is_constant(True)  # type: ignore[arg-type]
         if merge:
-            with site("coalesce", "layout.hpp:804", s, cs):  # type: ignore[arg-type]
+            with site("coalesce", "layout.hpp:804", s, cs) if watched else IDLE:  # type: ignore[arg-type]
                 cs = s * cs
             cd = d
         else:
             rs.append(cs)
             rd.append(cd)
             cs, cd = s, d
-    if not rs:
-        if cs.is_constant(1):  # type: ignore[union-attr]
-            return Layout(S(1), S(0))
-        return layout_of(cs, cd)  # leaves of a layout (or their products): congruent by construction
+    if not rs and cs.is_constant(1):  # type: ignore[union-attr]
+        return [_1], [_0]
     rs.append(cs)
     rd.append(cd)
     rs.reverse()
     rd.reverse()
-    return layout_of(tuple(rs), tuple(rd))
+    return rs, rd  # type: ignore[return-value]  # leaves, or products of leaves
 
 
 def _check_profile(layout: Layout, profile: tuple[IntTuple, ...], source: str) -> None:
@@ -345,7 +356,7 @@ def coalesce_shape(shape: IntTuple, merge_dynamic: bool = True) -> IntTuple:
 def filter_zeros(layout: Layout) -> Layout:
     """``filter_zeros(L)`` (layout.hpp:914-920): a static-``_0`` stride makes its extent ``_1``."""
     for x in leaf_list(layout.stride):
-        if isinstance(x, Int) and x.is_constant(0):
+        if isinstance(x, Int) and x.static and x.value == 0:  # is_constant<0>, spelled out (issue 16)
             break
     else:
         return layout  # no static-_0 stride: the same (immutable) layout
@@ -397,6 +408,7 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
     # negative-stride layout (ceil(12 / -2) = -6; C++'s (12 - 2 - 1) / -2 = -4).
     ceil: Callable[[Int, Int], Int] = _dsl_ceil_div if dsl() else ceil_div_int  # type: ignore[assignment]
     rec = recording()  # nonzero records only for a Recorder: without one it is not called
+    watched = _integers._watched  # the sites are entered only while an overflow watch is open (issue 16)
     for i in range(len(ls) - 1):
         a: Int = ls[i]  # type: ignore[assignment]  # ls and ld are flat tuples here
         e = ld[i]  # type: ignore[index]
@@ -404,13 +416,13 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
             lambda a=a, r=r: or_(eq(r % a, _0), lt(r, a)), a.static and r.static,  # type: ignore[misc]  # defaults bind this mode
             "Stride Divisibility Condition", "layout.hpp:1077", "CMP-2",
             "weak stride condition at A mode {}: r % a == 0 or r < a (r = remaining B stride, a = A extent)", i)
-        with site("abs", "layout.hpp:1084", r):
+        with site("abs", "layout.hpp:1084", r) if watched else IDLE:
             abs_r = abs_(r)
         if rec:
             nonzero(abs_r, "CMP-6", "the B stride", "layout.hpp:1084")
             nonzero(a, "CMP-7", "the extent of A mode {}", "layout.hpp:1086", i)
         next_shape = ceil(a, abs_r)
-        with site("composition", "layout.hpp:1086", r, a):
+        with site("composition", "layout.hpp:1086", r, a) if watched else IDLE:
             next_stride = ceil(abs_r, a) * signum(r)
         if next_shape.is_constant(1) or s.is_constant(1):
             r = next_stride
@@ -422,18 +434,18 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
         if rec:
             nonzero(new_shape, "CMP-6", "the extent taken from A mode {}", "layout.hpp:1109", i)
         res_s.append(new_shape)
-        with site("composition", "layout.hpp:1108", r, e):  # type: ignore[arg-type]
+        with site("composition", "layout.hpp:1108", r, e) if watched else IDLE:  # type: ignore[arg-type]
             res_d.append(stride_mul(r, e))  # type: ignore[arg-type]
-        with site("composition", "layout.hpp:1109", s, new_shape):
+        with site("composition", "layout.hpp:1109", s, new_shape) if watched else IDLE:
             s = s / new_shape
         r = next_stride
     last = ld[-1]  # type: ignore[index]
     if not res_s:
-        with site("composition", "layout.hpp:1117", r, last):  # type: ignore[arg-type]
+        with site("composition", "layout.hpp:1117", r, last) if watched else IDLE:  # type: ignore[arg-type]
             return layout_of(s, stride_mul(r, last))  # type: ignore[arg-type]
     if s.is_constant(1):
         return layout_of(unwrap(tuple(res_s)), unwrap(tuple(res_d)))
-    with site("composition", "layout.hpp:1123", r, last):  # type: ignore[arg-type]
+    with site("composition", "layout.hpp:1123", r, last) if watched else IDLE:  # type: ignore[arg-type]
         return layout_of((*res_s, s), (*res_d, stride_mul(r, last)))  # type: ignore[arg-type]
 
 
@@ -597,51 +609,54 @@ def _compose_int(a: Layout, n: Int) -> Layout:
 # -- complement (layout.hpp:1177-1247) -------------------------------------------------------------------------------
 
 
-def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout:
-    if type(stride) is not tuple and stride.is_constant(0):  # type: ignore[union-attr]
+def _complement(shp: list[Int], std: list[Int], cotarget: IntTuple) -> Layout:
+    """``detail::complement`` (layout.hpp:1177-1227) of the flat modes ``shp:std`` of a filtered layout (lists
+    that it consumes)."""
+    n = len(shp)
+    if n == 1 and std[0].is_constant(0):
         # DSL branch (DSL 4.8.1, observed: complement(4:0, (2,3,?,?)) is (6,?,?):(1,6,?{div=6}), complement(4:0,
         # (?,?)) is (?,?):(1,?); C++ multiplies the run-time leaves too, layout.hpp:1184): the DSL coalesces this
         # cotarget multiplying only adjacent static leaves, so a divide by a stride-0 tiler keeps one rest mode
         # per run-time extent of the divided layout (logical_divide's complement(T, shape(coalesce(A)))).
         return make_layout(coalesce_shape(cotarget, merge_dynamic=not dsl()))
-    shp: list[Int] = list(shape) if type(shape) is tuple else [shape]  # type: ignore[arg-type,list-item]  # a coalesced layout: flat
-    std: list[Int] = list(stride) if type(stride) is tuple else [stride]  # type: ignore[arg-type,list-item]
-    n = len(shp)
-    if n > 1 and not all([d.static for d in std]):  # a list: no generator for a few modes
+    values = [d.value if d.static else None for d in std]  # static when n > 1: the sort's keys
+    if n > 1 and None in values:
         raise CuteRejection("Dynamic-stride complement only for rank-1 layouts", "layout.hpp:1188")
     rs: list[Int] = []
     rd: list[Int] = [_1]
-    rec = recording()  # the obligations below (nonzero's too) are built only for a Recorder
-    in_dsl = dsl()
+    # Read in place (issue 16): the obligations below (nonzero's too) are built only for a Recorder, and the sites
+    # entered only while an overflow watch is open.
+    rec = _obligations._open and recording()
+    in_dsl = _semantics._open and dsl()
+    watched = _integers._watched
     for _ in range(n - 1):
-        values = [d.value for d in std]
         j = values.index(min(values))  # type: ignore[type-var]  # the first smallest stride
         m = std[j]
         if rec:
             nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1201")
-        with site("complement", "layout.hpp:1201", m, rd[-1]):
+        with site("complement", "layout.hpp:1201", m, rd[-1]) if watched else IDLE:
             new_shape = m / rd[-1]
-        if new_shape.is_constant(0) and not in_dsl:  # DSL branch: see _dsl_complement_checks
+        if new_shape.static and new_shape.value == 0 and not in_dsl:  # is_constant<0>; DSL: _dsl_complement_checks
             raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1203")
         if rec:
             record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
                    "layout.hpp:1201-1203", NEVER, ge(new_shape, S(1)))
-        with site("complement", "layout.hpp:1202", m, shp[j]):
+        with site("complement", "layout.hpp:1202", m, shp[j]) if watched else IDLE:
             new_stride = m * shp[j]
-        del shp[j], std[j]
+        del shp[j], std[j], values[j]
         rs.append(new_shape)
         rd.append(new_stride)
     if rec:
         nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1212")
-    with site("complement", "layout.hpp:1212", std[0], rd[-1]):
+    with site("complement", "layout.hpp:1212", std[0], rd[-1]) if watched else IDLE:
         new_shape = std[0] / rd[-1]
-    if new_shape.is_constant(0) and not in_dsl:
+    if new_shape.static and new_shape.value == 0 and not in_dsl:
         raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1213")
     if rec:
         record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
                "layout.hpp:1212-1213", NEVER, ge(new_shape, S(1)))
     rs.append(new_shape)
-    with site("complement", "layout.hpp:1217", std[0], shp[0]):
+    with site("complement", "layout.hpp:1217", std[0], shp[0]) if watched else IDLE:
         new_stride = std[0] * shp[0]
     if rec:
         record("CPL-3", "strides are positive", "layout.hpp:1177", NEVER,
@@ -651,8 +666,13 @@ def _complement(shape: IntTuple, stride: IntTuple, cotarget: IntTuple) -> Layout
     rest_stride = compact_major(rest_shape, False, new_stride)
     # coalesce((rs, rest_shape):(rd, rest_stride)) from its flat modes, without building the layout to flatten it
     # again (rs and rd have one entry per mode; compact_major is congruent to rest_shape).
-    fs, fd = rs + leaf_list(rest_shape), rd + leaf_list(rest_stride)
-    return _bw_coalesce(fs, fd, fs[-1], fd[-1])
+    if type(rest_shape) is tuple:
+        rs += leaf_list(rest_shape)
+        rd += leaf_list(rest_stride)
+    else:
+        rs.append(rest_shape)
+        rd.append(rest_stride)  # type: ignore[arg-type]
+    return _bw_coalesce(rs, rd, rs[-1], rd[-1])
 
 
 def _dsl_ceil_div(a: IntTuple, b: Int) -> IntTuple:
@@ -706,12 +726,16 @@ def complement(layout: Layout, cotarget: IntTuple | Layout | None = None) -> Lay
     """``complement(L[, cotarget])`` (layout.hpp:1231-1247): the layout of the codomain positions L misses."""
     if dsl():
         _dsl_complement_checks(layout, cotarget)
-    filt = filter(layout)
+    fs, fd = _flat(layout)
+    for k, d in enumerate(fd):  # filter_zeros on the flat modes: a static-_0 stride makes its extent _1
+        if isinstance(d, Int) and d.static and d.value == 0:
+            fs[k] = _1
+    shp, std = _bw_coalesce_modes(fs, fd, fs[-1], fd[-1])  # filter(layout)'s modes (layout.hpp:947-950)
     if cotarget is None:
-        target: IntTuple = cosize(filt)
+        target: IntTuple = cosize(layout_of(shp[0], std[0]) if len(shp) == 1 else layout_of(tuple(shp), tuple(std)))
     else:
         target = cotarget.shape if isinstance(cotarget, Layout) else cotarget
-    result = _complement(filt.shape, filt.stride, target)
+    result = _complement(shp, std, target)
     if recording():  # the contract is decided (on concrete values) only for a Recorder
         _complement_postcondition(layout, target, result)
     return result

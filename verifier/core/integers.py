@@ -438,7 +438,9 @@ class _Idle:
     __exit__ = "".format
 
 
-_IDLE = cast(AbstractContextManager[None], _Idle())
+# The block of a site while no watch is open: a caller in a hot loop writes ``site(...) if integers._watched else
+# IDLE``, which spares the call to ``site`` (issue 16: about a third of a site's cost).
+IDLE = cast(AbstractContextManager[None], _Idle())
 # Watches open in any thread: while none is, concrete arithmetic takes its fast paths without reading _WATCH.
 _watched = 0
 _watched_lock = threading.Lock()
@@ -473,7 +475,7 @@ def site(name: str, source: str, *operands: Int) -> AbstractContextManager[None]
     """The CuTe computation in progress (``ceil_div`` at ``int_tuple.hpp:344`` on ``M, _4``), for the overflow
     obligations its arithmetic records; nothing at all while no operation is watched."""
     if not _watched or _WATCH.get() is None:
-        return _IDLE
+        return IDLE
     return _Site((name, source, operands))
 
 
@@ -490,7 +492,7 @@ class _Unwatched:
 def unwatched() -> AbstractContextManager[None]:
     """Arithmetic CuTe does not execute (a condition, a postcondition): no overflow obligation."""
     if not _watched or _WATCH.get() is None:
-        return _IDLE
+        return IDLE
     return _Unwatched()
 
 

@@ -619,8 +619,8 @@ def _complement(shp: list[Int], std: list[Int], cotarget: IntTuple) -> Layout:
         # cotarget multiplying only adjacent static leaves, so a divide by a stride-0 tiler keeps one rest mode
         # per run-time extent of the divided layout (logical_divide's complement(T, shape(coalesce(A)))).
         return make_layout(coalesce_shape(cotarget, merge_dynamic=not dsl()))
-    values = [d.value if d.static else None for d in std]  # static when n > 1: the sort's keys
-    if n > 1 and None in values:
+    values: list[int | None] = [d.value if d.static else None for d in std] if n > 1 else []  # the sort's keys
+    if None in values:
         raise CuteRejection("Dynamic-stride complement only for rank-1 layouts", "layout.hpp:1188")
     rs: list[Int] = []
     rd: list[Int] = [_1]
@@ -724,7 +724,7 @@ def _dsl_complement_checks(layout: Layout, cotarget: object) -> None:
 @pure
 def complement(layout: Layout, cotarget: IntTuple | Layout | None = None) -> Layout:
     """``complement(L[, cotarget])`` (layout.hpp:1231-1247): the layout of the codomain positions L misses."""
-    if dsl():
+    if _semantics._open and dsl():  # read in place: no semantics block is open on the common path
         _dsl_complement_checks(layout, cotarget)
     fs, fd = _flat(layout)
     for k, d in enumerate(fd):  # filter_zeros on the flat modes: a static-_0 stride makes its extent _1
@@ -736,7 +736,7 @@ def complement(layout: Layout, cotarget: IntTuple | Layout | None = None) -> Lay
     else:
         target = cotarget.shape if isinstance(cotarget, Layout) else cotarget
     result = _complement(shp, std, target)
-    if recording():  # the contract is decided (on concrete values) only for a Recorder
+    if _obligations._open and recording():  # the contract is decided (on concrete values) only for a Recorder
         _complement_postcondition(layout, target, result)
     return result
 

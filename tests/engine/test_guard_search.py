@@ -85,3 +85,51 @@ def test_an_instance_that_holds_does_not_make_the_search_hopeless():
     args = build_problem("zipped_divide", ["(M,_8):(_1,M)", "<_128,_8>"], symbols, ["M <= 4096"], {})
     guard, note = derive_guard("zipped_divide", args, symbols, Budget(), covers=("DIV-EXACT",))
     assert note is None and guard is not None and guard.condition == "M % 128 == 0"
+
+
+def test_corpus_symbols_are_declared_in_the_order_the_operands_name_them_in_every_process() -> None:
+    """Issue 16 (the same answer on every run): the parametric corpus declared an entry's symbols in the order of a
+    set of strings, which changes with each process's string hashing; the guard's conjuncts, and the weakest-first
+    search's ties between equally weak candidates, followed it (``K % 8 == 0 and N % 16 == 0`` in one run,
+    ``N % 16 == 0 and K % 8 == 0`` in the next).  Eight hash seeds, each in a fresh interpreter: one order, the
+    operands' own."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import json\n"
+            "from verifier.oracle.corpora import PARAMETRIC_CORPUS, problem\n"
+            "for e in json.loads(PARAMETRIC_CORPUS.read_text()):\n"
+            "    if e['id'] in ('gemm-tdiv-NK-16x8', 'gemm-ldiv-MNL-row-4x4x2'):\n"
+            "        print(e['id'], [s.name for s in problem(e)[2]])\n")
+    seen = set()
+    for seed in range(8):
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             env={**os.environ, "PYTHONHASHSEED": str(seed)})
+        seen.add(run.stdout)
+    assert seen == {"gemm-tdiv-NK-16x8 ['N', 'K']\ngemm-ldiv-MNL-row-4x4x2 ['M', 'N', 'L']\n"}, seen
+
+
+def test_necessity_runs_the_concrete_algebra_only_where_no_definitional_fact_fails(monkeypatch) -> None:
+    """Issue 16 (an invalid verdict within its budget): to refute a guard's necessity the search looks for a small
+    value outside it where CuTe is right.  Where a definitional fact is already false CuTe is wrong by definition,
+    so the concrete algebra (with its postconditions enumerated) must not run there: for the 3-D tiling every small
+    value breaks the divisibility, and running it at all 2,000 of them took 25 s of a 30 s verdict."""
+    from verifier.engine import guards
+    from verifier.engine.verdicts import REFUTED, UNKNOWN
+    from verifier.notation.cpp import parse_relation
+
+    sy = Symbols()
+    args = build_problem("zipped_divide", ["(M,N,K):(_1,M,M*N)", "<_128,_128,_32>"], sy)
+    cond = parse_relation("M % 128 == 0 && N % 128 == 0 && K % 32 == 0 && M <= 8191 && N <= 8191 && K <= 8191", sy)
+    calls: list[object] = []
+    monkeypatch.setattr(guards, "valid_at", lambda *a, **k: calls.append(a) or False)
+    assert guards._necessity("zipped_divide", args, sy, cond, Budget()) == (UNKNOWN, None)
+    assert calls == []
+    # Where the facts hold outside the guard, the algebra decides: M = 4 is outside M % 8 == 0.
+    sy2 = Symbols()
+    args2 = build_problem("zipped_divide", ["(M,N):(_1,M)", "<_4,_2>"], sy2, ["M <= 4096", "N <= 4096"])
+    cond2 = parse_relation("M % 8 == 0 && N % 2 == 0", sy2)
+    monkeypatch.setattr(guards, "valid_at", lambda *a, **k: calls.append(a) or True)
+    assert guards._necessity("zipped_divide", args2, sy2, cond2, Budget()) == (REFUTED, {"M": 4, "N": 2})
+    assert len(calls) == 1

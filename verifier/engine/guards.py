@@ -24,7 +24,7 @@ from copy import copy
 
 from verifier.algebra import registry
 from verifier.contracts import claims
-from verifier.core.errors import LayoutError
+from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import leaves
 from verifier.core.integers import TRUE, Bool, Int, and_, eq, ge, le, mod, not_, symbol
 from verifier.core.layouts import Layout, Tile
@@ -428,10 +428,10 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool, bu
     from verifier.solver.encoding import Encoder, Unencodable
 
     # Prove: outside the condition some quantifier-free claim always fails.
+    with under(symbols):
+        outcome = registry.apply(op, *args)
+    facts = _definitional_facts(op, args, outcome, symbols)
     try:
-        with under(symbols):
-            outcome = registry.apply(op, *args)
-        facts = _definitional_facts(op, args, outcome, symbols)
         enc = Encoder(symbols)
         constraints = [*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts)]
         constraints += [enc.nonzero(d) for d in list(enc.divisors)]
@@ -446,7 +446,7 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool, bu
     for values in _small_points(symbols, every):
         if budget.net_fired():
             break
-        if cond.evaluate(values) or not _admitted(symbols, values):
+        if cond.evaluate(values) or not _admitted(symbols, values) or _fails(facts, values):
             continue
         try:
             if valid_at(op, args, values, limit=1 << 12, strict=True):
@@ -454,6 +454,20 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool, bu
         except claims.TooLarge:
             continue
     return UNKNOWN, None
+
+
+def _fails(facts: Sequence[Bool], values: dict[str, int]) -> bool:
+    """Whether a definitional fact is false at ``values``: then CuTe's result is wrong there by definition and
+    ``valid_at`` (the concrete algebra with its postconditions enumerated) need not run.  Without this, a guard
+    whose every small counter-value breaks a fact (the 3-D tiling's divisibility) swept 2,000 values for 25 s
+    (issue 16)."""
+    for f in facts:
+        try:
+            if not f.evaluate(values):
+                return True
+        except (UndefinedBehavior, ZeroDivisionError):
+            continue  # undecided here: valid_at decides
+    return False
 
 
 def _definitional_facts(op: str, args: Sequence[object], outcome: registry.Outcome, symbols: Symbols) -> list[Bool]:

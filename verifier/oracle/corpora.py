@@ -119,11 +119,16 @@ def problem(entry: dict) -> tuple[str, list[object], Symbols]:
     return op, [*template, *ops], sy
 
 
-def _names(obj: object) -> set[str]:
+def _names(obj: object) -> list[str]:
+    """The symbols of ``obj`` in the order the parser meets them (``M`` before ``N`` in ``(M,N):(_1,M)``): the
+    order of the table, and so of a guard's conjuncts and of the weakest-first search's ties, must not be the
+    order of a set of strings, which changes with each process's string hashing."""
     if isinstance(obj, Layout):
-        return obj.symbols()
+        return _names((obj.shape, obj.stride))
     if isinstance(obj, Tile):
-        return set().union(*(_names(e) for e in obj.elements)) if obj.elements else set()
-    if isinstance(obj, Int) or type(obj) is tuple:
-        return symbols_of(obj)  # type: ignore[arg-type]
-    return set()
+        return list(dict.fromkeys(n for e in obj.elements for n in _names(e)))
+    if type(obj) is tuple:
+        return list(dict.fromkeys(n for e in obj for n in _names(e)))
+    if isinstance(obj, Int):
+        return sorted(symbols_of(obj))  # within one expression (M*N): by name
+    return []

@@ -20,6 +20,7 @@ import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import gcd as _gcd
+from operator import mul, truediv
 from typing import TypeVar, Union
 
 from verifier.algebra import swizzled as _swizzled
@@ -53,6 +54,7 @@ from verifier.core.integers import (
     S,
     abs_,
     and_,
+    at,
     ceil_div_int,
     eq,
     ge,
@@ -277,7 +279,6 @@ def _bw_coalesce_modes(fs: list[Int], fd: list[Int], ns: IntTuple, nd: IntTuple)
     rs: list[IntTuple] = []
     rd: list[IntTuple] = []
     cs, cd = ns, nd
-    watched = _integers._watched  # read once: the site is entered only while an overflow watch is open
     for i in range(len(fs) - 2, -1, -1):  # indices: cheaper than reversed slices zipped, for a few modes
         s, d = fs[i], fd[i]
         if s.static and s.value == 1:  # is_constant<1>, spelled out in this loop (issue 16)
@@ -295,8 +296,7 @@ def _bw_coalesce_modes(fs: list[Int], fd: list[Int], ns: IntTuple, nd: IntTuple)
             with unwatched():  # a type computation (decltype), never executed
                 merge = stride_eq(stride_mul(s, d), cd).is_constant(True)  # type: ignore[arg-type]
         if merge:
-            with site("coalesce", "layout.hpp:804", s, cs) if watched else IDLE:  # type: ignore[arg-type]
-                cs = s * cs
+            cs = at("coalesce", "layout.hpp:804", mul, s, cs)
             cd = d
         else:
             rs.append(cs)
@@ -345,8 +345,7 @@ def coalesce_shape(shape: IntTuple, merge_dynamic: bool = True) -> IntTuple:
     for a in flat[1:]:
         back = acc[-1] if type(acc) is tuple else acc
         if back.static == a.static and (a.static or merge_dynamic):  # type: ignore[union-attr]
-            with site("coalesce", "layout.hpp:904", back, a):  # type: ignore[arg-type]
-                merged = back * a
+            merged = at("coalesce", "layout.hpp:904", mul, back, a)
             acc = (*acc[:-1], merged) if type(acc) is tuple else merged
         else:
             acc = (*acc, a) if type(acc) is tuple else (acc, a)
@@ -434,19 +433,15 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
         if rec:
             nonzero(new_shape, "CMP-6", "the extent taken from A mode {}", "layout.hpp:1109", i)
         res_s.append(new_shape)
-        with site("composition", "layout.hpp:1108", r, e) if watched else IDLE:  # type: ignore[arg-type]
-            res_d.append(stride_mul(r, e))  # type: ignore[arg-type]
-        with site("composition", "layout.hpp:1109", s, new_shape) if watched else IDLE:
-            s = s / new_shape
+        res_d.append(at("composition", "layout.hpp:1108", stride_mul, r, e))
+        s = at("composition", "layout.hpp:1109", truediv, s, new_shape)
         r = next_stride
     last = ld[-1]  # type: ignore[index]
     if not res_s:
-        with site("composition", "layout.hpp:1117", r, last) if watched else IDLE:  # type: ignore[arg-type]
-            return layout_of(s, stride_mul(r, last))  # type: ignore[arg-type]
+        return layout_of(s, at("composition", "layout.hpp:1117", stride_mul, r, last))
     if s.is_constant(1):
         return layout_of(unwrap(tuple(res_s)), unwrap(tuple(res_d)))
-    with site("composition", "layout.hpp:1123", r, last) if watched else IDLE:  # type: ignore[arg-type]
-        return layout_of((*res_s, s), (*res_d, stride_mul(r, last)))  # type: ignore[arg-type]
+    return layout_of((*res_s, s), (*res_d, at("composition", "layout.hpp:1123", stride_mul, r, last)))
 
 
 def _dsl_compose_modes(ls: IntTuple, ld: IntTuple, rs: tuple[IntTuple, ...], rd: tuple[IntTuple, ...]) -> Layout:
@@ -624,54 +619,48 @@ def _complement(shp: list[Int], std: list[Int], cotarget: IntTuple) -> Layout:
         raise CuteRejection("Dynamic-stride complement only for rank-1 layouts", "layout.hpp:1188")
     rs: list[Int] = []
     rd: list[Int] = [_1]
-    # Read in place (issue 16): the obligations below (nonzero's too) are built only for a Recorder, and the sites
-    # entered only while an overflow watch is open.
+    # Read in place (issue 16): the obligations below (nonzero's too) are built only for a Recorder.
     rec = _obligations._open and recording()
     in_dsl = _semantics._open and dsl()
-    watched = _integers._watched
     for _ in range(n - 1):
         j = values.index(min(values))  # type: ignore[type-var]  # the first smallest stride
         m = std[j]
         if rec:
             nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1201")
-        with site("complement", "layout.hpp:1201", m, rd[-1]) if watched else IDLE:
-            new_shape = m / rd[-1]
+        new_shape = at("complement", "layout.hpp:1201", truediv, m, rd[-1])
         if new_shape.static and new_shape.value == 0 and not in_dsl:  # is_constant<0>; DSL: _dsl_complement_checks
             raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1203")
         if rec:
             record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
                    "layout.hpp:1201-1203", NEVER, ge(new_shape, S(1)))
-        with site("complement", "layout.hpp:1202", m, shp[j]) if watched else IDLE:
-            new_stride = m * shp[j]
+        new_stride = at("complement", "layout.hpp:1202", mul, m, shp[j])
         del shp[j], std[j], values[j]
         rs.append(new_shape)
         rd.append(new_stride)
     if rec:
         nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1212")
-    with site("complement", "layout.hpp:1212", std[0], rd[-1]) if watched else IDLE:
-        new_shape = std[0] / rd[-1]
+    new_shape = at("complement", "layout.hpp:1212", truediv, std[0], rd[-1])
     if new_shape.static and new_shape.value == 0 and not in_dsl:
         raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1213")
     if rec:
         record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
                "layout.hpp:1212-1213", NEVER, ge(new_shape, S(1)))
     rs.append(new_shape)
-    with site("complement", "layout.hpp:1217", std[0], shp[0]) if watched else IDLE:
-        new_stride = std[0] * shp[0]
+    new_stride = at("complement", "layout.hpp:1217", mul, std[0], shp[0])
     if rec:
         record("CPL-3", "strides are positive", "layout.hpp:1177", NEVER,
                and_(*(ge(d, S(1)) for d in std + rd[1:])))
         nonzero(new_stride, "CPL-4", "the layout's extent (stride * shape of its largest mode)", "layout.hpp:1218")
-    rest_shape = coalesce_shape(_dsl_ceil_div(cotarget, new_stride) if in_dsl else ceil_div(cotarget, new_stride))
-    rest_stride = compact_major(rest_shape, False, new_stride)
     # coalesce((rs, rest_shape):(rd, rest_stride)) from its flat modes, without building the layout to flatten it
     # again (rs and rd have one entry per mode; compact_major is congruent to rest_shape).
-    if type(rest_shape) is tuple:
-        rs += leaf_list(rest_shape)
-        rd += leaf_list(rest_stride)
+    if type(cotarget) is Int and not in_dsl:  # an integer cotarget: one rest extent, coalesced as it is
+        rest = ceil_div_int(cotarget, new_stride)
+        rs.append(rest)
+        rd.append(compact_major(rest, False, new_stride))  # type: ignore[arg-type]
     else:
-        rs.append(rest_shape)
-        rd.append(rest_stride)  # type: ignore[arg-type]
+        rest_shape = coalesce_shape(_dsl_ceil_div(cotarget, new_stride) if in_dsl else ceil_div(cotarget, new_stride))
+        rs += leaf_list(rest_shape)
+        rd += leaf_list(compact_major(rest_shape, False, new_stride))
     return _bw_coalesce(rs, rd, rs[-1], rd[-1])
 
 

@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from contextvars import ContextVar
-from typing import Union, cast
+from typing import Any, TypeVar, Union, cast
 
 from verifier.core.errors import UndefinedBehavior
 
@@ -477,6 +477,19 @@ def site(name: str, source: str, *operands: Int) -> AbstractContextManager[None]
     if not _watched or _WATCH.get() is None:
         return IDLE
     return _Site((name, source, operands))
+
+
+_T = TypeVar("_T")
+
+
+def at(name: str, source: str, fn: Callable[[Any, Any], _T], a: Any, b: Any) -> _T:
+    """``fn(a, b)`` as the CuTe computation ``name`` at ``source`` performs it: ``with site(name, source, a, b):
+    fn(a, b)`` for a site of one binary operation, the form of the algebra's hot loops, where a ``with`` block
+    costs half the arithmetic it labels (issue 16)."""
+    if not _watched or _WATCH.get() is None:
+        return fn(a, b)
+    with _Site((name, source, (a, b))):
+        return fn(a, b)
 
 
 class _Unwatched:

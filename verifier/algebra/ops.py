@@ -433,15 +433,15 @@ def _composition_impl(ls: IntTuple, ld: IntTuple, rs: IntTuple, rd: IntTuple) ->
         if rec:
             nonzero(new_shape, "CMP-6", "the extent taken from A mode {}", "layout.hpp:1109", i)
         res_s.append(new_shape)
-        res_d.append(at("composition", "layout.hpp:1108", stride_mul, r, e))
+        res_d.append(at("composition", "layout.hpp:1108", stride_mul, r, e))  # type: ignore[arg-type]
         s = at("composition", "layout.hpp:1109", truediv, s, new_shape)
         r = next_stride
     last = ld[-1]  # type: ignore[index]
     if not res_s:
-        return layout_of(s, at("composition", "layout.hpp:1117", stride_mul, r, last))
+        return layout_of(s, at("composition", "layout.hpp:1117", stride_mul, r, last))  # type: ignore[arg-type]
     if s.is_constant(1):
         return layout_of(unwrap(tuple(res_s)), unwrap(tuple(res_d)))
-    return layout_of((*res_s, s), (*res_d, at("composition", "layout.hpp:1123", stride_mul, r, last)))
+    return layout_of((*res_s, s), (*res_d, at("composition", "layout.hpp:1123", stride_mul, r, last)))  # type: ignore[arg-type]
 
 
 def _dsl_compose_modes(ls: IntTuple, ld: IntTuple, rs: tuple[IntTuple, ...], rd: tuple[IntTuple, ...]) -> Layout:

@@ -82,7 +82,7 @@ from verifier.core.obligations import (
     record,
     recording,
 )
-from verifier.core.semantics import DslInvalidLayout, DslRefusal, dsl
+from verifier.core.semantics import SEMANTICS, DslInvalidLayout, DslRefusal, dsl
 from verifier.core.semantics import current as current_semantics
 
 Tiler = Layout | Tile | IntTuple | Underscore
@@ -107,9 +107,11 @@ def pure(fn: _F) -> _F:
     record its obligations; a call that raises is not remembered.  Only the outermost operation is remembered: the
     operations it calls inside (complement's coalesce, logical_divide's composition) just compute, as looking
     them up costs a first call more than it saves a repeated one, which finds the outer result."""
-    # Keyed by the key's hash, holding (key, result): the operands are hashed once per call, not once to look up
-    # and once more to store; a hit still needs the whole key equal, and a colliding key just replaces the entry.
-    memo: dict[int, tuple[tuple[object, ...], object]] = {}
+    # functools' cache (C): it builds, hashes, finds and stores the key in less time than Python code can, and a
+    # first call pays that on top of the operation (issue 16).  Typed, so that equal operands of different types
+    # stay apart; one per semantics, as the semantics is part of the call.
+    caches = {name: functools.lru_cache(maxsize=MEMO_SIZE, typed=True)(fn) for name in SEMANTICS}
+    cpp = caches["cpp"]
 
     @functools.wraps(fn)
     def call(*args: object) -> object:
@@ -118,39 +120,30 @@ def pure(fn: _F) -> _F:
         # counts are 0) on the common path, and then no context variable is read.
         if _inside or (_obligations._open and recording()):  # nested, or under a Recorder
             return fn(*args)
-        # 1 and True hash alike (a bool is never an operand of CuTe's algebra); the semantics is part of the call.
-        sem = current_semantics() if _semantics._open else "cpp"
-        if len(args) == 1:  # the key (sem, *args, *types), spelled out for one and two operands
-            key: tuple[object, ...] = (sem, args[0], type(args[0]))
-        elif len(args) == 2:
-            a, b = args
-            key = (sem, a, b, type(a), type(b))
-        else:
-            key = (sem, *args, *map(type, args))
-        try:
-            h = hash(key)
-        except TypeError:  # an unhashable operand (a list): just compute
-            return fn(*args)
-        entry = memo.get(h)
-        if entry is not None and entry[0] == key:
-            return entry[1]
         # A plain flag, not a context variable: another thread that sees it set only skips its own memo.
         _inside = True
         try:
-            out = fn(*args)
+            return (caches[current_semantics()] if _semantics._open else cpp)(*args)
+        except TypeError:
+            if _hashable(args):
+                raise
         finally:
             _inside = False
-        if len(memo) >= MEMO_SIZE:
-            memo.clear()
-        memo[h] = (key, out)
-        return out
+        return fn(*args)  # an unhashable operand (a list): just compute
 
-    call.cache_clear = memo.clear  # type: ignore[attr-defined]
-    _MEMOS.append(memo)
+    _MEMOS.extend(caches.values())
     return call  # type: ignore[return-value]
 
 
-_MEMOS: list[dict[int, tuple[tuple[object, ...], object]]] = []
+def _hashable(args: tuple[object, ...]) -> bool:
+    try:
+        hash(args)
+    except TypeError:
+        return False
+    return True
+
+
+_MEMOS: list[functools._lru_cache_wrapper[object]] = []
 _inside = False  # an operation remembered by ``pure`` is running
 
 
@@ -171,7 +164,7 @@ def _not_cute(fn: _F) -> _F:
 def clear_memos() -> None:
     """Forget every remembered result (``pure``): the benchmark's first calls."""
     for memo in _MEMOS:
-        memo.clear()
+        memo.cache_clear()
 
 
 def _modes(layout: Layout) -> list[Layout]:
@@ -302,7 +295,7 @@ def _bw_coalesce_modes(fs: list[Int], fd: list[Int], ns: IntTuple, nd: IntTuple)
             rs.append(cs)
             rd.append(cd)
             cs, cd = s, d
-    if not rs and cs.is_constant(1):  # type: ignore[union-attr]
+    if not rs and cs.static and cs.value == 1:  # type: ignore[union-attr]  # is_constant<1>
         return [_1], [_0]
     rs.append(cs)
     rd.append(cd)
@@ -608,7 +601,7 @@ def _complement(shp: list[Int], std: list[Int], cotarget: IntTuple) -> Layout:
     """``detail::complement`` (layout.hpp:1177-1227) of the flat modes ``shp:std`` of a filtered layout (lists
     that it consumes)."""
     n = len(shp)
-    if n == 1 and std[0].is_constant(0):
+    if n == 1 and std[0].value == 0 and std[0].static:  # is_constant<0>
         # DSL branch (DSL 4.8.1, observed: complement(4:0, (2,3,?,?)) is (6,?,?):(1,6,?{div=6}), complement(4:0,
         # (?,?)) is (?,?):(1,?); C++ multiplies the run-time leaves too, layout.hpp:1184): the DSL coalesces this
         # cotarget multiplying only adjacent static leaves, so a divide by a stride-0 tiler keeps one rest mode
@@ -716,9 +709,10 @@ def complement(layout: Layout, cotarget: IntTuple | Layout | None = None) -> Lay
     if _semantics._open and dsl():  # read in place: no semantics block is open on the common path
         _dsl_complement_checks(layout, cotarget)
     fs, fd = _flat(layout)
-    for k, d in enumerate(fd):  # filter_zeros on the flat modes: a static-_0 stride makes its extent _1
-        if isinstance(d, Int) and d.static and d.value == 0:
-            fs[k] = _1
+    for d in fd:  # filter_zeros on the flat modes: a static-_0 stride makes its extent _1 (the value tested first)
+        if d.value == 0 and isinstance(d, Int) and d.static:
+            fs = [_1 if isinstance(x, Int) and x.static and x.value == 0 else e for e, x in zip(fs, fd)]
+            break
     shp, std = _bw_coalesce_modes(fs, fd, fs[-1], fd[-1])  # filter(layout)'s modes (layout.hpp:947-950)
     if cotarget is None:
         target: IntTuple = cosize(layout_of(shp[0], std[0]) if len(shp) == 1 else layout_of(tuple(shp), tuple(std)))

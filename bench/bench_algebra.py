@@ -157,9 +157,9 @@ WHY_SLOWER = {
     "complement": ("CuTe's complement does more than pycute's: it filters its operand first (coalesce after "
                    "filter_zeros, layout.hpp:1236), which pycute does not do at all, then sorts the modes and "
                    "coalesces its result (layout.hpp:1222) as pycute's does. Profiled on these inputs (best of five "
-                   "runs, issue 16): a first call is 5.9 µs against pycute's 5.3 µs, of which the filter is 1.0 µs "
-                   "and remembering the result 0.7 µs, while the sort, the rest mode and the last coalesce together "
-                   f"cost 4.3 µs, less than pycute's whole call; and {_INTS}"),
+                   "runs on an idle machine, issue 16): a first call is 5.1 µs against pycute's 5.3 µs, of which the "
+                   "filter is 0.9 µs and remembering the result 0.6 µs, while the sort, the rest mode and the last "
+                   f"coalesce together cost 3.6 µs; so a loaded run can tip it over; and {_INTS}"),
     "logical_divide": ("CuTe 4.2 divides by complement(T, shape(coalesce(A))) (layout.hpp:1562), one coalesce more "
                        "than pycute's complement(T, size(A)), and its complement is the one above (about twice "
                        f"pycute's work); and {_INTS}"),

@@ -78,6 +78,17 @@ def _reject(message: str, line: str) -> Canonical:
     return Canonical(False, f"{message} ({GMMA_SOURCE}:{line})")
 
 
+def _divided(u128: Layout, tiler: Tile) -> tuple[Layout, tuple[int, int, int, int] | None]:
+    """``logical_divide(u128, tiler)`` and its strides ``((s00,s01),(s10,s11))`` when it has the profile
+    ``((_,_),(_,_))`` that make_gmma_desc and make_umma_desc both require (else ``None``)."""
+    canon = algebra.logical_divide(u128, tiler)
+    shape, d = canon.shape, canon.stride
+    if not (type(shape) is tuple and len(shape) == 2 and all(type(m) is tuple and len(m) == 2 and
+                                                             all(type(x) is not tuple for x in m) for m in shape)):
+        return canon, None
+    return canon, (int(d[0][0]), int(d[0][1]), int(d[1][0]), int(d[1][1]))  # type: ignore[index,arg-type]
+
+
 def _descriptor_operand(tile: object, element_bits: int, major: str, k_block: int | None,
                         reject: Callable[[str, str], Canonical], name: str, swizzle: str, strides: str,
                         lines: tuple[str, str, str, str]) -> tuple[Swizzle, Layout] | Canonical:
@@ -137,14 +148,11 @@ def canonical_gmma(tile: object, element_bits: int, major: str, k_block: int | N
             return _reject("Not a canonical GMMA_K Layout: Expected K-size 2 for dense or 4 for sparse (in units of "
                            f"uint128_t; it is {k}).", "270-271")
         tiler = Tile([Layout(S_(8), S_(1)), Layout(S_(2), S_(1))])
-    canon = algebra.logical_divide(u128, tiler)
-    shape = canon.shape
-    if not (type(shape) is tuple and len(shape) == 2 and all(type(m) is tuple and len(m) == 2 and
-                                                             all(type(x) is not tuple for x in m) for m in shape)):
+    canon, strides = _divided(u128, tiler)
+    if strides is None:
         return _reject(f"Not a canonical GMMA_{major} Layout: Expected profile failure ({canon} is not "
                        "((_,_),(_,_)))", "241" if major == "MN" else "277")
-    d = canon.stride
-    s00, s01, s10, s11 = (int(d[0][0]), int(d[0][1]), int(d[1][0]), int(d[1][1]))  # type: ignore[index,arg-type]  # canonical: ((d,d),(d,d))
+    s00, s01, s10, s11 = strides
     if major == "MN":
         if layout_type != "INTERLEAVE" and s00 != 1:
             return _reject(f"Not a canonical GMMA_MN Layout: Expected stride failure (stride<0,0> = {s00}, not 1)",
@@ -245,14 +253,11 @@ def canonical_umma(tile: object, element_bits: int, major: str, k_block: int | N
             return _umma_reject(f"Not a canonical UMMA_K Layout: Expected MN-size multiple of 8 (it is {mn}).",
                                 "283-284")
         tiler = Tile([Layout(S_(8), S_(1)), Layout(S_(2), S_(1))])
-    canon = algebra.logical_divide(u128, tiler)
-    shape = canon.shape
-    if not (type(shape) is tuple and len(shape) == 2 and all(type(m) is tuple and len(m) == 2 and
-                                                             all(type(x) is not tuple for x in m) for m in shape)):
+    canon, strides = _divided(u128, tiler)
+    if strides is None:
         return _umma_reject(f"Not a canonical UMMA_{major} Layout: Expected profile failure ({canon} is not "
                             "((_,_),(_,_)))", "255" if major == "MN" else "290")
-    d = canon.stride
-    s00, s01, s10, s11 = (int(d[0][0]), int(d[0][1]), int(d[1][0]), int(d[1][1]))  # type: ignore[index,arg-type]  # canonical: ((d,d),(d,d))
+    s00, s01, s10, s11 = strides
     if major == "MN":
         if not none and s00 != 1:
             return _umma_reject(f"Not a canonical UMMA_MN Layout: Expected stride failure (stride<0,0> = {s00}, "

@@ -4,6 +4,7 @@ and the canonical-layout checks of ``make_gmma_desc`` / ``make_umma_desc``."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from verifier.algebra.gmma import KINDS, MAJORS, UMMA_KINDS, atom, canonical_gmma, canonical_umma, umma_atom
 from verifier.notation.cpp import parse
@@ -38,21 +39,23 @@ def cmd_canonical(args: object) -> int:
 
 
 def add_parser(sub: object) -> None:
-    a = sub.add_parser("gmma_atom", help="print GMMA::Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T>")  # type: ignore
-    a.add_argument("major", choices=MAJORS)
-    a.add_argument("kind", choices=KINDS)
-    a.add_argument("element_bits", type=int, help="sizeof_bits<T>: 8, 16, 32, 64")
-    a.set_defaults(func=cmd_atom)
+    _atom_parser(sub, "gmma_atom", "print GMMA::Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T>", KINDS,
+                 "8, 16, 32, 64", cmd_atom)
     _canonical_parser(sub, "gmma_canonical", "make_gmma_desc<Major>",
                       "Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_16):(_16,_1)", umma=False)
-    u = sub.add_parser("umma_atom", help="print UMMA::Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T> and "  # type: ignore
-                       "Layout_MN_SW128_32B_Atom<T>")
-    u.add_argument("major", choices=MAJORS)
-    u.add_argument("kind", choices=UMMA_KINDS)
-    u.add_argument("element_bits", type=int, help="sizeof_bits<T>: 8, 16, 32")
-    u.set_defaults(func=cmd_umma_atom)
+    _atom_parser(sub, "umma_atom", "print UMMA::Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T> and "
+                 "Layout_MN_SW128_32B_Atom<T>", UMMA_KINDS, "8, 16, 32", cmd_umma_atom)
     _canonical_parser(sub, "umma_canonical", "UMMA::make_umma_desc<Major>",
                       "Sw<2,5,2> o smem_ptr[16b](unset) o (_64,_4):(_1,_64)", umma=True)
+
+
+def _atom_parser(sub: object, name: str, description: str, kinds: tuple[str, ...], bits: str,
+                 func: Callable[[object], int]) -> None:
+    a = sub.add_parser(name, help=description)  # type: ignore[attr-defined]
+    a.add_argument("major", choices=MAJORS)
+    a.add_argument("kind", choices=kinds)
+    a.add_argument("element_bits", type=int, help=f"sizeof_bits<T>: {bits}")
+    a.set_defaults(func=func)
 
 
 def _canonical_parser(sub: object, name: str, function: str, example: str, umma: bool) -> None:

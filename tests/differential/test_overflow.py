@@ -263,3 +263,15 @@ def test_blocked_product_with_a_dynamic_unit_mode_is_invalid_where_cute_leaves_a
     assert at1.values is not None and sorted(at1.values) == [0, 1, 2, 3]
     args, s = _problem(["(1,_2):(_5,_1)", "(M,_2):(_1,M)"], ["M == 1"])
     assert verify("blocked_product", args, s, derive=False).verdict == VALID
+
+
+def test_a_one_operation_site_names_its_line() -> None:
+    """The algebra's hot loops label an operation with ``integers.at`` instead of a ``with site`` block (issue 16):
+    the overflow it can cause is still named with its CuTe computation and line (complement's layout.hpp:1217,
+    ``new_stride = stride * shape`` of its largest mode)."""
+    args, s = _problem(["(M,N):(_1,_1048576)"], ["M <= 1048576"])
+    v = verify("complement", args, s, derive=False)
+    assert v.verdict == INVALID
+    named = [d for d in v.obligations
+             if d.id == "OVF-ARITH" and d.status == "refuted" and d.source == "layout.hpp:1217"]
+    assert named and "complement(_1048576, N) in complement" in named[0].description, v.obligations

@@ -256,3 +256,35 @@ def test_a_command_line_builds_its_own_command_alone_and_the_same() -> None:
 def test_a_misspelled_command_is_reported_against_every_command(capsys) -> None:
     rc, _, err = run(capsys, "compositon", "(_2):(_1)", "(_2):(_1)")
     assert rc == 2 and "invalid choice: 'compositon'" in err and "composition" in err and "eval" in err
+
+
+@pytest.mark.parametrize("text", [
+    '[tool.cute-verify]\nquiet = true\n',
+    '[ tool . "cute-verify" ]\nquiet = true\n',
+    '[tool]\ncute-verify = { quiet = true }\n',
+    '[tool]\n"cute-verify".quiet = true\n',
+    'tool.cute-verify.quiet = true\n',
+    'tool = { cute-verify = { quiet = true } }\n',
+    '[tool.ruff]\nline-length = 120\n[tool.cute-verify]\nquiet = true\n',
+    '[project.scripts]\ncute-verify = { quiet = true }\n[tool.cute-verify]\nquiet = true\n',
+])
+def test_every_spelling_of_the_table_is_read(capsys, tmp_path: Path, monkeypatch, text: str) -> None:
+    """The TOML parser is skipped for a pyproject that cannot configure us (issue 16: start-up); each way TOML
+    can spell ``[tool.cute-verify]`` is still read (here ``quiet``: the verdict line only)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(text)
+    rc, out, _ = run(capsys, "composition", "(M,N):(_1,M)", "(M,N):(N,_1)")
+    assert rc == 1 and out.count("\n") == 1, (text, out)
+
+
+def test_a_pyproject_that_only_names_the_console_script_is_not_parsed(capsys, tmp_path: Path, monkeypatch) -> None:
+    """A project that installs us mentions ``cute-verify`` only as a console script (or in a comment): no table
+    can be there, so the TOML parser is not run, even on a file it would reject."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[project.scripts]\ncute-verify = "verifier.cli:main"\n'
+                                             '# configure cute-verify later\n[project]\nname = = broken\n')
+    rc, out, err = run(capsys, "eval", "_8:_1")
+    assert rc == 0 and err == "" and out.startswith("_8:_1")
+    (tmp_path / "pyproject.toml").write_text('[tool]\ncute-verify = "oops"\n')
+    rc, out, err = run(capsys, "eval", "_8:_1")
+    assert rc == 2 and "[tool.cute-verify] must be a table" in err

@@ -211,6 +211,7 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     "verifier.cli.crd2idx": ("crd2idx",),
 }
 _OWN = ("eval", "check")
+_FIXED = frozenset((*_OWN, *(name for names in _GROUPS.values() for name in names)))  # every command but the operations
 
 
 def command_of(argv: Sequence[str]) -> str | None:
@@ -218,7 +219,7 @@ def command_of(argv: Sequence[str]) -> str | None:
     option asks for the whole parser (``--help``, ``--version``) and the word is a command; else ``None``."""
     for word in argv:
         if not word.startswith("-"):
-            if word in _OWN or any(word in names for names in _GROUPS.values()):
+            if word in _FIXED:
                 return word
             from verifier.algebra.registry import OPERATIONS
 
@@ -273,7 +274,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                     raise
                 continue
             group.add_parser(sub)
-    if only is None or only not in _OWN and not any(only in names for names in _GROUPS.values()):
+    if only not in _FIXED:
         _add_operations(sub, only)
     from verifier.cli.conventions import add_common
 

@@ -708,6 +708,11 @@ def complement(layout: Layout, cotarget: IntTuple | Layout | None = None) -> Lay
     """``complement(L[, cotarget])`` (layout.hpp:1231-1247): the layout of the codomain positions L misses."""
     if _semantics._open and dsl():  # read in place: no semantics block is open on the common path
         _dsl_complement_checks(layout, cotarget)
+    if has_basis(layout.stride):
+        # The sort's cute::min and the division min_stride / result_stride take integers only: a divide by a
+        # scaled-basis tiler, whose complement this is, does not compile either (C++ and DSL alike).
+        raise CuteRejection("compile error: complement of a layout with scaled-basis (E<i>) strides: no "
+                            "cute::min or operator/ for ScaledBasis", "layout.hpp:1196-1201")
     fs, fd = _flat(layout)
     for d in fd:  # filter_zeros on the flat modes: a static-_0 stride makes its extent _1 (the value tested first)
         if d.value == 0 and isinstance(d, Int) and d.static:

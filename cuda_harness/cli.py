@@ -25,6 +25,7 @@ import argparse
 import json
 import re
 from collections.abc import Sequence
+from typing import Any
 from pathlib import Path
 
 from verifier.cli.args import int64, timeout_arg
@@ -420,7 +421,8 @@ def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespac
         runs.append((c, case, envs, v, cx, unknown, note))
     device = _device(args.host)
     results, method = sweep([r[1] for r in runs], [r[2] for r in runs], host=args.host) if runs else ([], "-")
-    rows, disagreements = [], 0
+    rows: list[dict[str, Any]] = []
+    disagreements = 0
     for (c, _case, envs, v, cx, _, note), res in zip(runs, results):
         wrong = [dict(k) for k, st in res.status.items() if st in ("wrong", "ub")]
         dev = "invalid" if (wrong or res.rejected) else "valid"

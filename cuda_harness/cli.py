@@ -25,8 +25,8 @@ import argparse
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from verifier.cli.args import int64, timeout_arg
 from verifier.core.errors import LayoutError, shorten
@@ -360,7 +360,8 @@ def _spec_envs(table, ranges: dict[str, tuple[int, int]]) -> list[dict[str, int]
                     raise LayoutError(f"--sweep {n}={lo}..{hi}: {hi - lo + 1} values, at most {MAX_SWEEP_ASSIGNMENTS}")
                 spans.append([v for v in range(lo, hi + 1) if sym.admits(v)])
             else:  # the smallest admitted values, and tile-sized multiples (where divisibility is assumed)
-                vals, v = [], sym.lo
+                vals: list[int] = []
+                v = sym.lo
                 while len(vals) < span and (sym.hi is None or v <= sym.hi):
                     if sym.admits(v):
                         vals.append(v)

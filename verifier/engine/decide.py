@@ -66,8 +66,9 @@ BOUNDED_SPAN = 64
 # Resource units an item gets once the verdict is settled by another item's counterexample (a quarter of a nominal
 # second).
 SETTLED_BUDGET = UNITS_PER_SECOND // 4
-# Resource units at most spent lowering a counterexample's values (a nominal second).
-MINIMISE_BUDGET = UNITS_PER_SECOND
+# Resource units at most spent lowering a counterexample's values (two nominal seconds: half for all symbols at
+# once, half for each alone).
+MINIMISE_BUDGET = 2 * UNITS_PER_SECOND
 # Preconditions whose failure is itself the error, with no postcondition to confirm it: a tile or thread
 # coordinate outside the grid gives a view outside the tensor (docs/semantics.md, partitions).
 SELF_EVIDENT = {"IX-2", "IX-3", "SLICE-IN", "TMA-RANK", "TMA-BOX", "TMA-INNER", "TMA-SWIZZLE", "TMA-MAJOR",
@@ -275,12 +276,16 @@ class Engine:
         return Decision(UNKNOWN, reason=why)
 
     def _minimise(self, item: Item, constraints: list[Formula], found: Counterexample) -> Counterexample:
-        """The counterexample with each symbol, in table order, lowered towards the smallest admitted value at
-        which the item still fails (the others kept), by bisection.  Each candidate has every symbol pinned, so Z3
-        only looks for the witness coordinate (quick), and it is replayed concretely.  Best effort within
-        ``MINIMISE_BUDGET`` resource units: the verdict never depends on it, only how readable the values are, and
-        the values found do not depend on the machine's load."""
+        """The counterexample lowered towards the smallest admitted values at which the item still fails, in two
+        passes.  First all symbols at once: the least bound ``b`` such that the item fails with every symbol
+        within ``b`` of its minimum, by bisection on ``b`` (a failure within ``b`` is one within any larger bound,
+        so the search is exact up to the solver's budget), which finds values tied by a relation (``K == ldA``)
+        that no symbol can lower alone.  Then each symbol, in table order, lowered alone (the others kept), by
+        bisection with every symbol pinned, so Z3 only looks for the witness coordinate (quick).  Every candidate
+        is replayed concretely.  Best effort within ``MINIMISE_BUDGET`` resource units: the verdict never depends
+        on it, only how readable the values are, and the values found do not depend on the machine's load."""
         budget = self.budget.part(min(MINIMISE_BUDGET, self.remaining() / 4))
+        found = self._lower_together(item, constraints, found, budget.part(budget.left() / 2))
         for sym in self.symbols:
             name = sym.name
             if name not in found.params:
@@ -295,6 +300,26 @@ class Engine:
                     found, hi = smaller, mid
                 else:
                     lo = mid + 1
+        return found
+
+    def _lower_together(self, item: Item, constraints: list[Formula], found: Counterexample, budget: Budget
+                        ) -> Counterexample:
+        """The first pass of ``_minimise``: bisection on the common distance of every symbol from its minimum."""
+        syms = [s for s in self.symbols if s.name in found.params]
+
+        def distance(c: Counterexample) -> int:
+            return max((c.params[s.name] - s.lo for s in syms), default=0)
+
+        lo, hi = 0, distance(found)
+        while lo < hi and budget.left() >= 1000:
+            mid = lo + (hi - lo) // 2
+            near = [self.encoder.var(s.name) <= s.lo + mid for s in syms]
+            status, model, _ = solve([*constraints, *near], budget.part(UNITS_PER_SECOND // 8), self.ctx)
+            smaller = self._confirm(item, model) if status == "sat" else None
+            if smaller is not None and distance(smaller) <= mid:
+                found, hi = smaller, distance(smaller)
+            else:
+                lo = mid + 1
         return found
 
     def _fails_at(self, item: Item, constraints: list[Formula], params: Mapping[str, int], budget: Budget

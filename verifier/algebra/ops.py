@@ -1476,6 +1476,8 @@ def slice_layout(coord: Coord, layout: Layout) -> Layout:
 def slice_and_offset(coord: Coord, layout: Layout) -> OffsetLayout:
     """``slice_and_offset(c, L)`` (layout.hpp:698-703): ``slice(c, L)`` and ``crd2idx(c, L)`` with ``_`` as 0."""
     sliced = slice_layout(coord, layout)
+    if has_basis(layout.stride):  # a coordinate tensor's offset is itself a coordinate (an ArithmeticTuple)
+        return OffsetLayout(sliced, layout(_underscore_as_zero(coord)))
     return OffsetLayout(sliced, crd2idx(_underscore_as_zero(coord), layout.shape, layout.stride))
 
 

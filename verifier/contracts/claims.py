@@ -23,7 +23,8 @@ from dataclasses import dataclass, replace
 from verifier.algebra import ops as algebra
 from verifier.contracts.claim import _I, _J, Claim, _claim, _fact, _same_size
 from verifier.contracts.predication import predicated_copy_claims, vector_claims
-from verifier.core.basis import as_coordinate, has_basis
+from verifier.core.basis import add as value_add
+from verifier.core.basis import Value, as_coordinate, has_basis
 from verifier.core.errors import CuteRejection, UndefinedBehavior
 from verifier.core.int_tuple import IntTuple, crd2crd, crd2idx, idx2crd, leaves, product, product_each
 from verifier.core.integers import Bool, Const, D, Int, Op, S, and_, eq, ge, le, lt, ne, or_, substitute
@@ -347,7 +348,7 @@ def _fill(coord: object, parts: list[IntTuple]) -> IntTuple:
     return coord  # type: ignore[return-value]
 
 
-def _slice_claims(coord: object, layout: Layout, r: Layout, offset: Int, where: str = "") -> list[Claim]:
+def _slice_claims(coord: object, layout: Layout, r: Layout, offset: Value, where: str = "") -> list[Claim]:
     """SLC-POST (layout.hpp:689-703): ``offset + R(i) == L(c')`` where ``c'`` is ``c`` with its ``_``s taking the
     coordinate of ``i`` in ``R``'s modes (each ``_`` owns one mode of ``R``, underscore.hpp:95-130)."""
     n = size(r)
@@ -355,7 +356,7 @@ def _slice_claims(coord: object, layout: Layout, r: Layout, offset: Int, where: 
     parts = list(crd) if type(r.shape) is tuple else [crd]  # type: ignore[arg-type]  # congruent to r.shape, a tuple here
     full = _fill(coord, parts)
     return [_claim("SLC-POST", f"offset + R(i) == L(c with its '_' at R's coordinate of i){where}",
-                   "layout.hpp:689-703", n, layout(full), offset + r(_I))]
+                   "layout.hpp:689-703", n, layout(full), value_add(offset, r(_I)))]
 
 
 def _slice(coord: object, layout: Layout) -> list[Claim]:

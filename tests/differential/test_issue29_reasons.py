@@ -1,0 +1,135 @@
+"""Issue 29 (10, 12): reasons that say what CuTe does, and verdicts where the truth is determinate, each judged
+against the CuTe call compiled (CuTe 4.2's headers).
+
+* a divide by a scaled-basis tiler does not compile (complement's cute::min and operator/ take integers): the
+  verdict is CuTe's rejection, not an internal error;
+* a TiledCopy whose tiled values are not whole atoms trips its own static assert ("TiledCopy uses too few vals for
+  selected CopyAtom"), which is reported as that rejection, not as a non-injective layout;
+* local_partition with a thread index past the thread layout is what CuTe computes (an offset past the tensor):
+  the IX-2 warning, not the IX-3 error of a non-compact thread layout;
+* local_tile of a TMA coordinate tensor (scaled-basis strides, an ArithmeticTuple iterator) is decided, with the
+  tile's coordinates as CuTe computes them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from verifier.algebra import ops
+from verifier.algebra.atoms import find
+from verifier.algebra.tiled import make_tiled_copy
+from verifier.core.errors import CuteRejection
+from verifier.core.int_tuple import substitute_tuple
+from verifier.core.symbols import Symbols
+from verifier.engine.verdicts import INVALID, VALID
+from verifier.engine.verify import verify
+from verifier.notation.cpp import parse, parse_layout
+from verifier.oracle import atoms_gen
+from verifier.oracle.cute_cpp import (
+    CppBuilder,
+    CppCase,
+    Query,
+    build,
+    operation_case,
+    run_binary,
+    run_cases,
+    tensor_case,
+)
+
+DIVIDES = ["logical_divide", "zipped_divide", "tiled_divide", "flat_divide"]
+BASIS_TILERS = [("(M,K):(_1,M)", "(_4,_2):(_1@0,_1@1)"), ("(_8,_8):(_1,_8)", "_4:_1@0"),
+                ("(_8,_8):(_1,_8)", "<_4:_1@0,_2:_1@0>")]
+
+
+def _verdict(op: str, *texts: str, assume: tuple[str, ...] = ()) -> object:
+    from verifier.notation.cpp import parse_relation
+
+    sy = Symbols()
+    args = [parse(t, sy) for t in texts]
+    for a in assume:
+        sy.assume(parse_relation(a, sy))
+    return verify(op, args, sy, timeout=60, derive=False)
+
+
+@pytest.mark.cute
+def test_a_divide_by_a_scaled_basis_tiler_is_cute_s_compile_error(cute) -> None:
+    sy = Symbols()
+    cases, names = [], []
+    for op in DIVIDES:
+        for a, t in BASIS_TILERS:
+            cases.append(operation_case(op, parse(a, sy), parse(t, sy)))
+            names.append((op, a, t))
+    results = run_cases(cases, [Query(k, {"M": 8, "K": 4}) for k in range(len(cases))])
+    for (op, a, t), r in zip(names, results):
+        assert r.rejected and "compile error" in r.rejected, (op, a, t, r)
+        v = _verdict(op, a, t)
+        assert v.verdict == INVALID and "CuTe rejects this at compile time" in v.reason, (op, a, t, v.reason)
+        assert "layout.hpp:1196-1201" in v.reason
+
+
+@pytest.mark.cute
+def test_a_tiled_copy_of_too_few_values_is_cute_s_static_assert(cute) -> None:
+    atom = "Copy_Atom<SM75_U32x4_LDSM_N, uint16_t>{}"
+    good = f"make_tiled_copy({atom}, Layout<Shape<_32,_1>>{{}}, Layout<Shape<_1,_8>>{{}}).get_layoutS_TV()"
+    bad = f"make_tiled_copy({atom}, Layout<Shape<_32,_1>>{{}}, Layout<Shape<_1,_1>>{{}}).get_layoutS_TV()"
+    cases = [CppCase(good, ()), CppCase(bad, ())]
+    binary = build(cases, unit=atoms_gen.traits_unit, flags=atoms_gen.FLAGS)
+    ok, rejected = run_binary(binary, cases, [Query(0), Query(1)])
+    assert ok.rejected is None
+    assert rejected.rejected is not None
+    ldsm = find("SM75_U32x4_LDSM_N")
+    thr = parse_layout("(_32,_1):(_1,_0)")
+    assert str(make_tiled_copy(ldsm, 16, thr, parse_layout("(_1,_8):(_0,_1)")).get_layoutS_TV()) == ok.result  # type: ignore[arg-type]
+    with pytest.raises(CuteRejection, match="TiledCopy uses too few vals for selected CopyAtom") as exc:
+        make_tiled_copy(ldsm, 16, thr, parse_layout("(_1,_1):(_0,_0)"))  # type: ignore[arg-type]
+    assert exc.value.source == "copy_atom.hpp:206"
+
+
+@pytest.mark.cute
+def test_local_partition_past_the_thread_layout_is_ix2_alone(cute) -> None:
+    layout, thr = parse_layout("(_8,_8):(_1,_8)"), parse_layout("(_2,_2):(_1,_2)")
+    from verifier.core.integers import D
+
+    (r,) = run_cases([tensor_case("local_partition", layout, thr, coord=D(7))])
+    view = ops.local_partition(layout, thr, D(7))
+    assert (str(view.layout), int(view.offset)) == (r.result, int(r.offset or -1))  # CuTe computes it: no error
+    v = _verdict("local_partition", "(_8,_8):(_1,_8)", "(_2,_2):(_1,_2)", "7")
+    assert v.verdict == VALID, v.reason
+    failed = {o.id for o in v.obligations if o.status == "refuted"}
+    assert failed == {"IX-2"}
+    # A thread layout that is not compact still fails IX-3 at a thread of its own.
+    v = _verdict("local_partition", "(_8,_8):(_1,_8)", "(_2,_2):(_1,_4)", "2")
+    assert v.verdict == INVALID and v.reason.startswith("IX-3 fails")
+
+
+TMA_TENSORS = [("(M,K):(_1@0,_1@1)", "<_128,_64>"), ("(M,K):(_1@1,_1@0)", "<_64,_32>")]
+
+
+def _tma_tile_case(layout: str, tiler: str) -> CppCase:
+    b = CppBuilder()
+    sy = Symbols()
+    lay, t = parse_layout(layout, sy), parse(tiler, sy)
+    coord = parse("(m,k)", sy)
+    tensor = f"make_tensor(make_inttuple_iter(make_tuple(Int<0>{{}}, Int<0>{{}})), {b.layout(lay)})"
+    code = (f"[&]{{ auto g = local_tile({tensor}, {b.operand(t)}, {b.coord(coord)}); "
+            "return cute::make_tuple(g.layout(), *g.data()); }()")
+    return b.case(code)
+
+
+@pytest.mark.cute
+def test_local_tile_of_a_tma_coordinate_tensor_is_decided(cute) -> None:
+    envs = [{"M": 256, "K": 128, "m": 1, "k": 1}, {"M": 300, "K": 70, "m": 2, "k": 0}]
+    cases = [_tma_tile_case(a, t) for a, t in TMA_TENSORS]
+    results = run_cases(cases, [Query(c, e) for c in range(len(cases)) for e in envs])
+    for n, r in enumerate(results):
+        (a, t), env = TMA_TENSORS[n // len(envs)], envs[n % len(envs)]
+        sy = Symbols()
+        lay, tiler, coord = parse_layout(a, sy), parse(t, sy), parse("(m,k)", sy)
+        view = ops.local_tile(lay.substitute(env), tiler, substitute_tuple(coord, env))  # type: ignore[arg-type]
+        assert r.ok and r.result == str(view.layout) and r.offset == str(view.offset), (a, env, r, str(view))
+        assert r.printed_values == tuple(str(view.layout(i)) for i in range(int(view.layout.size())))
+    for a, t in TMA_TENSORS:
+        v = _verdict("local_tile", a, t, "(m,k)", assume=("M <= 65536", "K <= 65536", "m < (M+127)/128",
+                                                          "k < (K+63)/64"))
+        assert v.verdict == VALID, v.reason
+        assert "modelled only" not in (v.reason or "")

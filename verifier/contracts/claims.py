@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 from verifier.algebra import ops as algebra
 from verifier.contracts.claim import _I, _J, Claim, _claim, _fact, _same_size
 from verifier.contracts.predication import predicated_copy_claims, vector_claims
-from verifier.core.basis import add as value_add
 from verifier.core.basis import Value, as_coordinate, has_basis
+from verifier.core.basis import add as value_add
 from verifier.core.errors import CuteRejection, UndefinedBehavior
 from verifier.core.int_tuple import IntTuple, crd2crd, crd2idx, idx2crd, leaves, product, product_each
 from verifier.core.integers import Bool, Const, D, Int, Op, S, and_, eq, ge, le, lt, ne, or_, substitute

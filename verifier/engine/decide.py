@@ -33,7 +33,7 @@ from verifier.algebra import registry
 from verifier.contracts import claims
 from verifier.contracts.claim import WITNESSES, Claim
 from verifier.contracts.claims import Replay
-from verifier.core.errors import UndefinedBehavior
+from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.integers import Bool, Const, D, Expr, Int, Op, Sym, and_, format_expr, le, ne, or_
 from verifier.core.layouts import Layout, Tile
 from verifier.core.obligations import NEEDS, NEVER, POSTCONDITION, UB, WARNING, severity
@@ -508,13 +508,26 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
     if outcome.undefined is not None:
         return Verdict(op, inputs, INVALID, reason=f"undefined behaviour in CuTe: {outcome.undefined}",
                        assumptions=assumptions)
-    from verifier.algebra.composed import TRANSFER, inner_problem
+    from verifier.algebra.composed import ONE_WAY, TRANSFER, inner_problem, outer_layout_problem
 
     inner = inner_problem(op, list(args))
     if inner is not None:  # Sw o O o B: the operation on B decides it exactly (composed_ops.py)
         v = decide_operation(op, inner, symbols, budget, policy)
         routed = tuple(replace(d, route=f"{TRANSFER}; {d.route}" if d.route else TRANSFER) for d in v.obligations)
         return replace(v, inputs=inputs, result=str(outcome.result), obligations=routed)
+    one_way = outer_layout_problem(op, list(args)) if not all(_concrete(a) for a in args) else None
+    if one_way is not None:  # A o O o B, A a layout: a valid op(B) proves it; a refutation must replay on it
+        v = decide_operation(op, one_way, symbols, budget, policy)
+        cex = v.counterexample
+        replayed = False
+        if v.verdict == INVALID and cex is not None:
+            try:
+                replayed = not valid_at(op, args, cex.params)
+            except (claims.TooLarge, LayoutError, ArithmeticError):
+                replayed = False
+        if v.verdict == VALID or replayed:
+            routed = tuple(replace(d, route=f"{ONE_WAY}; {d.route}" if d.route else ONE_WAY) for d in v.obligations)
+            return replace(v, inputs=inputs, result=str(outcome.result), obligations=routed)
     if _composed_slice(op, args):  # a composed slice: SLICE-POST decides (algebra/composed_slice.py)
         items = items_for(op, args, outcome)
         symbolic_post = any(o.id == "SLICE-POST" for o in outcome.obligations)

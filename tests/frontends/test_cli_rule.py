@@ -59,3 +59,21 @@ def test_every_printing_command_writes_its_report_with_o(capsys, tmp_path: Path,
 def test_o_to_a_missing_folder_is_refused_before_any_work(capsys, tmp_path: Path) -> None:
     rc, out, err = run(capsys, "eval", "(_2):(_1)", "-o", str(tmp_path / "no" / "r.txt"))
     assert rc == 2 and out == "" and "-o" in err and "does not exist" in err
+
+
+def test_every_command_takes_o_and_json() -> None:
+    from verifier.cli.app import build_parser
+
+    for name, parser in build_parser().commands.items():  # type: ignore[attr-defined]
+        options = parser._option_string_actions
+        assert "-o" in options, name
+        if name == "draw":  # a picture: its format is svg, png or latex
+            continue
+        json_flag = options.get("--json")
+        fmt = options.get("--format")
+        assert json_flag is not None or (fmt is not None and "json" in (fmt.choices or ())), name
+
+
+def test_the_atoms_print_json(capsys) -> None:
+    rc, out, _ = run(capsys, "gmma_atom", "K", "SW128", "16", "--json")
+    assert rc == 0 and json.loads(out)["layout"] == "Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)"

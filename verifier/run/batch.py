@@ -16,17 +16,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import multiprocessing
 import os
+import threading
 import time
-from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
 from verifier.core.errors import LayoutError
 from verifier.engine.verdicts import UNKNOWN, Verdict
@@ -34,8 +35,6 @@ from verifier.notation.cpp import show
 from verifier.run import files
 from verifier.run.spec import Check
 from verifier.solver.budget import net_fired
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -91,42 +90,128 @@ def shard(checks: Sequence[Check], i: int, n: int) -> list[Check]:
     return [c for k, c in enumerate(checks) if k % n == i - 1]
 
 
-def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None, progress: bool = False
-        ) -> list[CheckResult]:
-    """Decide every check (in ``jobs`` processes), taking what the cache has and storing what it lacks.  With
-    ``progress``, a progress bar on standard error while checks are decided (only when it is a terminal)."""
+def default_jobs() -> int:
+    """The cores this process may use: the default of ``--jobs`` (``[tool.cute-verify] jobs`` and ``-j 1`` win)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None, progress: bool = False,
+        on_result: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
+    """Decide every check (in ``jobs`` processes), taking what the cache has and storing what it lacks.
+
+    ``on_result`` is called with each result in load order, as soon as it and every check before it are decided
+    (so a caller streams its report and the order never depends on which worker finishes first).  With
+    ``progress``, a progress line on standard error while checks are decided (only when it is a terminal): checks
+    done / total, the elapsed time and the check in progress."""
     keys = [cache_key(c) for c in checks] if cache is not None else []
     results: list[CheckResult | None] = [None] * len(checks)
-    todo = []
-    for k, c in enumerate(checks):
-        hit = cache.get(keys[k]) if cache is not None else None
-        if hit is not None:
-            results[k] = CheckResult(c, hit, True, 0.0)
-        else:
-            todo.append(k)
-    if jobs > 1 and len(todo) > 1:
-        # spawn, not fork: a forked child would inherit Z3's state from the loading (assumption checks) above.
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
-            decided = list(_progress(pool.map(_timed, [checks[k] for k in todo]), len(todo), progress))
-    else:
-        decided = list(_progress((_timed(checks[k]) for k in todo), len(todo), progress))
-    for k, (v, seconds) in zip(todo, decided):
-        results[k] = CheckResult(checks[k], v, False, seconds)
+    shown = 0
+
+    def settle(k: int, r: CheckResult) -> None:
+        nonlocal shown
+        results[k] = r
+        while shown < len(results) and (done := results[shown]) is not None:
+            if on_result is not None:
+                on_result(done)
+            shown += 1
+
+    hits = {k: hit for k in range(len(checks)) if cache is not None and (hit := cache.get(keys[k])) is not None}
+    todo = [k for k in range(len(checks)) if k not in hits]
+    bar = _Progress(len(checks), len(todo), progress)
+    for k, hit in hits.items():
+        settle(k, CheckResult(checks[k], hit, True, 0.0))
+
+    def store(k: int, v: Verdict, seconds: float) -> None:
         if cache is not None and not net_fired(v):  # a verdict of the safety net depended on the load
             cache.put(keys[k], v)
+        with bar.hidden():
+            settle(k, CheckResult(checks[k], v, False, seconds))
+        bar.advance(checks[next((j for j in todo if results[j] is None), k)])
+
+    with bar:
+        if todo:
+            bar.show(checks[todo[0]])
+        if jobs > 1 and len(todo) > 1:
+            # spawn, not fork: a forked child would inherit Z3's state from the loading (assumption checks) above.
+            ctx = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
+                futures = {pool.submit(_timed, checks[k]): k for k in todo}
+                for future in as_completed(futures):
+                    store(futures[future], *future.result())
+        else:
+            for k in todo:
+                store(k, *_timed(checks[k]))
     return [r for r in results if r is not None]
 
 
-def _progress(items: Iterable[T], total: int, enabled: bool) -> Iterable[T]:
-    """``items``, with tqdm's progress line on standard error when it is a terminal (never in a pipe or a log)."""
-    import sys
+class _Progress:
+    """The progress line on standard error, only on a terminal (never in a pipe or a log): ``[3/9] 12.4 s
+    deciding FILE:LINE NAME``, redrawn by a thread every second so a long check shows it is alive, and erased
+    while a result is printed."""
 
-    if not enabled or total < 2 or not sys.stderr.isatty():
-        return items
-    from tqdm import tqdm
+    def __init__(self, total: int, todo: int, enabled: bool) -> None:
+        import sys
 
-    return tqdm(items, total=total, desc="checks", unit="check", file=sys.stderr, leave=False)
+        self.total, self.done = total, total - todo
+        self.enabled = enabled and todo > 0 and sys.stderr.isatty()
+        self.current = ""
+        self.start = time.monotonic()
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> _Progress:
+        if self.enabled:
+            self._thread = threading.Thread(target=self._tick, daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self._erase()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(1.0):
+            self._draw()
+
+    def _draw(self) -> None:
+        import sys
+
+        if not self.enabled:
+            return
+        with self._lock:
+            text = f"[{self.done}/{self.total}] {time.monotonic() - self.start:.1f} s deciding {self.current}"
+            sys.stderr.write("\r\x1b[K" + text[:200])
+            sys.stderr.flush()
+
+    def _erase(self) -> None:
+        import sys
+
+        if self.enabled:
+            with self._lock:
+                sys.stderr.write("\r\x1b[K")
+                sys.stderr.flush()
+
+    @contextlib.contextmanager
+    def hidden(self) -> Iterator[None]:
+        """The line erased, and not redrawn, while the caller prints."""
+        with self._lock:
+            self._erase()
+            yield
+
+    def show(self, check: Check) -> None:
+        self.current = f"{check.file}:{check.line} {check.name}"
+        self._draw()
+
+    def advance(self, next_check: Check) -> None:
+        self.done += 1
+        if self.done < self.total:
+            self.show(next_check)
 
 
 # -- the cache ------------------------------------------------------------------------------------------------

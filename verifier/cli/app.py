@@ -348,7 +348,7 @@ def _run(args: argparse.Namespace) -> int:
     on standard output is written to F atomically once it is done, and nothing when it fails."""
     target = getattr(args, "report_file", None)
     if target is None or target == "-":
-        return int(args.func(args))
+        return _with_status(args)
     import contextlib
     import io
 
@@ -357,9 +357,26 @@ def _run(args: argparse.Namespace) -> int:
     check_output(target, "-o")
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
-        code = int(args.func(args))
+        code = _with_status(args)
     write_output(target, buffer.getvalue(), "-o")
     return code
+
+
+def _with_status(args: argparse.Namespace) -> int:
+    """The command, with a status line on a terminal once it has run for a second: what the engine decides now
+    (``run`` shows its own progress)."""
+    if args.command == "run" or getattr(args, "quiet", False) or not sys.stderr.isatty():
+        return int(args.func(args))
+    import time
+
+    from verifier.core import activity
+    from verifier.run.status import StatusLine
+
+    start = time.monotonic()
+    line = StatusLine(lambda: f"{time.monotonic() - start:.0f} s: deciding {activity.now() or args.command}",
+                      delay=1.0)
+    with line, line.until_output():
+        return int(args.func(args))
 
 
 def _error(message: str) -> None:

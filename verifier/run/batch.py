@@ -16,15 +16,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import json
 import multiprocessing
 import os
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +32,7 @@ from verifier.engine.verdicts import UNKNOWN, Verdict
 from verifier.notation.cpp import show
 from verifier.run import files
 from verifier.run.spec import Check
+from verifier.run.status import StatusLine
 from verifier.solver.budget import net_fired
 
 
@@ -120,20 +119,33 @@ def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None
 
     hits = {k: hit for k in range(len(checks)) if cache is not None and (hit := cache.get(keys[k])) is not None}
     todo = [k for k in range(len(checks)) if k not in hits]
-    bar = _Progress(len(checks), len(todo), progress)
+    done = len(hits)
+    current = ""
+    start = time.monotonic()
+    bar = StatusLine(lambda: f"[{done}/{len(checks)}] {time.monotonic() - start:.1f} s deciding {current}",
+                     enabled=progress and bool(todo))
     for k, hit in hits.items():
         settle(k, CheckResult(checks[k], hit, True, 0.0))
 
+    def working_on(k: int) -> None:
+        nonlocal current
+        current = f"{checks[k].file}:{checks[k].line} {checks[k].name}"
+        bar.draw()
+
     def store(k: int, v: Verdict, seconds: float) -> None:
+        nonlocal done
         if cache is not None and not net_fired(v):  # a verdict of the safety net depended on the load
             cache.put(keys[k], v)
         with bar.hidden():
             settle(k, CheckResult(checks[k], v, False, seconds))
-        bar.advance(checks[next((j for j in todo if results[j] is None), k)])
+        done += 1
+        pending = [j for j in todo if results[j] is None]
+        if pending:
+            working_on(pending[0])
 
     with bar:
         if todo:
-            bar.show(checks[todo[0]])
+            working_on(todo[0])
         if jobs > 1 and len(todo) > 1:
             # spawn, not fork: a forked child would inherit Z3's state from the loading (assumption checks) above.
             ctx = multiprocessing.get_context("spawn")
@@ -145,73 +157,6 @@ def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None
             for k in todo:
                 store(k, *_timed(checks[k]))
     return [r for r in results if r is not None]
-
-
-class _Progress:
-    """The progress line on standard error, only on a terminal (never in a pipe or a log): ``[3/9] 12.4 s
-    deciding FILE:LINE NAME``, redrawn by a thread every second so a long check shows it is alive, and erased
-    while a result is printed."""
-
-    def __init__(self, total: int, todo: int, enabled: bool) -> None:
-        import sys
-
-        self.total, self.done = total, total - todo
-        self.enabled = enabled and todo > 0 and sys.stderr.isatty()
-        self.current = ""
-        self.start = time.monotonic()
-        self._lock = threading.RLock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def __enter__(self) -> _Progress:
-        if self.enabled:
-            self._thread = threading.Thread(target=self._tick, daemon=True)
-            self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-        self._erase()
-
-    def _tick(self) -> None:
-        while not self._stop.wait(1.0):
-            self._draw()
-
-    def _draw(self) -> None:
-        import sys
-
-        if not self.enabled:
-            return
-        with self._lock:
-            text = f"[{self.done}/{self.total}] {time.monotonic() - self.start:.1f} s deciding {self.current}"
-            sys.stderr.write("\r\x1b[K" + text[:200])
-            sys.stderr.flush()
-
-    def _erase(self) -> None:
-        import sys
-
-        if self.enabled:
-            with self._lock:
-                sys.stderr.write("\r\x1b[K")
-                sys.stderr.flush()
-
-    @contextlib.contextmanager
-    def hidden(self) -> Iterator[None]:
-        """The line erased, and not redrawn, while the caller prints."""
-        with self._lock:
-            self._erase()
-            yield
-
-    def show(self, check: Check) -> None:
-        self.current = f"{check.file}:{check.line} {check.name}"
-        self._draw()
-
-    def advance(self, next_check: Check) -> None:
-        self.done += 1
-        if self.done < self.total:
-            self.show(next_check)
 
 
 # -- the cache ------------------------------------------------------------------------------------------------

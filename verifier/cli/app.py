@@ -33,7 +33,8 @@ from verifier.cli.common import add_budget_options, emit, policy_from, problem_f
 from verifier.core.basis import has_basis
 from verifier.core.errors import LayoutError, UndefinedBehavior, did_you_mean
 from verifier.core.int_tuple import format_tuple, leaves, product
-from verifier.core.layouts import Layout, cosize, rank, size
+from verifier.core.integers import Int
+from verifier.core.layouts import Layout, cosize, make_layout, rank, size
 from verifier.core.symbols import Symbols
 from verifier.present.tables import print_1d, print_1d_cells, print_cells, print_layout
 
@@ -56,6 +57,8 @@ def _evaluate(text: str, values: dict[str, int], dsl: bool = False, relations: S
 
     symbols = Symbols()
     layout = parse_operand(text, symbols, dsl)
+    if isinstance(layout, tuple | Int):  # a shape alone is CuTe's Layout<Shape<...>>: compact column-major
+        layout = make_layout(layout)
     assume(symbols, relations)
     if not isinstance(layout, Layout | ComposedLayout):
         what = "a swizzle alone has no shape: compose it, Sw<B,M,S> o L" if type(layout).__name__ == "Swizzle" \

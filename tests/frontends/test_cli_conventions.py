@@ -116,15 +116,17 @@ def test_run_discovers_spec_files_below_a_folder(capsys, tmp_path: Path) -> None
     assert rc == 2 and "no *.cute.toml below this folder" in err
 
 
-def test_progress_bar_only_on_a_terminal(monkeypatch) -> None:
-    from verifier.run import batch
+def test_progress_line_only_on_a_terminal(monkeypatch, capsys) -> None:
+    from verifier.run.status import StatusLine, progress
 
     items = [1, 2, 3]
-    assert batch._progress(items, 3, True) is items  # stderr is not a terminal under pytest
+    assert list(progress(items, 3, True)) == items and capsys.readouterr().err == ""  # not a terminal here
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    bar = batch._progress(items, 3, True)
-    assert type(bar).__module__.startswith("tqdm") and list(bar) == items
-    assert batch._progress(items, 3, False) is items
+    assert list(progress(items, 3, True, lambda k: f"item {k}")) == items
+    err = capsys.readouterr().err
+    assert "[2/3]" in err and "deciding item 3" in err and err.endswith("\r\x1b[K")  # drawn, then erased
+    assert list(progress(items, 3, False)) == items and capsys.readouterr().err == ""
+    assert not StatusLine(lambda: "x", enabled=False).enabled
 
 
 def test_assumptions_printed_once_and_parse_back(capsys) -> None:

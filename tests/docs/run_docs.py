@@ -220,7 +220,8 @@ def elide(shown: list[str], actual: list[str]) -> list[str]:
         else:
             parts[-1].append(line)
     first, *rest = parts
-    out = actual[:len(first)]
+    # An output that ends in `...` leaves out at least its last line (a summary with a time in it, say).
+    out = actual[:len(first)] if rest[-1] else actual[:min(len(first), len(actual) - 1)]
     pos = len(first)
     for k, part in enumerate(rest):
         last = k == len(rest) - 1

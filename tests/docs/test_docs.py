@@ -6,6 +6,7 @@ output, `python -m tests.docs.run_docs --update` regenerates every shown output 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -70,3 +71,36 @@ def test_every_file_block_is_used() -> None:
 def test_the_docs_have_blocks_of_every_kind() -> None:
     kinds = Counter(b.lang for b in RUN)
     assert set(kinds) == set(run_docs.KINDS), kinds
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a heading."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower().replace("`", ""))
+    return text.replace(" ", "-")
+
+
+def test_every_relative_link_resolves() -> None:
+    """Links of the README's task index and of docs/ name a file that exists and, after `#`, one of its headings."""
+    for doc in run_docs.documents():
+        for target in re.findall(r"\]\(([^)\s]+)\)", doc.read_text()):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            file = (doc.parent / path).resolve() if path else doc
+            assert file.exists(), f"{doc.name}: a link to {target}, which does not exist"
+            if anchor and file.suffix == ".md":
+                slugs = {_slug(h) for h in re.findall(r"^#+ (.*)$", file.read_text(), re.M)}
+                assert anchor in slugs, f"{doc.name}: a link to {target}: no such heading in {file.name}"
+
+
+def test_the_readme_is_a_short_manual() -> None:
+    """Issue 28: under 250 lines, the two set-up commands first, then a task index into docs/."""
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) < 250
+    readme = [b for b in BLOCKS if b.doc.name == "README.md"]
+    assert [b.lines for b in readme[:2]] == [["pip install -e . && cute-verify run examples/gemm.cute.toml"],
+                                             ['pip install -e ".[test]" && python -m pytest -q']]
+    index = text[text.index("## Where to find what"):]
+    pages = set(re.findall(r"\]\(docs/([a-z_-]+\.md)", index))
+    assert pages >= {"notation.md", "commands.md", "spec-files.md", "kernels.md", "dsl.md", "python.md",
+                     "pictures.md", "ci.md", "engine.md", "semantics.md", "contributing.md"}

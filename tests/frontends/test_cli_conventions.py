@@ -255,7 +255,21 @@ def test_a_command_line_builds_its_own_command_alone_and_the_same() -> None:
 
 def test_a_misspelled_command_is_reported_against_every_command(capsys) -> None:
     rc, _, err = run(capsys, "compositon", "(_2):(_1)", "(_2):(_1)")
-    assert rc == 2 and "invalid choice: 'compositon'" in err and "composition" in err and "eval" in err
+    assert rc == 2 and "unknown command 'compositon' (did you mean 'composition'?)" in err
+    rc, _, err = run(capsys, "evl", "(_2):(_1)")  # a fixed command, known only to the whole parser
+    assert rc == 2 and "unknown command 'evl' (did you mean 'eval'?)" in err
+    rc, _, err = run(capsys, "xyzzy", "(_2):(_1)")
+    assert rc == 2 and "unknown command 'xyzzy'; cute-verify --help" in err and "did you mean" not in err
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["check", "injectve", "_2:_1"], "unknown property 'injectve' (did you mean 'injective'?)"),
+    (["composition", "_2:_1", "_2:_1", "--asume", "M > 0"], "--asume M > 0 (did you mean '--assume'?)"),
+    (["eval", "_2:_1", "--parm", "M=1"], "(did you mean '--param'?)"),
+])
+def test_a_misspelled_property_or_option_gets_a_suggestion(capsys, argv, expected) -> None:
+    rc, _, err = run(capsys, *argv)
+    assert rc == 2 and expected in err, err
 
 
 @pytest.mark.parametrize("text", [

@@ -24,13 +24,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 import sys
 from collections.abc import Sequence
 
 from verifier.cli.args import UsageError, params
 from verifier.cli.common import add_budget_options, emit, policy_from, problem_from
 from verifier.core.basis import has_basis
-from verifier.core.errors import LayoutError, UndefinedBehavior
+from verifier.core.errors import LayoutError, UndefinedBehavior, did_you_mean
 from verifier.core.int_tuple import format_tuple, leaves, product
 from verifier.core.layouts import Layout, cosize, rank, size
 from verifier.core.symbols import Symbols
@@ -149,7 +150,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from verifier.present.report import to_json, to_text
 
     if args.property not in PROPERTIES:
-        raise UsageError(f"unknown property {args.property!r}; known: {', '.join(PROPERTIES)}")
+        raise UsageError(f"unknown property {args.property!r}{did_you_mean(args.property, PROPERTIES)}; known: "
+                         f"{', '.join(PROPERTIES)}")
     if args.property == "conflict_free":
         from verifier.cli.banks import cmd_check_conflict_free
 
@@ -209,6 +211,7 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     "cuda_harness.cli": ("gpu",),  # where the cuda_harness package is (it ships in the same distribution)
     "verifier.cli.atoms": ("atoms",),
     "verifier.cli.crd2idx": ("crd2idx",),
+    "verifier.cli.rule": ("rule",),
 }
 _OWN = ("eval", "check")
 _FIXED = frozenset((*_OWN, *(name for names in _GROUPS.values() for name in names)))  # every command but the operations
@@ -320,6 +323,62 @@ def _example(argv: Sequence[str]) -> str:
     return "cute-verify " + " ".join(shlex.quote(a) for a in argv)
 
 
+_CHOICE = re.compile(r"argument command: invalid choice: '([^']*)'")
+_UNRECOGNIZED = re.compile(r"unrecognized arguments: (-[^ ]*)")
+
+
+def _with_suggestion(message: str, argv: Sequence[str], parser: argparse.ArgumentParser) -> str:
+    """argparse's error, with a "did you mean" for a misspelled command or option (the command list, which
+    ``--help`` shows, is not repeated)."""
+    commands: dict[str, argparse.ArgumentParser] = parser.commands  # type: ignore[attr-defined]
+    if m := _CHOICE.search(message):
+        from verifier.algebra.registry import OPERATIONS
+
+        return (f"unknown command {m.group(1)!r}{did_you_mean(m.group(1), (*_FIXED, *OPERATIONS))}; "
+                "cute-verify --help lists the commands")
+    if m := _UNRECOGNIZED.search(message):
+        command = next((a for a in argv if a in commands), None)
+        options = [o for a in (commands[command] if command else parser)._actions for o in a.option_strings]
+        return message + did_you_mean(m.group(1).split("=")[0], options)
+    return message
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the command; with ``-o F`` (the option of every command that writes no file of its own), what it prints
+    on standard output is written to F atomically once it is done, and nothing when it fails."""
+    target = getattr(args, "report_file", None)
+    if target is None or target == "-":
+        return _with_status(args)
+    import contextlib
+    import io
+
+    from verifier.run.files import check_output, write_output
+
+    check_output(target, "-o")
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = _with_status(args)
+    write_output(target, buffer.getvalue(), "-o")
+    return code
+
+
+def _with_status(args: argparse.Namespace) -> int:
+    """The command, with a status line on a terminal once it has run for a second: what the engine decides now
+    (``run`` shows its own progress)."""
+    if args.command == "run" or getattr(args, "quiet", False) or not sys.stderr.isatty():
+        return int(args.func(args))
+    import time
+
+    from verifier.core import activity
+    from verifier.run.status import StatusLine
+
+    start = time.monotonic()
+    line = StatusLine(lambda: f"{time.monotonic() - start:.0f} s: deciding {activity.now() or args.command}",
+                      delay=1.0)
+    with line, line.until_output():
+        return int(args.func(args))
+
+
 def _error(message: str) -> None:
     print(f"cute-verify: error: {message}", file=sys.stderr)
 
@@ -342,8 +401,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             # Defaults are checked against every command's options (a key no command takes is an error).
             parser = build_parser(None if defaults else command_of(argv))
             apply_defaults(parser.commands, defaults, where)  # type: ignore[attr-defined]
-            args = parser.parse_args(argv)
-            code = int(args.func(args))
+            try:
+                args = parser.parse_args(argv)
+            except UsageError as exc:
+                raise UsageError(_with_suggestion(str(exc), argv, parser)) from None
+            code = _run(args)
         if interrupted():  # a KeyboardInterrupt that Python dropped (raised in a __del__)
             raise KeyboardInterrupt
         return code

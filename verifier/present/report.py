@@ -125,24 +125,26 @@ def _call(v: Verdict) -> str:
     return f"{v.op}({', '.join(v.inputs)})"
 
 
+def result_text(r: CheckResult) -> list[str]:
+    """A check's lines: ``ok`` or ``FAIL`` with its place and verdict; a failed check gets its verdict in full, an
+    invalid verdict that was expected gets its counterexample (a known bug stays visible)."""
+    v = r.verdict
+    mark = "ok  " if r.matched else "FAIL"
+    note = f"{v.verdict}" + ("" if r.matched else f", expected {r.check.expect}") + (" (cached)" if r.cached
+                                                                                     else "")
+    lines = [f"{mark} {_where(r)} {r.check.name}: {note}"]
+    if not r.matched:
+        lines += ["     " + x for x in to_text(v, details=False).splitlines()]
+    elif v.verdict in (INVALID, REFUTED):
+        lines.append(f"     {_call(v)}: {v.reason}")
+        if v.counterexample is not None:
+            lines += ["   " + x for x in counterexample_table(v.counterexample)]
+    return lines
+
+
 def results_text(results: Sequence[CheckResult], seconds: float) -> str:
-    """One line per check (``ok`` or ``FAIL``); a failed check gets its verdict in full, an invalid verdict that
-    was expected gets its counterexample (a known bug stays visible)."""
-    lines = []
-    for r in results:
-        v = r.verdict
-        mark = "ok  " if r.matched else "FAIL"
-        note = f"{v.verdict}" + ("" if r.matched else f", expected {r.check.expect}") + (" (cached)" if r.cached
-                                                                                         else "")
-        lines.append(f"{mark} {_where(r)} {r.check.name}: {note}")
-        if not r.matched:
-            lines += ["     " + x for x in to_text(v, details=False).splitlines()]
-        elif v.verdict in (INVALID, REFUTED):
-            lines.append(f"     {_call(v)}: {v.reason}")
-            if v.counterexample is not None:
-                lines += ["   " + x for x in counterexample_table(v.counterexample)]
-    lines.append(summary_line(results, seconds))
-    return "\n".join(lines)
+    """Each check's lines (``result_text``), then the summary."""
+    return "\n".join([*(line for r in results for line in result_text(r)), summary_line(results, seconds)])
 
 
 def result_json(r: CheckResult) -> dict[str, object]:

@@ -346,7 +346,7 @@ def _run_python(block: Block, ws: Workspace, update: bool) -> list[str] | None:
         for k, line in enumerate(block.lines):
             if not arrow[k]:
                 new.append(line)
-            for first, last, _, printed in spans:
+            for _, last, _, printed in spans:
                 if k == last:
                     new += ["# -> " + p for p in printed]
         return new

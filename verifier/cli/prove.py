@@ -22,7 +22,7 @@ DEFAULT_PATH = Path(__file__).resolve().parent.parent.parent / "proofs"
 
 def cmd_prove(args: argparse.Namespace) -> int:
     from verifier.present.report import proofs_markdown, proofs_table
-    from verifier.run.theorems import DEFAULT_RLIMIT, load
+    from verifier.run.theorems import DEFAULT_RLIMIT, TheoremResult, load
 
     if args.write_docs:
         check_output(args.write_docs, "--write-docs")
@@ -31,10 +31,19 @@ def cmd_prove(args: argparse.Namespace) -> int:
     if not theorems:
         raise LayoutError(f"no theorems in {', '.join(map(str, paths))}")
     theorems = _narrowed(theorems, args)
-    from verifier.run.batch import _progress
+    import time
+
+    from verifier.run.status import StatusLine
 
     rlimit = args.rlimit or DEFAULT_RLIMIT
-    results = [t.run(args.timeout, rlimit) for t in _progress(theorems, len(theorems), not args.quiet)]
+    results: list[TheoremResult] = []
+    start, current = time.monotonic(), ""
+    with StatusLine(lambda: f"[{len(results)}/{len(theorems)}] {time.monotonic() - start:.1f} s proving {current}",
+                    enabled=not args.quiet and len(theorems) > 1) as bar:
+        for t in theorems:
+            current = t.name
+            bar.draw()
+            results.append(t.run(args.timeout, rlimit))
     if args.write_docs:
         write_output(args.write_docs, proofs_markdown(results), "--write-docs")
     from verifier.cli.common import emit

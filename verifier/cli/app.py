@@ -33,7 +33,8 @@ from verifier.cli.common import add_budget_options, emit, policy_from, problem_f
 from verifier.core.basis import has_basis
 from verifier.core.errors import LayoutError, UndefinedBehavior, did_you_mean
 from verifier.core.int_tuple import format_tuple, leaves, product
-from verifier.core.layouts import Layout, cosize, rank, size
+from verifier.core.integers import Int
+from verifier.core.layouts import Layout, cosize, make_layout, rank, size
 from verifier.core.symbols import Symbols
 from verifier.present.tables import print_1d, print_1d_cells, print_cells, print_layout
 
@@ -56,6 +57,8 @@ def _evaluate(text: str, values: dict[str, int], dsl: bool = False, relations: S
 
     symbols = Symbols()
     layout = parse_operand(text, symbols, dsl)
+    if isinstance(layout, tuple | Int):  # a shape alone is CuTe's Layout<Shape<...>>: compact column-major
+        layout = make_layout(layout)
     assume(symbols, relations)
     if not isinstance(layout, Layout | ComposedLayout):
         what = "a swizzle alone has no shape: compose it, Sw<B,M,S> o L" if type(layout).__name__ == "Swizzle" \
@@ -141,7 +144,7 @@ def cmd_op(args: argparse.Namespace) -> int:
     operands, symbols = problem_from(args, args.command)
     v = verify(args.command, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=policy_from(args),
                semantics=args.semantics)
-    emit(args, to_json(v) if args.json else to_text(v))
+    emit(args, to_json(v) if args.json else to_text(v, verbose=args.verbose))
     return v.exit_code
 
 
@@ -164,7 +167,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         options["bits"] = args.bits
     v = check(args.property, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=policy_from(args),
               **options)
-    emit(args, to_json(v) if args.json else to_text(v))
+    emit(args, to_json(v) if args.json else to_text(v, verbose=args.verbose))
     return v.exit_code
 
 
@@ -344,22 +347,33 @@ def _with_suggestion(message: str, argv: Sequence[str], parser: argparse.Argumen
 
 
 def _run(args: argparse.Namespace) -> int:
-    """Run the command; with ``-o F`` (the option of every command that writes no file of its own), what it prints
-    on standard output is written to F atomically once it is done, and nothing when it fails."""
+    """Run the command.  ``-q`` keeps the first line of what it prints (its verdict), for every command but those
+    whose quiet output is a list (``own_quiet``: run, prove, dsl) and JSON.  With ``-o F`` (the option of every
+    command that writes no file of its own), the output is written to F atomically once the command is done, and
+    nothing when it fails."""
     target = getattr(args, "report_file", None)
-    if target is None or target == "-":
+    quiet = getattr(args, "quiet", False) and not getattr(args, "own_quiet", False) and not _json(args)
+    if (target is None or target == "-") and not quiet:
         return _with_status(args)
     import contextlib
     import io
 
     from verifier.run.files import check_output, write_output
 
-    check_output(target, "-o")
+    if target not in (None, "-"):
+        check_output(target, "-o")
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
         code = _with_status(args)
-    write_output(target, buffer.getvalue(), "-o")
+    text = buffer.getvalue()
+    if quiet:
+        text = text.splitlines(keepends=True)[0] if text else text
+    write_output(target or "-", text, "-o")
     return code
+
+
+def _json(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "json", False)) or getattr(args, "format", None) == "json"
 
 
 def _with_status(args: argparse.Namespace) -> int:

@@ -46,7 +46,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
     r.add_argument("--include-root", action="append", default=[], metavar="DIR",
                    help="also allow includes below DIR (default: only below the including file's folder)")
-    r.set_defaults(func=cmd_run)
+    r.set_defaults(func=cmd_run, own_quiet=True)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -75,8 +75,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         from verifier.cli.common import emit
 
         if args.verbose:
-            emit(args, _verbose_text(results), first_line=False)
-        emit(args, summary_line(results, seconds), first_line=False)
+            emit(args, _verbose_text(results))
+        emit(args, summary_line(results, seconds))
         return 0 if all(r.matched for r in results) else 1
     text = render_results(results, fmt, seconds)
     if fmt == "text" and args.quiet:  # the checks not as expected, and the summary
@@ -89,7 +89,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         from verifier.cli.common import emit
 
-        emit(args, text, json_output=fmt != "text", first_line=False)
+        emit(args, text, json_output=fmt != "text")
     return 0 if all(r.matched for r in results) else 1
 
 
@@ -101,7 +101,7 @@ def _printer(args: argparse.Namespace) -> Callable[[CheckResult], None]:
     def show(r: CheckResult) -> None:
         if args.quiet and r.matched:
             return
-        emit(args, "\n".join(result_text(r)), first_line=False)
+        emit(args, "\n".join(result_text(r)))
         sys.stdout.flush()
 
     return show
@@ -111,7 +111,8 @@ def _verbose_text(results: list[CheckResult]) -> str:
     """``-v``: every check's verdict in full."""
     from verifier.present.report import to_text
 
-    return "\n".join(f"--- {r.check.file}:{r.check.line} {r.check.name}\n{to_text(r.verdict)}" for r in results)
+    return "\n".join(f"--- {r.check.file}:{r.check.line} {r.check.name}\n{to_text(r.verdict, verbose=True)}"
+                     for r in results)
 
 
 def discover(paths: list[str]) -> list[str]:

@@ -10,7 +10,11 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 class StatusLine:
@@ -86,3 +90,17 @@ class StatusLine:
         with self._lock:
             self._erase()
             yield
+
+
+def progress(items: Iterable[T], total: int, enabled: bool, what: Callable[[T], str] = str) -> Iterator[T]:
+    """``items``, with ``[done/total] elapsed s: deciding ITEM`` on a terminal while each is worked on."""
+    start = time.monotonic()
+    done, current = 0, ""
+    line = StatusLine(lambda: f"[{done}/{total}] {time.monotonic() - start:.1f} s: deciding {current}",
+                      enabled=enabled and total > 1)
+    with line:
+        for item in items:
+            current = what(item)
+            line.draw()
+            yield item
+            done += 1

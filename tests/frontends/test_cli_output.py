@@ -77,3 +77,46 @@ def test_every_command_takes_o_and_json() -> None:
 def test_the_atoms_print_json(capsys) -> None:
     rc, out, _ = run(capsys, "gmma_atom", "K", "SW128", "16", "--json")
     assert rc == 0 and json.loads(out)["layout"] == "Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)"
+
+
+QUIET = [
+    ["eval", "(_2,_2):(_1,_2)"],
+    ["check", "injective", "(_4,_2):(_1,4*t)"],
+    ["composition", "(M,N):(_1,M)", "(_4,_8)"],
+    ["zipped_divide", "(M,N):(_1,M)", "<_128,_64>"],
+    ["bank_conflicts", "Sw<3,3,3> o _0 o (_8,_64):(_64,_1)", "8:_1", "--element-bits", "16", "--access-bits", "128"],
+    ["check", "conflict_free", "(_8,_64):(_1,_8)", "8:_8", "--element-bits", "16", "--access-bits", "128"],
+    ["gmma_atom", "K", "SW128", "16"],
+    ["gmma_canonical", "Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_16):(_16,_1)", "--element-bits", "16", "--major", "K"],
+    ["crd2idx", "(M,N):(_1,M)", "(3,2)", "--param", "M=65536", "--param", "N=65536"],
+    ["rule", "DIV-EXACT"],
+    ["atoms"],
+]
+
+
+@pytest.mark.parametrize("argv", QUIET, ids=lambda a: a[0] + ("-" + a[1] if a[0] == "check" else ""))
+def test_q_prints_one_line_and_default_output_lists_nothing_that_held(capsys, argv: list[str]) -> None:
+    rc, full, _ = run(capsys, *argv)
+    rc_q, quiet, _ = run(capsys, *argv, "-q")
+    assert rc_q == rc and quiet.count("\n") == 1 and full.startswith(quiet)
+    assert "[proved]" not in full  # ruff's default: what failed, not what held
+    rc_v, verbose, _ = run(capsys, *argv, "-v")
+    assert rc_v == rc and len(verbose) >= len(full)
+
+
+def test_a_valid_verdict_without_warnings_is_at_most_ten_lines_and_v_lists_what_held(capsys) -> None:
+    argv = ["zipped_divide", "(M,N):(_1,M)", "<_128,_64>", "--assume", "M % 128 == 0", "--assume", "N % 64 == 0",
+            "--assume", "M <= 65536", "--assume", "N <= 65536"]
+    rc, out, _ = run(capsys, *argv)
+    assert rc == 0 and out.startswith("valid: ") and len(out.splitlines()) <= 10 and "warning" not in out
+    rc, out, _ = run(capsys, *argv, "-v")
+    assert rc == 0 and "obligations:" in out and "[proved] DIV-EXACT" in out
+
+
+def test_long_reasons_are_folded_and_deduplicated() -> None:
+    from verifier.present.report import REASON_LIMIT, fold
+
+    assert fold("a; b; a; a") == "a; b (and 2 repeats)"
+    long = "; ".join(f"reason {k}" for k in range(200))
+    folded = fold(long)
+    assert len(folded) < REASON_LIMIT + 60 and folded.endswith("-v shows all)") and fold(long, None) == long

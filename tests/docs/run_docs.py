@@ -220,8 +220,7 @@ def elide(shown: list[str], actual: list[str]) -> list[str]:
         else:
             parts[-1].append(line)
     first, *rest = parts
-    # An output that ends in `...` leaves out at least its last line (a summary with a time in it, say).
-    out = actual[:len(first)] if rest[-1] else actual[:min(len(first), len(actual) - 1)]
+    out = actual[:len(first)]
     pos = len(first)
     for k, part in enumerate(rest):
         last = k == len(rest) - 1

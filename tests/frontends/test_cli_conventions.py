@@ -182,11 +182,11 @@ def test_junit_escapes_any_name(capsys, tmp_path: Path) -> None:
     assert case is not None and case.get("name") == 'bad\\x01name <&> "quoted"'
 
 
-def test_workflow_is_the_one_the_readme_describes() -> None:
+def test_workflow_is_the_one_the_docs_describe() -> None:
     import yaml
 
     text = (ROOT / ".github" / "workflows" / "layouts.yml").read_text()
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "ci.md").read_text()
     m = re.search(r"JUnit report in the run's artifacts:\n\n```yaml\n(.*?)```", readme, re.S)
     assert m and m.group(1) == text
     wf = yaml.safe_load(text)

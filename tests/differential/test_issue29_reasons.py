@@ -20,6 +20,7 @@ from verifier.algebra.atoms import find
 from verifier.algebra.tiled import make_tiled_copy
 from verifier.core.errors import CuteRejection
 from verifier.core.int_tuple import substitute_tuple
+from verifier.core.operands import substitute as substitute_operand
 from verifier.core.symbols import Symbols
 from verifier.engine.verdicts import INVALID, VALID
 from verifier.engine.verify import verify
@@ -133,3 +134,32 @@ def test_local_tile_of_a_tma_coordinate_tensor_is_decided(cute) -> None:
                                                           "k < (K+63)/64"))
         assert v.verdict == VALID, v.reason
         assert "modelled only" not in (v.reason or "")
+
+
+# A composed layout whose outer function is a layout: CuTe forwards the operation to the inner layout.
+COMPOSED = "(_8,_8):(_8,_1) o F o (_8,_8):(_1,_8)"
+COMPOSED_CASES = [("composition", (COMPOSED, "(_4,_4):(_1,_4)")), ("logical_divide", (COMPOSED, "_4:_1")),
+                  ("zipped_divide", (COMPOSED, "<_4,_2>")), ("slice_and_offset", ("(r,_)", COMPOSED)),
+                  ("slice_and_offset", ("(_,r)", COMPOSED))]
+
+
+@pytest.mark.cute
+def test_composed_layouts_with_a_layout_outside_are_decided(cute) -> None:
+    from verifier.algebra.registry import apply
+
+    envs = [{"F": 0, "r": 0}, {"F": 5, "r": 3}, {"F": 1000, "r": 7}]
+    sy = Symbols()
+    cases = [operation_case(op, *(parse(t, sy) for t in texts)) for op, texts in COMPOSED_CASES]
+    results = run_cases(cases, [Query(c, e) for c in range(len(cases)) for e in envs])
+    for n, r in enumerate(results):
+        (op, texts), env = COMPOSED_CASES[n // len(envs)], envs[n % len(envs)]
+        operands = [parse(t, Symbols()) for t in texts]
+        concrete = [substitute_operand(x, env) for x in operands]
+        model = apply(op, *concrete).result
+        got = model.layout if hasattr(model, "layout") and not hasattr(model, "inner") else model
+        assert r.ok, (op, env, r)
+        values = tuple(int(got(i)) for i in range(int(got.size())))  # type: ignore[union-attr,operator]
+        assert values == r.values, (op, texts, env, values, r.values)
+    for op, texts in COMPOSED_CASES:
+        v = _verdict(op, *texts, assume=("F <= 1000000", "r >= 0", "r < 8"))
+        assert v.verdict == VALID, (op, texts, v.reason)

@@ -518,7 +518,8 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
         routed = tuple(replace(d, route=f"{TRANSFER}; {d.route}" if d.route else TRANSFER) for d in v.obligations)
         return replace(v, inputs=inputs, result=str(outcome.result), obligations=routed)
     one_way = outer_layout_problem(op, list(args))
-    if one_way is not None and not all(_concrete(a) for a in args):  # A o O o B, A a layout: a valid op(B) proves it; a refutation must replay on it
+    # A o O o B, A a layout: a valid op(B) proves it; a refutation must replay on the composed operand.
+    if one_way is not None and not all(_concrete(a) for a in args):
         v = decide_operation(op, one_way, symbols, budget, policy)
         cex = v.counterexample
         replayed = False

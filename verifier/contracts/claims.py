@@ -495,6 +495,59 @@ def _composition_tiled(a: Layout, b: object) -> list[Claim]:
     return out
 
 
+# Operations whose claims are stated for swizzled (composed) operands too: their contracts compare values of the
+# functions, which a symbolic swizzle gives bit by bit (swizzle.py), so the engine decides them on symbols.
+SWIZZLED_CLAIMS = frozenset({"composition", "right_inverse", "left_inverse"})
+
+
+def _evaluable(f: object) -> bool:
+    """A function whose value at a symbolic index is an integer expression: a plain layout (no scaled basis), a
+    swizzle, or a composed layout of those with an integer offset (an smem_ptr flag's byte semantics aside)."""
+    from verifier.core.swizzle import ComposedLayout, SmemPtrFlag, Swizzle
+
+    if isinstance(f, Swizzle):
+        return True
+    if isinstance(f, ComposedLayout):
+        return (not isinstance(f.offset, SmemPtrFlag) and type(f.offset) is Int and _evaluable(f.outer)
+                and _evaluable(f.inner) and not isinstance(f.inner, Swizzle))
+    return isinstance(f, Layout) and not has_basis(f.stride)
+
+
+def _is_swizzled(f: object) -> bool:
+    from verifier.core.swizzle import ComposedLayout, Swizzle
+
+    return isinstance(f, ComposedLayout | Swizzle)
+
+
+def swizzled_claims(op: str, args: Sequence[object]) -> list[Claim] | None:
+    """The claims of ``op`` on operands of which one is swizzled, stated as for layouts (CMP-POST, RI-POST,
+    LI-POST and LI-3), or None when these operands are not of that kind."""
+    from verifier.algebra.registry import apply
+    from verifier.core.swizzle import ComposedLayout
+
+    if op not in SWIZZLED_CLAIMS or not all(isinstance(a, Layout | ComposedLayout) and _evaluable(a) for a in args):
+        return None
+    out = apply(op, *args)
+    r = out.result
+    if out.rejection is not None or out.undefined is not None or not isinstance(r, Layout | ComposedLayout) \
+            or not _evaluable(r):
+        return None
+    if op == "composition":
+        a, b = args
+        return [_same_size("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022",
+                           b.size(), r.size()),  # type: ignore[union-attr]
+                _claim("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
+                       "layout.hpp:1022", b.size(), a(b(_I)), r(_I))]  # type: ignore[operator,union-attr]
+    (x,) = args
+    if op == "right_inverse":
+        return [_claim("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260", r.size(), _I,
+                       x(r(_I)))]  # type: ignore[operator,union-attr]
+    return [_claim("LI-POST", "the quasi-inverse: L(R(L(i))) == L(i) for every i < size(L)", "layout.hpp:1313-1316",
+                   x.size(), x(_I), x(r(x(_I)))),  # type: ignore[operator,union-attr]
+            _claim("LI-3", "R(L(i)) == i for every i < size(L)", "layout.hpp:1313-1316", x.size(), _I,
+                   r(x(_I)))]  # type: ignore[operator,union-attr]
+
+
 def has_postcondition(op: str) -> bool:
     return op in BUILDERS
 
@@ -505,7 +558,8 @@ def build(op: str, args: Sequence[object]) -> list[Claim]:
     if builder is None:
         return []
     with Recorder():
-        return builder(*args)
+        swizzled = swizzled_claims(op, args) if any(_is_swizzled(a) for a in args) else None
+        return swizzled if swizzled is not None else builder(*args)
 
 
 # -- concrete replay -------------------------------------------------------------------------------------------

@@ -541,11 +541,16 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
     elif op == "make_tma_box":  # TMA-POST and the driver's constraints (algebra/tma.py), symbolic gmem included
         items = items_for(op, args, outcome)
         symbolic_post = True
-    elif any(_unmodelled(a, op) for a in args):
-        if not all(_concrete(a) for a in args):
+    elif any(_unmodelled(a, op) for a in args) and not all(_concrete(a) for a in args):
+        built = claims.swizzled_claims(op, args)
+        if built is None:
             return Verdict(op, inputs, UNKNOWN, str(outcome.result), reason="the engine decides swizzled and "
                            "scaled-basis (E<i>) operands only on concrete values; these have symbols",
                            assumptions=assumptions)
+        # The contract stated over the functions' values, a symbolic swizzle bit by bit (claims.SWIZZLED_CLAIMS).
+        items = _claim_items(op, args, built) + _obligation_items(op, args, outcome, True, True)
+        symbolic_post = True
+    elif any(_unmodelled(a, op) for a in args):
         # Concrete: the algebra's own postcondition, decided by enumeration, is the verdict.
         items = _obligation_items(op, args, outcome, have_claims=False) + _result_items(args, outcome, symbols)
         symbolic_post = False
@@ -555,6 +560,8 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
     engine = Engine(symbols, budget=budget)
     if _composed_slice(op, args):
         decisions = _decide_slice(engine, op, args, outcome, items, policy)
+    elif symbolic_post and any(_unmodelled(a, op) for a in args):  # swizzles are bit fields
+        decisions = decide_bits_first(engine, items, policy)
     else:
         decisions = decide_all(engine, items, policy)
     verdict, cex, reason = summarize(decisions, policy)

@@ -525,27 +525,27 @@ def swizzled_claims(op: str, args: Sequence[object]) -> list[Claim] | None:
     from verifier.algebra.registry import apply
     from verifier.core.swizzle import ComposedLayout
 
-    if op not in SWIZZLED_CLAIMS or not all(isinstance(a, Layout | ComposedLayout) and _evaluable(a) for a in args):
+    fns = [a for a in args if isinstance(a, Layout | ComposedLayout) and _evaluable(a)]
+    if op not in SWIZZLED_CLAIMS or len(fns) != len(args):
         return None
-    out = apply(op, *args)
+    out = apply(op, *fns)
     r = out.result
     if out.rejection is not None or out.undefined is not None or not isinstance(r, Layout | ComposedLayout) \
             or not _evaluable(r):
         return None
     if op == "composition":
-        a, b = args
+        a, b = fns
         return [_same_size("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022",
-                           b.size(), r.size()),  # type: ignore[union-attr]
+                           b.size(), r.size()),
                 _claim("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
-                       "layout.hpp:1022", b.size(), a(b(_I)), r(_I))]  # type: ignore[operator,union-attr]
-    (x,) = args
+                       "layout.hpp:1022", b.size(), a(b(_I)), r(_I))]
+    (x,) = fns
     if op == "right_inverse":
         return [_claim("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260", r.size(), _I,
-                       x(r(_I)))]  # type: ignore[operator,union-attr]
+                       x(r(_I)))]
     return [_claim("LI-POST", "the quasi-inverse: L(R(L(i))) == L(i) for every i < size(L)", "layout.hpp:1313-1316",
-                   x.size(), x(_I), x(r(x(_I)))),  # type: ignore[operator,union-attr]
-            _claim("LI-3", "R(L(i)) == i for every i < size(L)", "layout.hpp:1313-1316", x.size(), _I,
-                   r(x(_I)))]  # type: ignore[operator,union-attr]
+                   x.size(), x(_I), x(r(x(_I)))),
+            _claim("LI-3", "R(L(i)) == i for every i < size(L)", "layout.hpp:1313-1316", x.size(), _I, r(x(_I)))]
 
 
 def has_postcondition(op: str) -> bool:

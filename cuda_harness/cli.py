@@ -15,6 +15,10 @@ corpus, on the GPU.
   other checks (properties, operations the sweep does not decide) are listed as not run.  Verdict ``agree`` /
   ``disagree`` (exit 3).
 
+The sweep bounds its own work (``WORK_BUDGET`` element evaluations, far fewer in host mode): ranges given with
+``--sweep`` are swept whole or refused with a one-line reason, and the values a spec check picks itself are the
+smallest assignments within the budget (the report says how many of how many).
+
 ``--host`` runs the same generated code compiled with g++ on the CPU.  Exit status: 0 agree / valid, 1 mismatch /
 invalid, 3 the device and the engine disagree, 2 bad input or no GPU (one line on stderr).
 """

@@ -9,8 +9,9 @@ inner layout is recast; ``recast_layout`` picks them by the ratio of bit widths 
 Deciding them: the result is ``A(O + op(B)(i))`` while the postcondition asks for ``A(O + B(Z(i)))`` (or the
 analogous form of each operation), so when ``A`` is a swizzle, a bijection (``swizzle_props``), the operation on the
 composed layout is correct exactly when the operation on ``B`` is.  The engine therefore decides ``op(B, ...)``
-symbolically and reports it for the composed operand; for any other outer function the transfer holds only one way
-and the composed operand keeps the concrete route.
+symbolically and reports it for the composed operand.  For an outer layout the transfer holds one way
+(``outer_layout_problem``): ``op(B)`` valid proves the composed operation valid, and a refutation of ``op(B)``
+counts only where it replays on the composed operand itself (else the verdict is ``unknown``).
 """
 
 from __future__ import annotations

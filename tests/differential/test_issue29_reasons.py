@@ -196,3 +196,22 @@ def test_swizzled_operands_with_symbols_are_decided(cute) -> None:
     fwd, inv = run_cases([b.case(b.operand(x)), operation_case("right_inverse", x)], [Query(0, env), Query(1, env)])
     assert fwd.values is not None and inv.values is not None
     assert fwd.values[inv.values[i]] != i  # type: ignore[index]
+
+
+def test_tiled_partitions_take_an_int_index() -> None:
+    # partition_C took a Python int and partition_S ended in AttributeError: every partition takes one now, as a
+    # run-time int (the same as D(index)).
+    from verifier.algebra.tiled import make_tiled_mma
+    from verifier.core.integers import D
+
+    copy = make_tiled_copy(find("SM75_U32x4_LDSM_N"), 16, parse_layout("(_32,_1):(_1,_0)"),  # type: ignore[arg-type]
+                           parse_layout("(_1,_8):(_0,_1)"))
+    s = parse_layout("(_32,_8):(_8,_1)")
+    for part in (copy.partition_S, copy.partition_D):
+        a, b = part(s, 5), part(s, D(5))
+        assert (str(a.layout), str(a.offset)) == (str(b.layout), str(b.offset))
+    mma = make_tiled_mma(find("SM80_16x8x8_F16F16F16F16_TN"), parse_layout("(_2,_2,_1):(_1,_2,_0)"))  # type: ignore[arg-type]
+    c = parse_layout("(_32,_16):(_1,_32)")
+    assert str(mma.partition_C(c, 5)) == str(mma.partition_C(c, D(5)))
+    assert str(mma.partition_fragment_A(parse_layout("(_32,_8):(_8,_1)"), 5)) == str(
+        mma.partition_fragment_A(parse_layout("(_32,_8):(_8,_1)"), D(5)))

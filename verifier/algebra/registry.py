@@ -49,7 +49,9 @@ class Operation:
     after the operation's name (shown in ``cute-verify OP --help``, decided by tests/frontends/test_cli_operations.py,
     and the operands of its C++ check in tests/project/test_registry.py).  ``indices``: the positions (among
     ``operands``) that are indices (a slice coordinate, a tile coordinate, a thread index): a symbol only they name
-    starts at 0 unless the user states its lower bound (``core.symbols.Symbols.index_default``).
+    starts at 0 unless the user states its lower bound (``core.symbols.Symbols.index_default``).  ``widths``: the
+    template integers that are element widths in bits (``recast_layout<Old, New>``, ``make_tma_box``'s element): the
+    guard search derives its moduli in elements from them (``engine.guards``).
     """
 
     name: str
@@ -63,6 +65,7 @@ class Operation:
     not_compiled: str = ""
     example: tuple[str, ...] = ()
     indices: tuple[int, ...] = ()
+    widths: tuple[int, ...] = ()
 
 
 # How compiled CuTe is called for an operation (Operation.cpp).
@@ -128,6 +131,7 @@ REGISTRY: Mapping[str, Operation] = _rows(
     Operation("downcast", ops.downcast, ("L",), "layout.hpp:1844-1867", template=1, cpp=TEMPLATED,
               example=("2", "(M,K):(K,_1)")),
     Operation("recast_layout", ops.recast_layout, ("L",), "layout.hpp:1870-1891", template=2, cpp=RECAST,
+              widths=(0, 1),
               example=("16", "32", "(M,K):(K,_1)")),
     Operation("max_common_vector", ops.max_common_vector, ("L", "L"), "layout.hpp:1404-1416", cpp=CALL,
               example=("(M,N):(_1,M)", "(M,N):(_1,M)")),
@@ -152,7 +156,7 @@ REGISTRY: Mapping[str, Operation] = _rows(
               example=("(M,N):(_1,M)", "(_2,_2):(_1,_2)", "1")),
     # the smem layout (a swizzle allowed) and the gmem layout, after the element width in bits
     Operation("make_tma_box", _deferred("verifier.algebra.tma", "make_tma_box"), ("L", "L"),
-              "copy_traits_sm90_tma.hpp:723-845", template=1,
+              "copy_traits_sm90_tma.hpp:723-845", template=1, widths=(0,),
               swizzled=True, not_compiled=("not a CuTe function but the box make_tma_copy derives "
                                            "(detail::construct_tma_gbasis): tests/differential/test_tma.py compiles "
                                            "that call on its own"),

@@ -37,8 +37,8 @@ from verifier.oracle.adversarial import Disagreement, Report
 FAMILY = "tma"
 TYPES = {8: "uint8_t", 16: "cute::half_t", 32: "float", 64: "double"}
 # CuTe's asserts in make_tma_copy_desc (copy_traits_sm90_tma.hpp), by line, and the obligation each one is.
-ASSERTS = ((range(949, 950), "TMA-ALIGN"), (range(951, 961), "TMA-GDIM"), (range(963, 964), "TMA-MAJOR"),
-           (range(971, 979), "TMA-GSTRIDE"), (range(993, 1008), "TMA-BOX"))
+ASSERTS = ((range(949, 950), "the gmem address alignment"), (range(951, 961), "TMA-GDIM"),
+           (range(963, 964), "TMA-MAJOR"), (range(971, 979), "TMA-GSTRIDE"), (range(993, 1008), "TMA-BOX"))
 CUTE_CHECKED = ("TMA-GDIM", "TMA-MAJOR", "TMA-GSTRIDE", "TMA-BOX")
 INT32_MAX = 2**31 - 1
 CHUNK = 6  # compiled structures per program
@@ -254,7 +254,7 @@ def judge(c: Case, a: Answer, r: HostRun) -> str | None:
         return None  # unknown: no claim to judge
     checked = [i for i in CUTE_CHECKED if i in a.refuted]
     if r.line is not None:
-        if r.checked == "TMA-ALIGN":
+        if r.checked == "the gmem address alignment":
             return "the gmem address assert fired (the harness's pointer is aligned)"
         if checked and checked[0] == r.checked:
             return None

@@ -72,6 +72,8 @@ class Symbols:
     def declare(self, name: str, **assumptions: int | bool) -> Symbol:
         if name in self.table and not assumptions:
             return self.table[name]
+        if "lo" in assumptions and "lo_stated" not in assumptions:
+            assumptions["lo_stated"] = True  # a lower bound a caller declares is stated (the defaults say so)
         base = self.table.get(name, Symbol(name))
         sym = replace(base, **assumptions)  # type: ignore[arg-type]  # assumptions name the integer fields
         if sym.bits == 64 and "hi" not in assumptions and base.hi == INT32_MAX:
@@ -88,7 +90,7 @@ class Symbols:
         bound, it starts at 0, the first index, which must be checked as any other."""
         sym = self.table.get(name)
         if sym is not None and not sym.lo_stated and sym.lo > 0:
-            self.declare(name, lo=0)
+            self.declare(name, lo=0, lo_stated=False)
 
     def state_lower(self, name: str, lo: int) -> None:
         """The user states ``lo <= name``: it replaces a default lower bound and tightens a stated one."""
@@ -153,7 +155,7 @@ class Symbols:
                 elif not sym.lo_stated and v < sym.lo:
                     # a stated upper bound below the default lower bound (``s < 0``, a negative stride): the
                     # user's range, unbounded below within the symbol's width
-                    self.declare(a.name, lo=-(2 ** (sym.bits - 1)), hi=v)
+                    self.declare(a.name, lo=-(2 ** (sym.bits - 1)), hi=v, lo_stated=False)
                 else:
                     self.declare(a.name, hi=tighter_hi(v))
         elif (op == "==" and k == 0 and isinstance(a, Op) and a.op == "%" and type(a.args[0]) is Sym

@@ -63,7 +63,7 @@ def cmd_check_conflict_free(args: argparse.Namespace) -> int:
                      declarations=args.symbol)
     options = check_options(args, symbols)
     v = check("conflict_free", operands, symbols, timeout=args.timeout, policy=policy_from(args), **options)
-    print(to_json(v) if args.json else to_text(v))
+    print(to_json(v) if args.json else to_text(v, verbose=args.verbose))
     return v.exit_code
 
 

@@ -31,7 +31,7 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from verifier.core.symbols import Symbols
+from verifier.core.symbols import Symbols, declaration
 from verifier.oracle.adversarial import Disagreement, Report
 
 FAMILY = "tma"
@@ -367,22 +367,84 @@ def cases(count: int, seed: int, per_structure: int = 40) -> list[Case]:
     return out
 
 
+def symbolic(structure: list[Case], budget_units: int = 2_000_000) -> tuple[str, list[Case]]:
+    """The tool's answer on ``structure``'s gmem with its symbols free over the range of the drawn values (each
+    ``--symbol NAME=LO..HI``), and the cases that judge it: a ``valid`` answer is judged by every drawn case (each
+    lies in the range, and each must pass make_tma_copy with the layout's descriptor), an ``invalid`` one by its
+    counterexample, run as one more case."""
+    from verifier.engine.decide import decide_operation
+    from verifier.engine.verdicts import Policy
+    from verifier.notation.cpp import parse
+    from verifier.solver.budget import Budget
+
+    first = structure[0]
+    symbols = Symbols()
+    for name, _ in first.env:
+        vals = [dict(c.env)[name] for c in structure]
+        lo = max(0, min(vals)) if name in _extents(first) else min(vals)  # a symbolic extent is a size (>= 0)
+        if lo > max(vals):
+            return "skipped", []
+        symbols.table[name] = declaration(name, lo, max(vals), bits=64 if name in first.wide else 32)
+    args = [first.bits, parse(first.smem, symbols), parse(first.gmem, symbols)]
+    v = decide_operation("make_tma_box", args, symbols, Budget(rlimit=budget_units), Policy())
+    if v.verdict == "valid":
+        return "valid", [c for c in structure if all(symbols.table[k].admits(x) for k, x in c.env)]
+    if v.verdict == "invalid" and v.counterexample is not None:
+        env = {name: v.counterexample.params.get(name, dict(first.env)[name]) for name, _ in first.env}
+        return "invalid", [Case(first.bits, first.smem, first.gmem, tuple(sorted(env.items())), first.wide)]
+    return v.verdict, []
+
+
+def _extents(c: Case) -> set[str]:
+    """The symbols of the gmem layout's shape."""
+    from verifier.core.operands import symbols as names
+    from verifier.notation.cpp import parse
+
+    from verifier.core.layouts import Layout
+
+    layout = parse(c.gmem, _symbols(c))
+    return names(layout.shape) if isinstance(layout, Layout) else set()
+
+
 def run(count: int, seed: int) -> Report:
     # a structure is one make_tma_copy instantiation to compile (seconds); values are free: a long run draws more
     # values per structure rather than more compiles
     drawn = cases(count, seed, per_structure=max(40, count // 40))
-    hosts = host_runs(drawn)
+    # each structure once more with its symbols free over the drawn range: a valid answer must hold at every drawn
+    # value, an invalid one's counterexample must fail on compiled CuTe
+    groups: dict[tuple[int, str, str, frozenset[str]], list[Case]] = {}
+    for c in drawn:
+        groups.setdefault((c.bits, c.smem, c.gmem, c.wide), []).append(c)
+    claims = [symbolic(structure) for structure in groups.values() if structure[0].env]
+    extra = [c for verdict, judged_by in claims if verdict == "invalid" for c in judged_by]
+    hosts = host_runs(drawn + extra)
+    host_of = dict(zip(drawn + extra, hosts, strict=True))
     verdicts: dict[str, int] = {}
     bad = []
     judged = 0
-    for c, r in zip(drawn, hosts, strict=True):
+
+    def disagree(c: Case, tool: str, r: HostRun) -> None:
+        cute = ("rejected at compile time" if r.rejected else
+                f"asserts at copy_traits_sm90_tma.hpp:{r.line}" if r.line is not None else
+                f"passes; descriptor {r.desc[:r.rank]}")
+        bad.append(Disagreement(FAMILY, c.command, tool, cute))
+
+    for c in drawn + extra:
         a = decide(c)
         verdicts[a.verdict] = verdicts.get(a.verdict, 0) + 1
-        why = judge(c, a, r)
         judged += a.verdict in ("valid", "invalid")
+        why = judge(c, a, host_of[c])
         if why is not None:
-            cute = ("rejected at compile time" if r.rejected else
-                    f"asserts at copy_traits_sm90_tma.hpp:{r.line}" if r.line is not None else
-                    f"passes; descriptor {r.desc[:r.rank]}")
-            bad.append(Disagreement(FAMILY, c.command, f"{a.verdict} {list(a.refuted)}: {why}", cute))
-    return Report(FAMILY, len(drawn), judged, verdicts, tuple(bad))
+            disagree(c, f"{a.verdict} {list(a.refuted)}: {why}", host_of[c])
+    for verdict, judged_by in claims:
+        key = f"symbolic {verdict}"
+        verdicts[key] = verdicts.get(key, 0) + 1
+        for c in judged_by:
+            judged += 1
+            r = host_of[c]
+            a = decide(c)
+            if verdict == "valid" and (a.verdict != "valid" or judge(c, a, r) is not None):
+                disagree(c, f"valid over the drawn range, but at these values {a.verdict} {list(a.refuted)}", r)
+            if verdict == "invalid" and a.verdict != "invalid":
+                disagree(c, f"a counterexample that does not replay ({a.verdict} at its values)", r)
+    return Report(FAMILY, len(drawn) + len(claims), judged, verdicts, tuple(bad))

@@ -397,10 +397,9 @@ def symbolic(structure: list[Case], budget_units: int = 2_000_000) -> tuple[str,
 
 def _extents(c: Case) -> set[str]:
     """The symbols of the gmem layout's shape."""
+    from verifier.core.layouts import Layout
     from verifier.core.operands import symbols as names
     from verifier.notation.cpp import parse
-
-    from verifier.core.layouts import Layout
 
     layout = parse(c.gmem, _symbols(c))
     return names(layout.shape) if isinstance(layout, Layout) else set()

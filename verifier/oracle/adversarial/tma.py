@@ -16,8 +16,8 @@ An answer agrees with CuTe when
   each box mode's byte stride is the tool's gmem stride times the element size, each extent the tool's;
 * where the host run asserts at a line, the tool is ``invalid`` with that line's obligation the first refuted one
   among CuTe's checked obligations (TMA-GDIM, TMA-MAJOR, TMA-GSTRIDE, TMA-BOX, in CuTe's order), or refuted
-  after another where the descriptor CuTe filled is not the layout's (its ``uint64_t`` recurrence over a negative
-  stride);
+  after another where the descriptor CuTe filled is not the layout's or comes from a negative stride (the order of
+  the asserts is then that of ``uint64_t`` values the layout never has);
 * where the host run passes, the tool refutes none of CuTe's checked obligations unless the descriptor CuTe filled
   is not the layout's (a ``uint64_t`` wrap: a negative or huge stride whose byte stride passed the asserts);
   the driver's own rules (TMA-INNER, TMA-SWIZZLE) and TMA-RANK are not host checks.
@@ -258,9 +258,12 @@ def judge(c: Case, a: Answer, r: HostRun) -> str | None:
             return "the gmem address assert fired (the harness's pointer is aligned)"
         if checked and checked[0] == r.checked:
             return None
-        # a refutation CuTe reaches later: only where the descriptor CuTe fills is not the layout's (a uint64_t
-        # recurrence over a negative stride), so that CuTe's first assert comes from values the layout never has
-        if r.checked in checked and not faithful:
+        # a refutation CuTe reaches later: only where the descriptor CuTe fills is not the layout's, or is computed
+        # from a negative stride (its uint64_t gcd and recurrence, :876-888), so that the order of CuTe's asserts
+        # comes from values the layout never has
+        negative = any(stride < 0 for mode in a.modes if mode is not None for stride in mode[1:]) or \
+            any(v < 0 for k, v in c.env if k not in _extents(c))
+        if r.checked in checked and (not faithful or negative):
             return None
         return f"CuTe asserts {r.checked} first, the tool refutes {checked or list(a.refuted)}"
     if checked and faithful:

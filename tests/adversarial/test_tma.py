@@ -13,8 +13,9 @@ from verifier.oracle.adversarial import tma as fam
 def test_fixed_seed_finds_no_disagreement(cute) -> None:
     report = family("tma")(120, 29)
     assert "tma" in FAMILIES
-    assert report.cases == 120 and report.judged >= 100, report.line()
+    assert report.cases >= 120 and report.judged >= 100, report.line()  # the drawn values, then each structure
     assert {"valid", "invalid"} <= set(report.verdicts), report.line()
+    assert any(k.startswith("symbolic ") for k in report.verdicts), report.line()
     assert not report.disagreements, "\n".join(f"{d.case}\n  tool: {d.tool}\n  CuTe: {d.cute}"
                                                for d in report.disagreements)
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from verifier.core.basis import ScaledBasis
 from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.int_tuple import IntTuple, format_tuple, leaf_list
-from verifier.core.integers import Int, S, and_, eq, gcd, ge, le, lt, unwatched
+from verifier.core.integers import Int, S, abs_, and_, eq, gcd, ge, le, lt, max_, min_, unwatched
 from verifier.core.layouts import Layout
 from verifier.core.obligations import NEVER, Recorder, record
 from verifier.core.swizzle import ComposedLayout, Swizzle
@@ -272,6 +272,13 @@ def _gmem_extent(m: _Mode, gshape: list[Int]) -> tuple[Int, Int]:
     if m.extent.is_constant(1):  # size-1 modes only: the gcd itself
         for d in m.strides[1:]:
             g = gcd(g, d)
+        # A gcd of 0 (every stride 0) is guarded (:882-887): the extent is then the last gmem mode's, with no
+        # division; written without a branch (g is 0 exactly when min(|g|, 1) is) so that it stays one expression
+        zero = S(1) - min_(abs_(g), S(1))
+        extent = S(1) + (gshape[m.gmodes[-1]] - 1) * zero
+        for d, i in zip(m.strides, m.gmodes):
+            extent = extent + (gshape[i] - 1) * (d / max_(abs_(g), S(1)))
+        return g, extent
     extent = S(1)
     for d, i in zip(m.strides, m.gmodes):
         extent = extent + (gshape[i] - 1) * (d / g)

@@ -318,7 +318,7 @@ def test_unsupported_swizzle_is_a_rejection() -> None:
 
 def test_cli(capsys) -> None:
     rc = main(["make_tma_box", "16", "Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_64):(_64,_1)", "(M,K):(K,_1)",
-               "--assume", "K % 8 == 0"])
+               "--assume", "K % 8 == 0", "-v"])  # -v lists the obligations (the default output does not)
     out = capsys.readouterr().out
     assert rc == 0 and "SWIZZLE_128B" in out and "TMA-GSTRIDE" in out
 

@@ -209,6 +209,7 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     "cuda_harness.cli": ("gpu",),  # where the cuda_harness package is (it ships in the same distribution)
     "verifier.cli.atoms": ("atoms",),
     "verifier.cli.crd2idx": ("crd2idx",),
+    "verifier.cli.selfcheck": ("selfcheck",),
 }
 _OWN = ("eval", "check")
 _FIXED = frozenset((*_OWN, *(name for names in _GROUPS.values() for name in names)))  # every command but the operations

@@ -73,7 +73,8 @@ class SymbolicBuilder(CppBuilder):
         assert isinstance(x, Int)
         if x.static or type(x.expr) is Const:
             return super().int(x)
-        return f"cute_symbolic::cast<{self._type(*x.expr.symbols())}>({self._expr(x.expr)})"
+        return (f"cute_symbolic::cast<{self._type(*x.expr.symbols())}>("
+                f"cute_symbolic::quietly([&] {{ return {self._expr(x.expr)}; }}))")
 
     def counting(self) -> str:
         return "counting_iterator<cute_symbolic::Int<long long>>(cute_symbolic::lit<long long>(0))"

@@ -75,6 +75,7 @@ struct Graph {
   std::vector<Obligation> obligations;
   std::unordered_map<std::string, bool> seen_obligation;
   bool print_refs = false;  // print a value as its node (v__N) instead of its expression
+  bool quiet = false;       // building an operand: its arithmetic is the caller's, not CuTe's (no obligation)
 
   int intern(Node n) {
     std::string key = n.op + "|" + n.type + "|" + std::to_string(n.lit) + "|" + n.name;
@@ -114,6 +115,7 @@ inline int node(std::string op, std::string type, std::vector<int> args, long lo
 
 inline void oblige(char const* kind, int cond, void* where) {
   Graph& g = graph();
+  if (g.quiet) { return; }
   std::string key = std::string(kind) + "|" + std::to_string(cond);
   if (g.seen_obligation.count(key)) { return; }
   g.seen_obligation[key] = true;
@@ -256,6 +258,17 @@ template <class T, class U>
 inline Int<T> cast(Int<U> const& x) { return Int<T>(x); }
 template <class T, class U, std::enable_if_t<is_builtin<U>::value, int> = 0>
 inline Int<T> cast(U x) { return Int<T>(T(x)); }
+
+// An operand's expression (`M*N` written in a stride) evaluated as the caller's arithmetic: the obligations of an
+// operation are those CuTe's code incurs, not those of the values it is given.
+template <class F>
+inline auto quietly(F f) {
+  bool was = graph().quiet;
+  graph().quiet = true;
+  auto r = f();
+  graph().quiet = was;
+  return r;
+}
 
 // An operand as a symbolic value of type R (the usual arithmetic conversions applied).
 template <class R, class A>

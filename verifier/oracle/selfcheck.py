@@ -123,9 +123,9 @@ def corpus(ops: Iterable[str] | None = None) -> tuple[list[Entry], list[str]]:
         op, operands, symbols = problem(raw)
         out.append(Entry(op, tuple(raw["args"]), tuple(raw.get("assume", [])), f"parametric {raw['id']}",
                          tuple(operands), symbols))
-    for op, args, assume in EXTRA:
-        if wanted is None or op in wanted:
-            out.append(_entry(op, args, assume, "operand kinds"))
+    for extra_op, extra_args, extra_assume in EXTRA:
+        if wanted is None or extra_op in wanted:
+            out.append(_entry(extra_op, extra_args, extra_assume, "operand kinds"))
     return out, skipped
 
 
@@ -213,8 +213,10 @@ def check_entry(entry: Entry, ex: symbolic.Exploration, binary: cute_cpp.Binary)
         f.status, f.detail = "disagrees", f"the model rejects ({model.rejection}); CuTe compiles"
         return f
     model_ub = [o.condition for o in model.obligations if o.id in UB_IDS]
+    skeleton: str | None = None
+    leaves: list[Int] = []
     if model.result is None:  # undefined behaviour on every value: the UB comparison below decides
-        skeleton, leaves = None, []
+        pass
     else:
         skeleton, leaves = model_print(model.result)
     for k, p in enumerate(ex.paths):

@@ -133,8 +133,17 @@ int main() {
 """
 
 
-def _unit(cases: Sequence[CppCase], rejected: set[int]) -> tuple[str, dict[int, tuple[int, int]]]:
+# Headers a program may add to the prelude's (the atoms, for TiledMMA / TiledCopy cases): a fixed list, so that
+# no text of a caller reaches the compiler.
+ATOM_HEADERS = ("cute/atom/mma_atom.hpp", "cute/atom/copy_atom.hpp", "cute/atom/mma_traits_sm80.hpp",
+                "cute/atom/copy_traits_sm80.hpp", "cute/atom/mma_traits_sm90_gmma.hpp")
+
+
+def _unit(cases: Sequence[CppCase], rejected: set[int], atoms: bool = False
+          ) -> tuple[str, dict[int, tuple[int, int]]]:
     lines = _PRELUDE.strip("\n").split("\n")
+    if atoms:
+        lines[3:3] = [f"#include <{h}>" for h in ATOM_HEADERS]
     spans: dict[int, tuple[int, int]] = {}
     for k, case in enumerate(cases):
         start = len(lines) + 1
@@ -162,9 +171,11 @@ def _header_flags() -> tuple[str, ...]:
     return (f"-I{INCLUDE}", "-g1", f"-DCUTE_SYMBOLIC_DIGEST=0x{digest}")
 
 
-def build(cases: Sequence[CppCase]) -> Binary:
-    """The cases compiled into one symbolic program (cached by ``cute_cpp.build``); rejected cases isolated."""
-    return cute_cpp.build([CppCase(c.code, ()) for c in cases], unit=_unit, flags=_header_flags())
+def build(cases: Sequence[CppCase], atoms: bool = False) -> Binary:
+    """The cases compiled into one symbolic program (cached by ``cute_cpp.build``); rejected cases isolated.
+    ``atoms``: with CuTe's MMA and copy atoms (``ATOM_HEADERS``)."""
+    unit = functools.partial(_unit, atoms=True) if atoms else _unit
+    return cute_cpp.build([CppCase(c.code, ()) for c in cases], unit=unit, flags=_header_flags())
 
 
 # -- reading a run ----------------------------------------------------------------------------------------------

@@ -80,8 +80,11 @@ def test_concrete_substitutions_print_as_compiled_cute_with_ints(cute) -> None:
         ex = explorations[q.case]
         assert ex.unknown is None and ex.paths
         (path,) = [p for p in ex.paths if all(c.expr.evaluate(q.env) for c in p.condition)]
-        def value(m: re.Match[str], run: symbolic.Run = path.run, env: dict[str, int] = dict(q.env)) -> str:
+        env = dict(q.env)
+
+        def value(m: re.Match[str], run: symbolic.Run = path.run, env: dict[str, int] = env) -> str:  # noqa: B006
             return str(run.leaves[int(m.group(1))].evaluate(env))
+
         got = symbolic.NODE_REF.sub(value, path.run.result or "")
         assert got == want.result, (cases[q.case][0], q.env)
         if want.offset is not None:

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from verifier.algebra.registry import REGISTRY, apply
 from verifier.core.errors import LayoutError, UndefinedBehavior
@@ -158,6 +158,21 @@ def _spec_checks(wanted: set[str] | None) -> list[Entry]:
 UNIT_HI = 64
 
 
+def _symbolizer(symbols: Symbols, counter: list[int]) -> Callable[[Int], Int]:
+    """A leaf function that makes each run-time integer a fresh symbol of ``symbols``, its sign kept."""
+    def leaf(x: Int) -> Int:
+        if x.static or x.value is None:
+            return x
+        counter[0] += 1
+        name = f"u{counter[0]}"
+        v = int(x.value)
+        symbols.declare(name, lo=0 if v == 0 else 1, hi=UNIT_HI)
+        s = symbol(name)
+        return s if v >= 0 else Int(Op("neg", (s.expr,)), False)
+
+    return leaf
+
+
 def _generalized_unit_cases(wanted: set[str] | None) -> list[Entry]:
     """CUTLASS's own unit cases (``oracle/data/cutlass_unit_cases.json``) with every run-time integer a symbol of
     its own: the same static/dynamic structure, for every value instead of the one CuTe's test uses."""
@@ -175,16 +190,7 @@ def _generalized_unit_cases(wanted: set[str] | None) -> list[Entry]:
             continue
         symbols = Symbols()
         counter = [0]
-
-        def leaf(x: Int) -> Int:
-            if x.static or x.value is None:
-                return x
-            counter[0] += 1
-            name = f"u{counter[0]}"
-            v = int(x.value)
-            symbols.declare(name, lo=0 if v == 0 else 1, hi=UNIT_HI)
-            s = symbol(name)
-            return s if v >= 0 else Int(Op("neg", (s.expr,)), False)
+        leaf = _symbolizer(symbols, counter)
 
         general = tuple(map_leaves(o, leaf) for o in parsed)
         if not counter[0]:

@@ -19,8 +19,10 @@ witness), otherwise the entry is ``unknown``.  An entry is ``proved`` only when 
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,6 +42,7 @@ UB_IDS = frozenset({"CMP-6", "CMP-7", "CPL-4", "DIV0", "CUTE-UB", "OVF-ARITH"})
 # The header's obligations that are undefined behaviour (NARROW is an implementation-defined conversion).
 CUTE_UB = frozenset({"DIV0", "OVF", "SHIFT"})
 PROOF_UNITS = 4 * UNITS_PER_SECOND
+CHUNK = 48  # cases per translation unit
 _PLACEHOLDER = re.compile(r"v__(\d+)")
 
 # Operand structures beyond the registry examples and the parametric corpus: CuTe's swizzled, scaled-basis and
@@ -394,8 +397,17 @@ def selfcheck(ops: Iterable[str] | None = None, max_paths: int = 32,
             compiled.append(e)
         except (TypeError, ValueError) as exc:  # an operand kind the C++ generator does not spell (a Step<...>)
             findings[k] = Finding(e, detail=f"no C++ call for these operands: {exc}")
-    binary, explorations = symbolic.explore(cases, [e.symbols for e in compiled], max_paths=max_paths)
-    checked = iter(check_entry(e, ex, binary) for e, ex in zip(compiled, explorations))
+    # Translation units of CHUNK cases, compiled in parallel (g++ is most of the time; a smaller unit also
+    # recompiles less when cases CuTe rejects are isolated).
+    spans = [range(i, min(i + CHUNK, len(cases))) for i in range(0, len(cases), CHUNK)]
+    with ThreadPoolExecutor(max_workers=max(1, min(len(spans), os.cpu_count() or 1))) as pool:
+        binaries = list(pool.map(lambda r: symbolic.build([cases[i] for i in r]), spans))
+    results: list[Finding] = []
+    for span, binary in zip(spans, binaries):
+        _, explorations = symbolic.explore([cases[i] for i in span], [compiled[i].symbols for i in span],
+                                           max_paths=max_paths, binary=binary)
+        results += [check_entry(compiled[i], ex, binary) for i, ex in zip(span, explorations)]
+    checked = iter(results)
     return [findings[k] if k in findings else next(checked) for k in range(len(entries))], skipped
 
 

@@ -13,7 +13,6 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-
 INTRO = """The model of `verifier/algebra` is a port of CuTe's algorithms; `cute-verify selfcheck` proves it equal to
 CuTe itself (docs/architecture.md, back end 4).  `verifier/oracle/include/cute_symbolic.hpp` is a run-time integer
 whose value is an expression, declared integral so that CuTe's unmodified headers compute with it.  Every operation

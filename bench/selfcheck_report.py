@@ -39,7 +39,7 @@ NOTES = """What it found and how it stands:
 - No deliberate difference is left: every structure below is proved, UB regions included.
 - Against 4.2 every structure takes one path: `min`/`max`/`abs`/`signum`/`gcd`/`lcm` are nodes of the expression
   (no branch), and 4.2's layout algebra otherwise branches only on static values.  A branch on run-time values is
-  explored when code takes one (`elem_less`'s `&&`, 3.8's `shape_div`, which tests `a / b != 0`: up to 6 paths).
+  explored when code takes one (`elem_less`'s `&&`; 3.8's `shape_div`, which tests `a / b != 0`).
 - The registry's `make_tma_box`, `predicated_copy` and `vectorized_copy` have no C++ call of their own (their rows
   say why) and are not in the corpus."""
 
@@ -91,7 +91,9 @@ def render(base: dict, others: list[tuple[str, dict]], bench: dict | None = None
         o = data["summary"]
         lines += [f"## {name}", "",
                   f"The same corpus against {name}'s headers: {o['proved']} of {o['entries']} equal to the model, "
-                  f"{o['disagrees']} differ, {o['unknown']} unknown.  The operations whose semantics changed, each "
+                  f"{o['disagrees']} differ, {o['unknown']} unknown (up to "
+                  f"{max(f['paths'] for f in data['findings'])} paths per structure).  The operations whose "
+                  "semantics changed, each "
                   "with the operand structures that differ and the witness (replayed on that release's compiled "
                   "CuTe):", ""]
         changed: dict[str, list[dict]] = defaultdict(list)  # type: ignore[type-arg]

@@ -17,7 +17,12 @@ The model (NVIDIA shared memory since Volta; the one CUTLASS's swizzles are desi
 The access pattern: ``SMEM`` maps a tile coordinate to an element offset (a layout, or a swizzled / composed
 layout); ``ACCESS`` maps the thread index of one instruction to the 1-D tile coordinate of its first element; an
 optional ``offset`` (a stage's or a k-block's coordinate offset, symbolic allowed) is added to every thread's
-coordinate.  Thread ``t`` accesses byte ``(element_bits/8) * SMEM(ACCESS(t) + offset)``.
+coordinate.  Thread ``t`` accesses the byte of element ``ACCESS(t) + offset`` of the tensor
+``make_tensor(make_smem_ptr(p), SMEM)`` over a buffer aligned above the swizzle's bits: ``(element_bits/8) *
+SMEM(c)`` for a layout, and for a flagged ``Sw o smem_ptr[Bb](unset) o L`` (how CuTe prints the GMMA/UMMA atoms)
+``Sw((B/8) * L(c))``: that tensor is a ``swizzle_ptr``, whose swizzle XORs the byte address
+(pointer_flagged.hpp:57-66, pointer_swizzle.hpp:86-87), and ``B`` must be the element width (a
+``static_assert``, else bad input).
 
 ``conflict_free`` is proved for every admitted value of the symbols (tile extents, the stage index in ``offset``)
 and every pair of threads in one phase, or refuted with the two threads, their byte addresses and the bank
@@ -29,9 +34,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from verifier.core.errors import LayoutError
+from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.integers import Bool, D, Int, and_, eq, ge, or_, symbol
 from verifier.core.layouts import Layout
+from verifier.core.swizzle import ComposedLayout, smem_bit_address
 
 BANKS = 32
 BANK_BYTES = 4
@@ -79,16 +85,24 @@ class AccessModel:
 
 
 def address(smem: object, access: Layout, t: Int, model: AccessModel, offset: Int | None = None) -> Int:
-    """The byte address thread ``t`` starts at: ``(element_bits/8) * SMEM(ACCESS(t) + offset)``."""
+    """The byte address thread ``t`` starts at: that of element ``ACCESS(t) + offset`` of
+    ``make_tensor(make_smem_ptr(p), SMEM)`` (``swizzle.smem_bit_address``: a flagged ``Sw o smem_ptr[Bb] o L``
+    swizzles the byte address, any other layout is ``(element_bits/8) * SMEM(c)``)."""
     c = access(t)
     if type(c) is not Int:
         raise LayoutError(f"ACCESS {access} must map a thread to a 1-D tile coordinate (an integer), not {c}")
     if offset is not None:
         c = c + offset
-    v = smem(c)  # type: ignore[operator]
-    if type(v) is not Int:
-        raise LayoutError(f"SMEM must map a tile coordinate to an element offset (an integer), not {v}")
-    return v * D(model.element_bytes)
+    if not isinstance(smem, (Layout, ComposedLayout)):
+        raise LayoutError(f"SMEM must be a layout or a composed layout, not {smem}")
+    try:
+        bits = smem_bit_address(smem, model.element_bits, c)
+    except CuteRejection as exc:
+        raise LayoutError(f"make_tensor(make_smem_ptr(p), {smem}) does not compile for {model.element_bits}-bit "
+                          f"elements: {exc}") from None
+    if type(bits) is not Int:
+        raise LayoutError(f"SMEM must map a tile coordinate to an element offset (an integer), not {bits}")
+    return bits / D(8)
 
 
 def threads(access: Layout) -> Int:

@@ -345,13 +345,24 @@ def swizzle_address(sw: Swizzle, address: Int) -> Int:
         moved = (v & y) >> sw.shift if sw.shift >= 0 else ((v & y) << -sw.shift) % _U64
         r = v ^ moved
         return Int(Const(r - _U64 if r >= 1 << 63 else r), False)
-    if y >= 1 << 31:
-        raise LayoutError(f"{sw} on a symbolic byte address: its mask reaches bit 31 and sign-extends over the "
-                          "64-bit address (swizzle.hpp:66-68), which is modelled on concrete addresses only; give "
-                          "--param NAME=VALUE for every symbol")
-    # Below bit 31 the masks are those of the int arithmetic, and the bits of a two's-complement offset are those
-    # of its uintptr_t.
-    return Int(sw._symbolic(address).expr, False)
+    if y < 1 << 31:
+        # Below bit 31 the masks are those of the int arithmetic, and the bits of a two's-complement offset are
+        # those of its uintptr_t.
+        return Int(sw._symbolic(address).expr, False)
+    # A mask reaching bit 31 reads every bit from its base to 63: out bit k ^= bit k + S.  Each flip is written
+    # as in Swizzle._symbolic, bit 63 with the weight -2^63 of a signed 64-bit offset.
+    from verifier.core.integers import Op
+
+    out = address
+    for p in range(64):
+        k = p - sw.shift
+        if not (y >> p) & 1 or not 0 <= k < 64:
+            continue
+        yb, zb = _bit(address, p), _bit(address, k)
+        weight = S(-(1 << 63)) if k == 63 else S(1 << k)
+        flip = (S(1) - S(2) * zb) * weight
+        out = out + Int(Op("ite", (Op("==", (yb.expr, S(0).expr)), S(0).expr, flip.expr)), False)
+    return Int(out.expr, False)
 
 
 def flag_bits(f: object) -> int | None:

@@ -32,6 +32,8 @@ from verifier.present.pictures import layout_picture
 
 SW128_K = "Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)"
 SW333 = "Sw<3,3,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)"
+INT4_SW64 = "Sw<2,4,3> o smem_ptr[4b](unset) o (_8,_256):(_256,_1)"
+INT4_SW128 = "Sw<3,4,3> o smem_ptr[4b](unset) o (_8,_256):(_256,_1)"
 ADDRESSES = [
     (SW333, 16), (SW128_K, 16),
     ("Sw<1,0,1> o smem_ptr[1b](unset) o _32:_1", 1),
@@ -46,6 +48,7 @@ ADDRESSES = [
     ("Sw<1,30,1> o smem_ptr[32b](unset) o _4:_536870912", 32),    # ... over byte addresses past 2^31
     ("Sw<2,26,-3> o smem_ptr[32b](unset) o _8:_16777216", 32),
     ("Sw<3,3,3> o _0 o (_8,_64):(_64,_1)", 16),                   # no flag: the swizzle acts on element offsets
+    (INT4_SW64, 4), (INT4_SW128, 4),                               # int4 K-major rows of 128 bytes
 ]
 
 
@@ -89,6 +92,21 @@ def test_the_issue_examples_against_the_compiled_tensor(cute_addresses) -> None:
     assert (bytes_333[i] // 4) % 32 == (bytes_333[j] // 4) % 32 and bytes_333[i] // 4 != bytes_333[j] // 4
     v = check("conflict_free", [parse(SW128_K), access], Symbols(), element_bits=16, access_bits=128)
     assert v.verdict == PROVED, v.reason
+
+
+@pytest.mark.cute
+def test_sub_byte_elements_read_row_by_row(cute_addresses) -> None:
+    """4-bit elements, 128-bit reads (32 elements) of row t: the 64-byte swizzle of 128-byte rows leaves rows 0 and 4
+    on bank 0 (2 wavefronts), the 128-byte swizzle does not; the tool's verdicts are those of the compiled bytes."""
+    model = AccessModel(4, 128)
+    access = parse("8:_1")
+    for text, want in ((INT4_SW64, 2), (INT4_SW128, 1)):
+        truth = cute_addresses[[t for t, _ in ADDRESSES].index(text)]
+        starts = truth[:8]
+        assert all(b % 128 == 0 for b in starts), starts
+        assert count([b // 8 for b in starts], model)[0].wavefronts == want
+        v = check("conflict_free", [parse(text), access], Symbols(), element_bits=4, access_bits=128)
+        assert v.verdict == (PROVED if want == 1 else REFUTED), (text, v.reason)
 
 
 def test_bank_conflicts_counts_the_byte_swizzle(capsys) -> None:

@@ -11,8 +11,8 @@ The model (NVIDIA shared memory since Volta; the one CUTLASS's swizzles are desi
   word merge); distinct words in one bank are served one per *wavefront*.  The phase takes as many wavefronts as
   the most distinct words any bank holds, and is conflict-free when that is 1.
 * A thread's ``W`` bits are contiguous in memory from the address of its first element and naturally aligned
-  (``a % (W/8) == 0``, as vector shared-memory instructions require): a ``W >= 32`` access covers the ``W/32``
-  consecutive words from ``a / 4``.
+  (bit address ``% W == 0``, as vector shared-memory instructions require; sub-byte elements included): a
+  ``W >= 32`` access covers the ``W/32`` consecutive words from ``a / 4``.
 
 The access pattern: ``SMEM`` maps a tile coordinate to an element offset (a layout, or a swizzled / composed
 layout); ``ACCESS`` maps the thread index of one instruction to the 1-D tile coordinate of its first element; an
@@ -56,14 +56,15 @@ class AccessModel:
         if self.access_bits not in ACCESS_BITS:
             raise LayoutError(f"--access-bits must be one of {', '.join(map(str, ACCESS_BITS))}, got "
                               f"{self.access_bits}")
-        if self.element_bits < 8 or self.element_bits & (self.element_bits - 1):
-            raise LayoutError(f"--element-bits must be a power of two of at least 8, got {self.element_bits}")
+        if self.element_bits < 1 or self.element_bits & (self.element_bits - 1):
+            raise LayoutError(f"--element-bits must be a power of two, got {self.element_bits}")
         if self.access_bits % self.element_bits:
             raise LayoutError(f"an access of {self.access_bits} bits holds no whole number of {self.element_bits}-bit "
                               "elements")
 
     @property
     def element_bytes(self) -> int:
+        """Bytes per element (0 for sub-byte elements, which are addressed in bits)."""
         return self.element_bits // 8
 
     @property
@@ -85,9 +86,14 @@ class AccessModel:
 
 
 def address(smem: object, access: Layout, t: Int, model: AccessModel, offset: Int | None = None) -> Int:
-    """The byte address thread ``t`` starts at: that of element ``ACCESS(t) + offset`` of
+    """The byte address thread ``t`` starts at (``bit_address / 8``)."""
+    return bit_address(smem, access, t, model, offset) / D(8)
+
+
+def bit_address(smem: object, access: Layout, t: Int, model: AccessModel, offset: Int | None = None) -> Int:
+    """The bit address thread ``t`` starts at: that of element ``ACCESS(t) + offset`` of
     ``make_tensor(make_smem_ptr(p), SMEM)`` (``swizzle.smem_bit_address``: a flagged ``Sw o smem_ptr[Bb] o L``
-    swizzles the byte address, any other layout is ``(element_bits/8) * SMEM(c)``)."""
+    swizzles the byte address, any other layout is ``element_bits * SMEM(c)``)."""
     c = access(t)
     if type(c) is not Int:
         raise LayoutError(f"ACCESS {access} must map a thread to a 1-D tile coordinate (an integer), not {c}")
@@ -102,7 +108,7 @@ def address(smem: object, access: Layout, t: Int, model: AccessModel, offset: In
                           f"elements: {exc}") from None
     if type(bits) is not Int:
         raise LayoutError(f"SMEM must map a tile coordinate to an element offset (an integer), not {bits}")
-    return bits / D(8)
+    return bits
 
 
 def threads(access: Layout) -> Int:
@@ -130,7 +136,8 @@ def claims_for(smem: object, access: Layout, model: AccessModel, offset: Int | N
     """What conflict-freedom means in the model, as universally quantified claims over two threads ``#i < #j``."""
     n = threads(access)
     i, j = symbol("#i"), symbol("#j")
-    ai, aj = address(smem, access, i, model, offset), address(smem, access, j, model, offset)
+    bi = bit_address(smem, access, i, model, offset)
+    ai, aj = bi / D(8), address(smem, access, j, model, offset)
     p = D(model.threads_per_phase)
     same_phase = eq(i / p, j / p)
     collide = []
@@ -141,8 +148,8 @@ def claims_for(smem: object, access: Layout, model: AccessModel, offset: Int | N
             collide.append(or_(not_bool(same_bank), eq(wi, wj)))
     return [
         BankClaim("SMEM-ADDR", "every thread's address is a non-negative, naturally aligned shared-memory address "
-                  f"(a % {model.access_bytes} == 0)", (("#i", D(0), n),),
-                  and_(ge(ai, D(0)), eq(ai % D(model.access_bytes), D(0)))),
+                  f"(bit address % {model.access_bits} == 0)", (("#i", D(0), n),),
+                  and_(ge(bi, D(0)), eq(bi % D(model.access_bits), D(0)))),
         BankClaim("CONFLICT-FREE", f"two threads of one phase ({model.threads_per_phase} threads) that touch one bank "
                   "touch the same 4-byte word: one wavefront per phase",
                   (("#i", D(0), n), ("#j", i + 1, n)), or_(not_bool(same_phase), and_(*collide)), ai, aj),
@@ -214,5 +221,5 @@ def witness_note(smem: object, access: Layout, model: AccessModel, values: Mappi
     return "; ".join(parts) + f"; phase of {model.threads_per_phase} threads"
 
 
-__all__ = ["ACCESS_BITS", "BANKS", "BANK_BYTES", "AccessModel", "Phase", "address", "claims_for", "count",
-           "wavefronts", "witness_note"]
+__all__ = ["ACCESS_BITS", "BANKS", "BANK_BYTES", "AccessModel", "Phase", "address", "bit_address", "claims_for",
+           "count", "wavefronts", "witness_note"]

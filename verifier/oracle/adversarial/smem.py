@@ -223,7 +223,7 @@ class Access:
 
 
 def draw_access(rng: random.Random, bits: int, n: int) -> Access | None:
-    widths = [w for w in ACCESS_BITS if w % bits == 0] if bits >= 8 else []
+    widths = [w for w in ACCESS_BITS if w % bits == 0]
     if not widths:
         return None
     w = rng.choice(widths)
@@ -256,9 +256,10 @@ def _judge_banks(smem: object, acc: Access, bits_of: list[int], rng: random.Rand
     stages = range(4) if step and rng.random() < 0.5 else range(1)
 
     def truth(stage: int) -> tuple[list[int], int, bool]:
-        addrs = [bits_of[c + stage * step] // 8 for c in coords]
+        starts = [bits_of[c + stage * step] for c in coords]
+        addrs = [b // 8 for b in starts]
         worst = max(p.wavefronts for p in count(addrs, model))
-        return addrs, worst, all(a >= 0 and a % model.access_bytes == 0 for a in addrs)
+        return addrs, worst, all(b >= 0 and b % model.access_bits == 0 for b in starts)
 
     addrs, _, _ = truth(0)
     case = (f"cute-verify check conflict_free '{smem}' '{acc.layout}' --element-bits {model.element_bits} "
@@ -311,7 +312,8 @@ def _judge_banks(smem: object, acc: Access, bits_of: list[int], rng: random.Rand
                 for k1 in range(model.words_per_thread) for k2 in range(model.words_per_thread))
         else:
             i = cex.coordinate if isinstance(cex.coordinate, int) else -1
-            real = bool(addrs) and 0 <= i < n and not (addrs[i] >= 0 and addrs[i] % model.access_bytes == 0)
+            b = bits_of[coords[i] + stage * step] if addrs and 0 <= i < n else 0
+            real = bool(addrs) and 0 <= i < n and not (b >= 0 and b % model.access_bits == 0)
         if not real:
             out.append(Disagreement(FAMILY, case, f"refuted at {cex.obligation} {cex.coordinate} {dict(cex.params)}",
                                     f"bytes {addrs}: no such failure"))
@@ -361,7 +363,7 @@ def _judge_bounds(smem: object, bits: int, bits_of: list[int], rng: random.Rando
 def _judge_rejected(smem: object, bits: int, truth: str, out: list[Disagreement]) -> int:
     """CuTe does not build the tensor: the tool must refuse the pattern too (bad input), never decide it."""
     case = f"cute-verify check conflict_free '{smem}' 8:_1 --element-bits {bits} --access-bits 128"
-    if bits < 8:
+    if 128 % bits:
         return 0
     try:
         v = check("conflict_free", [smem, Layout(S(8), S(1))], Symbols(), element_bits=bits, access_bits=128)

@@ -101,6 +101,9 @@ def _descriptor_operand(tile: object, element_bits: int, major: str, k_block: in
     if major not in MAJORS:
         raise LayoutError(f"major must be K or MN, got {major!r}")
     smem, rank2, static, recast, kind = lines
+    if isinstance(tile, ComposedLayout) and isinstance(tile.outer, Swizzle) and tile.outer.identity \
+            and tile.offset.is_constant(0) and isinstance(tile.inner, Layout):
+        tile = tile.inner  # recast<uint128_t> decays an identity swizzle with a 0 offset to its layout
     if isinstance(tile, Layout):  # a plain smem pointer: get_swizzle_t is Swizzle<0,4,3> (swizzle.hpp:493)
         tile = ComposedLayout(Swizzle(0, 4, 3), SmemPtrFlag(element_bits), tile)
     if not (isinstance(tile, ComposedLayout) and isinstance(tile.outer, Swizzle) and isinstance(tile.inner, Layout)):

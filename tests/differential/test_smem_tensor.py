@@ -21,7 +21,7 @@ import pytest
 from verifier.algebra.gmma import UMMA_LAYOUT_CODES, canonical_gmma, canonical_umma
 from verifier.cli.app import main
 from verifier.core.integers import S
-from verifier.core.swizzle import smem_bit_address
+from verifier.core.swizzle import ComposedLayout, Swizzle, smem_bit_address
 from verifier.core.symbols import Symbols
 from verifier.engine.banks import AccessModel, count
 from verifier.engine.checks import check
@@ -153,6 +153,11 @@ DESCRIPTORS = [
     DescCase(parse(f"Sw<0,5,2> o smem_ptr[16b](unset) o {INTER_K}"), 16, "K", False),       # identity decays
     DescCase(parse(f"Sw<0,6,-3> o smem_ptr[16b](unset) o {INTER_K}"), 16, "K", True),
     DescCase(parse("(_64,_16):(_16,_1)"), 16, "K", False),
+    # make_composed_layout(Swizzle<0,4,3>{}, _0, L) without a flag: the k-block's composition decays it to a
+    # plain layout (K = 32 halves > 16); the whole (K = 16) tile keeps it composed, which has no layout_type
+    DescCase(ComposedLayout(Swizzle(0, 4, 3), S(0), parse(INTER_K)), 16, "K", True),
+    DescCase(ComposedLayout(Swizzle(0, 4, 3), S(0), parse("((_8,_8),(_8,_4)):((_8,_64),(_1,_512))")), 16, "K",
+             False),
 ]
 
 
@@ -169,6 +174,7 @@ def test_descriptors_are_what_compiled_cute_builds(cute) -> None:
     assert not isinstance(truths[0], tuple) and "layout_type" in str(truths[0])
     assert "Expected a B-bit pointer type" in str(truths[2])
     assert isinstance(truths[6], tuple) and isinstance(truths[8], tuple)
+    assert not isinstance(truths[-2], tuple) and isinstance(truths[-1], tuple)
 
 
 def test_descriptor_reasons(capsys) -> None:

@@ -101,9 +101,6 @@ def _descriptor_operand(tile: object, element_bits: int, major: str, k_block: in
     if major not in MAJORS:
         raise LayoutError(f"major must be K or MN, got {major!r}")
     smem, rank2, static, recast, kind = lines
-    if isinstance(tile, ComposedLayout) and isinstance(tile.outer, Swizzle) and tile.outer.identity \
-            and tile.offset.is_constant(0) and isinstance(tile.inner, Layout):
-        tile = tile.inner  # recast<uint128_t> decays an identity swizzle with a 0 offset to its layout
     if isinstance(tile, Layout):  # a plain smem pointer: get_swizzle_t is Swizzle<0,4,3> (swizzle.hpp:493)
         tile = ComposedLayout(Swizzle(0, 4, 3), SmemPtrFlag(element_bits), tile)
     if not (isinstance(tile, ComposedLayout) and isinstance(tile.outer, Swizzle) and isinstance(tile.inner, Layout)):
@@ -117,13 +114,17 @@ def _descriptor_operand(tile: object, element_bits: int, major: str, k_block: in
     if rank(inner) != 2:
         return reject(f"{name} Descriptors can only be constructed on rank-2 tensors.", rank2)
     kb = k_block if k_block is not None else max(1, 256 // element_bits)
-    if inner.concrete and int(size(inner.shape[1])) > kb:  # type: ignore[index]
+    restricted = inner.concrete and int(size(inner.shape[1])) > kb  # type: ignore[index]
+    if restricted:
         inner = algebra.composition(inner, Tile([Underscore(), Layout(S_(kb), S_(1))]))  # the MMA's k-block
     if not inner.concrete or not all(x.static for x in (*leaves(inner.shape), *leaves(inner.stride))):
         return reject(f"the layout must be static (its strides are {strides})", static)
     if 128 % element_bits:
         return reject(f"recast<uint128_t> of {element_bits}-bit elements", recast)
-    if not isinstance(tile.offset, SmemPtrFlag):
+    # The k-block's composition decays an unflagged identity swizzle with a 0 offset to the plain layout
+    # (swizzle_layout.hpp:305-315); without it the composed layout stays and has no layout_type.
+    decayed = restricted and tile.outer.identity and tile.offset.is_constant(0)
+    if not isinstance(tile.offset, SmemPtrFlag) and not decayed:
         # Without the flag, make_tensor keeps the composed layout (its swizzle acts on element offsets) over a
         # plain smem pointer, and layout_type has an overload only for a plain Layout: a compile error.
         return reject(f"no matching function for call to layout_type: {tile} has no smem_ptr flag, so the tensor's "

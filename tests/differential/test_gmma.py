@@ -86,11 +86,15 @@ def test_k_sw128_half_descriptor_fields() -> None:
     ("Sw<3,3,3> o smem_ptr[16b](unset) o (_64,_64):(_64,_1)", 16, "K", "Unsupported layout swizzle"),
     ("Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_4):(_1,_64)", 16, "MN", "Expected K-size"),
     ("Sw<1,4,3> o smem_ptr[16b](unset) o (_4,_16):(_16,_1)", 16, "K", "MN-size multiple of 8"),
-    ("(_64,_16):(_16,_1)", 16, "K", "can only be constructed on smem"),
+    # a plain layout is an unswizzled smem tensor (Swizzle<0,4,3>), INTERLEAVE with a row stride of 2 uint128_t
+    ("(_64,_16):(_16,_1)", 16, "K", "Expected stride failure (stride<0,0> = 2, not 1)"),
+    ("Sw<3,4,3> o _0 o (_64,_16):(_16,_1)", 16, "K", "no smem_ptr flag"),
+    ("Sw<3,4,3> o smem_ptr[8b](unset) o (_64,_16):(_16,_1)", 16, "K", "Expected a B-bit pointer type"),
 ])
 def test_canonical_check_rejects_with_the_reason(smem: str, bits: int, major: str, reason: str) -> None:
     c = canonical_gmma(parse(smem), bits, major)
-    assert not c.accepted and reason in c.reason and "mma_traits_sm90_gmma.hpp" in c.reason
+    source = "pointer_flagged.hpp:64" if "pointer type" in reason else "mma_traits_sm90_gmma.hpp"
+    assert not c.accepted and reason in c.reason and source in c.reason
 
 
 @pytest.mark.cute

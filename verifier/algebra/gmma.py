@@ -26,7 +26,7 @@ from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.int_tuple import leaves
 from verifier.core.integers import Int, S
 from verifier.core.layouts import Layout, Tile, Underscore, rank, size
-from verifier.core.swizzle import ComposedLayout, SmemPtrFlag, Swizzle
+from verifier.core.swizzle import ComposedLayout, SmemPtrFlag, Swizzle, check_flag
 
 GMMA_SOURCE = "mma_traits_sm90_gmma.hpp"
 
@@ -91,29 +91,47 @@ def _divided(u128: Layout, tiler: Tile) -> tuple[Layout, tuple[int, int, int, in
 
 def _descriptor_operand(tile: object, element_bits: int, major: str, k_block: int | None,
                         reject: Callable[[str, str], Canonical], name: str, swizzle: str, strides: str,
-                        lines: tuple[str, str, str, str]) -> tuple[Swizzle, Layout] | Canonical:
+                        lines: tuple[str, str, str, str, str]) -> tuple[Swizzle, Layout] | Canonical:
     """The checks ``make_gmma_desc`` and ``make_umma_desc`` open with, in the same order (``lines``: the smem, rank,
-    static and recast checks of the header): a swizzled smem tensor of rank 2, its static layout restricted to the
-    k-block one MMA reads (default ``256 / element_bits`` elements of K: 32 bytes), 128-bit recastable elements."""
+    static, recast and layout-type checks of the header): the tensor ``make_tensor(make_smem_ptr<T>(p), tile)``
+    compiles (an smem_ptr flag of the element width, pointer_flagged.hpp:64) and is an smem tensor of rank 2, its
+    static layout restricted to the k-block one MMA reads (default ``256 / element_bits`` elements of K: 32 bytes),
+    128-bit recastable elements, whose swizzle is its pointer's (``layout_type`` takes a tensor with a plain
+    ``Layout``: a flagged layout, whose swizzle goes into a ``swizzle_ptr``, or a plain layout, Swizzle<0,4,3>)."""
     if major not in MAJORS:
         raise LayoutError(f"major must be K or MN, got {major!r}")
-    smem, rank2, static, recast = lines
+    smem, rank2, static, recast, kind = lines
+    if isinstance(tile, Layout):  # a plain smem pointer: get_swizzle_t is Swizzle<0,4,3> (swizzle.hpp:493)
+        tile = ComposedLayout(Swizzle(0, 4, 3), SmemPtrFlag(element_bits), tile)
     if not (isinstance(tile, ComposedLayout) and isinstance(tile.outer, Swizzle) and isinstance(tile.inner, Layout)):
         return reject(f"{name} Descriptors can only be constructed on smem: the layout must be {swizzle} o "
                       "smem_ptr o L", smem)
-    if not tile.offset.is_constant(0):
-        return reject("the smem layout's offset must be a static 0 (an smem_ptr flag)", smem)
+    try:  # make_tensor(make_smem_ptr(p), tile) comes first, with its own static_assert
+        check_flag(tile, element_bits)
+    except CuteRejection as exc:
+        return Canonical(False, f"{exc.assertion} ({exc.source})")
     inner = tile.inner
     if rank(inner) != 2:
         return reject(f"{name} Descriptors can only be constructed on rank-2 tensors.", rank2)
     kb = k_block if k_block is not None else max(1, 256 // element_bits)
-    if inner.concrete and int(size(inner.shape[1])) > kb:  # type: ignore[index]
+    restricted = inner.concrete and int(size(inner.shape[1])) > kb  # type: ignore[index]
+    if restricted:
         inner = algebra.composition(inner, Tile([Underscore(), Layout(S_(kb), S_(1))]))  # the MMA's k-block
     if not inner.concrete or not all(x.static for x in (*leaves(inner.shape), *leaves(inner.stride))):
         return reject(f"the layout must be static (its strides are {strides})", static)
     if 128 % element_bits:
         return reject(f"recast<uint128_t> of {element_bits}-bit elements", recast)
-    return tile.outer, inner
+    # The k-block's composition decays an unflagged identity swizzle with a 0 offset to the plain layout
+    # (swizzle_layout.hpp:305-315); without it the composed layout stays and has no layout_type.
+    decayed = restricted and tile.outer.identity and tile.offset.is_constant(0)
+    if not isinstance(tile.offset, SmemPtrFlag) and not decayed:
+        # Without the flag, make_tensor keeps the composed layout (its swizzle acts on element offsets) over a
+        # plain smem pointer, and layout_type has an overload only for a plain Layout: a compile error.
+        return reject(f"no matching function for call to layout_type: {tile} has no smem_ptr flag, so the tensor's "
+                      "pointer is no swizzle_ptr; write the layout as " + swizzle + " o smem_ptr[" +
+                      f"{element_bits}b](unset) o L (a Layout_*_Atom tiled to the tile)", kind)
+    # An identity swizzle decays to the plain pointer (pointer_swizzle.hpp:123-129), whose swizzle is Swizzle<0,4,3>.
+    return (Swizzle(0, 4, 3) if tile.outer.identity else tile.outer), inner
 
 
 def canonical_gmma(tile: object, element_bits: int, major: str, k_block: int | None = None) -> Canonical:
@@ -122,7 +140,7 @@ def canonical_gmma(tile: object, element_bits: int, major: str, k_block: int | N
     dense MMA's ``256 / element_bits``: 32 bytes)."""
 
     checked = _descriptor_operand(tile, element_bits, major, k_block, _reject, "GMMA", "Sw<B,4,3>",
-                                  "template arguments of the descriptor", ("199", "200", "256", "203"))
+                                  "template arguments of the descriptor", ("199", "200", "256", "203", "211"))
     if isinstance(checked, Canonical):
         return checked
     sw, inner = checked
@@ -229,7 +247,7 @@ def canonical_umma(tile: object, element_bits: int, major: str, k_block: int | N
     check has no K-size condition, takes ``Sw<2,5,2>`` (SWIZZLE_128B_BASE32B, MN-major only) and refuses
     ``M == 6``; its MN-major SWIZZLE_NONE leaves ``stride<0,0>`` unchecked."""
     checked = _descriptor_operand(tile, element_bits, major, k_block, _umma_reject, "UMMA", "Sw<B,M,S>",
-                                  "constexpr in the descriptor", ("209", "210", "257", "214"))
+                                  "constexpr in the descriptor", ("209", "210", "257", "214", "221"))
     if isinstance(checked, Canonical):
         return checked
     sw, inner = checked

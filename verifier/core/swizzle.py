@@ -325,5 +325,90 @@ class SmemPtrFlag(Int):
         return f"SmemPtrFlag({self.bits})"
 
 
-__all__ = ["ComposedLayout", "SmemPtrFlag", "Swizzle", "compose3", "compose_swizzles", "is_swizzled",
-           "make_composed_layout", "make_swizzle"]
+_U64 = 1 << 64
+PTR_SOURCE = "pointer_swizzle.hpp:86-87"
+
+
+def _mask64(sw: Swizzle) -> int:
+    """``yyy_msk`` as ``apply`` meets it on a ``uintptr_t``: an ``int`` constant (swizzle.hpp:66-68) converted to the
+    unsigned 64-bit type, so a mask reaching bit 31 is negative and sign-extends over bits 32-63."""
+    return _int32(((1 << sw.bits) - 1) << (sw.base + max(0, sw.shift))) % _U64
+
+
+def swizzle_address(sw: Swizzle, address: Int) -> Int:
+    """``SwizzleFn::apply(reinterpret_cast<uintptr_t>(ptr))`` (pointer_swizzle.hpp:86-87): the swizzle of a
+    ``swizzle_ptr`` acts on the byte address, in ``uintptr_t`` arithmetic (a negative offset wraps modulo 2^64 and
+    is read back as a signed byte offset)."""
+    y = _mask64(sw)
+    if address.concrete:
+        v = int(address) % _U64
+        moved = (v & y) >> sw.shift if sw.shift >= 0 else ((v & y) << -sw.shift) % _U64
+        r = v ^ moved
+        return Int(Const(r - _U64 if r >= 1 << 63 else r), False)
+    if y < 1 << 31:
+        # Below bit 31 the masks are those of the int arithmetic, and the bits of a two's-complement offset are
+        # those of its uintptr_t.
+        return Int(sw._symbolic(address).expr, False)
+    # A mask reaching bit 31 reads every bit from its base to 63: out bit k ^= bit k + S.  Each flip is written
+    # as in Swizzle._symbolic, bit 63 with the weight -2^63 of a signed 64-bit offset.
+    from verifier.core.integers import Op
+
+    out = address
+    for p in range(64):
+        k = p - sw.shift
+        if not (y >> p) & 1 or not 0 <= k < 64:
+            continue
+        yb, zb = _bit(address, p), _bit(address, k)
+        weight = S(-(1 << 63)) if k == 63 else S(1 << k)
+        flip = (S(1) - S(2) * zb) * weight
+        out = out + Int(Op("ite", (Op("==", (yb.expr, S(0).expr)), S(0).expr, flip.expr)), False)
+    return Int(out.expr, False)
+
+
+def flag_bits(f: object) -> int | None:
+    """The width ``B`` of ``f = Sw o smem_ptr[Bb](unset) o L``, or None for a layout without an smem_ptr flag."""
+    if isinstance(f, ComposedLayout) and isinstance(f.offset, SmemPtrFlag):
+        return f.offset.bits
+    return None
+
+
+def check_flag(f: object, element_bits: int) -> None:
+    """``make_tensor(make_smem_ptr(T* p), f)`` with ``sizeof_bits<T> == element_bits``: a flagged layout compiles
+    only for its own width and a swizzle function (pointer_flagged.hpp:57-66)."""
+    bits = flag_bits(f)
+    if bits is None:
+        return
+    if bits != element_bits:
+        raise CuteRejection(f"Expected a B-bit pointer type. ({f} is smem_ptr[{bits}b], the elements are "
+                            f"{element_bits}-bit)", "pointer_flagged.hpp:64")
+    assert isinstance(f, ComposedLayout)
+    if not isinstance(f.outer, Swizzle):
+        raise CuteRejection(f"compile error: make_swizzle_ptr needs a swizzle function, not {f.outer}",
+                            "pointer_swizzle.hpp:86-87")
+
+
+def smem_bit_address(f: object, element_bits: int, *coord: object) -> Int:
+    """The bit address, from a base aligned above the swizzle's bits, of element ``coord`` of the tensor
+    ``make_tensor(make_smem_ptr<T>(p), f)`` with ``sizeof_bits<T> == element_bits``.
+
+    A flagged ``Sw o smem_ptr[Bb](unset) o L`` becomes ``make_tensor(make_swizzle_ptr(p, Sw), L)``
+    (pointer_flagged.hpp:57-66): element ``e = L(c)`` is ``p + e``, a byte address for ``B >= 8`` (``e*B/8``) and
+    for a sub-byte ``B`` the ``subbyte_iterator`` byte ``floor(e*B/8)`` and bit ``e*B mod 8``
+    (array_subbyte.hpp:260-265), and the swizzle XORs that byte address (pointer_swizzle.hpp:86-93).  Any other
+    layout is a plain pointer plus ``f(c)`` elements: its own swizzle, if any, acts on element offsets."""
+    check_flag(f, element_bits)
+    if flag_bits(f) is None:
+        return f(*coord) * S(element_bits)  # type: ignore[operator, no-any-return]
+    assert isinstance(f, ComposedLayout) and isinstance(f.outer, Swizzle)
+    e = f.inner(*coord)  # type: ignore[arg-type]
+    if type(e) is not Int:
+        raise LayoutError(f"{f}: the element offset {e} is a coordinate, not an address")
+    bits = e * S(element_bits)
+    if element_bits % 8 == 0:
+        return swizzle_address(f.outer, bits / S(8)) * S(8)
+    sub = (bits % S(8) + S(8)) % S(8)
+    return swizzle_address(f.outer, (bits - sub) / S(8)) * S(8) + sub
+
+
+__all__ = ["ComposedLayout", "SmemPtrFlag", "Swizzle", "check_flag", "compose3", "compose_swizzles", "flag_bits",
+           "is_swizzled", "make_composed_layout", "make_swizzle", "smem_bit_address", "swizzle_address"]

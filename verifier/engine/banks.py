@@ -11,13 +11,18 @@ The model (NVIDIA shared memory since Volta; the one CUTLASS's swizzles are desi
   word merge); distinct words in one bank are served one per *wavefront*.  The phase takes as many wavefronts as
   the most distinct words any bank holds, and is conflict-free when that is 1.
 * A thread's ``W`` bits are contiguous in memory from the address of its first element and naturally aligned
-  (``a % (W/8) == 0``, as vector shared-memory instructions require): a ``W >= 32`` access covers the ``W/32``
-  consecutive words from ``a / 4``.
+  (bit address ``% W == 0``, as vector shared-memory instructions require; sub-byte elements included): a
+  ``W >= 32`` access covers the ``W/32`` consecutive words from ``a / 4``.
 
 The access pattern: ``SMEM`` maps a tile coordinate to an element offset (a layout, or a swizzled / composed
 layout); ``ACCESS`` maps the thread index of one instruction to the 1-D tile coordinate of its first element; an
 optional ``offset`` (a stage's or a k-block's coordinate offset, symbolic allowed) is added to every thread's
-coordinate.  Thread ``t`` accesses byte ``(element_bits/8) * SMEM(ACCESS(t) + offset)``.
+coordinate.  Thread ``t`` accesses the byte of element ``ACCESS(t) + offset`` of the tensor
+``make_tensor(make_smem_ptr(p), SMEM)`` over a buffer aligned above the swizzle's bits: ``(element_bits/8) *
+SMEM(c)`` for a layout, and for a flagged ``Sw o smem_ptr[Bb](unset) o L`` (how CuTe prints the GMMA/UMMA atoms)
+``Sw((B/8) * L(c))``: that tensor is a ``swizzle_ptr``, whose swizzle XORs the byte address
+(pointer_flagged.hpp:57-66, pointer_swizzle.hpp:86-87), and ``B`` must be the element width (a
+``static_assert``, else bad input).
 
 ``conflict_free`` is proved for every admitted value of the symbols (tile extents, the stage index in ``offset``)
 and every pair of threads in one phase, or refuted with the two threads, their byte addresses and the bank
@@ -29,9 +34,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from verifier.core.errors import LayoutError
+from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.integers import Bool, D, Int, and_, eq, ge, or_, symbol
 from verifier.core.layouts import Layout
+from verifier.core.swizzle import ComposedLayout, smem_bit_address
 
 BANKS = 32
 BANK_BYTES = 4
@@ -50,14 +56,15 @@ class AccessModel:
         if self.access_bits not in ACCESS_BITS:
             raise LayoutError(f"--access-bits must be one of {', '.join(map(str, ACCESS_BITS))}, got "
                               f"{self.access_bits}")
-        if self.element_bits < 8 or self.element_bits & (self.element_bits - 1):
-            raise LayoutError(f"--element-bits must be a power of two of at least 8, got {self.element_bits}")
+        if self.element_bits < 1 or self.element_bits & (self.element_bits - 1):
+            raise LayoutError(f"--element-bits must be a power of two, got {self.element_bits}")
         if self.access_bits % self.element_bits:
             raise LayoutError(f"an access of {self.access_bits} bits holds no whole number of {self.element_bits}-bit "
                               "elements")
 
     @property
     def element_bytes(self) -> int:
+        """Bytes per element (0 for sub-byte elements, which are addressed in bits)."""
         return self.element_bits // 8
 
     @property
@@ -79,16 +86,29 @@ class AccessModel:
 
 
 def address(smem: object, access: Layout, t: Int, model: AccessModel, offset: Int | None = None) -> Int:
-    """The byte address thread ``t`` starts at: ``(element_bits/8) * SMEM(ACCESS(t) + offset)``."""
+    """The byte address thread ``t`` starts at (``bit_address / 8``)."""
+    return bit_address(smem, access, t, model, offset) / D(8)
+
+
+def bit_address(smem: object, access: Layout, t: Int, model: AccessModel, offset: Int | None = None) -> Int:
+    """The bit address thread ``t`` starts at: that of element ``ACCESS(t) + offset`` of
+    ``make_tensor(make_smem_ptr(p), SMEM)`` (``swizzle.smem_bit_address``: a flagged ``Sw o smem_ptr[Bb] o L``
+    swizzles the byte address, any other layout is ``element_bits * SMEM(c)``)."""
     c = access(t)
     if type(c) is not Int:
         raise LayoutError(f"ACCESS {access} must map a thread to a 1-D tile coordinate (an integer), not {c}")
     if offset is not None:
         c = c + offset
-    v = smem(c)  # type: ignore[operator]
-    if type(v) is not Int:
-        raise LayoutError(f"SMEM must map a tile coordinate to an element offset (an integer), not {v}")
-    return v * D(model.element_bytes)
+    if not isinstance(smem, (Layout, ComposedLayout)):
+        raise LayoutError(f"SMEM must be a layout or a composed layout, not {smem}")
+    try:
+        bits = smem_bit_address(smem, model.element_bits, c)
+    except CuteRejection as exc:
+        raise LayoutError(f"make_tensor(make_smem_ptr(p), {smem}) does not compile for {model.element_bits}-bit "
+                          f"elements: {exc}") from None
+    if type(bits) is not Int:
+        raise LayoutError(f"SMEM must map a tile coordinate to an element offset (an integer), not {bits}")
+    return bits
 
 
 def threads(access: Layout) -> Int:
@@ -116,7 +136,8 @@ def claims_for(smem: object, access: Layout, model: AccessModel, offset: Int | N
     """What conflict-freedom means in the model, as universally quantified claims over two threads ``#i < #j``."""
     n = threads(access)
     i, j = symbol("#i"), symbol("#j")
-    ai, aj = address(smem, access, i, model, offset), address(smem, access, j, model, offset)
+    bi = bit_address(smem, access, i, model, offset)
+    ai, aj = bi / D(8), address(smem, access, j, model, offset)
     p = D(model.threads_per_phase)
     same_phase = eq(i / p, j / p)
     collide = []
@@ -127,8 +148,8 @@ def claims_for(smem: object, access: Layout, model: AccessModel, offset: Int | N
             collide.append(or_(not_bool(same_bank), eq(wi, wj)))
     return [
         BankClaim("SMEM-ADDR", "every thread's address is a non-negative, naturally aligned shared-memory address "
-                  f"(a % {model.access_bytes} == 0)", (("#i", D(0), n),),
-                  and_(ge(ai, D(0)), eq(ai % D(model.access_bytes), D(0)))),
+                  f"(bit address % {model.access_bits} == 0)", (("#i", D(0), n),),
+                  and_(ge(bi, D(0)), eq(bi % D(model.access_bits), D(0)))),
         BankClaim("CONFLICT-FREE", f"two threads of one phase ({model.threads_per_phase} threads) that touch one bank "
                   "touch the same 4-byte word: one wavefront per phase",
                   (("#i", D(0), n), ("#j", i + 1, n)), or_(not_bool(same_phase), and_(*collide)), ai, aj),
@@ -200,5 +221,5 @@ def witness_note(smem: object, access: Layout, model: AccessModel, values: Mappi
     return "; ".join(parts) + f"; phase of {model.threads_per_phase} threads"
 
 
-__all__ = ["ACCESS_BITS", "BANKS", "BANK_BYTES", "AccessModel", "Phase", "address", "claims_for", "count",
-           "wavefronts", "witness_note"]
+__all__ = ["ACCESS_BITS", "BANKS", "BANK_BYTES", "AccessModel", "Phase", "address", "bit_address", "claims_for",
+           "count", "wavefronts", "witness_note"]

@@ -27,7 +27,7 @@ from verifier.core.errors import LayoutError
 from verifier.core.int_tuple import IntTuple, compatible, leaves, product
 from verifier.core.integers import Bool, D, Int, and_, eq, ge, le, max_, min_, symbol
 from verifier.core.layouts import Layout, size
-from verifier.core.swizzle import ComposedLayout
+from verifier.core.swizzle import ComposedLayout, flag_bits, smem_bit_address
 from verifier.core.symbols import Symbols
 from verifier.engine.decide import Engine, Item, decide_all, decide_bits_first, summarize
 from verifier.engine.verdicts import (
@@ -89,6 +89,9 @@ def _extents(layout: Layout, extent: IntTuple, paths: list[Path]) -> list[Int]:
 
 
 def _in_bounds(layout: Layout, extent: IntTuple) -> list[Claim]:
+    bits = flag_bits(layout)
+    if bits is not None:
+        return _smem_in_bounds(layout, extent, bits)
     paths = paths_of(layout)
     bounds = _extents(layout, extent, paths)
     i = layout(_I)
@@ -96,6 +99,18 @@ def _in_bounds(layout: Layout, extent: IntTuple) -> list[Claim]:
     shown = bounds[0] if scalar else "(" + ",".join(str(b) for b in bounds) + ")"
     return [Claim("IN-BOUNDS", f"0 <= L(i) < {shown} for every i < size(L)", "layout.hpp", _range(_size(layout)),
                   within(i, bounds, paths), None, i if scalar else None)]
+
+
+def _smem_in_bounds(layout: object, extent: IntTuple, bits: int) -> list[Claim]:
+    """A flagged ``Sw o smem_ptr[Bb](unset) o L`` is a shared-memory tensor's layout: its elements lie where
+    ``make_tensor(make_smem_ptr(p), layout)`` puts them, the swizzle acting on byte addresses
+    (``swizzle.smem_bit_address``), and each of its ``B`` bits must lie in the ``E`` elements of the buffer."""
+    e = extent if isinstance(extent, Int) else size(extent)
+    a = smem_bit_address(layout, bits, _I)
+    return [Claim("IN-BOUNDS", f"every element of make_tensor(make_smem_ptr(p), L) lies in the {e} elements from p "
+                  f"(the swizzle acts on byte addresses): 0 <= bit address and bit address + {bits} <= {e}*{bits}",
+                  "pointer_flagged.hpp:57-66, pointer_swizzle.hpp:86-87", _range(_size(layout)),
+                  and_(ge(a, D(0)), le(a + D(bits), e * D(bits))), None, a)]
 
 
 def _bijective(layout: Layout) -> list[Claim]:
@@ -280,7 +295,8 @@ def _reduce_swizzled(engine: Engine, prop: str, args: Sequence[object], options:
     if prop in ("in_bounds", "bijective") and offset.is_constant(0):
         extent = args[1] if prop == "in_bounds" else size(inner)
         e = extent if isinstance(extent, Int) else size(extent)  # type: ignore[arg-type]
-        if engine_proves(engine, divides_block(sw, e)):  # type: ignore[arg-type]
+        divides = divides_block(sw, e, flag_bits(args[0]))
+        if divides is not None and engine_proves(engine, divides):
             rest = [inner, *args[1:]]
             return routed(_decide(engine, prop, rest, options, policy), f"{LEMMA_BOUNDS}" if prop == "in_bounds"
                           else f"{LEMMA_INJECTIVE}; {LEMMA_BOUNDS}")

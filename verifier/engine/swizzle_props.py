@@ -9,6 +9,8 @@ follow, for ``C = Sw o O o L``:
 * **injective**: ``C(i) == C(j)`` iff ``O + L(i) == O + L(j)`` iff ``L(i) == L(j)``: ``injective(C) == injective(L)``;
 * **in bounds**: when ``2^h`` divides ``E`` (and ``O == 0``), ``0 <= Sw(x) < E`` iff ``0 <= x < E``:
   ``in_bounds(C, E) == in_bounds(L, E)``, so ``bijective(C) == bijective(L)`` when ``2^h`` divides ``size(L)``;
+  for a flagged ``Sw o smem_ptr[Bb] o L`` the same holds of byte addresses when ``2^h`` divides ``E*B/8`` and the
+  swizzle writes no bit below ``B/8`` (``divides_block``);
 * **equivalent**: for the same swizzle and offset, ``C1(i) == C2(i)`` iff ``L1(i) == L2(i)``.
 
 Each reduction keeps the verdict and its counterexample (a coordinate where ``L`` fails is one where ``C`` fails)
@@ -18,7 +20,7 @@ applies the property is decided on the exact bit encoding of the swizzle (``Swiz
 
 from __future__ import annotations
 
-from verifier.core.integers import Int, S, eq
+from verifier.core.integers import Bool, Int, S, eq
 from verifier.core.layouts import Layout
 from verifier.core.swizzle import ComposedLayout, Swizzle
 
@@ -35,9 +37,20 @@ def block(sw: Swizzle) -> int:
     return 1 << ((sw.yyy_msk | sw.zzz_msk).bit_length())
 
 
-def divides_block(sw: Swizzle, extent: Int) -> object:
-    """The condition ``extent % 2^h == 0`` (a ``Bool``) under which in_bounds reduces to the inner layout."""
-    return eq(extent % S(block(sw)), S(0))
+def divides_block(sw: Swizzle, extent: Int, flag: int | None = None) -> Bool | None:
+    """The condition ``extent % 2^h == 0`` under which in_bounds reduces to the inner layout.
+
+    For a flagged ``Sw o smem_ptr[Bb](unset) o L`` the swizzle permutes aligned blocks of ``2^h`` *bytes*
+    (``swizzle.smem_bit_address``): the lemma needs ``2^h`` to divide the extent in bytes, and the swizzle to write
+    no bit below the element size (so that it keeps every element whole and aligned); None where it cannot apply
+    (sub-byte elements, a mask that sign-extends over the address, a swizzle that splits elements)."""
+    if flag is None:
+        return eq(extent % S(block(sw)), S(0))
+    nbytes = flag // 8
+    if flag % 8 or sw.bits == 0 or (sw.yyy_msk | sw.zzz_msk) >= 1 << 31 or sw.yyy_msk < 0 or sw.zzz_msk < 0 \
+            or sw.zzz_msk & (nbytes - 1):
+        return None
+    return eq(extent * S(nbytes) % S(block(sw)), S(0))
 
 
 LEMMA_INJECTIVE = "a swizzle is a bijection (an involution, swizzle.hpp:63,76-79): injective(Sw o O o L) == " \

@@ -8,7 +8,9 @@ their SVG twins in util/print_svg.hpp):
   layout is one row, and a higher-rank layout shows its modes 1.. grouped into the columns (``group<1,R>``, the
   rank-2 view ``print_layout`` would need).  Each cell holds its index and is filled by index with CuTe's
   ``TikzColor_BWx8`` palette (``black!00, black!40, black!20, black!60, black!10, black!50, black!30, black!70``,
-  ``idx % 8``); row and column numbers run along the edges;
+  ``idx % 8``); row and column numbers run along the edges.  A flagged ``Sw o smem_ptr[Bb](unset) o L`` is drawn
+  as the shared-memory tensor ``make_tensor(make_smem_ptr(p), L)`` places its elements (the swizzle XORs byte
+  addresses, pointer_swizzle.hpp:86-87), where ``print_latex`` of the layout itself would swizzle element offsets;
 * a thread/value layout ``(thr, val) -> idx`` is drawn over the index grid of a tile ``(M, N)`` (``idx`` at
   ``(idx % M, idx / M)``, CuTe's identity-tensor order): each cell reached is labelled ``T{t}V{v}`` by the first
   ``(t, v)`` that reaches it and filled by thread with ``TikzColor_TV`` (eight pastel colours, ``tid % 8``);
@@ -33,7 +35,9 @@ from verifier.contracts.claims import substitute_operand
 from verifier.core.basis import ScaledBasis
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import IntTuple, format_tuple, leaves, product
+from verifier.core.integers import S
 from verifier.core.layouts import Layout, rank, size
+from verifier.core.swizzle import flag_bits, smem_bit_address
 from verifier.engine.verdicts import Counterexample, Verdict
 from verifier.notation.interop import coerce
 
@@ -131,12 +135,27 @@ def layout_picture(layout: object, params: Mapping[str, int] | None = None) -> P
     cols = n // rows
     cells = []
     basis = isinstance(lay, Layout) and any(type(x) is ScaledBasis for x in leaves(lay.stride))
+    bits = flag_bits(lay)
     for i in range(n):
-        value = lay(i)
-        idx = i if basis else int(value)
+        if bits is not None:
+            idx, label = _smem_element(lay, bits, i)
+        else:
+            value = lay(i)
+            idx, label = (i if basis else int(value)), str(value)
         rgb, tikz = _bw(idx)
-        cells.append(Cell(i % rows, i // rows, str(value), rgb, tikz, idx))
-    return Picture(str(lay), rows, cols, tuple(cells))
+        cells.append(Cell(i % rows, i // rows, label, rgb, tikz, idx))
+    title = str(lay) if bits is None else f"make_tensor(make_smem_ptr<{bits}-bit>(p), {lay}): element offsets"
+    return Picture(title, rows, cols, tuple(cells))
+
+
+def _smem_element(lay: object, bits: int, i: int) -> tuple[int, str]:
+    """Element ``i`` of a flagged layout as the shared-memory tensor places it (``swizzle.smem_bit_address``: the
+    swizzle acts on byte addresses), in elements from the tensor's start: ``12.5`` where the swizzle moved it off
+    an element boundary."""
+    a = int(smem_bit_address(lay, bits, S(i)))
+    if a % bits == 0:
+        return a // bits, str(a // bits)
+    return a // bits, f"{a / bits:g}"
 
 
 def tv_picture(tv: object, tile: IntTuple | None = None, params: Mapping[str, int] | None = None) -> Picture:

@@ -24,7 +24,7 @@ RANGE = ["M <= 12"]
 def test_zero_extent_operations_are_valid(op: str, args: list[str]) -> None:
     table = Symbols()
     operands = problems.build(op, args, table, RANGE)
-    v = verify(op, operands, table, timeout=20)
+    v = verify(op, operands, table)
     assert v.verdict == VALID, v.reason
     assert all(o.status != REFUTED for o in v.obligations if o.id == "DIV0")
 
@@ -34,7 +34,7 @@ def test_zero_extent_operations_are_valid(op: str, args: list[str]) -> None:
 def test_zero_extent_properties_are_proved(prop: str, args: list[str]) -> None:
     table = Symbols()
     operands = problems.build(prop, args, table, RANGE, prop=True)
-    assert check(prop, operands, table, timeout=20).verdict == PROVED
+    assert check(prop, operands, table).verdict == PROVED
 
 
 @pytest.mark.cute

@@ -109,6 +109,17 @@ class _PatchOnImport(importlib.abc.MetaPathFinder):
         return spec
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The ``long`` variants run only when asked for by name (``-m long``, or a -m expression that names it): the
+    default run, the one the README gives, stays bounded."""
+    if "long" in (config.getoption("markexpr") or ""):
+        return
+    kept = [item for item in items if item.get_closest_marker("long") is None]
+    if len(kept) != len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item.get_closest_marker("long") is not None])
+        items[:] = kept
+
+
 def pytest_configure(config: pytest.Config) -> None:
     sys.meta_path.insert(0, _PatchOnImport())
     for name in ENTRY_POINTS:

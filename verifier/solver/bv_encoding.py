@@ -93,6 +93,8 @@ class BVEncoder:
         assert isinstance(e, Op)
         if e.op == "ite":
             return z3.If(self.boolean(e.args[0]), self.term(e.args[1]), self.term(e.args[2]))
+        if e.op == "seq":  # the last operand's value (decide() adds every divisor of the statement to its negation)
+            return self.term(e.args[-1])
         a = [self.term(x) for x in e.args]
         op = e.op
         if op == "+":

@@ -182,6 +182,8 @@ class Encoder:
             return self.bounds(e.name)
         assert isinstance(e, Op)
         iv = [self.interval(a) for a in e.args] if e.op not in ("and", "or", "not", "ite") else []
+        if e.op == "seq":  # its value is its last operand's; the divisions of the others are collected as divisors
+            return iv[-1]
         if e.op == "+":
             (a, b), (c, d) = iv
             return (None if a is None or c is None else a + c, None if b is None or d is None else b + d)
@@ -298,6 +300,8 @@ class Encoder:
         op = e.op
         if op == "ite":
             return z3.If(self._encode_bool(e.args[0]), self._encode_int(e.args[1]), self._encode_int(e.args[2]))
+        if op == "seq":  # the value of the last operand; the divisors of all were collected (_collect_divisors)
+            return self._encode_int(e.args[-1])
         args = [self._encode_int(a) for a in e.args]
         if op == "+":
             return args[0] + args[1]

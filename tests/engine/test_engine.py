@@ -55,7 +55,7 @@ def test_division_is_cpp_truncation(a: int, b: int, c: int) -> None:
     x, y, z_ = symbol("a"), symbol("b"), symbol("c")
     exprs: list[Int] = [x / y, x % y, (x * z_) / y, (x - z_) % y, mod(x + D(7), y), x / D(-3), x % D(4)]
     enc = Encoder(sy)
-    s = z3.Solver()
+    s = z3.Solver(ctx=enc.ctx)  # the encoder builds its terms in a context of its own
     s.add(enc.var("a") == a, enc.var("b") == b, enc.var("c") == c)
     assert s.check() == z3.sat
     m = s.model()

@@ -12,7 +12,7 @@ its necessity and necessity witness.  Three runs:
   hashing (``PYTHONHASHSEED``), so set iteration orders differ from the first run's;
 * and the answers of all three are compared, and the wall-clock safety net must never have fired.
 
-The default suite decides the representative subset of ``load_run.SUBSET`` (about 25 s a pass on an idle core);
+The default suite decides the representative subset of ``load_run.SUBSET`` (about 15 s a pass on an idle core, so about 45 s in all);
 ``python -m pytest -m long tests/engine/test_load.py`` decides every corpus case, registry example and theorem of
 proofs/ (about 10 minutes on one idle core).
 """

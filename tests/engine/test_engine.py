@@ -227,9 +227,9 @@ def test_property_verdicts_are_sound(prop: str, text: str, extent: str, assume: 
     args, sy = _problem(texts, assume, hi=HI)
     if not _points(sy):  # no admitted value: bad input, never a vacuous proof
         with pytest.raises(VacuousAssumptions):
-            check(prop, args, sy, timeout=5)
+            check(prop, args, sy, rlimit=5_000_000)
         return
-    v = check(prop, args, sy, timeout=5)
+    v = check(prop, args, sy, rlimit=5_000_000)
     extra = args[1] if len(args) > 1 else None
     if v.verdict == PROVED:
         for p in _points(sy):

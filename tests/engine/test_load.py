@@ -117,3 +117,19 @@ def test_the_safety_net_is_a_hang_guard_far_above_the_budget() -> None:
     table = Symbols()
     v = verify("slice", problems.build("slice", ["(1,(_,_))", "(M,(N,K)):(_1,(M,M*N))"], table), table)
     assert v.verdict == "valid" and NET not in json.dumps(v.to_json())
+
+
+def test_the_guard_that_changed_from_run_to_run_is_the_weakest_one() -> None:
+    """Class 9: the guard of ``local_partition (M,N):(_1,M) (_2,_2):(_1,_2) 1`` was ``N % 2`` in some runs and
+    ``N % 4`` in others (a candidate's item decided within its share or not, as Z3's strategic solver went); it is
+    ``N % 2``, proved necessary, whatever ran before it in the process."""
+    from tests.support.load_run import items
+
+    decide = dict(items("subset"))
+    first = decide["example:local_partition"]()
+    decide["example:zipped_divide"]()  # history: what changed the guard before
+    again = decide["example:local_partition"]()
+    assert first == again
+    answer = first["answer"]
+    assert answer["condition"].startswith("M % 2 == 0 and N % 2 == 0")  # type: ignore[index]
+    assert answer["condition_is_necessary"] == "proved"  # type: ignore[index]

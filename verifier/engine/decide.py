@@ -314,7 +314,7 @@ class Engine:
         while lo < hi and budget.left() >= 1000:
             mid = lo + (hi - lo) // 2
             near = [self.encoder.var(s.name) <= s.lo + mid for s in syms]
-            status, model, _ = solve([*constraints, *near], budget.part(UNITS_PER_SECOND // 8), self.ctx)
+            status, model, _ = solve([*constraints, *near], budget.part(UNITS_PER_SECOND // 8))
             smaller = self._confirm(item, model) if status == "sat" else None
             if smaller is not None and distance(smaller) <= mid:
                 found, hi = smaller, distance(smaller)

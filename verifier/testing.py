@@ -88,14 +88,14 @@ def _decide(op: str, args: Sequence[object], assume: Sequence[str], params: Mapp
 
 
 def assert_valid(op: str, *args: object, assume: Sequence[str] = (), params: Mapping[str, int] | None = None,
-                 symbols: Mapping[str, Mapping[str, int]] | None = None, timeout: float = 10.0) -> Verdict:
+                 symbols: Mapping[str, Mapping[str, int]] | None = None, timeout: float | None = None) -> Verdict:
     """CuTe's ``op(*args)`` is correct for every allowed value: ``assert_valid("upcast", 2, "(M):(_1)")``."""
     __tracebackhide__ = True
     return _decide(op, args, assume, params, symbols, timeout, False)
 
 
 def assert_proved(prop: str, *args: object, assume: Sequence[str] = (), params: Mapping[str, int] | None = None,
-                  symbols: Mapping[str, Mapping[str, int]] | None = None, timeout: float = 10.0,
+                  symbols: Mapping[str, Mapping[str, int]] | None = None, timeout: float | None = None,
                   **options: object) -> Verdict:
     """A property of ``cute-verify check`` holds for every allowed value: ``assert_proved("injective", L)``."""
     __tracebackhide__ = True
@@ -104,7 +104,7 @@ def assert_proved(prop: str, *args: object, assume: Sequence[str] = (), params: 
 
 def assert_equivalent(a: object, b: object, *, extended: bool = False, assume: Sequence[str] = (),
                       params: Mapping[str, int] | None = None, symbols: Mapping[str, Mapping[str, int]] | None = None,
-                      timeout: float = 10.0) -> Verdict:
+                      timeout: float | None = None) -> Verdict:
     """``a`` and ``b`` are the same function on their domain (``extended``: on every non-negative coordinate)."""
     __tracebackhide__ = True
     options = {"extended": True} if extended else {}
@@ -112,7 +112,7 @@ def assert_equivalent(a: object, b: object, *, extended: bool = False, assume: S
 
 
 def assert_bijective(layout: object, *, assume: Sequence[str] = (), params: Mapping[str, int] | None = None,
-                     symbols: Mapping[str, Mapping[str, int]] | None = None, timeout: float = 10.0) -> Verdict:
+                     symbols: Mapping[str, Mapping[str, int]] | None = None, timeout: float | None = None) -> Verdict:
     """``layout`` maps ``[0, size)`` one-to-one onto ``[0, size)``."""
     __tracebackhide__ = True
     return _decide("bijective", (layout,), assume, params, symbols, timeout, True)

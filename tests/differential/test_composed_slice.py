@@ -171,7 +171,7 @@ def _verify(coord: str, layout: str, assume: list[str]):
     symbols = Symbols()
     args = [parse(coord, symbols), parse(layout, symbols)]
     add(symbols, assume)
-    return args, verify("slice_and_offset", args, symbols, timeout=30)
+    return args, verify("slice_and_offset", args, symbols)
 
 
 @pytest.mark.parametrize(("coord", "layout", "assume", "want"), SYMBOLIC)

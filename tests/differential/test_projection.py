@@ -94,7 +94,7 @@ def _verify(op: str, texts: list[str], assume: tuple[str, ...] = ()):
     symbols = Symbols()
     args = build(op, texts, symbols, assume, {})
     bound_all(symbols)  # realistic sizes: near 2^31 CuTe's ceil_div overflows (tests/differential/test_overflow.py)
-    return verify(op, args, symbols, timeout=10)
+    return verify(op, args, symbols)
 
 
 def test_cta_tiles_of_a_gemm_with_projections_are_decided():

@@ -180,7 +180,7 @@ def test_engine_decides_forwarded_operations_on_swizzled_layouts(answers) -> Non
               if isinstance(args[0], ComposedLayout) and op in DIVIDES + PRODUCTS + ("tile_to_shape",)][:40]
     assert len(sample) >= 30
     for op, args, r in sample:
-        v = verify(op, list(args), Symbols(), timeout=20)
+        v = verify(op, list(args), Symbols())
         if not r.ok:
             assert v.verdict == "invalid", (op, args, v)
         else:
@@ -205,7 +205,7 @@ def test_symbolic_operations(op: str, texts: list[str], assume: list[str], want:
     args = [parse(t, symbols) for t in texts]
     add(symbols, assume)
     bound_all(symbols)  # realistic sizes: near 2^31 CuTe's ceil_div overflows (tests/differential/test_overflow.py)
-    v = verify(op, args, symbols, timeout=20)
+    v = verify(op, args, symbols)
     assert v.verdict == want, (v.verdict, v.reason)
     if op == "zipped_divide" and not assume:  # a partial last tile: a warning with its counterexample
         assert any(d.id == "DIV-EXACT" and d.status == "refuted" for d in v.obligations)
@@ -216,7 +216,7 @@ def test_symbolic_verdicts_replay_on_compiled_cute(cute) -> None:
     """The refuted symbolic divide of an identity tensor, at its counterexample: CuTe's tiles cover more than A."""
     symbols = Symbols()
     a, t = parse("(M,N):(_1@0,_1@1)", symbols), parse("<_128,_64>", symbols)
-    v = verify("zipped_divide", [a, t], symbols, timeout=20)
+    v = verify("zipped_divide", [a, t], symbols)
     cex = next(d.counterexample for d in v.obligations if d.id == "DIV-EXACT" and d.counterexample is not None)
     env = dict(cex.params)
     (r,) = run_cases([call_case("zipped_divide", a.substitute(env), t)])

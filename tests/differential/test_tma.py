@@ -206,7 +206,7 @@ def _v(smem: str, gmem: str, assume: list[str], bits: int = 16):
     symbols = Symbols()
     args = [bits, parse(smem, symbols), parse(gmem, symbols)]
     add(symbols, assume)
-    return verify("make_tma_box", args, symbols, timeout=20)
+    return verify("make_tma_box", args, symbols)
 
 
 @pytest.mark.parametrize(("smem", "gmem", "assume", "bits", "failing"), [

@@ -120,7 +120,7 @@ def test_conflict_free_verdicts_agree_with_counting(cute_offsets) -> None:
         want = _brute(cute_offsets[str(smem)], access, eb, ab)
         aligned = all(cute_offsets[str(smem)][int(access(t))] * (eb // 8) % (ab // 8) == 0
                       for t in range(int(access.size())))
-        v = check("conflict_free", [smem, access], Symbols(), timeout=20, element_bits=eb, access_bits=ab)
+        v = check("conflict_free", [smem, access], Symbols(), element_bits=eb, access_bits=ab)
         expected = PROVED if max(want) == 1 and aligned else REFUTED
         assert v.verdict == expected, (str(smem), str(access), eb, ab, v.reason)
         if v.verdict == REFUTED and v.counterexample is not None and v.counterexample.obligation == "CONFLICT-FREE":

@@ -55,7 +55,7 @@ def test_division_is_cpp_truncation(a: int, b: int, c: int) -> None:
     x, y, z_ = symbol("a"), symbol("b"), symbol("c")
     exprs: list[Int] = [x / y, x % y, (x * z_) / y, (x - z_) % y, mod(x + D(7), y), x / D(-3), x % D(4)]
     enc = Encoder(sy)
-    s = z3.Solver()
+    s = z3.Solver(ctx=enc.ctx)  # the encoder builds its terms in a context of its own
     s.add(enc.var("a") == a, enc.var("b") == b, enc.var("c") == c)
     assert s.check() == z3.sat
     m = s.model()
@@ -164,9 +164,9 @@ def _assert_sound_operation(op: str, texts: list[object], assume: list[str], hi:
     points = _points(sy)
     if not points:  # no admitted value: bad input, never a vacuous verdict
         with pytest.raises(VacuousAssumptions):
-            verify(op, args, sy, timeout=2, derive=False)
+            verify(op, args, sy, rlimit=2_000_000, derive=False)
         return
-    v = verify(op, args, sy, timeout=2, derive=False)
+    v = verify(op, args, sy, rlimit=2_000_000, derive=False)
     if v.verdict == VALID:
         bad = [p for p in points if not valid_at(op, args, p)]
         assert not bad, f"{op}{texts} {assume} proved valid but wrong at {bad[:3]}"
@@ -227,9 +227,9 @@ def test_property_verdicts_are_sound(prop: str, text: str, extent: str, assume: 
     args, sy = _problem(texts, assume, hi=HI)
     if not _points(sy):  # no admitted value: bad input, never a vacuous proof
         with pytest.raises(VacuousAssumptions):
-            check(prop, args, sy, timeout=5)
+            check(prop, args, sy, rlimit=5_000_000)
         return
-    v = check(prop, args, sy, timeout=5)
+    v = check(prop, args, sy, rlimit=5_000_000)
     extra = args[1] if len(args) > 1 else None
     if v.verdict == PROVED:
         for p in _points(sy):
@@ -284,9 +284,9 @@ def test_local_tile_outside_the_grid_of_tiles_is_a_warning() -> None:
     # --strict; its failure needs no postcondition to confirm.
     args, sy = _problem(["(M,K):(_1,M)", "<_128,_32>", "(1,2)"], ["M % 128 == 0", "K % 32 == 0", "M <= 65536",
                                                                   "K <= 16384"])
-    v = verify("local_tile", args, sy, timeout=10, derive=False)
+    v = verify("local_tile", args, sy, derive=False)
     assert v.verdict == VALID and [o.id for o in v.obligations if o.status == REFUTED] == ["IX-2"]
-    v = verify("local_tile", args, sy, timeout=10, derive=False, policy=Policy(strict=True))
+    v = verify("local_tile", args, sy, derive=False, policy=Policy(strict=True))
     assert v.verdict == INVALID and v.counterexample is not None
     m, k = v.counterexample.params["M"], v.counterexample.params["K"]
     assert m // 128 <= 1 or k // 32 <= 2

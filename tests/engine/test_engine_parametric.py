@@ -28,7 +28,7 @@ def verdicts() -> list:
     out = []
     for entry in CORPUS:
         op, args, sy = problem(entry)
-        out.append(verify(op, args, sy, timeout=10, derive=False))
+        out.append(verify(op, args, sy, derive=False))
     return out
 
 
@@ -120,7 +120,7 @@ def test_strict_counterexamples_are_values_where_a_clause_fails(verdicts, truth,
     for entry, v in zip(CORPUS, verdicts, strict=True):
         if v.verdict == VALID and v.warnings:
             op, args, sy = problem(entry)
-            s = verify(op, args, sy, timeout=10, derive=False, policy=Policy(strict=True))
+            s = verify(op, args, sy, derive=False, policy=Policy(strict=True))
             assert s.verdict in (INVALID, UNKNOWN), (entry["id"], s.verdict)
             if s.counterexample is not None:
                 todo.append((entry, s))
@@ -143,7 +143,7 @@ def test_necessary_guards_exclude_only_values_where_cute_breaks_a_clause(verdict
         if not (v.verdict == INVALID or (v.verdict == VALID and v.warnings)) or t.rejected:
             continue
         op, args, sy = problem(entry)
-        guard = verify(op, args, sy, timeout=10).guard
+        guard = verify(op, args, sy).guard
         if guard is None or guard.necessary != PROVED:
             continue
         checked += 1

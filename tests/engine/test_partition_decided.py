@@ -21,7 +21,7 @@ from verifier.run.problems import build
 def _verify(op: str, texts: list[str], assume: tuple[str, ...] = (), params: dict[str, int] | None = None):
     symbols = Symbols()
     args = build(op, texts, symbols, assume, params or {})
-    return verify(op, args, symbols, timeout=10)
+    return verify(op, args, symbols)
 
 
 @pytest.mark.cute

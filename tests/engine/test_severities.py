@@ -66,13 +66,13 @@ def test_left_inverse_quasi_inverse_is_the_error(capsys) -> None:
 
 @pytest.mark.parametrize("op", ["zipped_divide", "logical_divide", "tiled_divide", "flat_divide"])
 def test_partial_tiles_are_warnings_with_their_guard(capsys, op: str) -> None:
-    rc, v = _json(capsys, op, "(M,N):(_1,M)", "<_128,_64>", "--timeout", "20", *SIZES)
+    rc, v = _json(capsys, op, "(M,N):(_1,M)", "<_128,_64>", *SIZES)
     assert rc == 0 and v["verdict"] == VALID and v["warnings"] == ["DIV-EXACT", "DIV-EXACT"]
     cex = next(o["counterexample"] for o in v["obligations"] if o["id"] == "DIV-EXACT")
     assert cex["params"] == {"M": 1, "N": 1}
     assert v["condition"] == "M % 128 == 0 and N % 64 == 0" and v["condition_covers"] == ["DIV-EXACT"]
     assert "return M % 128 == 0 && N % 64 == 0;" in v["guard_cpp"]
-    rc, s = _json(capsys, op, "(M,N):(_1,M)", "<_128,_64>", "--strict", "--timeout", "20", *SIZES)
+    rc, s = _json(capsys, op, "(M,N):(_1,M)", "<_128,_64>", "--strict", *SIZES)
     assert rc == 1 and s["verdict"] == INVALID
     assert s["counterexample"] == cex
     assert (s["condition"], s["guard_cpp"], s["condition_covers"]) == (v["condition"], v["guard_cpp"],
@@ -183,6 +183,6 @@ def test_the_guard_search_says_when_it_found_nothing() -> None:
     # No candidate of the form X % t == 0 / X >= 2 removes an overshooting complement bound for every S.
     table = Symbols()
     args = problems.build("complement", ["(M):(S)", "N"], table, ["S <= 15", "M <= 16", "N <= 16"])
-    v = verify("complement", args, table, timeout=20)
+    v = verify("complement", args, table)
     assert v.verdict == VALID and v.guard is None and v.guard_note in (NO_GUARD, NO_GUARD_IN_TIME)
     assert v.to_json()["guard_note"] == v.guard_note

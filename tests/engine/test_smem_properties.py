@@ -76,7 +76,7 @@ def cute_values(cute) -> dict[str, tuple[str, ...]]:
 def _verdict(prop: str, *texts: str) -> str:
     symbols = Symbols()
     args = [parse(t, symbols) for t in texts]
-    return check(prop, args, symbols, timeout=20).verdict
+    return check(prop, args, symbols).verdict
 
 
 def _components(text: str) -> dict[tuple[int, ...], int]:
@@ -179,7 +179,7 @@ def test_symbolic_properties(prop: str, texts: list[str], assume: list[str], wan
     symbols = Symbols()
     args = [parse(t, symbols) for t in texts]
     add(symbols, assume)
-    v = check(prop, args, symbols, timeout=20)
+    v = check(prop, args, symbols)
     assert v.verdict == want, v
     if want == REFUTED:
         assert v.counterexample is not None
@@ -191,7 +191,7 @@ def test_symbolic_refutations_replay_on_cute(cute) -> None:
     bijection onto [0, 8*M)."""
     symbols = Symbols()
     layout = parse("Sw<3,3,3> o _0 o (_8,M):(M,_1)", symbols)
-    v = check("bijective", [layout], symbols, timeout=20)
+    v = check("bijective", [layout], symbols)
     assert v.verdict == REFUTED and v.counterexample is not None
     m = v.counterexample.params["M"]
     concrete = layout.substitute({"M": m})

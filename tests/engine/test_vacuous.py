@@ -51,7 +51,7 @@ def test_a_literal_division_by_zero_in_an_assumption_is_bad_input(capsys, assump
 
 def test_an_assumption_that_divides_by_zero_admits_nothing_there(capsys) -> None:
     # Without the assumption the composition is invalid at M=5, N=1 (compiled CuTe agrees: test_engine_conformance).
-    rc, out, _ = _run(capsys, "composition", "(M,N):(_1,M)", "_4:_2", "--timeout", "5")
+    rc, out, _ = _run(capsys, "composition", "(M,N):(_1,M)", "_4:_2")
     assert rc == 1 and out.startswith("invalid:")
     _bad_input(capsys, "composition", "(M,N):(_1,M)", "_4:_2", "--assume", "M/0 == 1", says="division by zero")
     _bad_input(capsys, "check", "injective", "(M,N):(_1,_1)", "--assume", "M/0 >= 0", says="division by zero")
@@ -66,7 +66,7 @@ def test_an_assumption_that_divides_by_zero_only_somewhere_excludes_those_values
     # N == 1 is excluded (the assumption is undefined there), N == 2 is admitted: not vacuous.
     table = Symbols()
     args = problems.build("injective", ["(M,N):(_1,_1)"], table, ["N <= 2", "M/(N-1) >= 0"], prop=True)
-    v = check("injective", args, table, timeout=5)
+    v = check("injective", args, table)
     assert v.verdict == "refuted" and v.counterexample is not None
     assert v.counterexample.params["N"] == 2
 
@@ -172,7 +172,7 @@ def test_random_assumption_sets_that_admit_nothing_are_rejected(assumptions: lis
         assert all(r.evaluate(values) for r in table.relations)
         # (M,N):(_1,M) and (M,N):(N,_1) are the same function exactly when M == 1 or N == 1.
         differ = [env for env in _admitted_values(table) if env["M"] > 1 and env["N"] > 1]
-        v = check("equivalent", args, table, timeout=5)
+        v = check("equivalent", args, table)
         if v.verdict == "unknown":  # a timeout, never a wrong answer; it must say why
             assert v.reason, assumptions
             return
@@ -182,6 +182,6 @@ def test_random_assumption_sets_that_admit_nothing_are_rejected(assumptions: lis
         return
     event("admits nothing")
     with pytest.raises(VacuousAssumptions):
-        check("equivalent", args, table, timeout=5)
+        check("equivalent", args, table)
     with pytest.raises(VacuousAssumptions):
-        verify("coalesce", [args[0]], table, timeout=5)
+        verify("coalesce", [args[0]], table)

@@ -108,7 +108,7 @@ def _injective_verdict() -> tuple[object, object]:
     table = Symbols()
     layout = parse_layout("(M,_4):(_1,_2)", table)
     table.assume(parse_relation("M <= 6", table))
-    v = check("injective", [layout], table, timeout=20)
+    v = check("injective", [layout], table)
     assert v.verdict == REFUTED
     return layout, v
 
@@ -134,7 +134,7 @@ def test_counterexample_of_in_bounds_marks_cells_outside() -> None:
     table = Symbols()
     layout = parse_layout("(M,_4):(_1,M)", table)
     table.assume(parse_relation("M <= 6", table))
-    v = check("in_bounds", [layout, parse("16", table)], table, timeout=20)
+    v = check("in_bounds", [layout, parse("16", table)], table)
     drawn, bound = pic.counterexample_layout("in_bounds", [layout, parse("16", table)], v)
     assert bound == 16
     root = _svg(pic.to_svg(drawn, verdict=v, bound=bound))
@@ -253,7 +253,7 @@ def test_counterexample_of_bijective_bounds_by_size() -> None:
     table = Symbols()
     layout = parse_layout("(M,_2):(_1,M+1)", table)  # a gap between the columns: not onto [0, 2M)
     table.assume(parse_relation("M <= 5", table))
-    v = check("bijective", [layout], table, timeout=20)
+    v = check("bijective", [layout], table)
     assert v.verdict == REFUTED
     drawn, bound = pic.counterexample_layout("bijective", [layout], v)
     assert bound == int(drawn.size())

@@ -29,8 +29,8 @@ def test_injective_and_bijective_agree_with_enumeration(layout: Layout) -> None:
     bijective = sorted(values) == list(range(len(values)))
     if _separated(layout):
         assert injective, layout
-    assert check("injective", [layout], Symbols(), timeout=10).verdict == ("proved" if injective else "refuted")
-    assert check("bijective", [layout], Symbols(), timeout=10).verdict == ("proved" if bijective else "refuted")
+    assert check("injective", [layout], Symbols()).verdict == ("proved" if injective else "refuted")
+    assert check("bijective", [layout], Symbols()).verdict == ("proved" if bijective else "refuted")
 
 
 def test_large_static_layouts_are_decided_without_enumeration() -> None:
@@ -68,7 +68,7 @@ def _same_size_pairs(draw: st.DrawFn) -> tuple[Layout, Layout]:
 def test_equivalent_of_concrete_layouts_agrees_with_enumeration(pair: tuple[Layout, Layout]) -> None:
     a, b = pair
     equal = a.values() == b.values()
-    v = check("equivalent", [a, b], Symbols(), timeout=10)
+    v = check("equivalent", [a, b], Symbols())
     assert v.verdict == ("proved" if equal else "refuted")
     assert all(o.route == STRUCTURAL for o in v.obligations)  # decided without the solver
     if not equal:

@@ -586,3 +586,43 @@ def test_evaluate_matches_cpp_reference(tree: Node, env: dict[str, int]) -> None
     concrete = substitute(x, env)
     assert concrete.concrete and concrete.value == expected
     assert concrete.static == x.static
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        pytest.param(lambda: S(0) * (M / S(0)), id="_0*(M/_0)"),
+        pytest.param(lambda: S(0) * (M / N), id="_0*(M/N)"),
+        pytest.param(lambda: (M / N) * S(0), id="(M/N)*_0"),
+        pytest.param(lambda: S(0) / (M / N), id="_0/(M/N)"),
+        pytest.param(lambda: S(0) % (M / N), id="_0%(M/N)"),
+        pytest.param(lambda: (M / N) % S(1), id="(M/N)%_1"),
+        pytest.param(lambda: (M / N) % S(-1), id="(M/N)%_-1"),
+        pytest.param(lambda: S(0) * (M / N) + S(3), id="_0*(M/N)+_3"),
+        pytest.param(lambda: S(0) * (M / N) + M, id="_0*(M/N)+M"),
+    ],
+)
+def test_a_static_shortcut_keeps_the_division_it_drops(expr) -> None:
+    """Issue 29, class 9: CuTe's ``_0 * U`` is a static ``_0``, but C++ computed ``U`` first, so a division in ``U``
+    ran: it must fault where ``U``'s does, whatever the shortcut does with its value (the Hypothesis test above
+    found ``_0 * (M / _0)`` folded to a plain ``_0``)."""
+    x = expr()
+    with pytest.raises(UndefinedBehavior):
+        x.evaluate({"M": 5, "N": 0})
+    with pytest.raises(UndefinedBehavior):
+        substitute(x, {"M": 5, "N": 0})
+    if x.static:  # the shortcut's type is still CuTe's static _0 (or a static sum of it), at every value
+        assert str(x) in ("_0", "_3") and x.is_constant(int(str(x)[1:]))
+
+
+def test_the_encoder_collects_a_division_the_shortcut_keeps() -> None:
+    from verifier.core.integers import Sym
+    from verifier.core.symbols import Symbols
+    from verifier.solver.encoding import Encoder
+
+    table = Symbols()
+    table.declare("M")
+    table.declare("N", lo=0)
+    enc = Encoder(table)
+    enc.term((S(0) * (M / N) + M).expr)
+    assert Sym("N") in enc.divisors

@@ -20,6 +20,7 @@ operations on a symbolic run-time value are written bit by bit (``swizzle._bit``
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextvars import ContextVar
 from typing import Union
 
 from verifier.core.errors import CuteRejection, LayoutError
@@ -75,14 +76,18 @@ def _bits(mask: int) -> list[int]:
 
 
 # The bits of every symbolic value built here from its bits: extracting them again from the sum (with / and %)
-# would nest each step's expression inside the next, exponentially.
-_BITS: dict[object, dict[int, Int]] = {}
+# would nest each step's expression inside the next, exponentially.  One table per slice (slice_and_offset_composed
+# opens it), never shared between calls: found or not, a value's bits are then the same whatever the process
+# computed before (a table shared by the process, and cleared when full, made the expressions, and so the verdict,
+# depend on the slices decided earlier).
+_TABLE: ContextVar[dict[object, dict[int, Int]] | None] = ContextVar("composed_slice_bits", default=None)
 
 
 def _bit_of(x: Int, b: int) -> Int:
     if x.concrete:
         return _dyn(int(x) >> b & 1)
-    known = _BITS.get(x.expr)
+    table = _TABLE.get()
+    known = table.get(x.expr) if table is not None else None
     if known is not None:
         return known.get(b, _dyn(0))
     return _bit(x, b)
@@ -95,9 +100,9 @@ def _from_bits(terms: list[tuple[int, Int]]) -> Int:
         out = out + bit * S(1 << b)
     if all(t.concrete for _, t in terms):
         return _dyn(int(out))
-    if len(_BITS) > 1 << 16:
-        _BITS.clear()
-    _BITS[out.expr] = {b: t for b, t in terms}
+    table = _TABLE.get()
+    if table is not None:
+        table[out.expr] = {b: t for b, t in terms}
     return Int(out.expr, False)
 
 
@@ -402,6 +407,12 @@ def _call(f: object, i: int) -> Int:
 
 def slice_and_offset_composed(coord: object, c: ComposedLayout) -> tuple[object, Int]:
     """``slice_and_offset(coord, A o O o B)``: the swizzle overload, or the generic one (layout_composed.hpp:327)."""
+    if _TABLE.get() is None:
+        token = _TABLE.set({})
+        try:
+            return slice_and_offset_composed(coord, c)
+        finally:
+            _TABLE.reset(token)
     from verifier.algebra import ops as algebra
 
     if isinstance(c.outer, Swizzle):

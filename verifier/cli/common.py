@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from verifier.cli.args import params, timeout_arg
 from verifier.core.symbols import Symbols
-from verifier.solver.budget import DEFAULT_RLIMIT, DEFAULT_TIMEOUT
+from verifier.solver.budget import DEFAULT_RLIMIT, DEFAULT_TIMEOUT, hang_guard
 
 if TYPE_CHECKING:
     from verifier.engine.verdicts import Policy
@@ -41,11 +41,13 @@ def policy_from(args: argparse.Namespace) -> Policy:
 
 
 def add_budget_options(p: argparse.ArgumentParser, rlimit: int = DEFAULT_RLIMIT,
-                       timeout: float = DEFAULT_TIMEOUT) -> None:
+                       timeout: float | None = DEFAULT_TIMEOUT) -> None:
     p.add_argument("--rlimit", type=_rlimit_arg, default=None, metavar="N",
                    help=f"the solver's budget in Z3 resource units, the same on any machine load (default {rlimit:,})")
     p.add_argument("--timeout", type=timeout_arg, default=timeout, metavar="S",
-                   help=f"wall-clock safety net in seconds, reported as such when it fires (default {timeout:g})")
+                   help="wall-clock safety net in seconds, reported as such when it fires (default: a hang guard "
+                   f"far above the budget, {hang_guard(rlimit):g} s for the default budget)" if timeout is None else
+                   f"wall-clock safety net in seconds, reported as such when it fires (default {timeout:g})")
 
 
 def _rlimit_arg(text: str) -> int:

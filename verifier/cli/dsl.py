@@ -26,7 +26,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    help="the range of an integer parameter (default: 1 .. the type's maximum)")
     d.add_argument("--assume", action="append", default=[], metavar="EXPR",
                    help="a relation between the parameters, e.g. 'bm*128 < M'")
-    d.add_argument("--timeout", type=float, default=10.0, metavar="S", help="time budget per operation")
+    d.add_argument("--timeout", type=float, default=None, metavar="S",
+                   help="wall-clock safety net per operation (default: a hang guard far above the resource budget)")
     d.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="report format")
     d.add_argument("--json", action="store_const", const="json", dest="format", help="the same as --format json")
     d.add_argument("-o", "--output", metavar="F", help="write the report to F (atomically) instead of stdout")
@@ -40,7 +41,7 @@ def cmd_dsl(args: argparse.Namespace) -> int:
     from verifier.core.errors import LayoutError
     from verifier.run.files import write_atomic
 
-    if args.timeout <= 0:
+    if args.timeout is not None and args.timeout <= 0:
         raise LayoutError(f"--timeout must be positive, got {args.timeout}")
     from verifier.dsl.tracer import crosscheck, parse_args, trace, verify_trace
 

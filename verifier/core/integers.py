@@ -9,7 +9,9 @@ from the value (a dynamic 1 is not ``_1``), so every operation here computes the
 ``numeric/integral_constant.hpp`` does:
 
 * static op static is static (``:216-248``); anything with a dynamic operand is dynamic;
-* the exceptions ``_0*x``, ``x*_0``, ``_0/x``, ``_0%x``, ``x%_1``, ``x%_m1`` are static ``_0`` (``:258-344``);
+* the exceptions ``_0*x``, ``x*_0``, ``_0/x``, ``_0%x``, ``x%_1``, ``x%_m1`` are static ``_0`` (``:258-344``).  C++
+  computes ``x`` first, so a division in ``x`` still runs: where ``x`` divides, the static ``_0`` keeps it as
+  ``seq(x, 0)`` (C++'s comma: evaluate ``x``, then yield 0), whose evaluation faults where ``x``'s does;
 * ``min``, ``max``, ``abs``, ``signum``, ``gcd``, ``lcm`` are static only when every argument is (``:350-384``).
 
 Guarantees
@@ -210,6 +212,9 @@ OPS: dict[str, Callable[..., int]] = {
     "or": lambda *a: any(a),
     "not": lambda a: not a,
     "ite": lambda c, t, e: t if c else e,
+    # ``seq(x..., v)``: every operand evaluated (for its divisions), the value the last; a static integer whose
+    # value is known while the run-time computation it came from may still fault (the shortcuts of mul/div/mod).
+    "seq": lambda *a: a[-1],
 }
 
 #: Functions that may appear by name in CuTe notation, with their arity.
@@ -267,7 +272,7 @@ class Int:
     _hash: int | None
 
     def __init__(self, expr: Expr, static: bool) -> None:
-        if static and type(expr) is not Const:
+        if static and type(expr) is not Const and not _is_seq(expr):
             raise ValueError("a static integer must have a constant value")
         object.__setattr__(self, "expr", expr)
         object.__setattr__(self, "static", static)
@@ -288,7 +293,10 @@ class Int:
 
     def is_constant(self, n: int) -> bool:
         """CuTe's ``is_constant<n, T>``: true only for a *static* integer equal to ``n``."""
-        return self.static and self.value == n
+        if not self.static:
+            return False
+        v = self.value
+        return (v if v is not None else static_value(self)) == n
 
     def evaluate(self, env: Mapping[str, int] | None = None) -> int:
         return self.expr.evaluate(env or {})
@@ -298,6 +306,8 @@ class Int:
 
     def __int__(self) -> int:
         v = self.value
+        if v is None and self.static:  # seq(x, v): the type's value (a compile-time use evaluates nothing)
+            return static_value(self)
         if v is None:
             raise TypeError(f"{self} is symbolic; substitute values first")
         return v
@@ -320,7 +330,7 @@ class Int:
 
     def __str__(self) -> str:
         if self.static:
-            return f"_{self.expr.value}"  # type: ignore[attr-defined]  # a static Int holds a Const
+            return f"_{static_value(self)}"
         return format_expr(self.expr)
 
     def __repr__(self) -> str:
@@ -359,6 +369,33 @@ class Int:
 
     def __neg__(self) -> Int:
         return neg(self)
+
+
+def _is_seq(e: Expr) -> bool:
+    return type(e) is Op and e.op == "seq" and type(e.args[-1]) is Const
+
+
+def static_value(x: Int) -> int:
+    """The value of a static integer: its constant, also where it keeps a computation that may fault (``seq``)."""
+    v = x.value
+    if v is not None:
+        return v
+    assert x.static and _is_seq(x.expr), f"{x!r} is not static"
+    last = x.expr.args[-1]  # type: ignore[attr-defined]  # _is_seq: an Op ending in a Const
+    return int(last.value)
+
+
+def _effects(e: Expr) -> tuple[Expr, ...]:
+    """The computations a static integer keeps for their divisions (``seq``), none for a constant."""
+    return e.args[:-1] if type(e) is Op and e.op == "seq" else ()
+
+
+def _static_zero(dropped: Int) -> Int:
+    """CuTe's static ``_0`` of a shortcut that drops the run-time operand ``dropped`` (integral_constant.hpp:258-297):
+    C++ computed ``dropped`` first, so a division in it still runs and may fault; it is kept (``seq``)."""
+    if not _divides(dropped.expr):
+        return _ZERO
+    return Int(Op("seq", (dropped.expr, Const(0))), True)
 
 
 # Concrete integers are interned: concrete algebra builds the same few constants over and over, and an interned
@@ -529,8 +566,9 @@ def _compute(op: str, args: tuple[Int, ...]) -> Int:
     exprs = tuple(a.expr for a in args)
     if all(type(e) is Const for e in exprs):
         return _const(OPS[op](*(e.value for e in exprs)), static)  # type: ignore[attr-defined]  # all Const
-    if static:  # pragma: no cover - static integers are always constant
-        raise AssertionError("static operands must be constant")
+    if static:  # a static operand keeps a computation that may fault (seq): the result keeps it too
+        v = _const(OPS[op](*(static_value(a) for a in args)), True)
+        return Int(Op("seq", (*(x for e in exprs for x in _effects(e)), v.expr)), True)
     return Int(_simplify(op, exprs), False)
 
 
@@ -600,8 +638,10 @@ def mul(a: IntLike, b: IntLike) -> Int:
             return x if x is not None else _const(v, st)
     a, b = as_int(a), as_int(b)
     # integral_constant.hpp:258-270: C<0> * U and U * C<0> with a run-time U; two statics simply multiply.
-    if (a.is_constant(0) and b.dynamic) or (b.is_constant(0) and a.dynamic):
-        return _ZERO
+    if a.is_constant(0) and b.dynamic:
+        return _static_zero(b)
+    if b.is_constant(0) and a.dynamic:
+        return _static_zero(a)
     return _apply("*", (a, b))
 
 
@@ -616,7 +656,7 @@ def div(a: IntLike, b: IntLike) -> Int:
         return x if x is not None else _const(v, st)
     a, b = as_int(a), as_int(b)
     if a.is_constant(0) and b.dynamic:  # integral_constant.hpp:275-281: C<0> / U with a run-time U
-        return _ZERO
+        return _static_zero(b)
     return _apply("/", (a, b))
 
 
@@ -631,8 +671,10 @@ def mod(a: IntLike, b: IntLike) -> Int:
         return x if x is not None else _const(v, st)
     a, b = as_int(a), as_int(b)
     # integral_constant.hpp:283-297: U % C<1>, U % C<-1> and C<0> % U, each with a run-time U.
-    if (a.is_constant(0) and b.dynamic) or ((b.is_constant(1) or b.is_constant(-1)) and a.dynamic):
-        return _ZERO
+    if a.is_constant(0) and b.dynamic:
+        return _static_zero(b)
+    if (b.is_constant(1) or b.is_constant(-1)) and a.dynamic:
+        return _static_zero(a)
     return _apply("%", (a, b))
 
 
@@ -786,6 +828,8 @@ def _cmp(op: str, a: IntLike, b: IntLike) -> Bool:
     ea, eb = a.expr, b.expr
     if type(ea) is Const and type(eb) is Const:
         return _BOOLS[bool(OPS[op](ea.value, eb.value)), a.static and b.static]
+    if a.static and b.static:  # a type computation on two static integers (one keeps a seq): nothing runs
+        return _BOOLS[bool(OPS[op](static_value(a), static_value(b))), True]
     return Bool(Op(op, (ea, eb)), False)
 
 
@@ -905,6 +949,9 @@ def substitute_expr(e: Expr, values: Mapping[str, int]) -> Expr:
 
 def substitute(x: Int, values: Mapping[str, int]) -> Int:
     """``x`` with the given symbols replaced by concrete run-time values (the flag is unchanged)."""
-    if x.static or type(x.expr) is Const:
+    if type(x.expr) is Const:
         return x
+    if x.static:  # seq(x, v): the computation it keeps runs (and may fault) at these values
+        e = substitute_expr(x.expr, values)
+        return _const(e.value, True) if type(e) is Const else Int(e, True)
     return Int(substitute_expr(x.expr, values), False)

@@ -179,6 +179,8 @@ class _Watch:
             (a, b), (c, d) = self.interval(e.args[1]), self.interval(e.args[2])
             return _lo(a, c), _hi(b, d)
         iv = [self.interval(x) for x in e.args]
+        if e.op == "seq":  # the value is the last operand's (integers.py: the others are kept for their divisions)
+            return iv[-1]
         if e.op == "+":
             (a, b), (c, d) = iv
             return _add(a, c), _add(b, d)

@@ -29,7 +29,7 @@ def __getattr__(name: str) -> object:
 
 
 def verify_function(target: str, args: Mapping[str, tuple[int, int]] | None = None, assume: Sequence[str] = (),
-                    timeout: float = 10.0) -> tuple[Trace, list[Finding]]:
+                    timeout: float | None = None) -> tuple[Trace, list[Finding]]:
     """Trace ``FILE.py::FUNCTION`` and verify each layout operation it performs (``args``: parameter ranges,
     ``assume``: relations such as ``"bm*128 < M"``)."""
     from verifier.dsl.tracer import trace, verify_trace
@@ -39,7 +39,7 @@ def verify_function(target: str, args: Mapping[str, tuple[int, int]] | None = No
 
 
 def assert_layouts_valid(target: str, args: Mapping[str, tuple[int, int]] | None = None,
-                         assume: Sequence[str] = (), timeout: float = 10.0) -> None:
+                         assume: Sequence[str] = (), timeout: float | None = None) -> None:
     """For a pytest test: fail with the report unless every layout operation of the function is valid."""
     from verifier.dsl.report import exit_code, render_text
 

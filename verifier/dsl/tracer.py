@@ -511,7 +511,7 @@ class Finding:
     verdict: Verdict
 
 
-def verify_trace(t: Trace, timeout: float = 10.0, strict: bool = False) -> list[Finding]:
+def verify_trace(t: Trace, timeout: float | None = None, strict: bool = False) -> list[Finding]:
     """Each recorded operation verified for every admitted value of the parameters, with dsl semantics
     (``strict``: warnings, such as a partial last tile, are errors)."""
     from verifier.engine.verdicts import Policy
@@ -529,7 +529,7 @@ def verify_trace(t: Trace, timeout: float = 10.0, strict: bool = False) -> list[
 PARTITIONS = {"local_tile": 0, "local_partition": 0}
 
 
-def _partition_verdict(r: Recorded, v: Verdict, symbols: Symbols, timeout: float, policy: Policy) -> Verdict:
+def _partition_verdict(r: Recorded, v: Verdict, symbols: Symbols, timeout: float | None, policy: Policy) -> Verdict:
     """local_tile / local_partition have no symbolic postcondition of their own: they are the zipped_divide they
     slice (``algebra.local_tile``) plus the bounds of the slice (IX-2, IX-3). Valid when the divide is valid and
     those obligations are proved; otherwise the divide's verdict (its counterexample) or the unknown."""

@@ -216,7 +216,7 @@ def _items(prop: str, args: Sequence[object], options: Mapping[str, object]) -> 
                  partial(replay, k=k)) for k, c in enumerate(built)]
 
 
-def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
+def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float | None = DEFAULT_TIMEOUT,
           policy: Policy = DEFAULT_POLICY, rlimit: int | None = None, budget: Budget | None = None,
           **options: object) -> Verdict:
     """Decide ``prop(*args)`` for every value the assumptions allow: proved, refuted or unknown, within ``rlimit``

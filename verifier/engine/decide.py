@@ -57,11 +57,11 @@ from verifier.notation.interop import coerce
 from verifier.solver.budget import DEFAULT_TIMEOUT, UNITS_PER_SECOND, Budget
 from verifier.solver.domain import check_domain
 from verifier.solver.simplify import QUOTIENT
-from verifier.solver.solve import negate, new_context, solve
+from verifier.solver.solve import negate, solve
 
 if TYPE_CHECKING:  # z3 and the encoding load on the first solver call, not at start-up
     from verifier.solver.encoding import Encoder
-    from verifier.solver.solve import Context, Formula, Model
+    from verifier.solver.solve import Formula, Model
 
 BOUNDED_SPAN = 64
 # Resource units an item gets once the verdict is settled by another item's counterexample (a quarter of a nominal
@@ -131,7 +131,7 @@ class Decision:
 class Engine:
     """Decides items over one symbol table within a budget of Z3 resource units (``budget.py``)."""
 
-    def __init__(self, symbols: Symbols, timeout: float = DEFAULT_TIMEOUT, rlimit: int | None = None,
+    def __init__(self, symbols: Symbols, timeout: float | None = DEFAULT_TIMEOUT, rlimit: int | None = None,
                  budget: Budget | None = None) -> None:
         self.symbols = symbols
         self.budget = budget if budget is not None else Budget(rlimit, timeout)
@@ -142,12 +142,6 @@ class Engine:
         from verifier.solver.encoding import Encoder
 
         return Encoder(self.symbols, {w: (0, None) for w in WITNESSES})
-
-    @cached_property
-    def ctx(self) -> Context | None:
-        """This verdict's own Z3 context (see ``solve``) when it has symbols; a problem without symbols is small and
-        linear, and a context costs 5 ms to create, more than deciding it."""
-        return new_context() if any(True for _ in self.symbols) else None
 
     def remaining(self) -> int:
         """Resource units left (0 once the wall-clock safety net fired)."""
@@ -257,12 +251,12 @@ class Engine:
             units = min(units, SETTLED_BUDGET)
         for hint in hints[:2]:
             pinned = [self.encoder.var(n) == v for n, v in hint.items() if n in self.symbols]
-            status, model, _ = solve(base + negation + pinned, self.budget.part(units / 4), self.ctx)
+            status, model, _ = solve(base + negation + pinned, self.budget.part(units / 4))
             if status == "sat":
                 found = self._confirm(item, model)
                 if found is not None:
                     return Decision(REFUTED, counterexample=found, route=PINNED)
-        status, model, why = solve(base + negation, self.budget.part(units), self.ctx)
+        status, model, why = solve(base + negation, self.budget.part(units))
         if status == "unsat":
             return Decision(PROVED, route=FULL)
         # A counterexample in small values reads better, and when Z3 gave up on the unbounded problem the finite
@@ -271,7 +265,7 @@ class Engine:
         route = FULL
         if found is None or not self._small(found.params):
             bounded = [self.encoder.var(sym.name) <= sym.lo + BOUNDED_SPAN * sym.multiple_of for sym in self.symbols]
-            small, model2, _ = solve(base + negation + bounded, self.budget.part(units / 2), self.ctx)
+            small, model2, _ = solve(base + negation + bounded, self.budget.part(units / 2))
             smaller = self._confirm(item, model2) if small == "sat" else None
             if smaller is not None:
                 found, route = smaller, BOUNDED
@@ -320,7 +314,7 @@ class Engine:
         while lo < hi and budget.left() >= 1000:
             mid = lo + (hi - lo) // 2
             near = [self.encoder.var(s.name) <= s.lo + mid for s in syms]
-            status, model, _ = solve([*constraints, *near], budget.part(UNITS_PER_SECOND // 8), self.ctx)
+            status, model, _ = solve([*constraints, *near], budget.part(UNITS_PER_SECOND // 8))
             smaller = self._confirm(item, model) if status == "sat" else None
             if smaller is not None and distance(smaller) <= mid:
                 found, hi = smaller, distance(smaller)
@@ -338,7 +332,7 @@ class Engine:
         if not all(_holds(r, params) for r in self.symbols.relations):
             return None
         pinned = [self.encoder.var(n) == v for n, v in params.items()]
-        status, model, _ = solve([*constraints, *pinned], budget.part(UNITS_PER_SECOND // 10), self.ctx)
+        status, model, _ = solve([*constraints, *pinned], budget.part(UNITS_PER_SECOND // 10))
         return self._confirm(item, model) if status == "sat" else None
 
     def _small(self, params: Mapping[str, int]) -> bool:

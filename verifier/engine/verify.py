@@ -25,7 +25,7 @@ from verifier.solver.budget import DEFAULT_TIMEOUT, Budget
 GUARD_SHARE = 0.5
 
 
-def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
+def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float | None = DEFAULT_TIMEOUT,
            derive: bool = True, policy: Policy = DEFAULT_POLICY, rlimit: int | None = None,
            budget: Budget | None = None, semantics: str = "cpp") -> Verdict:
     """Is ``op(*args)``, as CuTe computes it, correct for every value the assumptions allow? ``semantics``:

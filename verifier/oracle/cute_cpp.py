@@ -196,6 +196,8 @@ class CppBuilder:
             return f"(-{self._expr(e.args[0])})"
         if e.op in _CPP_FUNCS:
             return f"{_CPP_FUNCS[e.op]}({', '.join(self._expr(x) for x in e.args)})"
+        if e.op == "seq":  # C++'s comma: every operand computed, the value the last
+            return f"({', '.join(f'(void)({self._expr(x)})' for x in e.args[:-1])}, {self._expr(e.args[-1])})"
         raise ValueError(f"operation {e.op!r} cannot appear in a CuTe integer")
 
     def counting(self) -> str:
@@ -204,7 +206,7 @@ class CppBuilder:
 
     def int(self, x: Int) -> str:
         if x.static:
-            return f"Int<{int(x.expr.value)}>{{}}"
+            return f"Int<{int(x)}>{{}}"
         if type(x.expr) is Const:
             return self._slot_for_value(x.expr.value)
         return f"{self._type(*x.expr.symbols())}({self._expr(x.expr)})"

@@ -3,7 +3,7 @@
 ```toml
 include = ["common.cute.toml"]          # paths relative to this file; their symbols, relations and checks join
 rlimit = 40000000                       # default solver budget of each check, in Z3 resource units
-timeout = 60                            # default wall-clock safety net of each check, in seconds
+timeout = 600                           # wall-clock safety net of each check, in seconds (default: scaled)
 strict = true                           # warnings are errors for this file's checks (as --strict)
 
 [symbols]
@@ -89,7 +89,7 @@ class Check:
     is_property: bool
     args: tuple[str, ...]
     expect: str
-    timeout: float
+    timeout: float | None
     file: str
     line: int
     assume: tuple[str, ...] = ()
@@ -198,7 +198,7 @@ def _harmless(symbols: tuple[Symbol, ...], chosen: list[str], group: list[str], 
         theirs = [enc.boolean(parse_relation(t, table)) for t in group]
     except Unencodable:
         return False
-    return extends_everywhere(enc, inside, mine, outside, theirs, DEFAULT_TIMEOUT, UNITS_PER_SECOND)
+    return extends_everywhere(enc, inside, mine, outside, theirs, budget.hang_guard(UNITS_PER_SECOND), UNITS_PER_SECOND)
 
 
 # -- where keys are -------------------------------------------------------------------------------------------

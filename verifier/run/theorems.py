@@ -52,7 +52,7 @@ from verifier.solver.domain import admitted_value
 
 DOMAINS = {"int32": "every int32 value", "positive": "every positive integer"}
 EXPECTATIONS = (PROVED, REFUTED)
-DEFAULT_TIMEOUT = 120.0  # the wall-clock safety net of one theorem, seconds
+DEFAULT_TIMEOUT: float | None = None  # the safety net of one theorem: the hang guard of its budget (budget.py)
 DEFAULT_RLIMIT = 2 * budget.DEFAULT_RLIMIT  # Z3 resource units of one theorem (20 nominal seconds)
 
 
@@ -185,7 +185,7 @@ class Statement:
     def operands(self, symbols: Symbols, values: Mapping[str, int] | None = None) -> list[object]:
         return [evaluate(a, symbols, values) for a in self.args]
 
-    def decide(self, symbols: Symbols, timeout: float = DEFAULT_TIMEOUT,
+    def decide(self, symbols: Symbols, timeout: float | None = DEFAULT_TIMEOUT,
                rlimit: int | None = DEFAULT_RLIMIT) -> Verdict:
         """Decide the statement within ``rlimit`` Z3 resource units and the wall-clock safety net ``timeout``;
         the division-by-zero items of computed operands get another ``rlimit`` after it."""
@@ -394,7 +394,7 @@ class Theorem:
             parts += bits
         return "; ".join(parts + [t.strip() for t in self.assume])
 
-    def run(self, timeout: float = DEFAULT_TIMEOUT, rlimit: int | None = DEFAULT_RLIMIT) -> TheoremResult:
+    def run(self, timeout: float | None = DEFAULT_TIMEOUT, rlimit: int | None = DEFAULT_RLIMIT) -> TheoremResult:
         start = time.monotonic()
         try:
             v = self.statement.decide(self.table(), timeout, rlimit)
@@ -505,7 +505,7 @@ def load(paths: Iterable[str | Path]) -> list[Theorem]:
     return theorems
 
 
-def prove(theorems: Sequence[Theorem], timeout: float = DEFAULT_TIMEOUT,
+def prove(theorems: Sequence[Theorem], timeout: float | None = DEFAULT_TIMEOUT,
           rlimit: int | None = DEFAULT_RLIMIT) -> list[TheoremResult]:
     return [t.run(timeout, rlimit) for t in theorems]
 

@@ -4,7 +4,9 @@ A verdict must not depend on the machine's load, so the solver's budget is count
 (``rlimit``: a deterministic count of the solver's elementary steps), never in seconds: the same problem gets the
 same verdict on an idle and on an oversubscribed machine.  The wall clock is only a safety net (``--timeout``) for
 a run that would otherwise hang; when it fires, the reason says so, and that verdict (``unknown``) did depend on
-the load.
+the load.  Unless the user sets it, the net is a hang guard scaled to the budget (``hang_guard``): the time the
+budget would take at a hundredth of the rate this project's queries run at, so that it never decides what the
+budget would have decided, even on a machine loaded many times over (tests/engine/test_load.py runs at 8x).
 
 A ``Budget`` is shared by everything one verdict decides: ``part`` hands a bounded share to a sub-task (a guard
 search, one obligation), and what the share spends is spent from its parent too.
@@ -22,18 +24,32 @@ UNITS_PER_SECOND = 1_000_000
 # One verdict's default budget, the former default of 10 s.  The most any query of the corpora and proofs/ needs to
 # be decided is 2.9e6 units (docs/benchmarks.md), so every one keeps its verdict.
 DEFAULT_RLIMIT = 10 * UNITS_PER_SECOND
-# The wall-clock safety net of one verdict, in seconds: generous, so that it fires only on a run that hangs.
-DEFAULT_TIMEOUT = 60.0
+# The rate, in units per second, below which the hang guard fires: a hundredth of the nominal rate and a thirtieth of
+# the slowest rate measured on an idle core (0.3e6 units/s), so the default budget's guard is 1,000 s.  The wall
+# clock counts the work outside the solver too (replays, enumerations), which the budget bounds only loosely: the
+# margin covers it.
+NET_RATE = UNITS_PER_SECOND // 100
+# The shortest hang guard, for small budgets: a run that needs more than this is not a small problem.
+MIN_NET = 600.0
+# The wall-clock safety net when none is given: the hang guard of the budget (None means "scaled", hang_guard).
+DEFAULT_TIMEOUT: float | None = None
 # The largest --timeout / spec timeout accepted, in seconds (input validation: a finite, sane safety net).
 MAX_TIMEOUT = 1e6
 
 
-class Budget:
-    """Resource units still to spend, and the wall-clock deadline of the safety net."""
+def hang_guard(rlimit: int) -> float:
+    """The wall-clock safety net of a budget of ``rlimit`` units when the user sets none, in seconds."""
+    return max(MIN_NET, rlimit / NET_RATE)
 
-    def __init__(self, rlimit: int | None = None, timeout: float = DEFAULT_TIMEOUT,
+
+class Budget:
+    """Resource units still to spend, and the wall-clock deadline of the safety net (``timeout`` seconds; None:
+    ``hang_guard`` of the units)."""
+
+    def __init__(self, rlimit: int | None = None, timeout: float | None = DEFAULT_TIMEOUT,
                  parent: Budget | None = None) -> None:
         self.rlimit = DEFAULT_RLIMIT if rlimit is None else max(0, int(rlimit))
+        timeout = hang_guard(self.rlimit) if timeout is None else timeout
         self.timeout = timeout
         self.spent = 0
         self.parent = parent
@@ -68,8 +84,8 @@ class Budget:
     def why_stopped(self) -> str:
         """Why work stopped for want of budget: the safety net, or the resource units."""
         if self.net_fired():
-            return (f"the {NET} fired after {self.root_timeout:g} s (--timeout); this verdict "
-                    "depends on the machine's load")
+            return (f"the {NET} fired after {self.root_timeout:g} s (--timeout): the wall clock, not the resource "
+                    "budget, stopped this verdict, which depends on the machine's load")
         return f"the solver's resource budget is spent ({self.rlimit:,} Z3 resource units; raise it with --rlimit)"
 
 

@@ -34,11 +34,13 @@ class BVEncoder:
         self.ints = Encoder(symbols, dict(witnesses))
         self.vars: dict[str, z3.BitVecRef] = {}
         self._cache: dict[Expr, z3.ExprRef] = {}
+        # A context of its own (encoding.py: an answer must not depend on terms other work created).
+        self.ctx = self.ints.ctx
 
     def var(self, name: str) -> z3.BitVecRef:
         v = self.vars.get(name)
         if v is None:
-            v = self.vars[name] = z3.BitVec(name, WIDTH)
+            v = self.vars[name] = z3.BitVec(name, WIDTH, self.ctx)
         return v
 
     def _bounded(self, e: Expr) -> None:
@@ -85,12 +87,14 @@ class BVEncoder:
     def _term(self, e: Expr) -> z3.BitVecRef:
         self._bounded(e)
         if type(e) is Const:
-            return z3.BitVecVal(int(e.value), WIDTH)
+            return z3.BitVecVal(int(e.value), WIDTH, self.ctx)
         if type(e) is Sym:
             return self.var(e.name)
         assert isinstance(e, Op)
         if e.op == "ite":
             return z3.If(self.boolean(e.args[0]), self.term(e.args[1]), self.term(e.args[2]))
+        if e.op == "seq":  # the last operand's value (decide() adds every divisor of the statement to its negation)
+            return self.term(e.args[-1])
         a = [self.term(x) for x in e.args]
         op = e.op
         if op == "+":
@@ -112,18 +116,18 @@ class BVEncoder:
         if op == "abs":
             return z3.If(a[0] >= 0, a[0], -a[0])
         if op == "signum":
-            return z3.If(a[0] > 0, z3.BitVecVal(1, WIDTH), z3.If(a[0] < 0, z3.BitVecVal(-1, WIDTH),
-                                                                 z3.BitVecVal(0, WIDTH)))
+            return z3.If(a[0] > 0, z3.BitVecVal(1, WIDTH, self.ctx),
+                         z3.If(a[0] < 0, z3.BitVecVal(-1, WIDTH, self.ctx), z3.BitVecVal(0, WIDTH, self.ctx)))
         raise Unencodable(f"operation {op!r} has no bit-vector encoding here")
 
     def boolean(self, e: Expr) -> z3.BoolRef:
         if type(e) is Const:
-            return z3.BoolVal(bool(e.value))
+            return z3.BoolVal(bool(e.value), self.ctx)
         assert isinstance(e, Op)
         if e.op == "and":
-            return z3.And(*[self.boolean(x) for x in e.args])
+            return z3.And(*[self.boolean(x) for x in e.args], self.ctx)
         if e.op == "or":
-            return z3.Or(*[self.boolean(x) for x in e.args])
+            return z3.Or(*[self.boolean(x) for x in e.args], self.ctx)
         if e.op == "not":
             return z3.Not(self.boolean(e.args[0]))
         if e.op == "ite":
@@ -139,7 +143,7 @@ class BVEncoder:
                 raise Unencodable(f"{sym.name} has no upper bound")
             out += [v >= sym.lo, v <= sym.hi]
             if sym.multiple_of > 1:
-                out.append(z3.SRem(v, z3.BitVecVal(sym.multiple_of, WIDTH)) == 0)
+                out.append(z3.SRem(v, z3.BitVecVal(sym.multiple_of, WIDTH, self.ctx)) == 0)
         for rel in self.symbols.relations:
             out.append(self.boolean(rel.expr))
         return out
@@ -186,14 +190,14 @@ def decide(holds: Bool, ranges: Sequence[tuple[str, Int, Int]], symbols: Symbols
     enc = BVEncoder(symbols, bounds)
     if budget.left() < 1000:
         return "unknown", None
-    s = z3.Solver()
+    s = z3.Solver(ctx=enc.ctx)
     s.add(*enc.assumptions())
     for w, lo, hi in ranges:
         v = enc.var(w)
         s.add(v >= enc.term(lo.expr), v < enc.term(hi.expr))
     # A proof also shows that no divisor is zero: the negation is "fails, or divides by zero somewhere".
     zero = [enc.term(d) == 0 for d in _divisors(holds.expr)]
-    s.add(z3.Or(z3.Not(enc.boolean(holds.expr)), *zero))
+    s.add(z3.Or(z3.Not(enc.boolean(holds.expr)), *zero, enc.ctx))
     before = rlimit_count(s)
     r = check_sat(s, budget.net_seconds(), rlimit=budget.left() * BV_RATE)
     budget.spend(max(0, rlimit_count(s) - before) // BV_RATE)

@@ -23,7 +23,7 @@ from verifier.core.int_tuple import leaves
 from verifier.core.integers import Int, format_expr
 from verifier.core.layouts import Layout, Tile
 from verifier.core.symbols import Symbols
-from verifier.solver.budget import DEFAULT_TIMEOUT, UNITS_PER_SECOND
+from verifier.solver.budget import UNITS_PER_SECOND, hang_guard
 
 # Nominal seconds, spent as Z3 resource units (budget.py) so that the answer does not depend on the machine's load;
 # these are small problems (a handful of relations over a handful of symbols).
@@ -66,9 +66,9 @@ def admitted_value(symbols: Symbols, budget: float = BUDGET) -> tuple[dict[str, 
     from verifier.solver.encoding import Encoder, Unencodable
 
     enc = Encoder(symbols)
-    s = z3.Solver()
+    s = z3.Solver(ctx=enc.ctx)
     s.set("rlimit", max(1, int(budget * UNITS_PER_SECOND)))
-    s.set("timeout", int(DEFAULT_TIMEOUT * 1000))  # the wall-clock safety net only
+    s.set("timeout", int(hang_guard(int(budget * UNITS_PER_SECOND)) * 1000))  # the safety net: a hang guard
     s.set("core.minimize", True)
     try:
         for sym in symbols:
@@ -78,7 +78,7 @@ def admitted_value(symbols: Symbols, budget: float = BUDGET) -> tuple[dict[str, 
                 s.add(v <= sym.hi)
         tracked = {}
         for k, rel in enumerate(symbols.relations):
-            flag = z3.Bool(f"assumption#{k}")
+            flag = z3.Bool(f"assumption#{k}", enc.ctx)
             tracked[flag.get_id()] = rel
             s.assert_and_track(enc.relation(rel), flag)
     except Unencodable as exc:
@@ -145,9 +145,9 @@ def check_domain(op: str, args: Sequence[object], symbols: Symbols, budget: floa
             suspects.append((k, leaf))
     if not suspects:
         return None
-    s = z3.Solver()
+    s = z3.Solver(ctx=enc.ctx)
     s.set("rlimit", max(1, int(budget * UNITS_PER_SECOND)))
-    s.set("timeout", int(DEFAULT_TIMEOUT * 1000))  # the wall-clock safety net only
+    s.set("timeout", int(hang_guard(int(budget * UNITS_PER_SECOND)) * 1000))  # the safety net: a hang guard
     try:
         s.add(*enc.assumptions())
         for k, leaf in suspects:

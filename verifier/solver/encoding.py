@@ -17,6 +17,12 @@ variables (a coordinate ``#i``).  ``Encoder`` turns them into Z3 integer terms:
 
 Guarantees: for every assignment of the variables under which no recorded divisor is zero, the Z3 term's value is
 the C++ value of the expression (``tests/engine/test_engine.py`` checks this by evaluation).
+
+Each encoder builds its terms in a Z3 context of its own (``ctx``), created when its first term is.  Z3's search
+depends on the identifiers of the terms in its context, so a solver run in a shared context (Z3's main one) would
+depend on every term the process created before; and translating terms into another context is no cure, as how
+the translation numbers them depends on how many references the source terms have (it caches shared ones only).
+A context per encoder makes every answer a function of that encoder's own terms, that is of the input alone.
 """
 
 from __future__ import annotations
@@ -92,6 +98,17 @@ class Encoder:
         if self.witnesses is None:
             self.witnesses = {}
         self.simplifier = Simplifier(self.interval, self._multiple)
+        self._ctx: z3.Context | None = None
+
+    @property
+    def ctx(self) -> z3.Context:
+        """The Z3 context of this encoder's terms (module docstring), created on first use: an encoder used only
+        for intervals and simplification creates none."""
+        if self._ctx is None:
+            from verifier.solver.solve import new_context
+
+            self._ctx = new_context()
+        return self._ctx
 
     # -- variables and assumptions ----------------------------------------------------------------------------
 
@@ -101,7 +118,7 @@ class Encoder:
         v = self.vars.get(name)
         if v is None:
             m = self._multiple(name)
-            v = self.vars[name] = m * z3.Int(quotient_name(name, m)) if m > 1 else z3.Int(name)
+            v = self.vars[name] = m * z3.Int(quotient_name(name, m), self.ctx) if m > 1 else z3.Int(name, self.ctx)
         return v
 
     def _multiple(self, name: str) -> int:
@@ -147,7 +164,7 @@ class Encoder:
         e = rel.expr
         defined = [self._encode_int(self.simplifier.simplify(d)) != 0 for d in _divisors_of(e)
                    if not self._positive(d) and not _negative(self.interval(d))]
-        return z3.And(self._encode_bool(self.simplifier.simplify(e)), *defined)
+        return z3.And(self._encode_bool(self.simplifier.simplify(e)), *defined, self.ctx)
 
     # -- interval analysis ------------------------------------------------------------------------------------
 
@@ -165,6 +182,8 @@ class Encoder:
             return self.bounds(e.name)
         assert isinstance(e, Op)
         iv = [self.interval(a) for a in e.args] if e.op not in ("and", "or", "not", "ite") else []
+        if e.op == "seq":  # its value is its last operand's; the divisions of the others are collected as divisors
+            return iv[-1]
         if e.op == "+":
             (a, b), (c, d) = iv
             return (None if a is None or c is None else a + c, None if b is None or d is None else b + d)
@@ -270,17 +289,19 @@ class Encoder:
         ok = self.term(d) != 0
         if not empties:
             return ok
-        return z3.Or(ok, z3.And(*(self.boolean(c) for c in empties)))
+        return z3.Or(ok, z3.And(*(self.boolean(c) for c in empties), self.ctx), self.ctx)
 
     def _term(self, e: Expr) -> z3.ArithRef:
         if type(e) is Const:
-            return z3.IntVal(int(e.value))
+            return z3.IntVal(int(e.value), self.ctx)
         if type(e) is Sym:
             return self.var(e.name)
         assert isinstance(e, Op)
         op = e.op
         if op == "ite":
             return z3.If(self._encode_bool(e.args[0]), self._encode_int(e.args[1]), self._encode_int(e.args[2]))
+        if op == "seq":  # the value of the last operand; the divisors of all were collected (_collect_divisors)
+            return self._encode_int(e.args[-1])
         args = [self._encode_int(a) for a in e.args]
         if op == "+":
             return args[0] + args[1]
@@ -308,13 +329,13 @@ class Encoder:
 
     def _boolean(self, e: Expr) -> z3.BoolRef:
         if type(e) is Const:
-            return z3.BoolVal(bool(e.value))
+            return z3.BoolVal(bool(e.value), self.ctx)
         assert isinstance(e, Op), f"not a boolean: {e!r}"
         op = e.op
         if op == "and":
-            return z3.And(*[self._encode_bool(a) for a in e.args])
+            return z3.And(*[self._encode_bool(a) for a in e.args], self.ctx)
         if op == "or":
-            return z3.Or(*[self._encode_bool(a) for a in e.args])
+            return z3.Or(*[self._encode_bool(a) for a in e.args], self.ctx)
         if op == "not":
             return z3.Not(self._encode_bool(e.args[0]))
         if op == "ite":
@@ -354,9 +375,9 @@ class Encoder:
         t = self._encode_int(other)
         # For positive operands CuTe's gcd is the mathematical one: gcd(t, c) is the largest divisor of c that
         # divides t.
-        g: z3.ArithRef = z3.IntVal(1)
+        g: z3.ArithRef = z3.IntVal(1, self.ctx)
         for d in sorted(k for k in range(1, c + 1) if c % k == 0):
-            g = z3.If(t % d == 0, z3.IntVal(d), g)
+            g = z3.If(t % d == 0, z3.IntVal(d, self.ctx), g)
         if e.op == "gcd":
             return g
         return (t / g) * c if const is y else (c / g) * t

@@ -14,7 +14,7 @@ from verifier.core.integers import Bool, not_
 from verifier.core.symbols import Symbols
 from verifier.solver.budget import Budget
 from verifier.solver.encoding import Encoder, Unencodable
-from verifier.solver.solve import new_context, solve
+from verifier.solver.solve import solve
 
 
 def satisfy(symbols: Symbols, conditions: Sequence[Bool], budget: Budget,
@@ -29,7 +29,7 @@ def satisfy(symbols: Symbols, conditions: Sequence[Bool], budget: Budget,
             formulas += [enc.nonzero(d) for d in enc.divisors]
     except Unencodable as exc:
         return "unknown", None, f"not encodable: {exc}"
-    status, model, why = solve([*enc.assumptions(), *formulas], budget, new_context())
+    status, model, why = solve([*enc.assumptions(), *formulas], budget)  # a context of its own (solve)
     if status != "sat" or model is None:
         return status, None, why
     return "sat", enc.model_values(model, [s.name for s in symbols]), ""

@@ -120,6 +120,11 @@ class _Pass:
             return {((e, 1),): 1}
         assert isinstance(e, Op)
         op, args = e.op, e.args
+        if op == "seq":
+            # The value of the last operand.  Dropping the others (and any other subterm, 0*(x/y), x-x) is sound
+            # here because the encoder collects the divisors of an expression before simplifying it
+            # (encoding.Encoder.term): a division dropped here is still decided by DIV0.
+            return self.poly(args[-1])
         if op == "+":
             return self._fold(_add(self.poly(args[0]), self.poly(args[1])))
         if op == "-":

@@ -170,7 +170,9 @@ template <class L, class R> CUTE_HOST_DEVICE int check_coalesce(L const& l, R co
 template <class S, class L, class R>
 CUTE_HOST_DEVICE int check_complement(S& sc, L const& l, ll cot, R const& r, ll cap) {
   ll nl = xsize(l), nr = xsize(r), cl = xcosize(l), cr = xcosize(r);
-  if (nr < 1 || cl < 1) return ST_WRONG;                   // an empty complement completes nothing
+  // An empty complement completes nothing, unless the cotarget is empty too: CuTe's @post asks for
+  // size(R) >= size(cotarget) / size(filter(L)) (layout.hpp:1167), and the divide of an empty layout is empty.
+  if ((cot >= 1 && nr < 1) || cl < 1) return ST_WRONG;
   if (add(cl, cr) - 1 < cot) return ST_WRONG;              // (1) cosize((L,R)) >= size(cotarget)
   // (2) cosize(R) <= round_up(size(cotarget), cosize(L)): a warning, compiled CuTe's complement does not meet it
   bool bounded = cr <= mul(add(cot, cl - 1) / cl, cl);
@@ -178,6 +180,7 @@ CUTE_HOST_DEVICE int check_complement(S& sc, L const& l, ll cot, R const& r, ll 
   ll* lv = sc.x;
   for (ll j = 0; j < nl; ++j) lv[j] = (ll)l(int(j));
   heap_sort(lv, nl);
+  if (nr < 1) return bounded ? ST_CORRECT : ST_WARN;     // nothing to order or to keep apart
   ll prev = (ll)r(0);
   for (ll i = 1; i < nr; ++i) {
     ll v = (ll)r(int(i));

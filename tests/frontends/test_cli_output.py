@@ -85,7 +85,8 @@ QUIET = [
     ["composition", "(M,N):(_1,M)", "(_4,_8)"],
     ["zipped_divide", "(M,N):(_1,M)", "<_128,_64>"],
     ["bank_conflicts", "Sw<3,3,3> o _0 o (_8,_64):(_64,_1)", "8:_1", "--element-bits", "16", "--access-bits", "128"],
-    ["check", "conflict_free", "(_8,_64):(_1,_8)", "8:_8", "--element-bits", "16", "--access-bits", "128"],
+    # a refutation: its witness threads must not depend on what the process decided before (issue 29, class 9)
+    ["check", "conflict_free", "(_8,_64):(_64,_1)", "8:_1", "--element-bits", "16", "--access-bits", "128"],
     ["gmma_atom", "K", "SW128", "16"],
     ["gmma_canonical", "Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_16):(_16,_1)", "--element-bits", "16", "--major", "K"],
     ["crd2idx", "(M,N):(_1,M)", "(3,2)", "--param", "M=65536", "--param", "N=65536"],

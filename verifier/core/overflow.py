@@ -66,6 +66,19 @@ def under(symbols: Symbols) -> Iterator[None]:
         _TABLE.reset(token)
 
 
+def wide(e: Expr) -> bool:
+    """Whether ``e`` may be an ``int64``: it involves a symbol the table in force (``under``) declares 64-bit (the
+    usual conversions make ``int op int64`` an ``int64``) or a witness coordinate ``#i``, whose range (up to a
+    64-bit size) the table does not hold."""
+    table = _TABLE.get()
+    names = e.symbols()
+    if any(n.startswith("#") for n in names):
+        return True
+    if table is None:
+        return False
+    return any(sym is not None and sym.bits == 64 for sym in (table.table.get(n) for n in names))
+
+
 class _Watch:
     """One operation's watch: records into the active ``Recorder``, each condition once."""
 

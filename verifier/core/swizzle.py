@@ -29,7 +29,7 @@ from typing import TypeGuard, Union
 
 from verifier.core.basis import add
 from verifier.core.errors import CuteRejection, LayoutError
-from verifier.core.integers import Const, Int, S
+from verifier.core.integers import Const, Int, Op, S, and_, ge, le, lt
 from verifier.core.layouts import Layout, depth, rank
 
 SW_SOURCE = "swizzle.hpp"
@@ -102,32 +102,66 @@ class Swizzle:
     def __repr__(self) -> str:
         return f"Swizzle({self.bits},{self.base},{self.shift})"
 
+    @property
+    def sign_free(self) -> bool:
+        """Neither mask reaches bit 31: the swizzle is the same function of every integer type (an involution
+        that leaves the bits at and above ``M + B + |S|`` alone).  A mask with bit 31 is a negative ``int``
+        (swizzle.hpp:66-68): ``shiftr`` of a negative ``offset & yyy_msk`` is arithmetic, and against an
+        ``int64_t`` offset the mask sign-extends over bits 32..63."""
+        return self.yyy_msk >= 0 and self.zzz_msk >= 0
+
+    def _flips(self, width: int) -> list[tuple[int, int]]:
+        """``(target, control)`` bit pairs of ``x ^ shiftr(x & yyy_msk, S)`` in a ``width``-bit offset: bit
+        ``target`` of the result is ``x[target] ^ x[control]``; every other bit is ``x``'s."""
+        ylo = self.base + max(0, self.shift)
+        if self.yyy_msk < 0:  # S > 0: the sign-extended mask keeps bits ylo..width-1, >> fills with the sign
+            return [(j, min(j + self.shift, width - 1)) for j in range(ylo - self.shift, width)]
+        return [(k - self.shift, k) for k in range(ylo, ylo + self.bits)]
+
+    def apply_value(self, v: int, width: int | None = None) -> int:
+        """``offset ^ shiftr(offset & yyy_msk, msk_sft)`` (swizzle.hpp:76-79) on a ``width``-bit offset (by
+        default the narrowest of ``int`` and ``int64_t`` that holds ``v``): the ``int`` mask sign-extends and
+        ``>>`` is arithmetic, as C++ does."""
+        if width is None:
+            width = 32 if -(1 << 31) <= v < 1 << 31 else 64
+        m = self.yyy_msk  # a Python int sign-extends as the int mask does against any offset type
+        moved = (v & m) >> self.shift if self.shift >= 0 else (v & m) << -self.shift
+        r = (v ^ moved) & ((1 << width) - 1)
+        return r - (1 << width) if r >> (width - 1) else r
+
     def __call__(self, x: Int | int) -> Int:
-        """``offset ^ shiftr(offset & yyy_msk, msk_sft)`` (swizzle.hpp:76-79), static exactly when ``x`` is."""
+        """``offset ^ shiftr(offset & yyy_msk, msk_sft)`` (swizzle.hpp:76-79), static exactly when ``x`` is.
+        Bitwise operations and the shifts never overflow (a left shift only moves mask bits, within ``uint32``),
+        so no overflow obligation is recorded for them; the bit decomposition below is the tool's, not CuTe's."""
         if isinstance(x, int) and not isinstance(x, bool):
             x = Int(Const(x), False)
         if type(x) is not Int:
             raise LayoutError(f"{self} takes an integer, not {x}")
         if x.concrete:
-            v = int(x)
-            masked = v & self.yyy_msk
-            moved = masked >> self.shift if self.shift >= 0 else masked << -self.shift
-            return Int(Const(_int32(v ^ moved)), x.static)
-        return self._symbolic(x)
+            return Int(Const(self.apply_value(int(x))), x.static)
+        from verifier.core.integers import unwatched
+        from verifier.core.overflow import wide
 
-    def _symbolic(self, x: Int) -> Int:
-        # z_k ^= y_k adds (1 - 2 z_k) * 2^zpos_k where y_k is set: an if-then-else of linear terms rather than the
-        # product y_k * (1 - 2 z_k), which would make the solver's problem nonlinear.  The Y and Z masks are
-        # disjoint because |S| >= B.
-        from verifier.core.integers import Op
+        with unwatched():
+            if self.sign_free or not wide(x.expr):
+                return self._symbolic(x, 32)
+            if self.yyy_msk < 0:  # on int32 values the 64-bit form gives the 32-bit one (sign extension)
+                return self._symbolic(x, 64)
+            # zzz_msk < 0: bit 31 is the sign of an int and a plain bit of an int64_t.  A concrete offset is typed
+            # by its value (the narrowest type that holds it), so the symbolic one is too, and replay agrees.
+            fits = and_(ge(x, -(1 << 31)), le(x, (1 << 31) - 1))
+            return Int(Op("ite", (fits.expr, self._symbolic(x, 32).expr, self._symbolic(x, 64).expr)), False)
 
+    def _symbolic(self, x: Int, width: int) -> Int:
+        # x[t] ^= x[c] adds (1 - 2 x[t]) * 2^t where x[c] is set (the sign bit weighs -2^(width-1)): an
+        # if-then-else of linear terms rather than a product, which would make the solver's problem nonlinear.
+        # The targets are distinct and the controls are read from x, so the sum is the XOR exactly.
         out = x
-        ylo = self.base + max(0, self.shift)
-        zlo = self.base - min(0, self.shift)
-        for k in range(self.bits):
-            y, z = _bit(x, ylo + k), _bit(x, zlo + k)
-            flip = (S(1) - S(2) * z) * S(1 << (zlo + k))
-            out = out + Int(Op("ite", (Op("==", (y.expr, S(0).expr)), S(0).expr, flip.expr)), False)
+        for t, c in self._flips(width):
+            weight = -(1 << t) if t == width - 1 else 1 << t
+            flip = (S(1) - S(2) * _bit_w(x, t, width)) * S(weight)
+            out = out + Int(Op("ite", (Op("==", (_bit_w(x, c, width).expr, S(0).expr)), S(0).expr, flip.expr)),
+                            False)
         return out
 
     def substitute(self, values: Mapping[str, int]) -> Swizzle:
@@ -139,6 +173,13 @@ class Swizzle:
 
     def symbols(self) -> set[str]:
         return set()
+
+
+def _bit_w(x: Int, b: int, width: int) -> Int:
+    """Bit ``b`` of a ``width``-bit ``x``: its sign for the top bit."""
+    if b == width - 1:
+        return Int(Op("ite", (lt(x, 0).expr, S(1).expr, S(0).expr)), False)
+    return _bit(x, b)
 
 
 def _bit(x: Int, b: int) -> Int:

@@ -67,16 +67,12 @@ def under(symbols: Symbols) -> Iterator[None]:
 
 
 def wide(e: Expr) -> bool:
-    """Whether ``e`` may be an ``int64``: it involves a symbol the table in force (``under``) declares 64-bit (the
-    usual conversions make ``int op int64`` an ``int64``) or a witness coordinate ``#i``, whose range (up to a
-    64-bit size) the table does not hold."""
+    """Whether CuTe computes ``e`` in ``int64``: it involves a symbol the table in force (``under``) declares
+    64-bit (the usual conversions make ``int op int64`` an ``int64``)."""
     table = _TABLE.get()
-    names = e.symbols()
-    if any(n.startswith("#") for n in names):
-        return True
     if table is None:
         return False
-    return any(sym is not None and sym.bits == 64 for sym in (table.table.get(n) for n in names))
+    return any(sym is not None and sym.bits == 64 for sym in (table.table.get(n) for n in e.symbols()))
 
 
 class _Watch:

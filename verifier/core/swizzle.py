@@ -2,10 +2,17 @@
 (``layout_composed.hpp``, ``swizzle_layout.hpp``), as values; the algebra CuTe 4.2 defines on them is
 ``algebra.swizzled``.
 
-``Swizzle(B, M, S)`` maps ``x`` to ``x ^ ((x & yyy_msk) >> S)`` (swizzle.hpp:73-79).  Its parameters are template
+``Swizzle(B, M, S)`` maps ``x`` to ``x ^ shiftr(x & yyy_msk, S)`` (swizzle.hpp:73-79).  Its parameters are template
 arguments, so it is always static and its invariants are ``static_assert``s (swizzle.hpp:61-63), raised here as
-``CuteRejection`` naming the source.  Applied to an ``Int`` it keeps CuTe's flag: static in, static out.  For a
-symbolic integer the XOR is written exactly with ``/`` and ``%`` (floor bit extraction), so it stays an ``Int``.
+``CuteRejection`` naming the source; a mask that does not fit an ``int`` constant expression (``(1 << B) - 1`` with
+``B >= 31``, a shift of 32 or more, bits beyond 31) does not compile (C++17: a left shift into bit 31 is allowed).
+The masks are ``int`` constants (swizzle.hpp:66-68): one reaching bit 31 is negative, ``shiftr`` of a negative value
+is an arithmetic shift, and against an ``int64_t`` offset the mask sign-extends over bits 32..63, so such a swizzle
+is no bijection and depends on the offset's type.  The offset's type is CuTe's: ``int64_t`` where a 64-bit symbol is
+involved, else ``int``; a concrete value (and a witness coordinate) is typed by its value, the narrowest of ``int``
+and ``int64_t`` that holds it, as the literal or ``int`` coordinate that produces it in C++.  Applied to an ``Int``
+it keeps CuTe's flag: static in, static out.  For a symbolic integer the XOR is written exactly as a sum of bit
+flips with ``/`` and ``%`` (floor bit extraction) and ``ite``, so it stays an ``Int``.
 
 ``ComposedLayout(a, offset, b)`` is the function ``c -> a(offset + b(c))``, printed ``a o offset o b`` exactly as
 CuTe (``Sw<2,0,-3> o _0 o (_8,_8):(_8,_1)``); its domain is ``b``'s (``size``, ``cosize``, ``shape``).
@@ -129,8 +136,9 @@ class Swizzle:
         r = (v ^ moved) & ((1 << width) - 1)
         return r - (1 << width) if r >> (width - 1) else r
 
-    def __call__(self, x: Int | int) -> Int:
-        """``offset ^ shiftr(offset & yyy_msk, msk_sft)`` (swizzle.hpp:76-79), static exactly when ``x`` is.
+    def __call__(self, x: Int | int, width: int | None = None) -> Int:
+        """``offset ^ shiftr(offset & yyy_msk, msk_sft)`` (swizzle.hpp:76-79), static exactly when ``x`` is;
+        ``width`` 64 for an offset whose C++ type is known to be ``int64_t`` (else it is typed as the module says).
         Bitwise operations and the shifts never overflow (a left shift only moves mask bits, within ``uint32``),
         so no overflow obligation is recorded for them; the bit decomposition below is the tool's, not CuTe's."""
         if isinstance(x, int) and not isinstance(x, bool):
@@ -138,17 +146,22 @@ class Swizzle:
         if type(x) is not Int:
             raise LayoutError(f"{self} takes an integer, not {x}")
         if x.concrete:
-            return Int(Const(self.apply_value(int(x))), x.static)
+            return Int(Const(self.apply_value(int(x), width)), x.static)
         from verifier.core.integers import unwatched
         from verifier.core.overflow import wide
 
         with unwatched():
-            if self.sign_free or not wide(x.expr):
+            if self.sign_free:  # the same function on every integer type
                 return self._symbolic(x, 32)
-            if self.yyy_msk < 0:  # on int32 values the 64-bit form gives the 32-bit one (sign extension)
+            if width == 64 or wide(x.expr):  # an int64_t offset
                 return self._symbolic(x, 64)
-            # zzz_msk < 0: bit 31 is the sign of an int and a plain bit of an int64_t.  A concrete offset is typed
-            # by its value (the narrowest type that holds it), so the symbolic one is too, and replay agrees.
+            if not any(n.startswith("#") for n in x.expr.symbols()):  # an int offset
+                return self._symbolic(x, 32)
+            # A witness coordinate (#i) is typed by its value, as a concrete one is: an int where it fits (bounded
+            # by a size that may be 64-bit), else an int64_t.  With yyy_msk < 0 the 64-bit form gives the 32-bit
+            # one on int values (sign extension); with zzz_msk < 0, bit 31 is an int's sign and an int64_t's bit.
+            if self.yyy_msk < 0:
+                return self._symbolic(x, 64)
             fits = and_(ge(x, -(1 << 31)), le(x, (1 << 31) - 1))
             return Int(Op("ite", (fits.expr, self._symbolic(x, 32).expr, self._symbolic(x, 64).expr)), False)
 
@@ -267,7 +280,23 @@ class ComposedLayout:
         w = add(self.offset, v)
         if type(w) is not Int:
             raise LayoutError(f"{self}: the inner value {w} is a coordinate, which the outer function cannot take")
+        if isinstance(self.outer, Swizzle):
+            return self.outer(w, self._offset_width())
         return self.outer(w)
+
+    def _offset_width(self) -> int | None:
+        """64 when ``O + B(c)`` is an ``int64_t`` by its operands' types: a run-time leaf of ``O`` or of the inner
+        layout's shape or stride holding a value beyond ``int`` (an ``int64_t``: the usual conversions carry it
+        through idx2crd and crd2idx, whatever the sum's value); else None (typed by the value or the symbols)."""
+        from verifier.core.int_tuple import leaves
+
+        parts = [self.offset]
+        if isinstance(self.inner, Layout):
+            parts += [x for x in (*leaves(self.inner.shape), *leaves(self.inner.stride)) if type(x) is Int]
+        for x in parts:
+            if x.concrete and not x.static and not -(1 << 31) <= int(x) < 1 << 31:
+                return 64
+        return None
 
     @property
     def concrete(self) -> bool:

@@ -122,11 +122,11 @@ def _bit_of(x: Int, b: int) -> Int:
 
 
 @_bitwise
-def _from_bits(terms: list[tuple[int, Int]]) -> Int:
-    """``sum(bit * 2^b)``: a run-time value from its bits."""
+def _from_bits(terms: list[tuple[int, Int]], signed: bool = False) -> Int:
+    """``sum(bit * 2^b)``: a run-time value from its bits; ``signed``: an ``int``, whose bit 31 weighs -2^31."""
     out = _dyn(0)
     for b, bit in terms:
-        out = out + bit * S(1 << b)
+        out = out + bit * S(-(1 << b) if signed and b == 31 else 1 << b)
     if all(t.concrete for _, t in terms):
         return _dyn(int(out))
     if len(_BITS) > 1 << 16:
@@ -141,12 +141,13 @@ def _mixed_bit(s: int, d: Int, b: int) -> Int:
 
 
 @_bitwise
-def _and(x: Int, mask: int) -> Int:
-    """``x & mask`` of a run-time ``x`` (``mask`` static)."""
+def _and(x: Int, mask: int, signed: bool = False) -> Int:
+    """``x & mask`` of a run-time ``x`` (``mask`` static); ``signed``: ``int & int``, where a mask with bit 31 is
+    negative and so is the result with it (swizzle.hpp:66-68)."""
     x = _plain(x)
     if x.concrete:
         return _dyn(int(x) & mask)
-    return _from_bits([(b, _bit_of(x, b)) for b in _bits(mask & _U32)])
+    return _from_bits([(b, _bit_of(x, b)) for b in _bits(mask & _U32)], signed)
 
 
 def _xor_bit(a: Int, c: Int) -> Int:
@@ -159,12 +160,14 @@ def _xor_bit(a: Int, c: Int) -> Int:
 
 
 @_bitwise
-def _xor(x: Int, y: Int, mask: int = _U32, xs: int = 0, ys: int = 0) -> Int:
-    """``((xs | x) ^ (ys | y)) & mask`` of run-time values (``xs``, ``ys`` static bits outside ``x``, ``y``)."""
+def _xor(x: Int, y: Int, mask: int = _U32, xs: int = 0, ys: int = 0, signed: bool = False) -> Int:
+    """``((xs | x) ^ (ys | y)) & mask`` of run-time values (``xs``, ``ys`` static bits outside ``x``, ``y``), a
+    ``uint32_t``; ``signed``: ``int ^ int``, an ``int`` (its bit 31 the sign)."""
     x, y = _plain(x), _plain(y)
     if x.concrete and y.concrete:
-        return _dyn(((xs | int(x)) ^ (ys | int(y))) & mask)
-    return _from_bits([(b, _xor_bit(_mixed_bit(xs, x, b), _mixed_bit(ys, y, b))) for b in _bits(mask)])
+        v = ((xs | int(x)) ^ (ys | int(y))) & mask
+        return _dyn(v - (1 << 32) if signed and v >> 31 else v)
+    return _from_bits([(b, _xor_bit(_mixed_bit(xs, x, b), _mixed_bit(ys, y, b))) for b in _bits(mask)], signed)
 
 
 def make_mixed_bits(s: int, d: Int, f: int) -> Value:
@@ -196,8 +199,9 @@ def bxor(a: Value, b: Value) -> Value:
         return _u32(_xor(_as_u32(a), b))  # built-in: uint32_t ^ int is uint32_t
     if a.static and b.static:
         return S(int(a) ^ int(b))
-    out = _xor(Int(a.expr, False), Int(b.expr, False))
-    return _u32(out) if isinstance(a, U32) or isinstance(b, U32) else out
+    if isinstance(a, U32) or isinstance(b, U32):
+        return _u32(_xor(Int(a.expr, False), Int(b.expr, False)))
+    return _xor(Int(a.expr, False), Int(b.expr, False), signed=True)  # int ^ int is an int
 
 
 def band(a: Value, v: int) -> Value:
@@ -208,12 +212,12 @@ def band(a: Value, v: int) -> Value:
         return S(int(a) & v) if a.static else S(0)
     if isinstance(a, U32):  # the int mask converts to uint32_t: no sign extension
         return _u32(_and(a, v & _U32))
-    return _and(a, v)
+    return _and(a, v, signed=True)
 
 
 @_bitwise
-def _shift(a: Value, k: int) -> Value:
-    """``shiftr(a, C<k>)``: ``>>`` for ``k >= 0``, else ``<< -k``."""
+def _shift(a: Value, k: int, nonneg: bool = True) -> Value:
+    """``shiftr(a, C<k>)``: ``>>`` for ``k >= 0``, else ``<< -k`` (``nonneg``: ``a`` is known not negative)."""
     if isinstance(a, MixedBits):
         s, f = (a.s >> k, a.f >> k) if k >= 0 else (a.s << -k & _U32, a.f << -k & _U32)
         if a.d.concrete:
@@ -224,13 +228,20 @@ def _shift(a: Value, k: int) -> Value:
     if a.static:
         return S(int(a) >> k if k >= 0 else int(a) << -k)
     p = _plain(a)
+    if p.concrete:
+        v = _dyn(int(p) >> k if k >= 0 else int(p) << -k)
+        return _u32(v) if isinstance(a, U32) else v
+    if k >= 0 and not nonneg and not isinstance(a, U32):  # >> of a negative int is arithmetic: floor, not /
+        floor = Op("ite", (Op("<", (p.expr, Const(0))), ((p - S((1 << k) - 1)) / S(1 << k)).expr,
+                           (p / S(1 << k)).expr))
+        return Int(floor, False)
     out = Int((p / S(1 << k) if k >= 0 else p * S(1 << -k)).expr, False)
     return _u32(out) if isinstance(a, U32) else out  # a uint32_t shifts logically
 
 
 def swizzle_apply(sw: Swizzle, x: Value) -> Value:
     """``Swizzle::apply``: ``x ^ shiftr(x & yyy_msk, S)`` (swizzle.hpp:73-79) on any of CuTe's integer kinds."""
-    return bxor(x, _shift(band(x, sw.yyy_msk), sw.shift))
+    return bxor(x, _shift(band(x, sw.yyy_msk), sw.shift, nonneg=sw.yyy_msk >= 0))
 
 
 @_bitwise

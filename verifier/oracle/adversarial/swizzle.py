@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.integers import D, Int, S, Sym, symbol
-from verifier.core.layouts import Layout, Underscore
+from verifier.core.layouts import Layout
 from verifier.core.swizzle import ComposedLayout, Swizzle
 from verifier.core.symbols import Symbols
 from verifier.oracle.adversarial import Disagreement, Report
@@ -75,8 +75,12 @@ def _value(rng: random.Random) -> int:
     return rng.randint(-(1 << 31), (1 << 31) - 1)
 
 
+_STATIC = (0, 1, 2, 4, 8, 64, -1, -64, 1 << 20)
+
+
 def _leaf(rng: random.Random, v: int) -> Int:
-    return S(v) if rng.random() < 0.4 and INT32[0] <= v <= INT32[1] else D(v)
+    # Static leaves from a few values, so that cases share their compiled function (the values are run-time).
+    return S(v) if v in _STATIC and rng.random() < 0.5 else D(v)
 
 
 def draw_layout(rng: random.Random) -> Layout:
@@ -112,41 +116,50 @@ class Program:
         self.params.append([int(x) for x in params])
         return len(self.bodies) - 1
 
-    def run(self, chunk: int = 150) -> list[Answer]:
-        """Each case's printed integers, or its rejection by g++, or ``ub`` where UBSan trapped; ``chunk`` cases
-        to a translation unit (each compiled once and cached by its text)."""
-        out: list[Answer] = []
-        for start in range(0, len(self.bodies), chunk):
-            out += self._run(self.bodies[start:start + chunk], self.params[start:start + chunk])
-        return out
+    def run(self, chunk: int = 120) -> list[Answer]:
+        """Each case's printed integers, or its rejection by g++, or ``ub`` where UBSan trapped.  Cases with the
+        same C++ text (the same static structure) share one compiled function; ``chunk`` functions to a
+        translation unit, each compiled once and cached by its text."""
+        unique: dict[str, int] = {}
+        for b in self.bodies:
+            unique.setdefault(b, len(unique))
+        texts = list(unique)
+        out: list[Answer | None] = [None] * len(self.bodies)
+        for start in range(0, len(texts), chunk):
+            local = {t: k for k, t in enumerate(texts[start:start + chunk])}
+            mine = [(i, local[b]) for i, b in enumerate(self.bodies) if b in local]
+            answers = self._run(texts[start:start + chunk], [(k, self.params[i]) for i, k in mine])
+            for (i, _), a in zip(mine, answers, strict=True):
+                out[i] = a
+        return [a if a is not None else Answer() for a in out]
 
     @staticmethod
-    def _run(bodies: list[str], params: list[list[int]]) -> list[Answer]:
+    def _run(bodies: list[str], queries: list[tuple[int, list[int]]]) -> list[Answer]:
         from verifier.oracle.cute_cpp import CppCase, build
 
-        cases = [CppCase(b, ()) for b in bodies]
-        binary = build(cases, unit=_unit, flags=UBSAN)
-        lines = [f"{k} {len(p)} {' '.join(map(str, p))}" for k, p in enumerate(params) if k not in binary.rejected]
+        binary = build([CppCase(b, ()) for b in bodies], unit=_unit, flags=UBSAN)
+        lines = [f"{q} {k} {len(p)} {' '.join(map(str, p))}" for q, (k, p) in enumerate(queries)
+                 if k not in binary.rejected]
         proc = subprocess.run([str(binary.path)], input="\n".join(lines) + "\n", capture_output=True, text=True,
                               timeout=900, check=False)
         got: dict[int, Answer] = {}
-        k = -1
+        q = -1
         for line in proc.stdout.split("\n"):
             if line.startswith("@@BEGIN "):
-                k = int(line.split()[1])
-                got[k] = Answer(values=[])
+                q = int(line.split()[1])
+                got[q] = Answer(values=[])
             elif line.startswith("@@UB"):
-                got[k] = Answer(ub=True)
-            elif line.startswith("@@V") and k in got and got[k].values is not None:
-                got[k].values.extend(int(x) for x in line.split()[1:])  # type: ignore[union-attr]
+                got[q] = Answer(ub=True)
+            elif line.startswith("@@V") and q in got and got[q].values is not None:
+                got[q].values.extend(int(x) for x in line.split()[1:])  # type: ignore[union-attr]
         out: list[Answer] = []
-        for k in range(len(cases)):
+        for q, (k, _) in enumerate(queries):
             if k in binary.rejected:
                 out.append(Answer(rejected=binary.rejected[k]))
-            elif k in got:
-                out.append(got[k])
+            elif q in got:
+                out.append(got[q])
             else:
-                raise RuntimeError(f"the swizzle program gave no answer for case {k}: {proc.stderr[-2000:]}")
+                raise RuntimeError(f"the swizzle program gave no answer for query {q}: {proc.stderr[-2000:]}")
         return out
 
 
@@ -173,11 +186,11 @@ template <class T> void put(T const& v) { printf(" %lld", (long long)(v)); }
 _MAIN = r"""
 int main() {
   signal(SIGILL, on_signal); signal(SIGFPE, on_signal); signal(SIGSEGV, on_signal); signal(SIGTRAP, on_signal);
-  long long cid, n;
-  while (scanf("%lld %lld", &cid, &n) == 2) {
+  long long qid, cid, n;
+  while (scanf("%lld %lld %lld", &qid, &cid, &n) == 3) {
     std::vector<long long> p(n > 0 ? n : 1);
     for (long long k = 0; k < n; ++k) { if (scanf("%lld", &p[k]) != 1) return 3; }
-    printf("@@BEGIN %lld\n@@V", cid);
+    printf("@@BEGIN %lld\n@@V", qid);
     fflush(stdout);
     if (sigsetjmp(g_jump, 1) == 0) { kTable[cid](p.data()); printf("\n"); }
     else { printf("\n@@UB\n"); }
@@ -200,7 +213,8 @@ def _unit(cases: Sequence[object], rejected: set[int]) -> tuple[str, dict[int, t
             lines.append(f"  {case.code}")  # type: ignore[attr-defined]
             lines.append("}")
         spans[k] = (start, len(lines))
-    lines.append(f"static void (*kTable[])(const long long*) = {{{', '.join(f'case_{k}' for k in range(len(cases)))}}};")
+    table = ", ".join(f"case_{k}" for k in range(len(cases)))
+    lines.append(f"static void (*kTable[])(const long long*) = {{{table}}};")
     lines.extend(_MAIN.strip("\n").split("\n"))
     return "\n".join(lines) + "\n", spans
 
@@ -225,7 +239,7 @@ class Cpp:
             self.params.append(v)
         return f"{'int64_t' if name in self.wide else 'int'}(p[{self.names[name]}])"
 
-    def int(self, x: Int, env: dict[str, int]) -> str:
+    def leaf(self, x: Int, env: dict[str, int]) -> str:
         if x.static:
             return f"Int<{int(x)}>{{}}"
         if x.concrete:
@@ -237,12 +251,12 @@ class Cpp:
     def tup(self, t: object, env: dict[str, int]) -> str:
         if type(t) is tuple:
             return f"make_shape({', '.join(self.tup(x, env) for x in t)})"
-        return self.int(t, env)  # type: ignore[arg-type]
+        return self.leaf(t, env)  # type: ignore[arg-type]
 
     def composed(self, c: ComposedLayout, env: dict[str, int]) -> str:
         sw, inner = c.outer, c.inner
         assert isinstance(sw, Swizzle) and isinstance(inner, Layout)
-        return (f"make_composed_layout(Swizzle<{sw.bits},{sw.base},{sw.shift}>{{}}, {self.int(c.offset, env)}, "
+        return (f"make_composed_layout(Swizzle<{sw.bits},{sw.base},{sw.shift}>{{}}, {self.leaf(c.offset, env)}, "
                 f"make_layout({self.tup(inner.shape, env)}, {self.tup(inner.stride, env)}))")
 
 
@@ -254,11 +268,15 @@ def _values_body(c: ComposedLayout, env: dict[str, int], coords: Sequence[int], 
     first = len(cpp.params)
     cpp.params.extend([len(coords), *coords])
     body = (f"auto L = {layout}; long long n = p[{first}]; for (long long k = 0; k < n; ++k) {{ long long c = "
-            f"p[{first + 1} + k]; if (c >= -2147483648LL && c <= 2147483647LL) put(L(int(c))); else put(L(int64_t(c))); }}")
+            f"p[{first + 1} + k]; if (c >= -2147483648LL && c <= 2147483647LL) put(L(int(c))); "
+            "else put(L(int64_t(c))); }")
     return body, cpp.params
 
 
 # -- the tool's answers, judged ---------------------------------------------------------------------------------
+
+
+Judge = Callable[[list["Answer"]], None]
 
 
 @dataclass
@@ -275,39 +293,23 @@ class Tally:
         self.bad.append(Disagreement(NAME, case, tool, cute))
 
 
-def _fits(v: int, bits: int) -> bool:
-    return -(1 << (bits - 1)) <= v < 1 << (bits - 1)
-
-
 def _model_eval(c: ComposedLayout) -> list[int] | None:
-    """The tool's values of a concrete composed layout at every coordinate, or None where it records an overflow
-    in CuTe's arithmetic (the inner layout's evaluation, or the offset's sum in its type)."""
-    from verifier.core.overflow import evaluation_fits
+    """The tool's values of a concrete composed layout at every coordinate, or None where its overflow watch
+    (core/overflow.py: each operation typed by its operands) records an overflow in CuTe's arithmetic."""
+    from verifier.core.obligations import Recorder
+    from verifier.core.overflow import watching
 
     inner = c.inner
     assert isinstance(inner, Layout)
-    inner_wide = not all(_fits(int(x), 32) for x in (*_leaves(inner.stride), *_leaves(inner.shape)))
-    wide = inner_wide or not _fits(int(c.offset), 32)
-    if evaluation_fits(inner, 64 if inner_wide else 32).value is False:
+    with Recorder() as rec, watching("eval"):
+        values = [c(D(i)) for i in range(int(inner.size()))]
+    if any(o.condition.value is False for o in rec.obligations):
         return None
-    out = []
-    for i in range(int(inner.size())):
-        v = int(inner(i))
-        w = int(c.offset) + v
-        if not _fits(w, 64 if wide else 32):
-            return None
-        out.append(int(c(i)))
-    return out
+    return [int(v) for v in values]
 
 
-def _leaves(t: object) -> list[Int]:
-    if type(t) is tuple:
-        return [x for e in t for x in _leaves(e)]
-    return [t]  # type: ignore[list-item]
-
-
-def _compile_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> list[Callable[[list[Answer]], None]]:
-    judges = []
+def _compile_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> list[Judge]:
+    judges: list[Judge] = []
     for _ in range(n):
         b, m, s = draw_swizzle(rng)
         try:
@@ -338,8 +340,8 @@ def _compile_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> l
     return judges
 
 
-def _eval_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> list[Callable[[list[Answer]], None]]:
-    judges = []
+def _eval_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> list[Judge]:
+    judges: list[Judge] = []
     for _ in range(n):
         try:
             sw = Swizzle(*draw_swizzle(rng))
@@ -420,10 +422,10 @@ def _holds(prop: str, values: list[int], coords: list[int], size: int, extent: i
     return inj and all(0 <= v < size for v in values)
 
 
-def _check_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> list[Callable[[list[Answer]], None]]:
+def _check_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> list[Judge]:
     from verifier.engine.checks import check
 
-    judges = []
+    judges: list[Judge] = []
     for _ in range(n):
         try:
             sw = Swizzle(*draw_swizzle(rng))
@@ -459,7 +461,9 @@ def _check_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> lis
                 coords = sorted(set(coords) | {int(e) for e in extra if 0 <= int(e) < size})
             body, params = _values_body(c, env, coords, wide)
             k = prog.add(body, params)
-            ext = None if prop != "in_bounds" else (int(extent) if extent.concrete else int(extent.evaluate(env)))  # type: ignore[union-attr]
+            ext = None
+            if prop == "in_bounds" and extent is not None:
+                ext = int(extent) if extent.concrete else int(extent.evaluate(env))
             case = f"{text} at {env}"
 
             def judge(ans: list[Answer], k: int = k, verdict: str = v.verdict, case: str = case, size: int = size,
@@ -482,21 +486,23 @@ def _check_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> lis
     return judges
 
 
-def _slice_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> list[Callable[[list[Answer]], None]]:
+def _slice_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> list[Judge]:
     from verifier.engine.verify import verify
     from verifier.notation.cpp import parse
 
-    judges = []
+    judges: list[Judge] = []
     for _ in range(n):
         b = rng.randint(1, 3)
         m = rng.randint(0, 4)
         s = rng.choice([b, b + 1, 3 if b < 3 else b])
+        if rng.random() < 0.25:  # a mask reaching bit 31: the offset's high bits meet it
+            m = 32 - b - s
         sw = Swizzle(b, m, s)
         rows = rng.choice([4, 8, 16])
         cols = rng.choice([8, 16, 64])
         inner = Layout((S(rows), S(cols)), (S(cols), S(1))) if rng.random() < 0.7 else \
             Layout((S(rows), S(cols)), (S(1), S(rows)))
-        off = rng.choice([0, 0, 8, 64, 512, -512, 1 << 20])
+        off = rng.choice([0, 0, 8, 64, 512, -512, 1 << 20, -(1 << 30), (1 << 30) + 64, -(1 << 31) + 4096])
         offset = S(off) if off >= 0 and rng.random() < 0.5 else D(off)
         c = ComposedLayout(sw, offset, inner)
         lo = rng.choice([0, 0, 1, -3, rows - 2])

@@ -349,6 +349,9 @@ def slice_and_offset_swizzled(coord: object, c: ComposedLayout) -> tuple[object,
     active = sliced_only(sliced_only.size() - S(1))
     if active.static and int(active) & ~int(sw(active)):  # hits Y and Z: not reducible
         return ComposedLayout(sw, offset_only_zy, sliced), offset_anti_zy
+    if m + b + s >= 32:  # Int<(1 << (M+B+abs(S)))>: only the decaying branch instantiates it
+        raise CuteRejection(f"compile error: right operand of shift expression (1 << {m + b + s}) is greater than or "
+                            "equal to the precision 32 of the left operand", "swizzle_layout.hpp:290")
     zmask, ymask = sw.zzz_msk, sw.yyy_msk
     z, y = zmask & -zmask, ymask & -ymask
     lo = _swizzle_strides(z < y, z, y, offset_only_zy, b)

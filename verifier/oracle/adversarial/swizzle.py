@@ -38,7 +38,7 @@ from verifier.oracle.adversarial import Disagreement, Report
 NAME = "swizzle"
 INT32 = (-(1 << 31), (1 << 31) - 1)
 UBSAN = ("-fsanitize=signed-integer-overflow", "-fsanitize-undefined-trap-on-error")
-RLIMIT = 3_000_000  # each symbolic question's Z3 budget: an unknown is no disagreement, only a cost
+RLIMIT = 2_000_000  # each symbolic question's Z3 budget: an unknown is no disagreement, only a cost
 
 
 # -- drawing -------------------------------------------------------------------------------------------------------
@@ -525,8 +525,11 @@ def _slice_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> lis
                            "r leaves the extent: SLICE-IN must be reported")
         if not leaves_out and slice_in is not None and slice_in.status == "refuted":
             tally.disagree(text, "SLICE-IN refuted", "every admitted r lies inside the extent")
+        rejected = v.verdict == "invalid" and "rejects this at compile time" in (v.reason or "")
         if v.verdict == "valid":
             rs = list(range(lo, hi + 1))
+        elif rejected:
+            rs = [lo]
         elif v.verdict == "invalid" and v.counterexample is not None:
             rs = [int(v.counterexample.params["r"])]
         else:
@@ -543,11 +546,12 @@ def _slice_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> lis
             case = f"{text} at r={r}"
 
             def judge(ans: list[Answer], k: int = k, verdict: str = v.verdict, case: str = case,
-                      cols: int = cols) -> None:
+                      cols: int = cols, rejected: bool = rejected) -> None:
                 a = ans[k]
                 tally.judged += 1
-                if a.rejected is not None:
-                    tally.disagree(case, verdict, f"rejected: {a.rejected}")
+                if rejected or a.rejected is not None:
+                    if rejected != (a.rejected is not None):
+                        tally.disagree(case, verdict, f"rejected: {a.rejected}" if a.rejected else "compiles")
                     return
                 if a.ub or a.values is None:
                     if verdict == "valid":
@@ -569,8 +573,8 @@ def run(cases: int, seed: int) -> Report:
     rng = random.Random(seed)
     tally = Tally()
     prog = Program()
-    n_check = max(1, cases // 10)
-    n_slice = max(1, cases // 10)
+    n_check = max(1, cases // 16)  # the solver's cases cost seconds each, the compiled ones milliseconds
+    n_slice = max(1, cases // 16)
     n_compile = max(1, cases // 4)
     n_eval = max(1, cases - n_check - n_slice - n_compile)
     judges = _compile_cases(rng, n_compile, prog, tally) + _eval_cases(rng, n_eval, prog, tally)

@@ -73,7 +73,8 @@ class U32(Int):
 
 
 def _u32(x: Int) -> U32:
-    return U32(Const(int(x) & _U32) if x.concrete else x.expr, False)
+    """``x`` as a ``uint32_t``, static (``C<uint32_t>``) exactly when ``x`` is."""
+    return U32(Const(int(x) & _U32), x.static) if x.concrete else U32(x.expr, False)
 
 
 def _plain(x: Int) -> Int:
@@ -173,8 +174,8 @@ def _xor(x: Int, y: Int, mask: int = _U32, xs: int = 0, ys: int = 0, signed: boo
 def make_mixed_bits(s: int, d: Int, f: int) -> Value:
     """``make_mixed_bits(C<s>, d, C<f>)`` (swizzle.hpp:160-176): static when no run-time bit is left."""
     new_f = f & ~s & _U32
-    if new_f == 0 or d.static:
-        return S(s | (int(d) & new_f)) if new_f else S(s)
+    if new_f == 0 or d.static:  # C<s> | (d & C<new_f>): new_f is a uint32_t, so the static result is a C<uint32_t>
+        return _u32(S(s | (int(d) & new_f)) if new_f else S(s))
     return MixedBits(s, new_f, _and(d, new_f))
 
 
@@ -197,8 +198,9 @@ def bxor(a: Value, b: Value) -> Value:
             v = int(b) & _U32
             return make_mixed_bits((~a.s & v & ~a.f) | (a.s & ~v) & _U32, _xor(a.d, _dyn(0), a.f, a.s, v), a.f)
         return _u32(_xor(_as_u32(a), b))  # built-in: uint32_t ^ int is uint32_t
-    if a.static and b.static:
-        return S(int(a) ^ int(b))
+    if a.static and b.static:  # C<int> ^ C<uint32_t> is a C<uint32_t>
+        both = S(int(a) ^ int(b))
+        return _u32(both) if isinstance(a, U32) or isinstance(b, U32) else both
     if isinstance(a, U32) or isinstance(b, U32):
         return _u32(_xor(Int(a.expr, False), Int(b.expr, False)))
     return _xor(Int(a.expr, False), Int(b.expr, False), signed=True)  # int ^ int is an int
@@ -209,7 +211,9 @@ def band(a: Value, v: int) -> Value:
     if isinstance(a, MixedBits):
         return make_mixed_bits(a.s & v, a.d, a.f & v)
     if a.static or v == 0:  # C<0> & int is C<0> (integral_constant.hpp:298-312)
-        return S(int(a) & v) if a.static else S(0)
+        if a.static:
+            return _u32(S(int(a) & v)) if isinstance(a, U32) else S(int(a) & v)
+        return S(0)
     if isinstance(a, U32):  # the int mask converts to uint32_t: no sign extension
         return _u32(_and(a, v & _U32))
     return _and(a, v, signed=True)
@@ -226,7 +230,8 @@ def _shift(a: Value, k: int, nonneg: bool = True) -> Value:
             d = _from_bits([(b - k, _bit_of(a.d, b)) for b in _bits(a.f) if 0 <= b - k < 32])
         return make_mixed_bits(s, d, f)
     if a.static:
-        return S(int(a) >> k if k >= 0 else int(a) << -k)
+        v = S(int(a) >> k if k >= 0 else int(a) << -k)
+        return _u32(v) if isinstance(a, U32) else v
     p = _plain(a)
     if p.concrete:
         v = _dyn(int(p) >> k if k >= 0 else int(p) << -k)
@@ -281,8 +286,8 @@ def _to_mixed_bits(shape: object, stride: object, coord: object) -> Value:
             out = bxor(out, _to_mixed_bits(s, d, c))
         return out
     assert isinstance(shape, Int) and isinstance(stride, Int) and isinstance(coord, Int)
-    if stride.is_constant(0):  # int * C<0> is C<0> (integral_constant.hpp)
-        return S(0)
+    if stride.is_constant(0):  # int * C<0> is C<0> (integral_constant.hpp); make_mixed_bits makes it a C<0u>
+        return _u32(S(0))
     if not (shape.static and stride.static):
         raise CuteRejection("compile error: 'value' is not a member of 'int' (to_mixed_bits needs a static "
                             "shape*stride)", "swizzle.hpp:442")
@@ -317,7 +322,7 @@ def _all_underscore(c: object) -> bool:
 
 def _offset_value(o: Int) -> Int:
     # smem_ptr_flag_bits<B> derives from Int<0>: the XOR overloads deduce it as C<0> and the flag is lost.
-    return o if type(o) in (Int, MixedBits) else S(int(o))
+    return o if type(o) in (Int, MixedBits, U32) else S(int(o))
 
 
 def slice_and_offset_swizzled(coord: object, c: ComposedLayout) -> tuple[object, Int]:
@@ -392,6 +397,8 @@ def _plus(a: Value, b: Int) -> Int:
     if isinstance(a, (MixedBits, U32)):
         with unwatched():  # uint32_t + int is unsigned: it wraps, never overflows
             total = _plain(_as_u32(a)) + b
+        if total.concrete and a.static and b.static:
+            return _u32(total)
         if total.concrete:
             return _dyn(int(total) & _U32)
         return Int(total.expr, False)

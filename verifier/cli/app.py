@@ -214,6 +214,7 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     "cuda_harness.cli": ("gpu",),  # where the cuda_harness package is (it ships in the same distribution)
     "verifier.cli.atoms": ("atoms",),
     "verifier.cli.crd2idx": ("crd2idx",),
+    "verifier.cli.selfcheck": ("selfcheck",),
     "verifier.cli.rule": ("rule",),
 }
 _OWN = ("eval", "check")

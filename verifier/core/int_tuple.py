@@ -174,8 +174,10 @@ def compact_major(shape: IntTuple, right: bool = False, current: IntTuple | None
         if type(shape) is not tuple or len(shape) != len(cur):
             raise LayoutError("compact_major: shape and current are not congruent")
         return tuple(compact_major(s, right, c) for s, c in zip(shape, cur))
-    if type(shape) is Int:  # one extent: its stride is the current one (no product needed)
-        return S(0) if shape.is_constant(1) else cur
+    if type(shape) is Int:  # one extent: its stride is the current one, but CuTe still computes current * shape
+        # (stride.hpp:305, the recurrence's next value, then dropped): that product can overflow (OVF-ARITH), as
+        # the selfcheck against the headers run symbolically found (make_ordered_layout, make_layout_like).
+        return _compact_major(shape, cur, right)[0]  # type: ignore[arg-type]
     return _compact_major(shape, cur, right)[0]  # type: ignore[arg-type]
 
 

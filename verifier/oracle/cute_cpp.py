@@ -198,6 +198,10 @@ class CppBuilder:
             return f"{_CPP_FUNCS[e.op]}({', '.join(self._expr(x) for x in e.args)})"
         raise ValueError(f"operation {e.op!r} cannot appear in a CuTe integer")
 
+    def counting(self) -> str:
+        """The iterator of a tensor over indices (``local_tile``, ``local_partition``): a counting iterator from 0."""
+        return "counting_iterator<long long>(0)"
+
     def int(self, x: Int) -> str:
         if x.static:
             return f"Int<{int(x.expr.value)}>{{}}"
@@ -282,29 +286,36 @@ def layout_case(layout: Layout, label: str = "") -> CppCase:
     return b.case(b.layout(layout), label)
 
 
-def call_case(fn: str, *operands: object, template: Sequence[int] = (), label: str = "") -> CppCase:
+def call_case(fn: str, *operands: object, template: Sequence[int] = (), label: str = "",
+              builder: type[CppBuilder] = CppBuilder) -> CppCase:
     """A case that calls CuTe's ``fn`` (optionally ``fn<template...>``) on model operands."""
-    b = CppBuilder()
+    b = builder()
     args = [b.operand(x) for x in operands]
     return b.case(b.call(fn, *args, template=template), label)
 
 
-def tensor_case(fn: str, layout: Layout, *operands: object, coord: object = None, label: str = "") -> CppCase:
+def tensor_case(fn: str, layout: Layout, *operands: object, coord: object = None, label: str = "",
+                builder: type[CppBuilder] = CppBuilder) -> CppCase:
     """A case that calls CuTe's tensor function ``fn`` (``local_tile``, ``local_partition``) on a tensor over a
     counting iterator from 0 with ``layout``; ``coord`` (integers and ``_``) is passed last. The harness prints
     the result tensor's layout and, as ``@@OFFSET``, the index its iterator has moved to."""
-    b = CppBuilder()
-    args = [f"make_tensor(counting_iterator<long long>(0), {b.layout(layout)})"]
-    args += [b.operand(x) for x in operands]
+    b = builder()
+    args = [f"make_tensor({b.counting()}, {b.layout(layout)})"]
+    # a coordinate that slices (``(m,n,_)`` before a ``Step<_1,X,_1>`` projection) is spelled as one
+    args += [b.coord(x) if _has_underscore(x) else b.operand(x) for x in operands]
     if coord is not None:
         args.append(b.coord(coord))
     return b.case(b.call(fn, *args), label)
 
 
-def slice_case(coord: object, layout: Layout, label: str = "") -> CppCase:
+def _has_underscore(x: object) -> bool:
+    return isinstance(x, Underscore) or (type(x) is tuple and any(_has_underscore(e) for e in x))
+
+
+def slice_case(coord: object, layout: Layout, label: str = "", builder: type[CppBuilder] = CppBuilder) -> CppCase:
     """A case that calls CuTe's ``slice_and_offset(coord, layout)``: the harness prints the sliced layout and the
     offset (with its static/dynamic flag) as ``@@OFFSET``."""
-    b = CppBuilder()
+    b = builder()
     c = b.coord(coord)
     return b.case(b.call("slice_and_offset", c, b.layout(layout)), label)
 
@@ -313,31 +324,33 @@ def slice_case(coord: object, layout: Layout, label: str = "") -> CppCase:
 RECAST_BITS = frozenset({1, 2, 4, 6, 8, 16, 32, 64, 128, 256})
 
 
-def recast_case(old_bits: int, new_bits: int, layout: Layout, label: str = "") -> CppCase:
+def recast_case(old_bits: int, new_bits: int, layout: Layout, label: str = "",
+                builder: type[CppBuilder] = CppBuilder) -> CppCase:
     """A case that calls ``recast_layout<uint_bit_t<Old>, uint_bit_t<New>>(layout)`` (layout.hpp:1870-1891)."""
     if old_bits not in RECAST_BITS or new_bits not in RECAST_BITS:
         raise ValueError(f"recast_layout: no CuTe element type of {old_bits} or {new_bits} bits")
-    b = CppBuilder()
+    b = builder()
     return b.case(f"recast_layout<uint_bit_t<{int(old_bits)}>, uint_bit_t<{int(new_bits)}>>({b.layout(layout)})",
                   label)
 
 
-def operation_case(op: str, *operands: object, label: str = "") -> CppCase:
+def operation_case(op: str, *operands: object, label: str = "", builder: type[CppBuilder] = CppBuilder) -> CppCase:
     """A case that runs registered operation ``op`` in compiled CuTe on model operands (its template integers
-    first, as ``apply`` takes them), the way its registry row says CuTe is called for it."""
+    first, as ``apply`` takes them), the way its registry row says CuTe is called for it. ``builder`` spells the
+    run-time integers (``oracle.symbolic.SymbolicBuilder``: symbolic ones)."""
     row = REGISTRY[op]
     ints = [int(x) for x in operands[:row.template]]  # type: ignore[call-overload]
     rest = operands[row.template:]
     if row.cpp == CALL:
-        return call_case(op, *rest, label=label)
+        return call_case(op, *rest, label=label, builder=builder)
     if row.cpp == TEMPLATE_CALL:
-        return call_case(op, *rest, template=ints, label=label)
+        return call_case(op, *rest, template=ints, label=label, builder=builder)
     if row.cpp == RECAST:
-        return recast_case(ints[0], ints[1], rest[0], label)  # type: ignore[arg-type]
+        return recast_case(ints[0], ints[1], rest[0], label, builder=builder)  # type: ignore[arg-type]
     if row.cpp == SLICE:
-        return slice_case(rest[0], rest[1], label)  # type: ignore[arg-type]
+        return slice_case(rest[0], rest[1], label, builder=builder)  # type: ignore[arg-type]
     if row.cpp == TENSOR:
-        return tensor_case(op, *rest[:-1], coord=rest[-1], label=label)  # type: ignore[arg-type]
+        return tensor_case(op, *rest[:-1], coord=rest[-1], label=label, builder=builder)  # type: ignore[arg-type]
     raise ValueError(f"{op} has no C++ check of its own: {row.not_compiled}")
 
 

@@ -277,11 +277,17 @@ class ComposedLayout:
         if not coord:
             raise LayoutError("a composed layout needs a coordinate")
         v = self.inner(*coord)  # type: ignore[arg-type]  # each inner function takes its own coordinate kind
-        w = add(self.offset, v)
+        width = self._offset_width()
+        if width == 64 and type(v) is Int:
+            from verifier.core.overflow import add_wide
+
+            w: object = add_wide(self.offset, v)
+        else:
+            w = add(self.offset, v)
         if type(w) is not Int:
             raise LayoutError(f"{self}: the inner value {w} is a coordinate, which the outer function cannot take")
         if isinstance(self.outer, Swizzle):
-            return self.outer(w, self._offset_width())
+            return self.outer(w, width)
         return self.outer(w)
 
     def _offset_width(self) -> int | None:

@@ -298,7 +298,12 @@ class ComposedLayout:
 
         parts = [self.offset]
         if isinstance(self.inner, Layout):
-            parts += [x for x in (*leaves(self.inner.shape), *leaves(self.inner.stride)) if type(x) is Int]
+            for s, d in zip(leaves(self.inner.shape), leaves(self.inner.stride)):
+                # A static extent 1 gives the coordinate C<0>, and C<0> * d or c * C<0> is a C<0> (an int): the
+                # mode's int64_t leaf never reaches the sum.
+                if type(s) is Int and type(d) is Int and not (s.is_constant(1) and s.static) \
+                        and not (d.is_constant(0) and d.static):
+                    parts += [s, d]
         for x in parts:
             if x.concrete and not x.static and not -(1 << 31) <= int(x) < 1 << 31:
                 return 64

@@ -294,16 +294,9 @@ class ComposedLayout:
         """64 when ``O + B(c)`` is an ``int64_t`` by its operands' types: a run-time leaf of ``O`` or of the inner
         layout's shape or stride holding a value beyond ``int`` (an ``int64_t``: the usual conversions carry it
         through idx2crd and crd2idx, whatever the sum's value); else None (typed by the value or the symbols)."""
-        from verifier.core.int_tuple import leaves
-
         parts = [self.offset]
         if isinstance(self.inner, Layout):
-            for s, d in zip(leaves(self.inner.shape), leaves(self.inner.stride)):
-                # A static extent 1 gives the coordinate C<0>, and C<0> * d or c * C<0> is a C<0> (an int): the
-                # mode's int64_t leaf never reaches the sum.
-                if type(s) is Int and type(d) is Int and not (s.is_constant(1) and s.static) \
-                        and not (d.is_constant(0) and d.static):
-                    parts += [s, d]
+            parts += _typed_leaves(self.inner.shape, self.inner.stride, last=True)
         for x in parts:
             if x.concrete and not x.static and not -(1 << 31) <= int(x) < 1 << 31:
                 return 64
@@ -328,6 +321,20 @@ class ComposedLayout:
         if limit is not None and n > limit:
             raise LayoutError(f"size {n} is larger than the limit {limit} for enumerating values")
         return [int(self(i)) for i in range(n)]
+
+
+def _typed_leaves(shape: object, stride: object, last: bool) -> list[Int]:
+    """The leaves whose C++ types reach ``crd2idx(idx2crd(i, shape), shape, stride)`` for an ``int`` index ``i``:
+    idx2crd gives a mode that is not the last of its tuple the coordinate ``c % s``, a ``C<0>`` for a static extent 1,
+    and ``C<0> * d`` or ``c * C<0>`` is a ``C<0>`` (an ``int``): such a mode's leaves never reach the sum."""
+    if type(shape) is tuple and type(stride) is tuple:
+        n = len(shape)
+        return [x for k, (s, d) in enumerate(zip(shape, stride)) for x in _typed_leaves(s, d, k == n - 1)]
+    if type(shape) is not Int or type(stride) is not Int:
+        return []
+    if (shape.static and shape.is_constant(1) and not last) or (stride.static and stride.is_constant(0)):
+        return []
+    return [shape, stride]
 
 
 def make_composed_layout(a: Fn, offset: Int | int, b: Fn) -> ComposedLayout:

@@ -18,7 +18,9 @@ tests (tests/frontends/test_strategies.py) check:
   ``>= 2`` stride 0 (two coordinates collide); ``compact=False`` additionally scales an injective layout by 2 when
   it is injective, so its image misses 1;
 * ``tilers``: by-mode tilers ``<...>`` of layouts, shapes and ``_``, optionally dividing a given shape;
-* ``assignments``: values for a ``Symbols`` table that satisfy every assumption (range, divisibility, relations).
+* ``assignments``: values for a ``Symbols`` table that satisfy every assumption (range, divisibility, relations);
+* ``swizzles``: ``Swizzle<B,M,S>`` that CuTe compiles, drawn towards the corner where a mask's top bit is bit 31
+  (a negative ``int`` mask: arithmetic ``shiftr``, sign extension against ``int64_t`` offsets, swizzle.hpp:66-68).
 
 ``hypothesis`` is an optional dependency (the ``hypothesis`` extra); only this module imports it.
 """
@@ -34,6 +36,7 @@ from hypothesis.errors import InvalidArgument
 from verifier.core.int_tuple import IntTuple, leaves, product
 from verifier.core.integers import D, Int, S, symbol
 from verifier.core.layouts import UNDERSCORE, Layout, Tile, TileElement
+from verifier.core.swizzle import Swizzle
 from verifier.core.symbols import Symbols
 
 #: Run-time expressions a symbolic leaf may take; each is positive when ``M >= 1``.
@@ -254,5 +257,25 @@ def assignments(symbols: Symbols, max_value: int = 64) -> st.SearchStrategy[dict
     return st.fixed_dictionaries(choices).filter(lambda env: all(r.evaluate(env) for r in relations))
 
 
-__all__ = ["SYMBOLIC_FORMS", "assignments", "int_tuples", "ints", "layouts", "shapes", "strides",
+def swizzles(max_bits: int = 3, top: int = 31, corner: float = 0.5) -> st.SearchStrategy[Swizzle]:
+    """``Swizzle<B,M,S>`` with ``1 <= B <= max_bits`` and ``B <= |S| <= B + 4`` whose masks fit below bit ``top``
+    (at most 31: an ``int`` constant, swizzle.hpp:66-68); with probability about ``corner`` the higher mask's top
+    bit is exactly ``top`` (for ``top = 31`` a negative mask, Y when ``S > 0`` and Z when ``S < 0``)."""
+    if not 1 <= max_bits <= 3 or not max_bits + max_bits <= top <= 31:
+        raise InvalidArgument(f"swizzles: need 1 <= max_bits <= 3 and 2*max_bits <= top <= 31, got {max_bits}, {top}")
+
+    @st.composite
+    def build(draw: st.DrawFn) -> Swizzle:
+        b = draw(st.integers(1, max_bits))
+        k = draw(st.integers(b, b + 4).filter(lambda k: b + k <= top + 1))
+        shift = k if draw(st.booleans()) else -k
+        highest = top + 1 - b - k  # the largest M whose masks stay at or below bit top
+        at_corner = draw(st.floats(0, 1)) < corner
+        m = highest if at_corner else draw(st.integers(0, highest))
+        return Swizzle(b, m, shift)
+
+    return build()
+
+
+__all__ = ["SYMBOLIC_FORMS", "assignments", "int_tuples", "ints", "layouts", "shapes", "strides", "swizzles",
            "symbolic_ints", "tilers"]

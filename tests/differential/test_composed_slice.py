@@ -195,11 +195,93 @@ def test_symbolic_refutation_replays_on_compiled_cute(cute) -> None:
                for i in range(len(sliced.values)))
 
 
-def test_out_of_extent_coordinate_is_a_warning() -> None:
-    # r*64 is CuTe's own int arithmetic (crd2idx): r is bounded so that it cannot overflow (OVF-ARITH)
-    _, v = _verify("(r,_)", "Sw<3,3,3> o _0 o (_8,_64):(_64,_1)", ["r >= -1000", "r <= 1000"])
-    assert v.verdict == "valid"
-    assert any(d.id == "SLICE-IN" and d.status == "refuted" for d in v.obligations)
+def _verify_in(coord: str, layout: str, lo: int, hi: int, name: str = "r", **kw):
+    from verifier.core.symbols import Symbols
+    from verifier.engine.verify import verify
+
+    symbols = Symbols()
+    symbols.declare(name, lo=lo, hi=hi)
+    args = [parse(coord, symbols), parse(layout, symbols)]
+    return args, verify("slice_and_offset", args, symbols, timeout=60, **kw)
+
+
+def _slice_against_tensor(layout: str, rs: list[int], offsets: list[int] | None = None) -> list[tuple[list, list]]:
+    """Compiled CuTe under UBSan: for each ``r`` (and offset ``F``), the slice ``(r,_)`` of the composed layout,
+    ``offset + view(i)``, against the tensor's own addressing ``L(make_coord(r, i))``."""
+    from verifier.oracle.adversarial.swizzle import Cpp, Program
+
+    prog = Program()
+    for k, r in enumerate(rs):
+        c = parse(layout if offsets is None else layout.replace("F", str(offsets[k])))
+        cpp = Cpp()
+        text = cpp.composed(c, {})
+        cols = int(c.inner.shape[1])
+        prog.add(f"auto L = {text}; int r = {cpp.slot(r)}; auto so = slice_and_offset(make_coord(r, _), L); "
+                 f"auto V = get<0>(so); long long o = (long long)(get<1>(so)); "
+                 f"for (int i = 0; i < int(size(V)); ++i) put(o + (long long)V(i)); "
+                 f"for (int i = 0; i < {cols}; ++i) put(L(make_coord(r, i)));", cpp.params)
+    out = []
+    for a in prog.run():
+        assert a.rejected is None and not a.ub and a.values is not None, a
+        half = len(a.values) // 2
+        out.append((a.values[:half], a.values[half:]))
+    return out
+
+
+@pytest.mark.cute
+def test_no_overflow_is_recorded_for_the_xor_encoding(cute) -> None:
+    """Issue 29, class 3: the bit decomposition of the XOR (``F%2147483648+_2147483648``) is the tool's arithmetic,
+    never CuTe's; compiled CuTe under UBSan is correct at every tuple, and the tool says valid with no OVF-ARITH."""
+    from verifier.core.symbols import Symbols
+    from verifier.engine.verify import verify
+
+    symbols = Symbols()
+    symbols.declare("r", lo=1, hi=7)
+    symbols.declare("F", lo=512, hi=4096, multiple_of=512)
+    layout = "Sw<3,3,3> o F o (_8,_64):(_64,_1)"
+    args = [parse("(r,_)", symbols), parse(layout, symbols)]
+    v = verify("slice_and_offset", args, symbols, timeout=60, derive=False)
+    assert v.verdict == "valid", v.reason
+    assert not any(d.id.startswith("OVF") for d in v.obligations), [d.id for d in v.obligations]
+    tuples = [(r, f) for r in range(1, 8) for f in range(512, 4097, 512)]
+    for (r, f), (view, whole) in zip(tuples, _slice_against_tensor(layout, [r for r, _ in tuples],
+                                                                    [f for _, f in tuples]), strict=True):
+        assert view == whole, (r, f)
+
+
+@pytest.mark.cute
+@pytest.mark.parametrize(("lo", "hi"), [(1, 12), (-3, -1)])
+def test_slices_outside_the_extent_are_judged_against_the_tensor(cute, lo: int, hi: int) -> None:
+    """Issue 29, class 4: a coordinate past the end (or below 0) of a swizzled layout's mode.  SLICE-IN is reported
+    (a warning, with its counterexample), and SLICE-POST compares the slice with the tensor's own addressing:
+    CuTe's slice at r=8 addresses element 0 where the tensor addresses 512."""
+    layout = "Sw<3,3,3> o _0 o (_8,_64):(_64,_1)"
+    _, v = _verify_in("(r,_)", layout, lo, hi, derive=False)
+    slice_in = next(d for d in v.obligations if d.id == "SLICE-IN")
+    assert slice_in.status == "refuted" and slice_in.severity == "warning" and slice_in.counterexample is not None
+    rs = list(range(lo, hi + 1))
+    cute_agrees = {r: view == whole for r, (view, whole) in zip(rs, _slice_against_tensor(layout, rs), strict=True)}
+    assert v.verdict == ("valid" if all(cute_agrees.values()) else "invalid"), (v.verdict, cute_agrees)
+    if v.verdict == "invalid":
+        assert v.counterexample.obligation == "SLICE-POST"
+        assert not cute_agrees[int(v.counterexample.params["r"])]
+    else:
+        assert v.warnings and "SLICE-IN" in {d.id for d in v.warnings}
+    assert not cute_agrees.get(8, False) if hi >= 8 else True
+
+
+def test_slice_in_is_a_warning_of_every_slice() -> None:
+    """A plain layout's slice past the end is defined (crd2idx is linear), but the view leaves the tensor: SLICE-IN
+    is a warning (invalid under --strict), with its counterexample."""
+    from verifier.engine.verdicts import Policy
+
+    _, v = _verify_in("(r,_)", "(_8,_64):(_64,_1)", 0, 12, derive=False)
+    assert v.verdict == "valid" and [d.id for d in v.warnings] == ["SLICE-IN"]
+    assert v.warnings[0].counterexample.params["r"] >= 8
+    _, strict = _verify_in("(r,_)", "(_8,_64):(_64,_1)", 0, 12, derive=False, policy=Policy(strict=True))
+    assert strict.verdict == "invalid" and strict.counterexample.obligation == "SLICE-IN"
+    _, inside = _verify_in("(_,c)", "(_8,_64):(_64,_1)", 0, 63, name="c", derive=False)
+    assert inside.verdict == "valid" and not inside.warnings
 
 
 def test_symbolic_extent_is_unknown_with_its_reason() -> None:

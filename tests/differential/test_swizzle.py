@@ -104,6 +104,114 @@ def test_swizzle_of_a_symbol_is_exact() -> None:
             assert expr.evaluate({"x": v}) == int(sw(D(v))), (p, v)  # type: ignore[operator]
 
 
+# -- masks that reach bit 31 (issue 29, class 2) --------------------------------------------------------------------
+# CuTe's masks are int constants (swizzle.hpp:66-68): with bit 31 the mask is negative, shiftr is arithmetic and the
+# mask sign-extends against an int64_t offset.  Each swizzle below is applied by compiled CuTe (UBSan, trapping) to
+# int and int64_t offsets, and by the model concretely and symbolically (a 32-bit and a 64-bit symbol).
+
+BIT31 = [(1, 30, 1), (2, 28, 2), (3, 26, 3), (1, 29, 2), (2, 25, 5), (1, 0, -31), (2, 27, -3), (3, 24, -5),
+         (3, 3, 3), (2, 4, -3)]
+PAST_BIT31 = [(2, 29, 2), (1, 31, 1), (1, 0, -32), (31, 0, 31), (2, 0, -31), (3, 27, 3), (1, 32, 0)]
+
+
+def _bit31_values() -> tuple[list[int], list[int]]:
+    rng = random.Random(31)
+    v32 = [0, 1, -1, 2, -2, -(1 << 30), 1 << 30, (1 << 31) - 1, -(1 << 31), 0x5555_5555, -0x5555_5556]
+    v32 += [rng.randint(-(1 << 31), (1 << 31) - 1) for _ in range(24)]
+    v64 = v32 + [5368709120, 1 << 32, (1 << 32) - 1, (1 << 63) - 1, -(1 << 63), -(1 << 40) - 7]
+    v64 += [rng.randint(-(1 << 63), (1 << 63) - 1) for _ in range(24)]
+    return v32, v64
+
+
+@pytest.fixture(scope="module")
+def bit31_answers(cute):
+    from verifier.oracle.adversarial.swizzle import Program
+
+    v32, v64 = _bit31_values()
+    prog = Program()
+    for b, m, s in BIT31 + PAST_BIT31:
+        sw = f"Swizzle<{b},{m},{s}>{{}}"
+        prog.add(f"for (int k = 0; k < {len(v32)}; ++k) put({sw}(int(p[k]))); "
+                 f"for (int k = {len(v32)}; k < {len(v32) + len(v64)}; ++k) put({sw}(int64_t(p[k])));", v32 + v64)
+    return prog.run()
+
+
+@pytest.mark.cute
+def test_masks_reaching_bit_31_match_compiled_cute(bit31_answers) -> None:
+    from verifier.core.integers import substitute
+    from verifier.core.overflow import under
+    from verifier.core.symbols import Symbols
+
+    v32, v64 = _bit31_values()
+    table = Symbols()
+    table.declare("x", lo=-(1 << 31), hi=(1 << 31) - 1)
+    table.declare("y", bits=64, lo=-(1 << 63), hi=(1 << 63) - 1)
+    bad = []
+    for (b, m, s), a in zip(BIT31, bit31_answers, strict=False):
+        assert not a.ub and a.rejected is None and a.values is not None, (b, m, s, a)
+        sw = Swizzle(b, m, s)
+        with under(table):
+            on_int, on_int64 = sw(symbol("x")), sw(symbol("y"))
+        for v, want in zip(v32, a.values[:len(v32)], strict=True):
+            got = (int(sw(D(v))), int(substitute(on_int, {"x": v})), sw.apply_value(v, 32))
+            if any(g != want for g in got):
+                bad.append(f"{sw} at int {v}: CuTe {want}, ours {got}")
+        for v, want in zip(v64, a.values[len(v32):], strict=True):
+            got = (sw.apply_value(v, 64), int(substitute(on_int64, {"y": v})))
+            if any(g != want for g in got):
+                bad.append(f"{sw} at int64_t {v}: CuTe {want}, ours {got}")
+    assert not bad, "\n".join(bad[:20])
+    assert any(Swizzle(*p).yyy_msk < 0 for p in BIT31) and any(Swizzle(*p).zzz_msk < 0 for p in BIT31)
+
+
+@pytest.mark.cute
+def test_masks_past_bit_31_do_not_compile(bit31_answers) -> None:
+    """``bit_msk << k`` must be an int constant expression (C++17: into bit 31 is allowed, past it is not)."""
+    for p, a in zip(PAST_BIT31, bit31_answers[len(BIT31):], strict=True):
+        assert a.rejected is not None, (p, a)
+        with pytest.raises(CuteRejection):
+            Swizzle(*p)
+
+
+@pytest.mark.cute
+def test_sign_reaching_swizzle_is_not_injective_as_in_cute(cute) -> None:
+    """``Sw<1,30,1> o _0 o _2:-1073741824``: CuTe maps both coordinates to 0 (0xC0000000 & 0x80000000 shifted
+    arithmetically is 0xC0000000), so it is not injective, though its inner layout is."""
+    from verifier.core.symbols import Symbols
+    from verifier.engine.checks import check
+    from verifier.oracle.adversarial.swizzle import Program, _values_body
+
+    c = parse("Sw<1,30,1> o _0 o _2:-1073741824")
+    prog = Program()
+    prog.add(*_values_body(c, {}, [0, 1], frozenset()))
+    (a,) = prog.run()
+    assert a.values == [0, 0] == c.values()
+    v = check("injective", [c], Symbols())
+    assert v.verdict == "refuted" and v.counterexample.coordinate == (0, 1)
+
+
+@pytest.mark.cute
+def test_sign_extended_mask_against_a_64_bit_offset_leaves_the_extent_as_in_cute(cute) -> None:
+    """``Sw<1,30,1> o _0 o M:_1`` with a 64-bit ``M``: the int mask sign-extends over bits 32..63, so
+    ``L(5368709120) = 7516192768 >= M`` in CuTe; in_bounds is refuted and its counterexample replays in CuTe."""
+    from verifier.core.symbols import Symbols
+    from verifier.engine.checks import check
+    from verifier.oracle.adversarial.swizzle import Program, _values_body
+
+    symbols = Symbols()
+    symbols.declare("M", bits=64)
+    c = parse("Sw<1,30,1> o _0 o M:_1", symbols)
+    v = check("in_bounds", [c, symbol("M")], symbols)
+    assert v.verdict == "refuted", v.reason
+    env, x = dict(v.counterexample.params), int(v.counterexample.coordinate)
+    prog = Program()
+    prog.add(*_values_body(c, env, [x, 5368709120], frozenset({"M"})))
+    prog.add(*_values_body(c, {"M": 5368709121}, [5368709120], frozenset({"M"})))
+    first, second = prog.run()
+    assert first.values[0] >= env["M"] and first.values[0] == int(c(D(x)).evaluate(env))
+    assert second.values == [7516192768]
+
+
 # -- random differential of the composed-layout algebra --------------------------------------------------------
 
 N_RANDOM = 300

@@ -126,8 +126,12 @@ def test_crd2idx_bad_input(capsys, argv: list[str], words: str) -> None:
 
 def test_slice_takes_a_coordinate_with_underscore(capsys) -> None:
     # The offset 2*M is CuTe's crd2idx: past int32 for M > 2^30 (OVF-ARITH), so realistic sizes.
-    rc, out, _ = run(capsys, "slice_and_offset", "(_,2)", "(M,N):(_1,M)", "--assume", "M <= 65536")
+    rc, out, _ = run(capsys, "slice_and_offset", "(_,2)", "(M,N):(_1,M)", "--assume", "M <= 65536", "--assume",
+                     "N >= 3")
     assert rc == 0 and out.startswith("valid: slice_and_offset((_,2), (M,N):(_1,M))\nresult : 2*M o (M):(_1)\n")
+    # Column 2 of an M x N tensor is outside it where N <= 2: SLICE-IN, a warning with its counterexample.
+    rc, out, _ = run(capsys, "slice_and_offset", "(_,2)", "(M,N):(_1,M)", "--assume", "M <= 65536")
+    assert rc == 0 and "(1 warning" in out and "warning: SLICE-IN fails" in out
     rc, out, _ = run(capsys, "slice", "(1,(_,_))", "(M,(N,K)):(_1,(M,M*N))")
     assert rc == 0 and "result : (N,K):(M,M*N)" in out
 

@@ -152,3 +152,28 @@ def test_contradictory_requests_are_refused() -> None:
     empty.declare("M", lo=3, hi=5, multiple_of=8)
     with pytest.raises(InvalidArgument):
         vs.assignments(empty)
+
+
+@FAST
+@given(vs.swizzles())
+def test_swizzles_compile_and_stay_below_bit_31(sw) -> None:
+    # the constructor raises CuteRejection for what CuTe does not compile; the masks are 32-bit int constants
+    assert -(1 << 31) <= sw.yyy_msk < 1 << 31 and -(1 << 31) <= sw.zzz_msk < 1 << 31
+    assert sw.bits <= abs(sw.shift) <= sw.bits + 4
+
+
+def test_swizzles_reach_the_sign_bit_corner() -> None:
+    seen = set()
+
+    @settings(max_examples=80, deadline=None, database=None)
+    @given(vs.swizzles(corner=0.9))
+    def draw(sw) -> None:
+        seen.add((sw.yyy_msk < 0, sw.zzz_msk < 0))
+
+    draw()
+    assert (True, False) in seen and (False, True) in seen
+
+
+def test_swizzles_reject_a_top_past_bit_31() -> None:
+    with pytest.raises(InvalidArgument):
+        vs.swizzles(top=32).example()

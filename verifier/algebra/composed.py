@@ -7,7 +7,8 @@ to its inner layout and re-wraps the result: ``composition(A, O, op(B, ...))`` (
 inner layout is recast; ``recast_layout`` picks them by the ratio of bit widths (:602-622).
 
 Deciding them: the result is ``A(O + op(B)(i))`` while the postcondition asks for ``A(O + B(Z(i)))`` (or the
-analogous form of each operation), so when ``A`` is a swizzle, a bijection (``swizzle_props``), the operation on the
+analogous form of each operation), so when ``A`` is a swizzle whose masks stay below bit 31, a bijection
+(``swizzle_props``), the operation on the
 composed layout is correct exactly when the operation on ``B`` is.  The engine therefore decides ``op(B, ...)``
 symbolically and reports it for the composed operand.  For an outer layout the transfer holds one way
 (``outer_layout_problem``): ``op(B)`` valid proves the composed operation valid, and a refutation of ``op(B)``
@@ -213,7 +214,10 @@ def _swizzled_tiler(t: object) -> bool:
 
 
 def _swizzle_outer(x: object) -> TypeGuard[ComposedLayout]:
-    return isinstance(x, ComposedLayout) and isinstance(x.outer, Swizzle) and isinstance(x.inner, Layout)
+    # A swizzle whose mask reaches bit 31 is no bijection (swizzle.hpp:66-68, core/swizzle.py): a refutation on the
+    # inner layout would not transfer, so such a composed layout keeps the route of any other outer function.
+    return isinstance(x, ComposedLayout) and isinstance(x.outer, Swizzle) and isinstance(x.inner, Layout) \
+        and x.outer.sign_free
 
 
 __all__ = ["FORWARDED", "ONE_WAY", "OPERATIONS", "apply_composed", "takes_composed", "downcast_swizzle",

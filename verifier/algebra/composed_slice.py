@@ -19,12 +19,13 @@ operations on a symbolic run-time value are written bit by bit (``swizzle._bit``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
-from typing import Union
+from typing import ParamSpec, TypeVar, Union
 
 from verifier.core.errors import CuteRejection, LayoutError
-from verifier.core.integers import Bool, Const, Int, Op, S
+from verifier.core.integers import Bool, Const, Int, Op, S, unwatched
 from verifier.core.layouts import Layout, Underscore
 from verifier.core.swizzle import ComposedLayout, Swizzle, _bit, compose3
 
@@ -64,7 +65,40 @@ class MixedBits(Int):
         return MixedBits(self.s, self.f, substitute(self.d, values))
 
 
+class U32(Int):
+    """A run-time ``uint32_t``: a ``MixedBits`` converted (swizzle.hpp:157) and what the built-in operators make of
+    it with an ``int`` (``int ^ uint32_t`` is ``uint32_t``).  Its arithmetic wraps modulo 2^32: never an
+    overflow, so none is recorded for it."""
+
+    __slots__ = ()
+
+
+def _u32(x: Int) -> U32:
+    """``x`` as a ``uint32_t``, static (``C<uint32_t>``) exactly when ``x`` is."""
+    return U32(Const(int(x) & _U32), x.static) if x.concrete else U32(x.expr, False)
+
+
+def _plain(x: Int) -> Int:
+    """The value as a plain ``Int`` (the arithmetic of ``integers`` takes no subclass)."""
+    return x if type(x) is Int else Int(x.expr, x.static)
+
+
 Value = Union[Int, MixedBits]
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _bitwise(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """A bitwise step of CuTe's (``&``, ``^``, ``shiftr`` of masked bits, a comparison): it cannot overflow, and its
+    bit-by-bit encoding (``x % 2^(b+1) + 2^(b+1)``, sums of bits) is the tool's arithmetic, not CuTe's, so no
+    overflow obligation is recorded inside it (CuTe's own ``coord * stride`` and sums stay watched)."""
+    @functools.wraps(fn)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with unwatched():
+            return fn(*args, **kwargs)
+    return run
 
 
 def _dyn(v: int) -> Int:
@@ -93,11 +127,12 @@ def _bit_of(x: Int, b: int) -> Int:
     return _bit(x, b)
 
 
-def _from_bits(terms: list[tuple[int, Int]]) -> Int:
-    """``sum(bit * 2^b)``: a run-time value from its bits."""
+@_bitwise
+def _from_bits(terms: list[tuple[int, Int]], signed: bool = False) -> Int:
+    """``sum(bit * 2^b)``: a run-time value from its bits; ``signed``: an ``int``, whose bit 31 weighs -2^31."""
     out = _dyn(0)
     for b, bit in terms:
-        out = out + bit * S(1 << b)
+        out = out + bit * S(-(1 << b) if signed and b == 31 else 1 << b)
     if all(t.concrete for _, t in terms):
         return _dyn(int(out))
     table = _TABLE.get()
@@ -111,11 +146,14 @@ def _mixed_bit(s: int, d: Int, b: int) -> Int:
     return _dyn(1) if s >> b & 1 else _bit_of(d, b)
 
 
-def _and(x: Int, mask: int) -> Int:
-    """``x & mask`` of a run-time ``x`` (``mask`` static)."""
+@_bitwise
+def _and(x: Int, mask: int, signed: bool = False) -> Int:
+    """``x & mask`` of a run-time ``x`` (``mask`` static); ``signed``: ``int & int``, where a mask with bit 31 is
+    negative and so is the result with it (swizzle.hpp:66-68)."""
+    x = _plain(x)
     if x.concrete:
         return _dyn(int(x) & mask)
-    return _from_bits([(b, _bit_of(x, b)) for b in _bits(mask & _U32)])
+    return _from_bits([(b, _bit_of(x, b)) for b in _bits(mask & _U32)], signed)
 
 
 def _xor_bit(a: Int, c: Int) -> Int:
@@ -127,25 +165,29 @@ def _xor_bit(a: Int, c: Int) -> Int:
     return Int(Op("ite", (Op("==", (a.expr, c.expr)), Const(0), Const(1))), False)
 
 
-def _xor(x: Int, y: Int, mask: int = _U32, xs: int = 0, ys: int = 0) -> Int:
-    """``((xs | x) ^ (ys | y)) & mask`` of run-time values (``xs``, ``ys`` static bits outside ``x``, ``y``)."""
+@_bitwise
+def _xor(x: Int, y: Int, mask: int = _U32, xs: int = 0, ys: int = 0, signed: bool = False) -> Int:
+    """``((xs | x) ^ (ys | y)) & mask`` of run-time values (``xs``, ``ys`` static bits outside ``x``, ``y``), a
+    ``uint32_t``; ``signed``: ``int ^ int``, an ``int`` (its bit 31 the sign)."""
+    x, y = _plain(x), _plain(y)
     if x.concrete and y.concrete:
-        return _dyn(((xs | int(x)) ^ (ys | int(y))) & mask)
-    return _from_bits([(b, _xor_bit(_mixed_bit(xs, x, b), _mixed_bit(ys, y, b))) for b in _bits(mask)])
+        v = ((xs | int(x)) ^ (ys | int(y))) & mask
+        return _dyn(v - (1 << 32) if signed and v >> 31 else v)
+    return _from_bits([(b, _xor_bit(_mixed_bit(xs, x, b), _mixed_bit(ys, y, b))) for b in _bits(mask)], signed)
 
 
 def make_mixed_bits(s: int, d: Int, f: int) -> Value:
     """``make_mixed_bits(C<s>, d, C<f>)`` (swizzle.hpp:160-176): static when no run-time bit is left."""
     new_f = f & ~s & _U32
-    if new_f == 0 or d.static:
-        return S(s | (int(d) & new_f)) if new_f else S(s)
+    if new_f == 0 or d.static:  # C<s> | (d & C<new_f>): new_f is a uint32_t, so the static result is a C<uint32_t>
+        return _u32(S(s | (int(d) & new_f)) if new_f else S(s))
     return MixedBits(s, new_f, _and(d, new_f))
 
 
 def _as_u32(x: Value) -> Int:
     """A ``MixedBits`` converted to ``uint32_t`` (swizzle.hpp:157): a run-time value."""
     if isinstance(x, MixedBits):
-        return Int(x.expr, False) if not x.concrete else _dyn(int(x))
+        return _u32(Int(x.expr, False))
     return x
 
 
@@ -160,10 +202,13 @@ def bxor(a: Value, b: Value) -> Value:
         if b.static:
             v = int(b) & _U32
             return make_mixed_bits((~a.s & v & ~a.f) | (a.s & ~v) & _U32, _xor(a.d, _dyn(0), a.f, a.s, v), a.f)
-        return _xor(_as_u32(a), b)  # built-in: uint32_t ^ int
-    if a.static and b.static:
-        return S(int(a) ^ int(b))
-    return _xor(Int(a.expr, False), Int(b.expr, False))
+        return _u32(_xor(_as_u32(a), b))  # built-in: uint32_t ^ int is uint32_t
+    if a.static and b.static:  # C<int> ^ C<uint32_t> is a C<uint32_t>
+        both = S(int(a) ^ int(b))
+        return _u32(both) if isinstance(a, U32) or isinstance(b, U32) else both
+    if isinstance(a, U32) or isinstance(b, U32):
+        return _u32(_xor(Int(a.expr, False), Int(b.expr, False)))
+    return _xor(Int(a.expr, False), Int(b.expr, False), signed=True)  # int ^ int is an int
 
 
 def band(a: Value, v: int) -> Value:
@@ -171,12 +216,17 @@ def band(a: Value, v: int) -> Value:
     if isinstance(a, MixedBits):
         return make_mixed_bits(a.s & v, a.d, a.f & v)
     if a.static or v == 0:  # C<0> & int is C<0> (integral_constant.hpp:298-312)
-        return S(int(a) & v) if a.static else S(0)
-    return _and(a, v)
+        if a.static:
+            return _u32(S(int(a) & v)) if isinstance(a, U32) else S(int(a) & v)
+        return S(0)
+    if isinstance(a, U32):  # the int mask converts to uint32_t: no sign extension
+        return _u32(_and(a, v & _U32))
+    return _and(a, v, signed=True)
 
 
-def _shift(a: Value, k: int) -> Value:
-    """``shiftr(a, C<k>)``: ``>>`` for ``k >= 0``, else ``<< -k``."""
+@_bitwise
+def _shift(a: Value, k: int, nonneg: bool = True) -> Value:
+    """``shiftr(a, C<k>)``: ``>>`` for ``k >= 0``, else ``<< -k`` (``nonneg``: ``a`` is known not negative)."""
     if isinstance(a, MixedBits):
         s, f = (a.s >> k, a.f >> k) if k >= 0 else (a.s << -k & _U32, a.f << -k & _U32)
         if a.d.concrete:
@@ -185,15 +235,26 @@ def _shift(a: Value, k: int) -> Value:
             d = _from_bits([(b - k, _bit_of(a.d, b)) for b in _bits(a.f) if 0 <= b - k < 32])
         return make_mixed_bits(s, d, f)
     if a.static:
-        return S(int(a) >> k if k >= 0 else int(a) << -k)
-    return Int((a / S(1 << k) if k >= 0 else a * S(1 << -k)).expr, False)
+        v = S(int(a) >> k if k >= 0 else int(a) << -k)
+        return _u32(v) if isinstance(a, U32) else v
+    p = _plain(a)
+    if p.concrete:
+        v = _dyn(int(p) >> k if k >= 0 else int(p) << -k)
+        return _u32(v) if isinstance(a, U32) else v
+    if k >= 0 and not nonneg and not isinstance(a, U32):  # >> of a negative int is arithmetic: floor, not /
+        floor = Op("ite", (Op("<", (p.expr, Const(0))), ((p - S((1 << k) - 1)) / S(1 << k)).expr,
+                           (p / S(1 << k)).expr))
+        return Int(floor, False)
+    out = Int((p / S(1 << k) if k >= 0 else p * S(1 << -k)).expr, False)
+    return _u32(out) if isinstance(a, U32) else out  # a uint32_t shifts logically
 
 
 def swizzle_apply(sw: Swizzle, x: Value) -> Value:
     """``Swizzle::apply``: ``x ^ shiftr(x & yyy_msk, S)`` (swizzle.hpp:73-79) on any of CuTe's integer kinds."""
-    return bxor(x, _shift(band(x, sw.yyy_msk), sw.shift))
+    return bxor(x, _shift(band(x, sw.yyy_msk), sw.shift, nonneg=sw.yyy_msk >= 0))
 
 
+@_bitwise
 def _is_zero(x: Value) -> Int | bool:
     """``x == Int<0>``: a ``bool`` when static (``C<true>``/``C<false>``), else a run-time 0/1."""
     if isinstance(x, Int) and not isinstance(x, MixedBits) and x.static:
@@ -230,8 +291,8 @@ def _to_mixed_bits(shape: object, stride: object, coord: object) -> Value:
             out = bxor(out, _to_mixed_bits(s, d, c))
         return out
     assert isinstance(shape, Int) and isinstance(stride, Int) and isinstance(coord, Int)
-    if stride.is_constant(0):  # int * C<0> is C<0> (integral_constant.hpp)
-        return S(0)
+    if stride.is_constant(0):  # int * C<0> is C<0> (integral_constant.hpp); make_mixed_bits makes it a C<0u>
+        return _u32(S(0))
     if not (shape.static and stride.static):
         raise CuteRejection("compile error: 'value' is not a member of 'int' (to_mixed_bits needs a static "
                             "shape*stride)", "swizzle.hpp:442")
@@ -266,7 +327,7 @@ def _all_underscore(c: object) -> bool:
 
 def _offset_value(o: Int) -> Int:
     # smem_ptr_flag_bits<B> derives from Int<0>: the XOR overloads deduce it as C<0> and the flag is lost.
-    return o if type(o) in (Int, MixedBits) else S(int(o))
+    return o if type(o) in (Int, MixedBits, U32) else S(int(o))
 
 
 def slice_and_offset_swizzled(coord: object, c: ComposedLayout) -> tuple[object, Int]:
@@ -298,6 +359,9 @@ def slice_and_offset_swizzled(coord: object, c: ComposedLayout) -> tuple[object,
     active = sliced_only(sliced_only.size() - S(1))
     if active.static and int(active) & ~int(sw(active)):  # hits Y and Z: not reducible
         return ComposedLayout(sw, offset_only_zy, sliced), offset_anti_zy
+    if m + b + s >= 32:  # Int<(1 << (M+B+abs(S)))>: only the decaying branch instantiates it
+        raise CuteRejection(f"compile error: right operand of shift expression (1 << {m + b + s}) is greater than or "
+                            "equal to the precision 32 of the left operand", "swizzle_layout.hpp:290")
     zmask, ymask = sw.zzz_msk, sw.yyy_msk
     z, y = zmask & -zmask, ymask & -ymask
     lo = _swizzle_strides(z < y, z, y, offset_only_zy, b)
@@ -335,8 +399,11 @@ def _tuple(x: tuple[Int, ...]) -> object:
 
 def _plus(a: Value, b: Int) -> Int:
     """``swizzle(offset_only_zy) + offset_anti_zy``: a ``MixedBits`` converts to ``uint32_t`` (unsigned sum)."""
-    if isinstance(a, MixedBits):
-        total = _as_u32(a) + b
+    if isinstance(a, (MixedBits, U32)):
+        with unwatched():  # uint32_t + int is unsigned: it wraps, never overflows
+            total = _plain(_as_u32(a)) + b
+        if total.concrete and a.static and b.static:
+            return _u32(total)
         if total.concrete:
             return _dyn(int(total) & _U32)
         return Int(total.expr, False)
@@ -360,7 +427,7 @@ def _postcondition(coord: object, c: ComposedLayout, result: object, offset: Int
 def _record_postcondition(coord: object, c: ComposedLayout, result: object, offset: Int) -> None:
     from verifier.algebra import ops as algebra
     from verifier.core.int_tuple import crd2idx
-    from verifier.core.integers import and_, eq, not_, or_
+    from verifier.core.integers import and_, eq
     from verifier.core.obligations import NEVER, POSTCONDITION, record, recording
 
     inner = c.inner
@@ -376,25 +443,11 @@ def _record_postcondition(coord: object, c: ComposedLayout, result: object, offs
         base = Int(base.expr, base.static)
     conds = [eq(_call(result, i) + Int(offset.expr, False), c.outer(Int((base + sliced(i)).expr, False)))
              for i in range(int(n))]
-    inside = _inside(coord, inner.shape)
-    record("SLICE-IN", "every integer of the coordinate lies in the extent of the mode it indexes",
-           "swizzle.hpp:443", NEVER, inside)
+    # Judged at every coordinate, past the end and below 0 too: the tensor's own addressing is tensor(c) =
+    # A(O + crd2idx(c, L)), whatever SLICE-IN says (swizzle.hpp:443 tracks only the bits of (shape-1)*stride).
     record("SLICE-POST", "the slice addresses what the tensor did: view(i) + offset == tensor(coord with i at the "
            "_ modes), for every i", "swizzle_layout.hpp:226-298", NEVER,
-           Bool(or_(not_(inside), and_(*conds)).expr, False), POSTCONDITION)  # recorded even when it holds statically
-
-
-def _inside(coord: object, shape: object) -> Bool:
-    from verifier.core.integers import TRUE, and_, le, lt
-    from verifier.core.layouts import size
-
-    if isinstance(coord, Underscore):
-        return TRUE
-    if type(coord) is tuple:
-        if type(shape) is not tuple:
-            return TRUE  # a rank mismatch is CuTe's rejection, raised by the slice itself
-        return and_(TRUE, *(_inside(c, s) for c, s in zip(coord, shape)))
-    return and_(le(0, coord), lt(coord, size(shape)))  # type: ignore[arg-type]
+           Bool(and_(*conds).expr, False), POSTCONDITION)  # recorded even when it holds statically
 
 
 def _call(f: object, i: int) -> Int:
@@ -415,6 +468,9 @@ def slice_and_offset_composed(coord: object, c: ComposedLayout) -> tuple[object,
             _TABLE.reset(token)
     from verifier.algebra import ops as algebra
 
+    if isinstance(c.inner, Layout):
+        algebra.record_slice_in(coord, c.inner.shape, "swizzle.hpp:443" if isinstance(c.outer, Swizzle)  # type: ignore[arg-type]
+                                else "layout_composed.hpp:327-334")
     if isinstance(c.outer, Swizzle):
         result, offset = slice_and_offset_swizzled(coord, c)
         _postcondition(coord, c, result, offset)

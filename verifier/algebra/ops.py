@@ -1481,6 +1481,27 @@ def slice_and_offset(coord: Coord, layout: Layout) -> OffsetLayout:
     return OffsetLayout(sliced, crd2idx(_underscore_as_zero(coord), layout.shape, layout.stride))
 
 
+SLICE_IN = "every integer of the coordinate lies in the extent of the mode it indexes"
+
+
+def record_slice_in(coord: Coord, shape: IntTuple, source: str) -> None:
+    """SLICE-IN, a warning of every slice a user asks for: past the end or below 0 the view addresses elements
+    outside the tensor (CuTe never checks it)."""
+    record("SLICE-IN", SLICE_IN, source, NEVER, _bounds(coord, shape))
+
+
+def slice_view(coord: Coord, layout: Layout) -> Layout:
+    """The ``slice`` operation a user asks for: ``slice_layout`` with SLICE-IN recorded."""
+    record_slice_in(coord, layout.shape, "layout.hpp:689-695")
+    return slice_layout(coord, layout)
+
+
+def slice_and_offset_view(coord: Coord, layout: Layout) -> OffsetLayout:
+    """The ``slice_and_offset`` operation a user asks for: ``slice_and_offset`` with SLICE-IN recorded."""
+    record_slice_in(coord, layout.shape, "layout.hpp:698-703")
+    return slice_and_offset(coord, layout)
+
+
 def _append_coord(coord: tuple[Coord, ...], n: int) -> tuple[Coord, ...]:
     """``append<N>(coord, _)`` (tuple_algorithms.hpp:778-799): pad with ``_`` to rank N."""
     if len(coord) > n:

@@ -154,9 +154,10 @@ ERROR, WARNING = "error", "warning"
 
 #: Every warning, with the source that shows CuTe's contract allows its failure.
 WARNINGS: dict[str, str] = {
-    "SLICE-IN": "a slice coordinate outside the extent of the mode it indexes: defined for a plain layout "
-                "(crd2idx is linear), but slice_and_offset of a swizzled layout tracks only the bits of "
-                "(shape-1)*stride (swizzle.hpp:443), so SLICE-POST is asked only inside the extents",
+    "SLICE-IN": "a slice coordinate outside the extent of the mode it indexes: the view then addresses elements "
+                "outside the tensor, which CuTe never checks (layout.hpp:689-703 for a plain layout, whose crd2idx "
+                "is linear; a swizzled layout's slice_and_offset tracks only the bits of (shape-1)*stride, "
+                "swizzle.hpp:443, and SLICE-POST judges it against the tensor's addressing there too)",
     "DIV-EXACT": "a partial last tile: logical_divide pads past the end of A (02_layout_algebra.md, Logical "
                  "Divide; CUTLASS test/unit/cute/core/logical_divide.cpp asserts logical_divide(48:_1, _32:_1))",
     "CPL-POST-BOUND": "complement's cosize bound (layout.hpp:1166-1171) is not met by compiled CuTe's own "

@@ -66,6 +66,28 @@ def under(symbols: Symbols) -> Iterator[None]:
         _TABLE.reset(token)
 
 
+def add_wide(a: Int, b: Int) -> Int:
+    """``a + b`` where one operand's C++ type is ``int64_t`` although its value may fit an ``int`` (a composed
+    layout's ``O + B(c)`` over an ``int64_t`` leaf): the sum is watched as an ``int64_t``."""
+    from verifier.core.integers import unwatched
+
+    with unwatched():
+        r = a + b
+    watch = _WATCH.get()
+    if isinstance(watch, _Watch):
+        watch("+", (a, b), r, wide=True)
+    return r
+
+
+def wide(e: Expr) -> bool:
+    """Whether CuTe computes ``e`` in ``int64``: it involves a symbol the table in force (``under``) declares
+    64-bit (the usual conversions make ``int op int64`` an ``int64``)."""
+    table = _TABLE.get()
+    if table is None:
+        return False
+    return any(sym is not None and sym.bits == 64 for sym in (table.table.get(n) for n in e.symbols()))
+
+
 class _Watch:
     """One operation's watch: records into the active ``Recorder``, each condition once."""
 
@@ -107,21 +129,22 @@ class _Watch:
                 break
         self.intervals.clear()
 
-    def __call__(self, op: str, args: tuple[Int, ...], r: Int) -> None:
+    def __call__(self, op: str, args: tuple[Int, ...], r: Int, wide: bool = False) -> None:
         e = r.expr
         if type(e) is Const:
             v = e.value
             if -0x80000000 <= v <= 0x7FFFFFFF:
                 return
-            # A concrete operand outside int32 is a 64-bit value (C++ types such a literal long).
-            bits = 64 if any(type(a.expr) is Const and not -0x80000000 <= a.expr.value <= 0x7FFFFFFF
-                             for a in args) else 32
+            # A concrete operand outside int32 is a 64-bit value (C++ types such a literal long); ``wide``: an
+            # operand whose C++ type is known to be int64_t, whatever its value.
+            bits = 64 if wide or any(type(a.expr) is Const and not -0x80000000 <= a.expr.value <= 0x7FFFFFFF
+                                     for a in args) else 32
             lo, hi = limits(bits)
             if lo <= v <= hi:
                 return
             self._record(op, args, r, bits, FALSE, COMPILE if r.static else OVERFLOW)
             return
-        bits = 32
+        bits = 64 if wide else 32
         table = self.table
         if table is not None:
             for name in e.symbols():

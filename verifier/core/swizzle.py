@@ -2,10 +2,17 @@
 (``layout_composed.hpp``, ``swizzle_layout.hpp``), as values; the algebra CuTe 4.2 defines on them is
 ``algebra.swizzled``.
 
-``Swizzle(B, M, S)`` maps ``x`` to ``x ^ ((x & yyy_msk) >> S)`` (swizzle.hpp:73-79).  Its parameters are template
+``Swizzle(B, M, S)`` maps ``x`` to ``x ^ shiftr(x & yyy_msk, S)`` (swizzle.hpp:73-79).  Its parameters are template
 arguments, so it is always static and its invariants are ``static_assert``s (swizzle.hpp:61-63), raised here as
-``CuteRejection`` naming the source.  Applied to an ``Int`` it keeps CuTe's flag: static in, static out.  For a
-symbolic integer the XOR is written exactly with ``/`` and ``%`` (floor bit extraction), so it stays an ``Int``.
+``CuteRejection`` naming the source; a mask that does not fit an ``int`` constant expression (``(1 << B) - 1`` with
+``B >= 31``, a shift of 32 or more, bits beyond 31) does not compile (C++17: a left shift into bit 31 is allowed).
+The masks are ``int`` constants (swizzle.hpp:66-68): one reaching bit 31 is negative, ``shiftr`` of a negative value
+is an arithmetic shift, and against an ``int64_t`` offset the mask sign-extends over bits 32..63, so such a swizzle
+is no bijection and depends on the offset's type.  The offset's type is CuTe's: ``int64_t`` where a 64-bit symbol is
+involved, else ``int``; a concrete value (and a witness coordinate) is typed by its value, the narrowest of ``int``
+and ``int64_t`` that holds it, as the literal or ``int`` coordinate that produces it in C++.  Applied to an ``Int``
+it keeps CuTe's flag: static in, static out.  For a symbolic integer the XOR is written exactly as a sum of bit
+flips with ``/`` and ``%`` (floor bit extraction) and ``ite``, so it stays an ``Int``.
 
 ``ComposedLayout(a, offset, b)`` is the function ``c -> a(offset + b(c))``, printed ``a o offset o b`` exactly as
 CuTe (``Sw<2,0,-3> o _0 o (_8,_8):(_8,_1)``); its domain is ``b``'s (``size``, ``cosize``, ``shape``).
@@ -29,7 +36,7 @@ from typing import TypeGuard, Union
 
 from verifier.core.basis import add
 from verifier.core.errors import CuteRejection, LayoutError
-from verifier.core.integers import Const, Int, S
+from verifier.core.integers import Const, Int, Op, S, and_, ge, le, lt
 from verifier.core.layouts import Layout, depth, rank
 
 SW_SOURCE = "swizzle.hpp"
@@ -102,32 +109,72 @@ class Swizzle:
     def __repr__(self) -> str:
         return f"Swizzle({self.bits},{self.base},{self.shift})"
 
-    def __call__(self, x: Int | int) -> Int:
-        """``offset ^ shiftr(offset & yyy_msk, msk_sft)`` (swizzle.hpp:76-79), static exactly when ``x`` is."""
+    @property
+    def sign_free(self) -> bool:
+        """Neither mask reaches bit 31: the swizzle is the same function of every integer type (an involution
+        that leaves the bits at and above ``M + B + |S|`` alone).  A mask with bit 31 is a negative ``int``
+        (swizzle.hpp:66-68): ``shiftr`` of a negative ``offset & yyy_msk`` is arithmetic, and against an
+        ``int64_t`` offset the mask sign-extends over bits 32..63."""
+        return self.yyy_msk >= 0 and self.zzz_msk >= 0
+
+    def _flips(self, width: int) -> list[tuple[int, int]]:
+        """``(target, control)`` bit pairs of ``x ^ shiftr(x & yyy_msk, S)`` in a ``width``-bit offset: bit
+        ``target`` of the result is ``x[target] ^ x[control]``; every other bit is ``x``'s."""
+        ylo = self.base + max(0, self.shift)
+        if self.yyy_msk < 0:  # S > 0: the sign-extended mask keeps bits ylo..width-1, >> fills with the sign
+            return [(j, min(j + self.shift, width - 1)) for j in range(ylo - self.shift, width)]
+        return [(k - self.shift, k) for k in range(ylo, ylo + self.bits)]
+
+    def apply_value(self, v: int, width: int | None = None) -> int:
+        """``offset ^ shiftr(offset & yyy_msk, msk_sft)`` (swizzle.hpp:76-79) on a ``width``-bit offset (by
+        default the narrowest of ``int`` and ``int64_t`` that holds ``v``): the ``int`` mask sign-extends and
+        ``>>`` is arithmetic, as C++ does."""
+        if width is None:
+            width = 32 if -(1 << 31) <= v < 1 << 31 else 64
+        m = self.yyy_msk  # a Python int sign-extends as the int mask does against any offset type
+        moved = (v & m) >> self.shift if self.shift >= 0 else (v & m) << -self.shift
+        r = (v ^ moved) & ((1 << width) - 1)
+        return r - (1 << width) if r >> (width - 1) else r
+
+    def __call__(self, x: Int | int, width: int | None = None) -> Int:
+        """``offset ^ shiftr(offset & yyy_msk, msk_sft)`` (swizzle.hpp:76-79), static exactly when ``x`` is;
+        ``width`` 64 for an offset whose C++ type is known to be ``int64_t`` (else it is typed as the module says).
+        Bitwise operations and the shifts never overflow (a left shift only moves mask bits, within ``uint32``),
+        so no overflow obligation is recorded for them; the bit decomposition below is the tool's, not CuTe's."""
         if isinstance(x, int) and not isinstance(x, bool):
             x = Int(Const(x), False)
         if type(x) is not Int:
             raise LayoutError(f"{self} takes an integer, not {x}")
         if x.concrete:
-            v = int(x)
-            masked = v & self.yyy_msk
-            moved = masked >> self.shift if self.shift >= 0 else masked << -self.shift
-            return Int(Const(_int32(v ^ moved)), x.static)
-        return self._symbolic(x)
+            return Int(Const(self.apply_value(int(x), width)), x.static)
+        from verifier.core.integers import unwatched
+        from verifier.core.overflow import wide
 
-    def _symbolic(self, x: Int) -> Int:
-        # z_k ^= y_k adds (1 - 2 z_k) * 2^zpos_k where y_k is set: an if-then-else of linear terms rather than the
-        # product y_k * (1 - 2 z_k), which would make the solver's problem nonlinear.  The Y and Z masks are
-        # disjoint because |S| >= B.
-        from verifier.core.integers import Op
+        with unwatched():
+            if self.sign_free:  # the same function on every integer type
+                return self._symbolic(x, 32)
+            if width == 64 or wide(x.expr):  # an int64_t offset
+                return self._symbolic(x, 64)
+            if not any(n.startswith("#") for n in x.expr.symbols()):  # an int offset
+                return self._symbolic(x, 32)
+            # A witness coordinate (#i) is typed by its value, as a concrete one is: an int where it fits (bounded
+            # by a size that may be 64-bit), else an int64_t.  With yyy_msk < 0 the 64-bit form gives the 32-bit
+            # one on int values (sign extension); with zzz_msk < 0, bit 31 is an int's sign and an int64_t's bit.
+            if self.yyy_msk < 0:
+                return self._symbolic(x, 64)
+            fits = and_(ge(x, -(1 << 31)), le(x, (1 << 31) - 1))
+            return Int(Op("ite", (fits.expr, self._symbolic(x, 32).expr, self._symbolic(x, 64).expr)), False)
 
+    def _symbolic(self, x: Int, width: int) -> Int:
+        # x[t] ^= x[c] adds (1 - 2 x[t]) * 2^t where x[c] is set (the sign bit weighs -2^(width-1)): an
+        # if-then-else of linear terms rather than a product, which would make the solver's problem nonlinear.
+        # The targets are distinct and the controls are read from x, so the sum is the XOR exactly.
         out = x
-        ylo = self.base + max(0, self.shift)
-        zlo = self.base - min(0, self.shift)
-        for k in range(self.bits):
-            y, z = _bit(x, ylo + k), _bit(x, zlo + k)
-            flip = (S(1) - S(2) * z) * S(1 << (zlo + k))
-            out = out + Int(Op("ite", (Op("==", (y.expr, S(0).expr)), S(0).expr, flip.expr)), False)
+        for t, c in self._flips(width):
+            weight = -(1 << t) if t == width - 1 else 1 << t
+            flip = (S(1) - S(2) * _bit_w(x, t, width)) * S(weight)
+            out = out + Int(Op("ite", (Op("==", (_bit_w(x, c, width).expr, S(0).expr)), S(0).expr, flip.expr)),
+                            False)
         return out
 
     def substitute(self, values: Mapping[str, int]) -> Swizzle:
@@ -139,6 +186,13 @@ class Swizzle:
 
     def symbols(self) -> set[str]:
         return set()
+
+
+def _bit_w(x: Int, b: int, width: int) -> Int:
+    """Bit ``b`` of a ``width``-bit ``x``: its sign for the top bit."""
+    if b == width - 1:
+        return Int(Op("ite", (lt(x, 0).expr, S(1).expr, S(0).expr)), False)
+    return _bit(x, b)
 
 
 def _bit(x: Int, b: int) -> Int:
@@ -223,10 +277,30 @@ class ComposedLayout:
         if not coord:
             raise LayoutError("a composed layout needs a coordinate")
         v = self.inner(*coord)  # type: ignore[arg-type]  # each inner function takes its own coordinate kind
-        w = add(self.offset, v)
+        width = self._offset_width()
+        if width == 64 and type(v) is Int:
+            from verifier.core.overflow import add_wide
+
+            w: object = add_wide(self.offset, v)
+        else:
+            w = add(self.offset, v)
         if type(w) is not Int:
             raise LayoutError(f"{self}: the inner value {w} is a coordinate, which the outer function cannot take")
+        if isinstance(self.outer, Swizzle):
+            return self.outer(w, width)
         return self.outer(w)
+
+    def _offset_width(self) -> int | None:
+        """64 when ``O + B(c)`` is an ``int64_t`` by its operands' types: a run-time leaf of ``O`` or of the inner
+        layout's shape or stride holding a value beyond ``int`` (an ``int64_t``: the usual conversions carry it
+        through idx2crd and crd2idx, whatever the sum's value); else None (typed by the value or the symbols)."""
+        parts = [self.offset]
+        if isinstance(self.inner, Layout):
+            parts += _typed_leaves(self.inner.shape, self.inner.stride, last=True)
+        for x in parts:
+            if x.concrete and not x.static and not -(1 << 31) <= int(x) < 1 << 31:
+                return 64
+        return None
 
     @property
     def concrete(self) -> bool:
@@ -247,6 +321,20 @@ class ComposedLayout:
         if limit is not None and n > limit:
             raise LayoutError(f"size {n} is larger than the limit {limit} for enumerating values")
         return [int(self(i)) for i in range(n)]
+
+
+def _typed_leaves(shape: object, stride: object, last: bool) -> list[Int]:
+    """The leaves whose C++ types reach ``crd2idx(idx2crd(i, shape), shape, stride)`` for an ``int`` index ``i``:
+    idx2crd gives a mode that is not the last of its tuple the coordinate ``c % s``, a ``C<0>`` for a static extent 1,
+    and ``C<0> * d`` or ``c * C<0>`` is a ``C<0>`` (an ``int``): such a mode's leaves never reach the sum."""
+    if type(shape) is tuple and type(stride) is tuple:
+        n = len(shape)
+        return [x for k, (s, d) in enumerate(zip(shape, stride)) for x in _typed_leaves(s, d, k == n - 1)]
+    if type(shape) is not Int or type(stride) is not Int:
+        return []
+    if (shape.static and shape.is_constant(1) and not last) or (stride.static and stride.is_constant(0)):
+        return []
+    return [shape, stride]
 
 
 def make_composed_layout(a: Fn, offset: Int | int, b: Fn) -> ComposedLayout:
@@ -348,7 +436,7 @@ def swizzle_address(sw: Swizzle, address: Int) -> Int:
     if y < 1 << 31:
         # Below bit 31 the masks are those of the int arithmetic, and the bits of a two's-complement offset are
         # those of its uintptr_t.
-        return Int(sw._symbolic(address).expr, False)
+        return Int(sw._symbolic(address, 64).expr, False)
     # A mask reaching bit 31 reads every bit from its base to 63: out bit k ^= bit k + S.  Each flip is written
     # as in Swizzle._symbolic, bit 63 with the weight -2^63 of a signed 64-bit offset.
     from verifier.core.integers import Op

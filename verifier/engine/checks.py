@@ -27,6 +27,7 @@ from verifier.core.errors import LayoutError
 from verifier.core.int_tuple import IntTuple, compatible, leaves, product
 from verifier.core.integers import Bool, D, Int, and_, eq, ge, le, max_, min_, symbol
 from verifier.core.layouts import Layout, size
+from verifier.core.overflow import under
 from verifier.core.swizzle import ComposedLayout, flag_bits, smem_bit_address
 from verifier.core.symbols import Symbols
 from verifier.engine.decide import Engine, Item, decide_all, decide_bits_first, summarize
@@ -233,9 +234,10 @@ def check(prop: str, args: Sequence[object], symbols: Symbols, timeout: float | 
     if undecided is not None:
         return Verdict(prop, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
     engine = Engine(symbols, budget=budget if budget is not None else Budget(rlimit, timeout))
-    decisions = _reduce_swizzled(engine, prop, args, options, policy)
-    if decisions is None:
-        decisions = _decide(engine, prop, args, options, policy)
+    with under(symbols):  # CuTe's integer types (a swizzle's offset is int64 where a 64-bit symbol is involved)
+        decisions = _reduce_swizzled(engine, prop, args, options, policy)
+        if decisions is None:
+            decisions = _decide(engine, prop, args, options, policy)
     decisions = [replace(d, severity=policy.severity(d.id)) for d in decisions]
     verdict, cex, reason = summarize(decisions, policy)
     verdict = {VALID: PROVED, "invalid": REFUTED}.get(verdict, verdict)
@@ -283,7 +285,7 @@ def _reduce_swizzled(engine: Engine, prop: str, args: Sequence[object], options:
     from verifier.engine.swizzle_props import LEMMA_BOUNDS, LEMMA_EQUIV, LEMMA_INJECTIVE, divides_block, swizzled_layout
 
     first = swizzled_layout(args[0]) if args else None
-    if first is None:
+    if first is None or not first[0].sign_free:  # the lemmas hold for masks below bit 31 only
         return None
     sw, offset, inner = first
 

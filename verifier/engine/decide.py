@@ -636,11 +636,11 @@ def _decided_post(items: Sequence[Item], decisions: Sequence[ObligationVerdict])
 
 def _decide_slice(engine: Engine, op: str, args: Sequence[object], outcome: registry.Outcome, items: list[Item],
                   policy: Policy) -> list[ObligationVerdict]:
-    """A composed slice's obligations: SLICE-POST by evaluation at every admitted in-extent value of the
+    """A composed slice's obligations: SLICE-POST by evaluation at every admitted value of the
     coordinate's symbols where there are few (exact), every other item on the bit-vector route first."""
     from verifier.engine.slices import EXHAUSTIVE, coordinate_domain, decide_exhaustively
 
-    domain = coordinate_domain(args[0], args[1])  # type: ignore[arg-type]
+    domain = coordinate_domain(args[0], args[1], engine.symbols)  # type: ignore[arg-type]
     out: list[ObligationVerdict] = []
     rest = []
     for item in items:
@@ -650,7 +650,8 @@ def _decide_slice(engine: Engine, op: str, args: Sequence[object], outcome: regi
         bad = decide_exhaustively(op, (args[0], args[1]), domain, engine.symbols)
         cex = None if bad is None else Counterexample(bad, item.id)
         out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
-                                     PROVED if bad is None else REFUTED, item.deciding, cex, route=EXHAUSTIVE))
+                                     PROVED if bad is None else REFUTED, item.deciding, cex, route=EXHAUSTIVE,
+                                     severity=policy.severity(item.id)))
     return decide_bits_first(engine, rest, policy) + out
 
 
@@ -673,7 +674,7 @@ def decide_bits_first(engine: Engine, items: list[Item], policy: Policy = DEFAUL
             status, values = "unknown", None
         if status == "proved":
             out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
-                                         PROVED, item.deciding, route=BITS))
+                                         PROVED, item.deciding, route=BITS, severity=policy.severity(item.id)))
             continue
         if status == "sat" and values is not None and not prove_only:  # else the integer route finds small values
             r = item.replay(values)
@@ -682,9 +683,16 @@ def decide_bits_first(engine: Engine, items: list[Item], policy: Policy = DEFAUL
                 ws = tuple(values[w] for w in item.witnesses)
                 cex = Counterexample(params, item.id, ws[0] if len(ws) == 1 else ws or None, r.expected, r.actual)
                 out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks,
-                                             item.condition, REFUTED, item.deciding, cex, route=BITS))
+                                             item.condition, REFUTED, item.deciding, cex, route=BITS,
+                                             severity=policy.severity(item.id)))
                 continue
-        out += decide_all(engine, [item], policy)
+        # The integer route within the item's share too, so that an item the solver cannot settle leaves the
+        # others theirs (a refutation of the next may be cheap).
+        whole, engine.budget = engine.budget, share
+        try:
+            out += decide_all(engine, [item], policy)
+        finally:
+            engine.budget = whole
     return out
 
 

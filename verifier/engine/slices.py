@@ -1,5 +1,5 @@
-"""Deciding SLICE-POST of a composed slice (algebra/composed_slice.py) by evaluation at every admitted in-extent
-value of the coordinate's symbols, where there are few."""
+"""Deciding SLICE-POST of a composed slice (algebra/composed_slice.py) by evaluation at every admitted value of the
+coordinate's symbols, where there are few."""
 
 from __future__ import annotations
 
@@ -10,40 +10,48 @@ from verifier.algebra.registry import apply
 from verifier.core.errors import LayoutError
 from verifier.core.int_tuple import transform_leaf
 from verifier.core.integers import Int, Sym, substitute
-from verifier.core.layouts import Layout, Underscore, size
+from verifier.core.layouts import Layout, Underscore
 from verifier.core.swizzle import ComposedLayout
+from verifier.core.symbols import Symbols
 
-EXHAUSTIVE = "every admitted in-extent value of the coordinate's symbols, evaluated (composed_slice.py)"
+EXHAUSTIVE = "every admitted value of the coordinate's symbols, evaluated (composed_slice.py)"
 EXHAUST_LIMIT = 1 << 12
 
 
-def coordinate_domain(coord: object, c: ComposedLayout) -> dict[str, range] | None:
-    """For a concrete composed layout and a coordinate whose symbolic leaves are bare symbols indexing modes of
-    static extent, each symbol's in-extent values (SLICE-POST holds outside them by its own statement); else None."""
+def coordinate_domain(coord: object, c: ComposedLayout, symbols: Symbols) -> dict[str, range] | None:
+    """For a concrete composed layout and a coordinate whose symbolic leaves are bare symbols, each symbol's
+    admitted values (past the end and below 0 included: SLICE-POST is judged against the tensor's addressing
+    everywhere) when there are few; else None."""
     if not c.concrete or not isinstance(c.inner, Layout):
         return None
-    bounds: dict[str, int] = {}
+    names: set[str] = set()
 
-    def walk(x: object, shape: object) -> bool:
+    def walk(x: object) -> bool:
         if isinstance(x, Underscore):
             return True
         if type(x) is tuple:
-            return type(shape) is tuple and len(shape) == len(x) and all(walk(a, s) for a, s in zip(x, shape))
+            return all(walk(a) for a in x)
         assert isinstance(x, Int)
         if x.concrete:
             return True
-        extent = size(shape)  # type: ignore[arg-type]
-        if type(x.expr) is not Sym or not extent.concrete:
+        if type(x.expr) is not Sym:
             return False
-        bounds[x.expr.name] = min(bounds.get(x.expr.name, int(extent)), int(extent))
+        names.add(x.expr.name)
         return True
 
-    if not walk(coord, c.inner.shape):
+    if not walk(coord):
         return None
+    out: dict[str, range] = {}
     total = 1
-    for b in bounds.values():
-        total *= max(b, 1)
-    return {k: range(max(b, 0)) for k, b in bounds.items()} if total <= EXHAUST_LIMIT else None
+    for name in sorted(names):
+        sym = symbols.table.get(name)
+        if sym is None or sym.hi is None:
+            return None
+        out[name] = range(sym.lo, sym.hi + 1)
+        total *= len(out[name])
+        if total > EXHAUST_LIMIT:
+            return None
+    return out
 
 
 def decide_exhaustively(op: str, args: tuple[object, object], domain: Mapping[str, range],

@@ -13,6 +13,11 @@ follow, for ``C = Sw o O o L``:
   swizzle writes no bit below ``B/8`` (``divides_block``);
 * **equivalent**: for the same swizzle and offset, ``C1(i) == C2(i)`` iff ``L1(i) == L2(i)``.
 
+The lemmas need both masks below bit 31 (``Swizzle.sign_free``): a mask with bit 31 is a negative ``int``
+(swizzle.hpp:66-68), ``shiftr`` of it is arithmetic and it sign-extends against an ``int64_t`` offset, so the
+swizzle is no bijection (``Sw<1,30,1>`` maps 0 and -2^30 to 0) and moves the high bits; such a swizzle is decided
+on its exact bit encoding.
+
 Each reduction keeps the verdict and its counterexample (a coordinate where ``L`` fails is one where ``C`` fails)
 and replaces the bit-level arithmetic, which Z3 decides slowly over symbols, by the inner layout's.  Where no lemma
 applies the property is decided on the exact bit encoding of the swizzle (``Swizzle._symbolic``).

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 #: The families, each the name of a module of this package.
-FAMILIES: tuple[str, ...] = ("smem", "tma")
+FAMILIES: tuple[str, ...] = ("smem", "swizzle", "tma")
 
 
 @dataclass(frozen=True)

@@ -348,7 +348,7 @@ def coalesce_shape(shape: IntTuple, merge_dynamic: bool = True) -> IntTuple:
 def filter_zeros(layout: Layout) -> Layout:
     """``filter_zeros(L)`` (layout.hpp:914-920): a static-``_0`` stride makes its extent ``_1``."""
     for x in leaf_list(layout.stride):
-        if isinstance(x, Int) and x.static and x.value == 0:  # is_constant<0>, spelled out (issue 16)
+        if isinstance(x, Int) and x.is_constant(0):  # is_constant<0>, spelled out (issue 16)
             break
     else:
         return layout  # no static-_0 stride: the same (immutable) layout
@@ -601,7 +601,7 @@ def _complement(shp: list[Int], std: list[Int], cotarget: IntTuple) -> Layout:
     """``detail::complement`` (layout.hpp:1177-1227) of the flat modes ``shp:std`` of a filtered layout (lists
     that it consumes)."""
     n = len(shp)
-    if n == 1 and std[0].value == 0 and std[0].static:  # is_constant<0>
+    if n == 1 and std[0].is_constant(0):  # is_constant<0>
         # DSL branch (DSL 4.8.1, observed: complement(4:0, (2,3,?,?)) is (6,?,?):(1,6,?{div=6}), complement(4:0,
         # (?,?)) is (?,?):(1,?); C++ multiplies the run-time leaves too, layout.hpp:1184): the DSL coalesces this
         # cotarget multiplying only adjacent static leaves, so a divide by a stride-0 tiler keeps one rest mode
@@ -621,7 +621,7 @@ def _complement(shp: list[Int], std: list[Int], cotarget: IntTuple) -> Layout:
         if rec:
             nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1201")
         new_shape = at("complement", "layout.hpp:1201", truediv, m, rd[-1])
-        if new_shape.static and new_shape.value == 0 and not in_dsl:  # is_constant<0>; DSL: _dsl_complement_checks
+        if new_shape.is_constant(0) and not in_dsl:  # is_constant<0>; DSL: _dsl_complement_checks
             raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1203")
         if rec:
             record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
@@ -633,7 +633,7 @@ def _complement(shp: list[Int], std: list[Int], cotarget: IntTuple) -> Layout:
     if rec:
         nonzero(rd[-1], "CPL-2", "the running stride of the complement", "layout.hpp:1212")
     new_shape = at("complement", "layout.hpp:1212", truediv, std[0], rd[-1])
-    if new_shape.static and new_shape.value == 0 and not in_dsl:
+    if new_shape.is_constant(0) and not in_dsl:
         raise CuteRejection("Non-injective Layout detected in complement.", "layout.hpp:1213")
     if rec:
         record("CPL-2", "sorted strides do not overlap: d_k >= d_(k-1) * s_(k-1) (else a size-0 mode)",
@@ -715,8 +715,8 @@ def complement(layout: Layout, cotarget: IntTuple | Layout | None = None) -> Lay
                             "cute::min or operator/ for ScaledBasis", "layout.hpp:1196-1201")
     fs, fd = _flat(layout)
     for d in fd:  # filter_zeros on the flat modes: a static-_0 stride makes its extent _1 (the value tested first)
-        if d.value == 0 and isinstance(d, Int) and d.static:
-            fs = [_1 if isinstance(x, Int) and x.static and x.value == 0 else e for e, x in zip(fs, fd)]
+        if isinstance(d, Int) and d.is_constant(0):
+            fs = [_1 if isinstance(x, Int) and x.is_constant(0) else e for e, x in zip(fs, fd)]
             break
     shp, std = _bw_coalesce_modes(fs, fd, fs[-1], fd[-1])  # filter(layout)'s modes (layout.hpp:947-950)
     if cotarget is None:

@@ -140,7 +140,7 @@ def as_arith(x: Value) -> Value:
 def _int_plus_other(i: Int, other: Value, source: str, message: str) -> Value:
     if not i.static:
         raise CuteRejection(f"compile error: no operator+ for a run-time integer and {other}", source)
-    if i.value != 0:
+    if not i.is_constant(0):  # a static _0 that keeps a computation (seq) is still CuTe's _0 type
         raise CuteRejection(message, source)
     return other
 

@@ -39,6 +39,7 @@ from verifier.core.integers import (
     or_,
     safe_div,
     signum,
+    static_value,
     sub,
     substitute,
     symbol,
@@ -581,8 +582,8 @@ def test_evaluate_matches_cpp_reference(tree: Node, env: dict[str, int]) -> None
         return
     assert x.static == expected_static, f"{x}: static={x.static}, CuTe gives static={expected_static}"
     assert x.evaluate(env) == expected, f"{x} at {env}"
-    if x.static:
-        assert x.value == expected
+    if x.static:  # the type's value (a static _0 may keep a division it dropped: seq(U, 0), whose value is 0)
+        assert static_value(x) == expected
     concrete = substitute(x, env)
     assert concrete.concrete and concrete.value == expected
     assert concrete.static == x.static

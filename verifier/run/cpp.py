@@ -156,9 +156,9 @@ def _split_params(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
-def find_function(path: Path, name: str) -> Function:
-    text = path.read_text(errors="replace")
-    code = _blank_comments(text)
+def _definitions(code: str, name: str) -> list[tuple[re.Match[str], int, int, int]]:
+    """Each definition of a function ``name`` in ``code``: (the name's match, its ``)``, ``{`` and ``}``)."""
+    out = []
     for m in re.finditer(rf"\b{re.escape(name)}\s*\(", code):
         before = code[:m.start()].rstrip()
         if before.endswith((".", "->", "::")) and not before.endswith("::"):
@@ -173,6 +173,19 @@ def find_function(path: Path, name: str) -> Function:
         end = _match(code, body, "{", "}")
         if end < 0:
             continue
+        out.append((m, close, body, end))
+    return out
+
+
+def _body(code: str, name: str) -> tuple[int, int] | None:
+    found = _definitions(code, name)
+    return (found[0][2], found[0][3]) if found else None
+
+
+def find_function(path: Path, name: str) -> Function:
+    text = path.read_text(errors="replace")
+    code = _blank_comments(text)
+    for m, close, _body_start, end in _definitions(code, name):
         params = tuple(_param(code, a, b, path, name) for a, b in _split_params(code, m.end(), close))
         return Function(path, name, params, code.count("\n", 0, m.start()) + 1, code.count("\n", 0, end) + 1, text)
     raise CppInputError(f"{path}: no definition of a function {name}(...) {{ ... }}")
@@ -212,7 +225,7 @@ _HOST_SHIMS = r"""
 #define __global__
 #endif
 #ifndef __shared__
-#define __shared__ static
+#define __shared__
 #endif
 #ifndef __launch_bounds__
 #define __launch_bounds__(...)
@@ -336,6 +349,9 @@ def _quote(path: Path) -> str:
     return json.dumps(str(path))
 
 
+_LAUNCH = re.compile(r"[\w:]+\s*(?:<[^<>;]*>)?\s*<<<[^;]*?>>>\s*\([^;]*?\)\s*;", re.S)
+
+
 def driver(fn: Function) -> str:
     """The translation unit that runs ``fn`` on symbolic parameters (module docstring)."""
     text = fn.text
@@ -343,13 +359,29 @@ def driver(fn: Function) -> str:
                    if p.symbolic is not None and p.end > p.start and p.ctype != "int")
     for a, b, new in reversed(edits):
         text = text[:a] + new + text[b:]
+    # a kernel launch of another function is device code: blanked (its newlines kept), as nvcc's host pass would
+    # replace it; the function under test must not launch (it is run up to the launch)
+    code = _blank_comments(text)
+    for m in reversed(list(_LAUNCH.finditer(code))):
+        if fn.first_line <= code.count("\n", 0, m.start()) + 1 <= fn.last_line:
+            raise CppInputError(f"{fn.path}:{code.count(chr(10), 0, m.start()) + 1}: {fn.name} launches a kernel: "
+                                "give the host code up to the launch as the function to verify")
+        text = text[:m.start()] + re.sub(r"[^\n]", " ", text[m.start():m.end()]) + text[m.end():]
+    # the file's own main is the program's entry, not code under test: its body is left out (the driver has its
+    # own main), so what it instantiates for the device is not compiled
+    if fn.name != "main":
+        code = _blank_comments(text)
+        span = _body(code, "main")
+        if span is not None:
+            a, b = span
+            text = text[:a + 1] + re.sub(r"[^\n]", " ", text[a + 1:b]) + text[b:]
     lines = text.split("\n")
     code_lines = _blank_comments(text).split("\n")
     last_include = max((k for k, s in enumerate(code_lines) if re.match(r"^\s*#\s*include\b", s)
                         and k < fn.first_line - 1), default=-1)
     q = _quote(fn.path)
     out = _PRELUDE.replace("{shims}", _HOST_SHIMS if fn.path.suffix in (".cu", ".cuh") else "").strip("\n")
-    out += f"\n#line 1 {q}\n"
+    out += f"\n#define main cute_verify_user_main\n#line 1 {q}\n"
     body: list[str] = []
     for k, line in enumerate(lines):
         if k == fn.first_line - 1:
@@ -367,7 +399,7 @@ def driver(fn: Function) -> str:
     out += "\n".join(body)
     args = ", ".join(f'cute_symbolic::var<{p.symbolic}>("{p.name}", p[{i}])'
                      for i, p in enumerate(fn.params) if p.symbolic is not None)
-    out += "\n#line 1 \"cute-verify-driver\"\n" + _MAIN.replace("{call}", f"{fn.name}({args})")
+    out += "\n#undef main\n#line 1 \"cute-verify-driver\"\n" + _MAIN.replace("{call}", f"{fn.name}({args})")
     return out
 
 
@@ -410,7 +442,11 @@ def compile_program(fn: Function, include: Path | None = None) -> Program:
 
     src_text = driver(fn)
     cute = include or cute_cpp.cute_include()
-    flags = [f"-I{INCLUDE}", f"-I{fn.path.parent}", "-g1", "-rdynamic"]
+    # the CUDA runtime functions the rest of a .cu file calls are never run: left unresolved, no libcudart needed
+    flags = [f"-I{INCLUDE}", f"-I{fn.path.parent}", "-g1", "-rdynamic", "-Wl,--unresolved-symbols=ignore-all"]
+    util = cute.parent / "tools" / "util" / "include"  # the wheel's CUTLASS tools (cutlass/util/*.hpp)
+    if util.is_dir():
+        flags.append(f"-I{util}")
     header_digest = hashlib.sha256((INCLUDE / "cute_symbolic.hpp").read_bytes()
                                    + (INCLUDE / "cute_verify.hpp").read_bytes()).hexdigest()
     ident = "\0".join((DRIVER_VERSION, src_text, header_digest, cute_cpp._compiler_version(),
@@ -743,6 +779,12 @@ def _path_condition(conds: Sequence[Bool]) -> Bool:
     return and_(*conds) if conds else Bool(Const(True), True)
 
 
+def _text(x: object) -> str:
+    from verifier.core.int_tuple import format_tuple
+
+    return format_tuple(x) if type(x) is tuple else str(x)  # type: ignore[arg-type]
+
+
 def _show_call(ev: Event) -> str:
     ints = [str(i) for i in ev.ints]
     return f"{ev.name}({', '.join([*ints, *ev.args])})"
@@ -815,7 +857,7 @@ def decide(runner: Runner, ex: Exploration, symbols: Symbols, timeout: float = 1
             v = _decide_event(ev, ops, s, timeout)
         except LayoutError as exc:
             v = Verdict(ev.name, ev.args, UNKNOWN, reason=str(exc))
-        shown = f"{ev.name}({', '.join([*map(str, ev.ints), *map(str, ops)])})"
+        shown = f"{ev.name}({', '.join([*map(str, ev.ints), *map(_text, ops)])})"
         findings.append(Finding(line, "operation" if kind == "call" else "property", shown, v, paths=len(conds)))
     findings.extend(_undefined(runner, ex, symbols))
     for line, why in ex.unknown:

@@ -159,3 +159,26 @@ def test_compact_major_computes_cutes_dropped_product() -> None:
 
 def M_N_fits(env: dict[str, int]) -> bool:  # noqa: N802
     return env["M"] * env["N"] < 2**31 <= env["M"] * env["N"] * 4
+
+
+def test_selfcheck_command_refuses_bad_input(capsys) -> None:
+    from verifier.cli import main
+
+    assert main(["selfcheck", "no_such_op"]) == 2
+    assert main(["selfcheck", "--cutlass", "/nonexistent/include"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown operation 'no_such_op'" in err and "no cute/layout.hpp there" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.cute
+def test_selfcheck_command_reports_the_proved_fraction(cute, capsys) -> None:
+    import json
+
+    from verifier.cli import main
+
+    assert main(["selfcheck", "coalesce", "--drawn", "2", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    summary = out["summary"]
+    assert summary["proved"] == summary["entries"] > 2 and summary["proved_fraction"] == 1.0
+    assert any(f["source"] == "drawn by verifier.strategies" for f in out["findings"])

@@ -19,18 +19,21 @@ witness), otherwise the entry is ``unknown``.  An entry is ``proved`` only when 
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from verifier.algebra.registry import REGISTRY, apply
 from verifier.core.errors import LayoutError, UndefinedBehavior
-from verifier.core.integers import Bool, Int, and_, eq, or_, symbol
+from verifier.core.integers import Bool, Int, Op, and_, eq, or_, symbol
 from verifier.core.operands import map_leaves, substitute
 from verifier.core.overflow import under
 from verifier.core.symbols import Symbols
 from verifier.oracle import cute_cpp, symbolic
-from verifier.oracle.corpora import PARAMETRIC_CORPUS, load, problem
+from verifier.oracle.corpora import CUTLASS_UNIT_CORPUS, PARAMETRIC_CORPUS, TEMPLATE_OPS, load, operands, problem
 from verifier.solver.budget import UNITS_PER_SECOND, Budget
 from verifier.solver.paths import prove
 
@@ -39,6 +42,7 @@ UB_IDS = frozenset({"CMP-6", "CMP-7", "CPL-4", "DIV0", "CUTE-UB", "OVF-ARITH"})
 # The header's obligations that are undefined behaviour (NARROW is an implementation-defined conversion).
 CUTE_UB = frozenset({"DIV0", "OVF", "SHIFT"})
 PROOF_UNITS = 4 * UNITS_PER_SECOND
+CHUNK = 48  # cases per translation unit
 _PLACEHOLDER = re.compile(r"v__(\d+)")
 
 # Operand structures beyond the registry examples and the parametric corpus: CuTe's swizzled, scaled-basis and
@@ -126,7 +130,82 @@ def corpus(ops: Iterable[str] | None = None) -> tuple[list[Entry], list[str]]:
     for extra_op, extra_args, extra_assume in EXTRA:
         if wanted is None or extra_op in wanted:
             out.append(_entry(extra_op, extra_args, extra_assume, "operand kinds"))
+    out += _spec_checks(wanted)
+    out += _generalized_unit_cases(wanted)
     return out, skipped
+
+
+# The example spec files of the repository (not package data: absent from an installed copy, then skipped).
+EXAMPLES = Path(__file__).resolve().parent.parent.parent / "examples"
+
+
+def _spec_checks(wanted: set[str] | None) -> list[Entry]:
+    """The operation checks of the example spec files, with their symbols' ranges and assumptions."""
+    from verifier.run.spec import load as load_spec
+
+    out = []
+    for path in sorted(EXAMPLES.glob("*.cute.toml")) if EXAMPLES.is_dir() else []:
+        for check in load_spec([path]):
+            row = REGISTRY.get(check.op)
+            if check.is_property or row is None or row.cpp is None or check.semantics != "cpp":
+                continue
+            if wanted is not None and check.op not in wanted:
+                continue
+            args, symbols = check.problem()
+            out.append(Entry(check.op, check.args, check.assume, f"{path.name}: {check.name}", tuple(args), symbols))
+    return out
+
+
+# A generalised unit case's symbols range over [1, 64] (or [0, 64] where CuTe's test has a zero): small enough
+# that no intermediate nears 2^31, so the comparison is about the algorithm, not the overflow regions.
+UNIT_HI = 64
+
+
+def _symbolizer(symbols: Symbols, counter: list[int]) -> Callable[[Int], Int]:
+    """A leaf function that makes each run-time integer a fresh symbol of ``symbols``, its sign kept."""
+    def leaf(x: Int) -> Int:
+        if x.static or x.value is None:
+            return x
+        counter[0] += 1
+        name = f"u{counter[0]}"
+        v = int(x.value)
+        symbols.declare(name, lo=0 if v == 0 else 1, hi=UNIT_HI)
+        s = symbol(name)
+        return s if v >= 0 else Int(Op("neg", (s.expr,)), False)
+
+    return leaf
+
+
+def _generalized_unit_cases(wanted: set[str] | None) -> list[Entry]:
+    """CUTLASS's own unit cases (``oracle/data/cutlass_unit_cases.json``) with every run-time integer a symbol of
+    its own: the same static/dynamic structure, for every value instead of the one CuTe's test uses."""
+    out = []
+    seen = set()
+    for raw in load(CUTLASS_UNIT_CORPUS):
+        op = raw["op"]
+        row = REGISTRY.get(op)
+        if row is None or row.cpp is None or (wanted is not None and op not in wanted):
+            continue
+        k = TEMPLATE_OPS.get(op, 0)
+        try:
+            parsed = operands(raw["args"][k:], "original")
+        except LayoutError:
+            continue
+        symbols = Symbols()
+        counter = [0]
+        leaf = _symbolizer(symbols, counter)
+
+        general = tuple(map_leaves(o, leaf) for o in parsed)
+        if not counter[0]:
+            continue  # all static: nothing symbolic to compare
+        key = (op, tuple(raw["args"]))
+        if key in seen:
+            continue
+        seen.add(key)
+        ints = tuple(int(a) for a in raw["args"][:k])
+        out.append(Entry(op, tuple(raw["args"]), (), f"cutlass unit {raw['file']}:{raw['line']}, generalised",
+                         (*ints, *general), symbols))
+    return out
 
 
 # -- comparing ---------------------------------------------------------------------------------------------------
@@ -303,12 +382,33 @@ def case_of(entry: Entry) -> cute_cpp.CppCase:
     return cute_cpp.operation_case(entry.op, *entry.operands, builder=symbolic.SymbolicBuilder)
 
 
-def selfcheck(ops: Iterable[str] | None = None, max_paths: int = 32) -> tuple[list[Finding], list[str]]:
-    """Every entry of the corpus checked; the findings and the operations with no C++ call."""
-    entries, skipped = corpus(ops)
-    cases = [case_of(e) for e in entries]
-    binary, explorations = symbolic.explore(cases, [e.symbols for e in entries], max_paths=max_paths)
-    return [check_entry(e, ex, binary) for e, ex in zip(entries, explorations)], skipped
+def selfcheck(ops: Iterable[str] | None = None, max_paths: int = 32,
+              entries: Sequence[Entry] | None = None) -> tuple[list[Finding], list[str]]:
+    """Every entry of the corpus (or ``entries``) checked; the findings and the operations with no C++ call."""
+    skipped: list[str] = []
+    if entries is None:
+        entries, skipped = corpus(ops)
+    cases: list[cute_cpp.CppCase] = []
+    compiled: list[Entry] = []
+    findings: dict[int, Finding] = {}
+    for k, e in enumerate(entries):
+        try:
+            cases.append(case_of(e))
+            compiled.append(e)
+        except (TypeError, ValueError) as exc:  # an operand kind the C++ generator does not spell (a Step<...>)
+            findings[k] = Finding(e, detail=f"no C++ call for these operands: {exc}")
+    # Translation units of CHUNK cases, compiled in parallel (g++ is most of the time; a smaller unit also
+    # recompiles less when cases CuTe rejects are isolated).
+    spans = [range(i, min(i + CHUNK, len(cases))) for i in range(0, len(cases), CHUNK)]
+    with ThreadPoolExecutor(max_workers=max(1, min(len(spans), os.cpu_count() or 1))) as pool:
+        binaries = list(pool.map(lambda r: symbolic.build([cases[i] for i in r]), spans))
+    results: list[Finding] = []
+    for span, binary in zip(spans, binaries):
+        _, explorations = symbolic.explore([cases[i] for i in span], [compiled[i].symbols for i in span],
+                                           max_paths=max_paths, binary=binary)
+        results += [check_entry(compiled[i], ex, binary) for i, ex in zip(span, explorations)]
+    checked = iter(results)
+    return [findings[k] if k in findings else next(checked) for k in range(len(entries))], skipped
 
 
 def summary(findings: Sequence[Finding]) -> dict[str, object]:

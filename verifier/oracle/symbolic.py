@@ -70,7 +70,8 @@ class SymbolicBuilder(CppBuilder):
     def int(self, x: object) -> str:
         from verifier.core.integers import Int
 
-        assert isinstance(x, Int)
+        if not isinstance(x, Int):
+            raise TypeError(f"cannot generate C++ for {type(x).__name__} as an integer")
         if x.static or type(x.expr) is Const:
             return super().int(x)
         return (f"cute_symbolic::cast<{self._type(*x.expr.symbols())}>("

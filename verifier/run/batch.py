@@ -57,12 +57,23 @@ def decide(check: Check) -> Verdict:
     from verifier.engine.checks import check as check_property
     from verifier.engine.verify import verify
 
+    if check.cpp is not None:
+        from verifier.run.cpp import summary_verdict, verify_cpp
+
+        report = verify_cpp(check.cpp, _ranges(check.args), check.assume, timeout=check.timeout)
+        return summary_verdict(report)
     args, symbols = check.problem()
     if check.is_property:
         return check_property(check.op, args, symbols, timeout=check.timeout, rlimit=check.rlimit,
                               policy=check.policy, **dict(check.options))
     return verify(check.op, args, symbols, timeout=check.timeout, rlimit=check.rlimit, policy=check.policy,
                   semantics=check.semantics)
+
+
+def _ranges(items: Sequence[str]) -> dict[str, tuple[int, int]]:
+    from verifier.run.cpp import parse_ranges
+
+    return parse_ranges(items)
 
 
 def _timed(check: Check) -> tuple[Verdict, float]:
@@ -95,11 +106,11 @@ def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None
         ) -> list[CheckResult]:
     """Decide every check (in ``jobs`` processes), taking what the cache has and storing what it lacks.  With
     ``progress``, a progress bar on standard error while checks are decided (only when it is a terminal)."""
-    keys = [cache_key(c) for c in checks] if cache is not None else []
+    keys = [cache_key(c) if c.cpp is None else "" for c in checks] if cache is not None else []
     results: list[CheckResult | None] = [None] * len(checks)
     todo = []
     for k, c in enumerate(checks):
-        hit = cache.get(keys[k]) if cache is not None else None
+        hit = cache.get(keys[k]) if cache is not None and keys[k] else None
         if hit is not None:
             results[k] = CheckResult(c, hit, True, 0.0)
         else:
@@ -113,7 +124,7 @@ def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None
         decided = list(_progress((_timed(checks[k]) for k in todo), len(todo), progress))
     for k, (v, seconds) in zip(todo, decided):
         results[k] = CheckResult(checks[k], v, False, seconds)
-        if cache is not None and not net_fired(v):  # a verdict of the safety net depended on the load
+        if cache is not None and keys[k] and not net_fired(v):  # a verdict of the safety net depended on the load
             cache.put(keys[k], v)
     return [r for r in results if r is not None]
 

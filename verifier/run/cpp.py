@@ -944,6 +944,22 @@ def verify_cpp(target: str, ranges: Mapping[str, tuple[int, int]] | None = None,
                   {"compile": program.seconds, "explore": t1 - t0, "decide": t2 - t1})
 
 
+def summary_verdict(report: Report) -> Verdict:
+    """The function's one verdict (a spec file's ``cpp`` check): invalid if a finding is, else unknown if one is,
+    else valid; the reason and counterexample of the first such finding, at its line."""
+    worst = next((f for f in report.findings if f.verdict.verdict == INVALID), None) or next(
+        (f for f in report.findings if f.verdict.verdict == UNKNOWN), None)
+    where = f"{report.fn.path.name}::{report.fn.name}"
+    guard = can_implement(report)
+    if worst is None:
+        return Verdict("cpp", (where,), VALID, result=f"{len(report.findings)} findings valid over {report.paths} "
+                       "path(s)")
+    v = worst.verdict
+    return Verdict("cpp", (where,), v.verdict, counterexample=v.counterexample, guard=replace(v.guard, cpp=guard)
+                   if v.guard is not None and guard else v.guard,
+                   reason=f"line {worst.line}: {worst.kind}: {worst.what}: {v.reason or v.verdict}")
+
+
 def can_implement(report: Report) -> str | None:
     """The guards of the invalid findings as the body of a ``can_implement`` over the function's parameters."""
     conds: list[str] = []

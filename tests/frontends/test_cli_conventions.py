@@ -116,15 +116,17 @@ def test_run_discovers_spec_files_below_a_folder(capsys, tmp_path: Path) -> None
     assert rc == 2 and "no *.cute.toml below this folder" in err
 
 
-def test_progress_bar_only_on_a_terminal(monkeypatch) -> None:
-    from verifier.run import batch
+def test_progress_line_only_on_a_terminal(monkeypatch, capsys) -> None:
+    from verifier.run.status import StatusLine, progress
 
     items = [1, 2, 3]
-    assert batch._progress(items, 3, True) is items  # stderr is not a terminal under pytest
+    assert list(progress(items, 3, True)) == items and capsys.readouterr().err == ""  # not a terminal here
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    bar = batch._progress(items, 3, True)
-    assert type(bar).__module__.startswith("tqdm") and list(bar) == items
-    assert batch._progress(items, 3, False) is items
+    assert list(progress(items, 3, True, lambda k: f"item {k}")) == items
+    err = capsys.readouterr().err
+    assert "[2/3]" in err and "deciding item 3" in err and err.endswith("\r\x1b[K")  # drawn, then erased
+    assert list(progress(items, 3, False)) == items and capsys.readouterr().err == ""
+    assert not StatusLine(lambda: "x", enabled=False).enabled
 
 
 def test_assumptions_printed_once_and_parse_back(capsys) -> None:
@@ -180,11 +182,11 @@ def test_junit_escapes_any_name(capsys, tmp_path: Path) -> None:
     assert case is not None and case.get("name") == 'bad\\x01name <&> "quoted"'
 
 
-def test_workflow_is_the_one_the_readme_describes() -> None:
+def test_workflow_is_the_one_the_docs_describe() -> None:
     import yaml
 
     text = (ROOT / ".github" / "workflows" / "layouts.yml").read_text()
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "ci.md").read_text()
     m = re.search(r"JUnit report in the run's artifacts:\n\n```yaml\n(.*?)```", readme, re.S)
     assert m and m.group(1) == text
     wf = yaml.safe_load(text)
@@ -255,7 +257,21 @@ def test_a_command_line_builds_its_own_command_alone_and_the_same() -> None:
 
 def test_a_misspelled_command_is_reported_against_every_command(capsys) -> None:
     rc, _, err = run(capsys, "compositon", "(_2):(_1)", "(_2):(_1)")
-    assert rc == 2 and "invalid choice: 'compositon'" in err and "composition" in err and "eval" in err
+    assert rc == 2 and "unknown command 'compositon' (did you mean 'composition'?)" in err
+    rc, _, err = run(capsys, "evl", "(_2):(_1)")  # a fixed command, known only to the whole parser
+    assert rc == 2 and "unknown command 'evl' (did you mean 'eval'?)" in err
+    rc, _, err = run(capsys, "xyzzy", "(_2):(_1)")
+    assert rc == 2 and "unknown command 'xyzzy'; cute-verify --help" in err and "did you mean" not in err
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["check", "injectve", "_2:_1"], "unknown property 'injectve' (did you mean 'injective'?)"),
+    (["composition", "_2:_1", "_2:_1", "--asume", "M > 0"], "--asume M > 0 (did you mean '--assume'?)"),
+    (["eval", "_2:_1", "--parm", "M=1"], "(did you mean '--param'?)"),
+])
+def test_a_misspelled_property_or_option_gets_a_suggestion(capsys, argv, expected) -> None:
+    rc, _, err = run(capsys, *argv)
+    assert rc == 2 and expected in err, err
 
 
 @pytest.mark.parametrize("text", [

@@ -1,6 +1,6 @@
 """Issue 17, point 4: every documented operation usable from the command line.
 
-* Each operation of the README's list has a CLI example (``operation_examples()``, shown in each operation's
+* Each operation of the list of docs/commands.md has a CLI example (``operation_examples()``, shown in each operation's
   ``--help``) that runs on a representative dynamic case and is decided (exit 0 or 1), not ``unknown``.
 * ``cute-verify crd2idx``: the index in CuTe's integer types, checked against compiled CuTe.
 * Coordinates holding ``_``, identity / swizzled layouts in ``eval``, and the DSL notation on every command.
@@ -27,10 +27,10 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def _readme_operations() -> list[str]:
-    """The operations the README lists under "The algebra" (`zipped/tiled/flat_divide` expanded)."""
-    text = (ROOT / "README.md").read_text()
+    """The operations docs/commands.md lists under "Operations" (`zipped/tiled/flat_divide` expanded)."""
+    text = (ROOT / "docs" / "commands.md").read_text()
     m = re.search(r"\nOperations: (.*?)\. A `static_assert`", text, re.S)
-    assert m, "the README's list of operations"
+    assert m, "the list of operations in docs/commands.md"
     names: list[str] = []
     for item in re.findall(r"`([a-z_/]+)`", m.group(1)):
         if "/" in item:

@@ -24,15 +24,17 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 import sys
 from collections.abc import Sequence
 
 from verifier.cli.args import UsageError, params
 from verifier.cli.common import add_budget_options, emit, policy_from, problem_from
 from verifier.core.basis import has_basis
-from verifier.core.errors import LayoutError, UndefinedBehavior
+from verifier.core.errors import LayoutError, UndefinedBehavior, did_you_mean
 from verifier.core.int_tuple import format_tuple, leaves, product
-from verifier.core.layouts import Layout, cosize, rank, size
+from verifier.core.integers import Int
+from verifier.core.layouts import Layout, cosize, make_layout, rank, size
 from verifier.core.symbols import Symbols
 from verifier.present.tables import print_1d, print_1d_cells, print_cells, print_layout
 
@@ -55,6 +57,8 @@ def _evaluate(text: str, values: dict[str, int], dsl: bool = False, relations: S
 
     symbols = Symbols()
     layout = parse_operand(text, symbols, dsl)
+    if isinstance(layout, tuple | Int):  # a shape alone is CuTe's Layout<Shape<...>>: compact column-major
+        layout = make_layout(layout)
     assume(symbols, relations)
     if not isinstance(layout, Layout | ComposedLayout):
         what = "a swizzle alone has no shape: compose it, Sw<B,M,S> o L" if type(layout).__name__ == "Swizzle" \
@@ -140,7 +144,7 @@ def cmd_op(args: argparse.Namespace) -> int:
     operands, symbols = problem_from(args, args.command)
     v = verify(args.command, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=policy_from(args),
                semantics=args.semantics)
-    emit(args, to_json(v) if args.json else to_text(v))
+    emit(args, to_json(v) if args.json else to_text(v, verbose=args.verbose))
     return v.exit_code
 
 
@@ -149,7 +153,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from verifier.present.report import to_json, to_text
 
     if args.property not in PROPERTIES:
-        raise UsageError(f"unknown property {args.property!r}; known: {', '.join(PROPERTIES)}")
+        raise UsageError(f"unknown property {args.property!r}{did_you_mean(args.property, PROPERTIES)}; known: "
+                         f"{', '.join(PROPERTIES)}")
     if args.property == "conflict_free":
         from verifier.cli.banks import cmd_check_conflict_free
 
@@ -162,7 +167,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         options["bits"] = args.bits
     v = check(args.property, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=policy_from(args),
               **options)
-    emit(args, to_json(v) if args.json else to_text(v))
+    emit(args, to_json(v) if args.json else to_text(v, verbose=args.verbose))
     return v.exit_code
 
 
@@ -211,6 +216,7 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     "verifier.cli.atoms": ("atoms",),
     "verifier.cli.crd2idx": ("crd2idx",),
     "verifier.cli.selfcheck": ("selfcheck",),
+    "verifier.cli.rule": ("rule",),
 }
 _OWN = ("eval", "check")
 _FIXED = frozenset((*_OWN, *(name for names in _GROUPS.values() for name in names)))  # every command but the operations
@@ -322,6 +328,73 @@ def _example(argv: Sequence[str]) -> str:
     return "cute-verify " + " ".join(shlex.quote(a) for a in argv)
 
 
+_CHOICE = re.compile(r"argument command: invalid choice: '([^']*)'")
+_UNRECOGNIZED = re.compile(r"unrecognized arguments: (-[^ ]*)")
+
+
+def _with_suggestion(message: str, argv: Sequence[str], parser: argparse.ArgumentParser) -> str:
+    """argparse's error, with a "did you mean" for a misspelled command or option (the command list, which
+    ``--help`` shows, is not repeated)."""
+    commands: dict[str, argparse.ArgumentParser] = parser.commands  # type: ignore[attr-defined]
+    if m := _CHOICE.search(message):
+        from verifier.algebra.registry import OPERATIONS
+
+        return (f"unknown command {m.group(1)!r}{did_you_mean(m.group(1), (*_FIXED, *OPERATIONS))}; "
+                "cute-verify --help lists the commands")
+    if m := _UNRECOGNIZED.search(message):
+        command = next((a for a in argv if a in commands), None)
+        options = [o for a in (commands[command] if command else parser)._actions for o in a.option_strings]
+        return message + did_you_mean(m.group(1).split("=")[0], options)
+    return message
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the command.  ``-q`` keeps the first line of what it prints (its verdict), for every command but those
+    whose quiet output is a list (``own_quiet``: run, prove, dsl) and JSON.  With ``-o F`` (the option of every
+    command that writes no file of its own), the output is written to F atomically once the command is done, and
+    nothing when it fails."""
+    target = getattr(args, "report_file", None)
+    quiet = getattr(args, "quiet", False) and not getattr(args, "own_quiet", False) and not _json(args)
+    if (target is None or target == "-") and not quiet:
+        return _with_status(args)
+    import contextlib
+    import io
+
+    from verifier.run.files import check_output, write_output
+
+    if target not in (None, "-"):
+        check_output(target, "-o")
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = _with_status(args)
+    text = buffer.getvalue()
+    if quiet:
+        text = text.splitlines(keepends=True)[0] if text else text
+    write_output(target or "-", text, "-o")
+    return code
+
+
+def _json(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "json", False)) or getattr(args, "format", None) == "json"
+
+
+def _with_status(args: argparse.Namespace) -> int:
+    """The command, with a status line on a terminal once it has run for a second: what the engine decides now
+    (``run`` shows its own progress)."""
+    if args.command == "run" or getattr(args, "quiet", False) or not sys.stderr.isatty():
+        return int(args.func(args))
+    import time
+
+    from verifier.core import activity
+    from verifier.run.status import StatusLine
+
+    start = time.monotonic()
+    line = StatusLine(lambda: f"{time.monotonic() - start:.0f} s: deciding {activity.now() or args.command}",
+                      delay=1.0)
+    with line, line.until_output():
+        return int(args.func(args))
+
+
 def _error(message: str) -> None:
     print(f"cute-verify: error: {message}", file=sys.stderr)
 
@@ -344,8 +417,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             # Defaults are checked against every command's options (a key no command takes is an error).
             parser = build_parser(None if defaults else command_of(argv))
             apply_defaults(parser.commands, defaults, where)  # type: ignore[attr-defined]
-            args = parser.parse_args(argv)
-            code = int(args.func(args))
+            try:
+                args = parser.parse_args(argv)
+            except UsageError as exc:
+                raise UsageError(_with_suggestion(str(exc), argv, parser)) from None
+            code = _run(args)
         if interrupted():  # a KeyboardInterrupt that Python dropped (raised in a __del__)
             raise KeyboardInterrupt
         return code

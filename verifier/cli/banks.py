@@ -61,7 +61,7 @@ def cmd_check_conflict_free(args: argparse.Namespace) -> int:
     operands = build("conflict_free", args.args, symbols, args.assume, _params(args.param), prop=True)
     options = check_options(args, symbols)
     v = check("conflict_free", operands, symbols, timeout=args.timeout, policy=policy_from(args), **options)
-    print(to_json(v) if args.json else to_text(v))
+    print(to_json(v) if args.json else to_text(v, verbose=args.verbose))
     return v.exit_code
 
 

@@ -25,14 +25,12 @@ def problem_from(args: argparse.Namespace, op: str, prop: bool = False) -> tuple
     return operands, symbols
 
 
-def emit(args: argparse.Namespace, text: str, json_output: bool | None = None, first_line: bool = True) -> None:
-    """Print a command's report: ``-q`` keeps the verdict line, colour where ``--color`` says (never in JSON)."""
+def emit(args: argparse.Namespace, text: str, json_output: bool | None = None) -> None:
+    """Print a command's report, coloured where ``--color`` says (never in JSON); ``-q`` is ``app._run``'s."""
     from verifier.cli.conventions import paint, use_color
 
     if json_output is None:
         json_output = bool(getattr(args, "json", False))
-    if first_line and getattr(args, "quiet", False) and not json_output:
-        text = text.splitlines()[0] if text else text
     print(text if json_output else paint(text, use_color(getattr(args, "color", "never"))))
 
 

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from verifier.core.errors import LayoutError
+from verifier.core.errors import LayoutError, did_you_mean
 
 COLORS = {"valid": "32", "proved": "32", "ok": "32", "agree": "32", "invalid": "31", "refuted": "31",
           "FAIL": "1;31", "mismatch": "31", "disagree": "1;31", "unknown": "33", "warning": "33", "error": "1;31"}
@@ -30,6 +30,10 @@ def add_common(p: argparse.ArgumentParser) -> None:
     g.add_argument("-v", "--verbose", action="store_true", help="print every detail")
     g.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the verdicts: auto (on a terminal, unless NO_COLOR is set), always, never")
+    if not any(o in p._option_string_actions for o in ("-o", "--output")):
+        # A command that writes no file of its own: its report goes to F (app.main captures standard output).
+        g.add_argument("-o", "--output", dest="report_file", metavar="F",
+                       help="write the report to F (atomically, whole or not at all) instead of standard output")
 
 
 def use_color(choice: str, stream: object = None) -> bool:
@@ -139,5 +143,6 @@ def apply_defaults(parsers: Mapping[str, argparse.ArgumentParser], defaults: Map
             parser.set_defaults(**{key: value})
     unknown = sorted(set(defaults) - known)
     if unknown:
+        hint = did_you_mean(unknown[0], known).replace("_", "-")
         raise LayoutError(f"{where}: [tool.cute-verify] has an option no command takes: "
-                          f"{unknown[0].replace('_', '-')}")
+                          f"{unknown[0].replace('_', '-')}{hint}")

@@ -28,11 +28,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    help="a relation between the parameters, e.g. 'bm*128 < M'")
     d.add_argument("--timeout", type=float, default=10.0, metavar="S", help="time budget per operation")
     d.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="report format")
-    d.add_argument("--output", metavar="F", help="write the report to F (atomically) instead of stdout")
+    d.add_argument("--json", action="store_const", const="json", dest="format", help="the same as --format json")
+    d.add_argument("-o", "--output", metavar="F", help="write the report to F (atomically) instead of stdout")
     d.add_argument("--strict", action="store_true", help="warnings (a partial last tile ...) are errors")
     d.add_argument("--no-crosscheck", action="store_true",
                    help="do not trace the function with the real CuTe DSL to confirm the tracer's forms")
-    d.set_defaults(func=cmd_dsl)
+    d.set_defaults(func=cmd_dsl, own_quiet=True)
 
 
 def cmd_dsl(args: argparse.Namespace) -> int:
@@ -64,5 +65,5 @@ def cmd_dsl(args: argparse.Namespace) -> int:
 
         if getattr(args, "quiet", False) and args.format == "text":  # -q: the verdict lines only
             text = "\n".join(line for line in text.splitlines() if not line.startswith(" "))
-        emit(args, text, json_output=args.format != "text", first_line=False)
+        emit(args, text, json_output=args.format != "text")
     return exit_code(findings)

@@ -10,15 +10,21 @@ from verifier.algebra.gmma import KINDS, MAJORS, UMMA_KINDS, atom, canonical_gmm
 from verifier.notation.cpp import parse
 
 
-def cmd_atom(args: object) -> int:
-    a = atom(args.major, args.kind, args.element_bits)  # type: ignore[attr-defined]
-    print(a)
+def _print_atom(args: object, layout: object) -> int:
+    if args.json:  # type: ignore[attr-defined]
+        print(json.dumps({"major": args.major, "kind": args.kind,  # type: ignore[attr-defined]
+                          "element_bits": args.element_bits, "layout": str(layout)}))  # type: ignore[attr-defined]
+    else:
+        print(layout)
     return 0
+
+
+def cmd_atom(args: object) -> int:
+    return _print_atom(args, atom(args.major, args.kind, args.element_bits))  # type: ignore[attr-defined]
 
 
 def cmd_umma_atom(args: object) -> int:
-    print(umma_atom(args.major, args.kind, args.element_bits))  # type: ignore[attr-defined]
-    return 0
+    return _print_atom(args, umma_atom(args.major, args.kind, args.element_bits))  # type: ignore[attr-defined]
 
 
 def cmd_canonical(args: object) -> int:
@@ -55,6 +61,7 @@ def _atom_parser(sub: object, name: str, description: str, kinds: tuple[str, ...
     a.add_argument("major", choices=MAJORS)
     a.add_argument("kind", choices=kinds)
     a.add_argument("element_bits", type=int, help=f"sizeof_bits<T>: {bits}")
+    a.add_argument("--json", action="store_true", help="print one JSON object")
     a.set_defaults(func=func)
 
 

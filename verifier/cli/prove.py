@@ -31,16 +31,17 @@ def cmd_prove(args: argparse.Namespace) -> int:
     if not theorems:
         raise LayoutError(f"no theorems in {', '.join(map(str, paths))}")
     theorems = _narrowed(theorems, args)
-    from verifier.run.batch import _progress
+    from verifier.run.status import progress
 
     rlimit = args.rlimit or DEFAULT_RLIMIT
-    results = [t.run(args.timeout, rlimit) for t in _progress(theorems, len(theorems), not args.quiet)]
+    results = [t.run(args.timeout, rlimit) for t in progress(theorems, len(theorems), not args.quiet,
+                                                             lambda t: t.name)]
     if args.write_docs:
         write_output(args.write_docs, proofs_markdown(results), "--write-docs")
     from verifier.cli.common import emit
 
     text = json.dumps([r.to_json() for r in results]) if args.json else proofs_table(results)
-    emit(args, text, first_line=False)
+    emit(args, text)
     return 0 if all(r.ok for r in results) else 1
 
 
@@ -77,4 +78,4 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="decide every theorem that declares NAME at this value")
     p.add_argument("--assume", action="append", default=[], metavar="EXPR",
                    help="an assumption added to every theorem that declares its symbols")
-    p.set_defaults(func=cmd_prove)
+    p.set_defaults(func=cmd_prove, own_quiet=True)

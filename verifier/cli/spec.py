@@ -10,9 +10,14 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier.cli.args import timeout_arg
+
+if TYPE_CHECKING:
+    from verifier.run.batch import CheckResult
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -33,14 +38,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="an assumption added to every check that uses its symbols, e.g. 'M <= 4096'")
     r.add_argument("--timeout", type=timeout_arg, metavar="S",
                    help="the time budget of every check, in seconds (default: the spec file's)")
-    r.add_argument("--jobs", type=int, default=1, metavar="N", help="decide checks in N processes (default 1)")
+    r.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                   help="decide checks in N processes (default: the number of cores; -j 1 decides in this process)")
     r.add_argument("--shard", metavar="I/N", help="run only shard I of N (1-based; check k goes to shard k %% N + 1)")
     r.add_argument("-o", "--output", metavar="F",
                    help="write the report to F (atomically; a regular file or a new one); - is stdout")
     r.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
     r.add_argument("--include-root", action="append", default=[], metavar="DIR",
                    help="also allow includes below DIR (default: only below the including file's folder)")
-    r.set_defaults(func=cmd_run)
+    r.set_defaults(func=cmd_run, own_quiet=True)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -49,8 +55,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from verifier.run import batch, spec
     from verifier.run.files import check_output, write_output
 
-    if args.jobs < 1:
-        raise LayoutError(f"--jobs must be at least 1, got {args.jobs}")
+    jobs = batch.default_jobs() if args.jobs is None else args.jobs
+    if jobs < 1:
+        raise LayoutError(f"--jobs must be at least 1, got {jobs}")
     if args.output:
         check_output(args.output)
     fmt = "json" if args.json else args.format
@@ -59,25 +66,53 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.shard:
         checks = batch.shard(checks, *batch.parse_shard(args.shard))
     start = time.monotonic()
-    results = batch.run(checks, jobs=args.jobs, cache=None if args.no_cache else batch.ResultCache(),
-                        progress=not args.quiet)
+    # Text to standard output streams: each check's lines as soon as it and the checks before it are decided.
+    stream = fmt == "text" and (not args.output or args.output == "-")
+    results = batch.run(checks, jobs=jobs, cache=None if args.no_cache else batch.ResultCache(),
+                        progress=not args.quiet, on_result=_printer(args) if stream else None)
     seconds = time.monotonic() - start
+    if stream:
+        from verifier.cli.common import emit
+
+        if args.verbose:
+            emit(args, _verbose_text(results))
+        emit(args, summary_line(results, seconds))
+        return 0 if all(r.matched for r in results) else 1
     text = render_results(results, fmt, seconds)
     if fmt == "text" and args.quiet:  # the checks not as expected, and the summary
         text = "\n".join(line for line in text.splitlines() if not line.startswith(("ok ", "   ")))
     if fmt == "text" and args.verbose:
-        from verifier.present.report import to_text
-
-        text += "\n" + "\n".join(f"--- {r.check.file}:{r.check.line} {r.check.name}\n{to_text(r.verdict)}"
-                                  for r in results)
+        text += "\n" + _verbose_text(results)
     if args.output and args.output != "-":
         write_output(args.output, text + "\n")
         print(summary_line(results, seconds), file=sys.stderr)
     else:
         from verifier.cli.common import emit
 
-        emit(args, text, json_output=fmt != "text", first_line=False)
+        emit(args, text, json_output=fmt != "text")
     return 0 if all(r.matched for r in results) else 1
+
+
+def _printer(args: argparse.Namespace) -> Callable[[CheckResult], None]:
+    """Prints a check's lines as it is decided (``-q``: only a check not as expected)."""
+    from verifier.cli.common import emit
+    from verifier.present.report import result_text
+
+    def show(r: CheckResult) -> None:
+        if args.quiet and r.matched:
+            return
+        emit(args, "\n".join(result_text(r)))
+        sys.stdout.flush()
+
+    return show
+
+
+def _verbose_text(results: list[CheckResult]) -> str:
+    """``-v``: every check's verdict in full."""
+    from verifier.present.report import to_text
+
+    return "\n".join(f"--- {r.check.file}:{r.check.line} {r.check.name}\n{to_text(r.verdict, verbose=True)}"
+                     for r in results)
 
 
 def discover(paths: list[str]) -> list[str]:

@@ -8,6 +8,8 @@ algebra reports it as a failed obligation rather than letting it escape.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class LayoutError(ValueError):
     """Invalid input: a layout, tuple, symbol or value that CuTe (or this tool) cannot take."""
@@ -49,3 +51,16 @@ def shorten(text: str, limit: int = 40) -> str:
     """``text`` for an error message: one line, at most ``limit`` characters."""
     text = text.replace("\n", " ")
     return text if len(text) <= limit else f"{text[:limit - 3]}..."
+
+
+def did_you_mean(word: object, known: Iterable[str]) -> str:
+    """``" (did you mean 'X'?)"`` for the known name closest to a misspelled ``word`` (as ruff and git suggest), or
+    ``""`` when none is close."""
+    import difflib
+
+    if not isinstance(word, str):
+        return ""
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    if not close and word.lower() != word:
+        close = difflib.get_close_matches(word.lower(), list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -308,6 +308,45 @@ ERRORS: dict[str, str] = {
 
 KNOWN = frozenset(ERRORS) | frozenset(WARNINGS)
 
+#: How to fix a failing obligation, by id or id prefix (the longest that matches wins; ``cute-verify rule ID``).
+FIXES: dict[str, str] = {
+    "": "the verdict's guard is the weakest condition found under which the operation is correct: check it in the "
+        "kernel's can_implement (the guard is printed as C++), or make the integers involved static so that CuTe "
+        "checks them at compile time",
+    "DIV-EXACT": "either predicate the residue (a partial last tile: cute-verify predicated_copy checks the "
+                 "predication) or require divisibility in can_implement with the printed guard (M % 128 == 0)",
+    "IX-": "predicate the accesses of the thread or tile past the grid, or bound the index (--assume 't < 128' "
+           "or a spec file's symbol range) to the grid the kernel launches",
+    "SLICE-IN": "keep the coordinate inside the mode's extent, or predicate the access; a swizzled layout's slice "
+                "past the extent addresses other elements than the tensor",
+    "OVF-": "bound the run-time sizes so that CuTe's int arithmetic stays below 2^31 (the guard prints the bound), "
+            "or declare the integers 64-bit (a spec file's bits = 64, the DSL's Int64)",
+    "CMP-6": "a zero extent or stride reaches a division: require the run-time extents to be positive",
+    "CMP-7": "a zero extent reaches a division: require the run-time extents to be positive",
+    "CPL-4": "a zero stride reaches a division: complement needs positive strides",
+    "DIV0": "a zero divisor: require the run-time value to be non-zero",
+    "CUTE-UB": "CuTe has undefined behaviour at these values: add the printed guard to can_implement",
+    "CUTE-REJECTS": "CuTe does not compile or asserts for these operands: change the operands to what the header "
+                    "line named accepts",
+    "UP-": "make the dynamic strides multiples of the recast ratio (the guard), or recast a layout whose "
+           "contiguous mode is static",
+    "DN-": "downcast needs a static unit stride: make the contiguous stride _1",
+    "RC-": "CuTe's recast is per mode; if the bytes must stay the same, make the contiguous mode's extent a "
+           "multiple of the ratio and the other strides multiples of it",
+    "TMA-": "the TMA box or gmem tensor breaks a constraint of make_tma_copy / cuTensorMapEncodeTiled: change the "
+            "smem box or require the printed guard on the gmem strides and sizes (16-byte multiples, < 2^40)",
+    "CONFLICT-FREE": "the counterexample names two threads of one phase that hit one bank on different words: "
+                     "pick a swizzle (Sw<B,M,S> o smem_ptr o L) or an access layout that spreads them",
+    "SMEM-ADDR": "an access is misaligned or negative: align the smem layout's strides to the access width",
+    "LI-3": "left_inverse of a non-injective layout only satisfies the quasi-inverse; use it only on the image",
+    "CPL-POST-BOUND": "informative: compiled CuTe's complement does not meet this bound for such cotargets",
+}
+
+
+def fix(id: str) -> str:
+    """How to fix a failing ``id`` (``FIXES``)."""
+    return FIXES[max((k for k in FIXES if id.startswith(k)), key=len)]
+
 
 # Postconditions are decided by enumeration on concrete layouts up to this size (the engine decides the rest).
 POSTCONDITION_LIMIT = 1 << 14

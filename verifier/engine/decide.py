@@ -33,6 +33,7 @@ from verifier.algebra import registry
 from verifier.contracts import claims
 from verifier.contracts.claim import WITNESSES, Claim
 from verifier.contracts.claims import Replay
+from verifier.core import activity
 from verifier.core.errors import UndefinedBehavior
 from verifier.core.integers import Bool, Const, D, Expr, Int, Op, Sym, and_, format_expr, le, ne, or_
 from verifier.core.layouts import Layout, Tile
@@ -232,6 +233,7 @@ class Engine:
                hints: Sequence[Mapping[str, int]] = ()) -> Decision:
         """Decide one item.  ``hints`` are symbol values at which another item already failed: tried first, with
         the symbols pinned, and their presence means the verdict is settled, so the budget is capped."""
+        activity.doing(f"{item.id}: {item.description}")
         if self.closed(item):
             done = self.evaluate(item)
             if done is not None:

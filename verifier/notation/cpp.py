@@ -56,7 +56,7 @@ from verifier.core.integers import lcm as _lcm
 from verifier.core.integers import max_ as _max
 from verifier.core.integers import min_ as _min
 from verifier.core.integers import signum as _signum
-from verifier.core.layouts import UNDERSCORE, Layout, Tile, TileElement
+from verifier.core.layouts import UNDERSCORE, Layout, Tile, TileElement, make_layout
 from verifier.core.swizzle import ComposedLayout, Fn, Swizzle, compose3
 from verifier.core.symbols import Symbols
 
@@ -540,13 +540,71 @@ def _from_pycute(obj: object) -> Layout:
     return from_pycute(obj)
 
 
+
+# -- CuTe's C++ type spelling ------------------------------------------------------------------------------------
+#
+# Kernels name static layouts by their types: ``Layout<Shape<_2,_2,_1>>``, ``Layout<Shape<_8,_64>, Stride<_64,_1>>``,
+# ``Shape<Int<128>, _64>``.  They are read as the print form they stand for; a ``Layout`` without a stride has
+# CuTe's default, ``LayoutLeft`` (compact column-major, a ``_0`` stride for a static extent 1), as ``parse_layout``
+# gives a shape alone (``Layout<Shape<_2,_2,_1>>`` prints ``(_2,_2,_1):(_1,_2,_0)`` in CuTe 4.2).
+
+_TYPE_NAMES = re.compile(r"\b(Layout|Shape|Stride|Int|C)\s*<")
+
+
+def _type_args(text: str, start: int) -> tuple[list[str], int]:
+    """The top-level arguments of the ``<...>`` opened at ``text[start]``, and the index after its ``>``."""
+    depth, args, cur = 0, [], start + 1
+    for k in range(start, len(text)):
+        ch = text[k]
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+            if depth == 0:
+                args.append(text[cur:k])
+                return [a.strip() for a in args], k + 1
+        elif ch == "," and depth == 1:
+            args.append(text[cur:k])
+            cur = k + 1
+    raise LayoutSyntaxError("unbalanced '<' in a C++ type", text, start)
+
+
+def cpp_types(text: str) -> str:
+    """``text`` with CuTe's C++ type names (``Layout<Shape<...>, Stride<...>>``, ``Int<N>``) in print form."""
+    m = _TYPE_NAMES.search(text)
+    if m is None:
+        return text
+    name, open_at = m.group(1), m.end() - 1
+    args, end = _type_args(text, open_at)
+    inner = [cpp_types(a) for a in args]
+    if name in ("Int", "C"):
+        if len(inner) != 1 or not re.fullmatch(r"-?[0-9]+", inner[0]):
+            raise LayoutSyntaxError(f"{name}<N> takes one integer", text, m.start())
+        shown = "_" + inner[0]
+    elif name == "Layout":
+        if not 1 <= len(inner) <= 2:
+            raise LayoutSyntaxError("Layout<Shape, Stride> takes a shape and an optional stride", text, m.start())
+        # a Layout without a stride is LayoutLeft's: the compact column-major layout of its (static) shape
+        shown = ":".join(inner) if len(inner) == 2 else str(make_layout(parse_shape(inner[0])))
+    else:
+        shown = "(" + ",".join(inner) + ")"
+    return text[:m.start()] + shown + cpp_types(text[end:])
+
+
 def parse_layout(text: str, symbols: Symbols | None = None) -> Layout:
-    """A layout ``Shape:Stride`` in CuTe notation (a ``pycute.Layout`` is converted, see interop.py)."""
+    """A layout ``Shape:Stride`` in CuTe notation, or a shape alone (CuTe's ``Layout<Shape<...>>``: compact
+    column-major, ``make_layout(shape)``); a ``pycute.Layout`` is converted, see interop.py."""
     if not isinstance(text, str):
         return _from_pycute(text)
+    text = cpp_types(text)
     p = _Parser(text, symbols)
     if p.tok.kind == "end":
         raise p.error("empty input: expected a layout such as (_4,8):(_1,_4)")
+    save = p.i
+    p.int_tuple([])
+    if p.tok.kind == "end":  # a shape alone
+        return make_layout(parse_shape(text, symbols))
+    p.i = save
     result = p.layout()
     p.at_end("layout")
     return result
@@ -599,6 +657,7 @@ def parse(text: str, symbols: Symbols | None = None) -> Layout | Tile | IntTuple
     ``A o OFFSET o B``, whichever ``text`` is (a ``pycute.Layout`` is converted, see interop.py)."""
     if not isinstance(text, str):
         return _from_pycute(text)
+    text = cpp_types(text)
     p = _Parser(text, symbols)
     if p.tok.kind == "end":
         raise p.error("empty input")

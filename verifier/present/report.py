@@ -62,8 +62,28 @@ def _warning_lines(v: Verdict) -> list[str]:
     return lines
 
 
-def to_text(v: Verdict, details: bool = True) -> str:
-    head = f"{v.verdict}: {v.op}({', '.join(v.inputs)})" + (f": {v.reason}" if v.reason else "")
+REASON_LIMIT = 300  # characters of a reason shown by default; -v shows it whole
+
+
+def fold(reason: str, limit: int | None = REASON_LIMIT) -> str:
+    """A reason without its repeats (the parts of a reason joined by ``; `` often say the same thing once per
+    mode), cut at ``limit`` characters with a note of what was left out."""
+    parts = list(dict.fromkeys(p.strip() for p in reason.split("; ") if p.strip()))
+    text = "; ".join(parts)
+    repeats = len(reason.split("; ")) - len(parts)
+    if repeats > 0:
+        text += f" (and {repeats} repeat{'s' if repeats > 1 else ''})"
+    if limit is not None and len(text) > limit:
+        text = text[:limit].rstrip() + f"... ({len(text) - limit} more characters; -v shows all)"
+    return text
+
+
+def to_text(v: Verdict, details: bool = True, verbose: bool = False) -> str:
+    """The verdict as a person reads it, as ruff reports: the verdict line, the result and assumptions, then what
+    failed (the counterexample, the failing warnings, the guard) and, with ``details``, the obligations that were
+    not proved; ``verbose`` adds every obligation that held and shows reasons whole."""
+    limit = None if verbose else REASON_LIMIT
+    head = f"{v.verdict}: {v.op}({', '.join(v.inputs)})" + (f": {fold(v.reason, limit)}" if v.reason else "")
     n = len(v.warnings) if v.verdict in (VALID, PROVED) else 0
     lines = [head + (f" ({n} warning{'s' if n > 1 else ''}; --strict makes {'them errors' if n > 1 else 'it an error'})"
                      if n else "")]
@@ -88,13 +108,21 @@ def to_text(v: Verdict, details: bool = True) -> str:
         lines += ["  " + line for line in g.cpp.splitlines()]
         lines.append("guard (Python, CuTe DSL):")
         lines.append("  " + g.python)
-    if details and v.obligations:
-        lines.append("obligations:")
-        for o in v.obligations:
+    shown_warnings = {id(o) for o in v.warnings} if v.verdict in (VALID, PROVED) else set()
+    listed = [o for o in v.obligations if verbose or (o.status != PROVED and id(o) not in shown_warnings)]
+    if details and listed:
+        lines.append("obligations:" if verbose else "not proved:")
+        seen: set[tuple[str, str, str]] = set()
+        for o in listed:
             mark = " (informative)" if not o.deciding else "" if o.severity == "error" else f" ({o.severity})"
-            lines.append(f"  [{o.status}] {o.id} ({o.source}){mark}: {o.description}")
-            if o.reason:
-                lines.append(f"      {o.reason}")
+            line = f"  [{o.status}] {o.id} ({o.source}){mark}: {o.description}"
+            reason = fold(o.reason, limit) if o.reason else ""
+            if not verbose and (line, reason, o.status) in seen:
+                continue
+            seen.add((line, reason, o.status))
+            lines.append(line)
+            if reason:
+                lines.append(f"      {reason}")
     return "\n".join(lines)
 
 
@@ -125,24 +153,26 @@ def _call(v: Verdict) -> str:
     return f"{v.op}({', '.join(v.inputs)})"
 
 
+def result_text(r: CheckResult) -> list[str]:
+    """A check's lines: ``ok`` or ``FAIL`` with its place and verdict; a failed check gets its verdict in full, an
+    invalid verdict that was expected gets its counterexample (a known bug stays visible)."""
+    v = r.verdict
+    mark = "ok  " if r.matched else "FAIL"
+    note = f"{v.verdict}" + ("" if r.matched else f", expected {r.check.expect}") + (" (cached)" if r.cached
+                                                                                     else "")
+    lines = [f"{mark} {_where(r)} {r.check.name}: {note}"]
+    if not r.matched:
+        lines += ["     " + x for x in to_text(v, details=False).splitlines()]
+    elif v.verdict in (INVALID, REFUTED):
+        lines.append(f"     {_call(v)}: {v.reason}")
+        if v.counterexample is not None:
+            lines += ["   " + x for x in counterexample_table(v.counterexample)]
+    return lines
+
+
 def results_text(results: Sequence[CheckResult], seconds: float) -> str:
-    """One line per check (``ok`` or ``FAIL``); a failed check gets its verdict in full, an invalid verdict that
-    was expected gets its counterexample (a known bug stays visible)."""
-    lines = []
-    for r in results:
-        v = r.verdict
-        mark = "ok  " if r.matched else "FAIL"
-        note = f"{v.verdict}" + ("" if r.matched else f", expected {r.check.expect}") + (" (cached)" if r.cached
-                                                                                         else "")
-        lines.append(f"{mark} {_where(r)} {r.check.name}: {note}")
-        if not r.matched:
-            lines += ["     " + x for x in to_text(v, details=False).splitlines()]
-        elif v.verdict in (INVALID, REFUTED):
-            lines.append(f"     {_call(v)}: {v.reason}")
-            if v.counterexample is not None:
-                lines += ["   " + x for x in counterexample_table(v.counterexample)]
-    lines.append(summary_line(results, seconds))
-    return "\n".join(lines)
+    """Each check's lines (``result_text``), then the summary."""
+    return "\n".join([*(line for r in results for line in result_text(r)), summary_line(results, seconds)])
 
 
 def result_json(r: CheckResult) -> dict[str, object]:
@@ -321,7 +351,7 @@ def results_junit(results: Sequence[CheckResult], seconds: float) -> str:
             if not r.matched:
                 f = ET.SubElement(case, "failure", type=r.verdict.verdict,
                                   message=_xml(f"expected {r.check.expect}, got {r.verdict.verdict}"))
-                f.text = _xml(to_text(r.verdict, details=True))
+                f.text = _xml(to_text(r.verdict, verbose=True))
             elif r.verdict.verdict in (INVALID, REFUTED):
                 ET.SubElement(case, "system-out").text = _xml(_message(r))
             elif r.verdict.warnings:  # passed, with its warnings as output (--strict / strict = true fail it)

@@ -22,20 +22,18 @@ import json
 import multiprocessing
 import os
 import time
-from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
 from verifier.core.errors import LayoutError
 from verifier.engine.verdicts import UNKNOWN, Verdict
 from verifier.notation.cpp import show
 from verifier.run import files
 from verifier.run.spec import Check
+from verifier.run.status import StatusLine
 from verifier.solver.budget import net_fired
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -58,9 +56,9 @@ def decide(check: Check) -> Verdict:
     from verifier.engine.verify import verify
 
     if check.cpp is not None:
-        from verifier.run.cpp import summary_verdict, verify_cpp
+        from verifier.run.cpp import parse_ranges, summary_verdict, verify_cpp
 
-        report = verify_cpp(check.cpp, _ranges(check.args), check.assume, timeout=check.timeout)
+        report = verify_cpp(check.cpp, parse_ranges(check.args), check.assume, timeout=check.timeout)
         return summary_verdict(report)
     args, symbols = check.problem()
     if check.is_property:
@@ -68,12 +66,6 @@ def decide(check: Check) -> Verdict:
                               policy=check.policy, **dict(check.options))
     return verify(check.op, args, symbols, timeout=check.timeout, rlimit=check.rlimit, policy=check.policy,
                   semantics=check.semantics)
-
-
-def _ranges(items: Sequence[str]) -> dict[str, tuple[int, int]]:
-    from verifier.run.cpp import parse_ranges
-
-    return parse_ranges(items)
 
 
 def _timed(check: Check) -> tuple[Verdict, float]:
@@ -102,42 +94,76 @@ def shard(checks: Sequence[Check], i: int, n: int) -> list[Check]:
     return [c for k, c in enumerate(checks) if k % n == i - 1]
 
 
-def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None, progress: bool = False
-        ) -> list[CheckResult]:
-    """Decide every check (in ``jobs`` processes), taking what the cache has and storing what it lacks.  With
-    ``progress``, a progress bar on standard error while checks are decided (only when it is a terminal)."""
+def default_jobs() -> int:
+    """The cores this process may use: the default of ``--jobs`` (``[tool.cute-verify] jobs`` and ``-j 1`` win)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None, progress: bool = False,
+        on_result: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
+    """Decide every check (in ``jobs`` processes), taking what the cache has and storing what it lacks.
+
+    ``on_result`` is called with each result in load order, as soon as it and every check before it are decided
+    (so a caller streams its report and the order never depends on which worker finishes first).  With
+    ``progress``, a progress line on standard error while checks are decided (only when it is a terminal): checks
+    done / total, the elapsed time and the check in progress."""
+    # a cpp check is not cached here: its compiled program is (run/cpp.py), and its source may change under it
     keys = [cache_key(c) if c.cpp is None else "" for c in checks] if cache is not None else []
     results: list[CheckResult | None] = [None] * len(checks)
-    todo = []
-    for k, c in enumerate(checks):
-        hit = cache.get(keys[k]) if cache is not None and keys[k] else None
-        if hit is not None:
-            results[k] = CheckResult(c, hit, True, 0.0)
-        else:
-            todo.append(k)
-    if jobs > 1 and len(todo) > 1:
-        # spawn, not fork: a forked child would inherit Z3's state from the loading (assumption checks) above.
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
-            decided = list(_progress(pool.map(_timed, [checks[k] for k in todo]), len(todo), progress))
-    else:
-        decided = list(_progress((_timed(checks[k]) for k in todo), len(todo), progress))
-    for k, (v, seconds) in zip(todo, decided):
-        results[k] = CheckResult(checks[k], v, False, seconds)
+    shown = 0
+
+    def settle(k: int, r: CheckResult) -> None:
+        nonlocal shown
+        results[k] = r
+        while shown < len(results) and (done := results[shown]) is not None:
+            if on_result is not None:
+                on_result(done)
+            shown += 1
+
+    hits = {k: hit for k in range(len(checks)) if cache is not None and keys[k]
+            and (hit := cache.get(keys[k])) is not None}
+    todo = [k for k in range(len(checks)) if k not in hits]
+    done = len(hits)
+    current = ""
+    start = time.monotonic()
+    bar = StatusLine(lambda: f"[{done}/{len(checks)}] {time.monotonic() - start:.1f} s deciding {current}",
+                     enabled=progress and bool(todo))
+    for k, hit in hits.items():
+        settle(k, CheckResult(checks[k], hit, True, 0.0))
+
+    def working_on(k: int) -> None:
+        nonlocal current
+        current = f"{checks[k].file}:{checks[k].line} {checks[k].name}"
+        bar.draw()
+
+    def store(k: int, v: Verdict, seconds: float) -> None:
+        nonlocal done
         if cache is not None and keys[k] and not net_fired(v):  # a verdict of the safety net depended on the load
             cache.put(keys[k], v)
+        with bar.hidden():
+            settle(k, CheckResult(checks[k], v, False, seconds))
+        done += 1
+        pending = [j for j in todo if results[j] is None]
+        if pending:
+            working_on(pending[0])
+
+    with bar:
+        if todo:
+            working_on(todo[0])
+        if jobs > 1 and len(todo) > 1:
+            # spawn, not fork: a forked child would inherit Z3's state from the loading (assumption checks) above.
+            ctx = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
+                futures = {pool.submit(_timed, checks[k]): k for k in todo}
+                for future in as_completed(futures):
+                    store(futures[future], *future.result())
+        else:
+            for k in todo:
+                store(k, *_timed(checks[k]))
     return [r for r in results if r is not None]
-
-
-def _progress(items: Iterable[T], total: int, enabled: bool) -> Iterable[T]:
-    """``items``, with tqdm's progress line on standard error when it is a terminal (never in a pipe or a log)."""
-    import sys
-
-    if not enabled or total < 2 or not sys.stderr.isatty():
-        return items
-    from tqdm import tqdm
-
-    return tqdm(items, total=total, desc="checks", unit="check", file=sys.stderr, leave=False)
 
 
 # -- the cache ------------------------------------------------------------------------------------------------

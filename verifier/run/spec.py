@@ -47,7 +47,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from verifier.core.errors import LayoutError
+from verifier.core.errors import LayoutError, did_you_mean
 from verifier.core.semantics import SEMANTICS
 from verifier.core.symbols import INT32_MAX, INT64_MAX, Symbol, Symbols
 from verifier.engine.verdicts import Policy
@@ -422,7 +422,8 @@ def _load_file(path: Path, suite: _Suite, stack: tuple[Path, ...], origin: tuple
     for key in data:
         if key not in _TOP_KEYS:
             what = f"unknown key {key!r}" if origin is None else "an unknown key"
-            raise f.error((key,) if origin is None else (), f"{what}; a spec file has {', '.join(_TOP_KEYS)}")
+            hint = did_you_mean(key, _TOP_KEYS)
+            raise f.error((key,) if origin is None else (), f"{what}{hint}; a spec file has {', '.join(_TOP_KEYS)}")
     timeout = DEFAULT_TIMEOUT
     if "timeout" in data:
         timeout = _timeout(f, ("timeout",), data["timeout"])
@@ -548,7 +549,8 @@ def _declare(f: _File, suite: _Suite, name: str, decl: object) -> None:
         raise f.error(key, f"must be a table of assumptions, e.g. {{ min = 1, max = 65536, multiple_of = 8 }}{hint}")
     for k in decl:
         if k not in _SYMBOL_KEYS:
-            raise f.error((*key, k), f"unknown assumption {k!r}; a symbol has {', '.join(_SYMBOL_KEYS)}")
+            raise f.error((*key, k), f"unknown assumption {k!r}{did_you_mean(k, _SYMBOL_KEYS)}; a symbol has "
+                                          f"{', '.join(_SYMBOL_KEYS)}")
     bits = _integer(f, (*key, "bits"), decl.get("bits", 32))
     if bits not in (32, 64):
         raise f.error((*key, "bits"), f"must be 32 or 64, got {bits}")
@@ -608,7 +610,8 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
 
     for k in raw:
         if k not in _CHECK_KEYS:
-            raise f.error((*key, k), f"unknown key {k!r}; a check has {', '.join(_CHECK_KEYS)}")
+            raise f.error((*key, k), f"unknown key {k!r}{did_you_mean(k, _CHECK_KEYS)}; a check has "
+                                          f"{', '.join(_CHECK_KEYS)}")
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
         raise f.error((*key, "name") if "name" in raw else key, "every check needs a name (a non-empty string)")
@@ -621,8 +624,8 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
     op = raw[kind]
     known = PROPERTIES if is_property else tuple(sorted(OPERATIONS))
     if not isinstance(op, str) or op not in known:
-        raise f.error((*key, kind), f"unknown {'property' if is_property else 'operation'} {op!r}; known: "
-                                    f"{', '.join(known)}")
+        raise f.error((*key, kind), f"unknown {'property' if is_property else 'operation'} {op!r}"
+                                    f"{did_you_mean(op, known)}; known: {', '.join(known)}")
     args = raw.get("args")
     if not isinstance(args, list) or not args or not all(isinstance(a, str | int) and not isinstance(a, bool)
                                                          for a in args):

@@ -90,7 +90,7 @@ def render_text(report: Report) -> str:
                 text += f"; at coordinate {c.coordinate} expected {c.expected}, CuTe gives {c.actual}"
             lines.append(text + f" ({c.obligation}{'; ' + c.note if c.note else ''})")
         if v.guard is not None and v.verdict == INVALID:
-            lines.append(f"  condition: {v.guard.cpp}")
+            lines.append(f"  condition: {v.guard.condition}")
         for w in (v.warnings if v.verdict == VALID else ()):
             lines.append(f"  warning: {w.id} fails: {w.description}")
     guard = can_implement(report)

@@ -399,7 +399,7 @@ def driver(fn: Function) -> str:
     out += "\n".join(body)
     args = ", ".join(f'cute_symbolic::var<{p.symbolic}>("{p.name}", p[{i}])'
                      for i, p in enumerate(fn.params) if p.symbolic is not None)
-    out += "\n#undef main\n#line 1 \"cute-verify-driver\"\n" + _MAIN.replace("{call}", f"{fn.name}({args})")
+    out += "\n#undef main\n#line 1 \"cute-verify-driver\"\n" + _MAIN.replace("{call}", f"::{fn.name}({args})")
     return out
 
 
@@ -767,9 +767,7 @@ class Report:
 
 
 def _with(symbols: Symbols, condition: Bool) -> Symbols:
-    from copy import deepcopy
-
-    s = deepcopy(symbols)
+    s = replace(symbols, table=dict(symbols.table), relations=list(symbols.relations))  # Symbols is a dataclass
     if not condition.static:
         s.assume(condition)
     return s
@@ -965,8 +963,8 @@ def can_implement(report: Report) -> str | None:
     conds: list[str] = []
     for f in report.findings:
         g = f.verdict.guard
-        if f.verdict.verdict == INVALID and g is not None and g.cpp not in conds:
-            conds.append(g.cpp)
+        if f.verdict.verdict == INVALID and g is not None and g.condition not in conds:
+            conds.append(g.condition)
     if not conds:
         return None
     params = ", ".join(f"{p.ctype} {p.name}" for p in report.fn.params if p.symbolic is not None)

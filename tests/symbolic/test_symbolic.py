@@ -112,6 +112,36 @@ def test_exploration_takes_both_sides_of_a_cute_decision(cute) -> None:
 
 
 @pytest.mark.cute
+def test_the_bound_is_unknown_naming_cutes_line(cute) -> None:
+    sy = Symbols()
+    for n in ("M", "N", "i", "j"):
+        sy.declare(n, lo=0, hi=64)
+    b = symbolic.SymbolicBuilder()
+    code = f"int(elem_less({b.coord(parse('(i,j)'))}, {b.int_tuple(parse('(M,N)'))}))"
+    _binary, (ex,) = symbolic.explore([b.case(code)], [sy], max_paths=2)
+    assert ex.unknown is not None and "more than 2 paths" in ex.unknown
+    assert re.search(r"a decision at cute/int_tuple\.hpp:\d+", ex.unknown), ex.unknown
+
+
+@pytest.mark.cute
+def test_print_form_is_the_tools_expression_language(cute) -> None:
+    # CuTe's print of the result with each dynamic leaf's expression: what notation/cpp.py parses, and the same
+    # integer function as the DAG's leaves.
+    sy = Symbols()
+    for n in ("M", "N"):
+        sy.declare(n, hi=4096)
+    case = cute_cpp.operation_case("zipped_divide", parse("(M,N):(_1,M)"), parse_tile("<_128,_64>"),
+                                   builder=symbolic.SymbolicBuilder)
+    _binary, (ex,) = symbolic.explore([case], [sy])
+    (path,) = ex.paths
+    assert path.run.printed == "((_128,_64),(((M+128)-1)/128,((N+64)-1)/64)):((_1,1*M),(_128,64*M))"
+    layout = parse(path.run.printed)
+    for env in ({"M": 1, "N": 1}, {"M": 300, "N": 65}, {"M": 4096, "N": 4096}):
+        assert str(layout.substitute(env)) == symbolic.NODE_REF.sub(
+            lambda m, env=env: str(path.run.leaves[int(m.group(1))].evaluate(env)), path.run.result or "")
+
+
+@pytest.mark.cute
 def test_selfcheck_proves_operations(cute) -> None:
     findings, _ = selfcheck.selfcheck(["zipped_divide", "composition", "make_ordered_layout"])
     assert findings

@@ -39,6 +39,7 @@ INCLUDE = Path(__file__).resolve().parent / "include"
 HEADER = INCLUDE / "cute_symbolic.hpp"
 # A dynamic leaf of CuTe's print, as the program writes it: a reference to its node.
 NODE_REF = re.compile(r"v__(\d+)")
+_SLOT_NAME = re.compile(r"\bp\d+\b")
 # Per decision query: a small problem over a handful of symbols.
 DECISION_UNITS = 2 * UNITS_PER_SECOND
 
@@ -96,14 +97,23 @@ static void on_signal(int) { siglongjmp(g_jump, 1); }
 
 template <class T> struct is_layout_offset : cute::false_type {};
 template <class L, class O> struct is_layout_offset<cute::tuple<L, O>> : cute::is_layout<L> {};
+template <class T> void emit_printed(T const& v) {
+  cute_symbolic::graph().print_refs = true;
+  printf("@@RESULT "); print(v); printf("\n");
+  cute_symbolic::graph().print_refs = false;  // CuTe's print form with the expressions at the dynamic leaves
+  printf("@@PRINT "); print(v); printf("\n");
+  cute_symbolic::graph().print_refs = true;
+}
 template <class T> void emit(T const& r) {
   cute_symbolic::graph().print_refs = true;
   if constexpr (cute::is_tensor<T>::value) {
-    printf("@@OFFSET "); print(*r.data()); printf("\n@@RESULT "); print(r.layout()); printf("\n");
+    printf("@@OFFSET "); print(*r.data()); printf("\n");
+    emit_printed(r.layout());
   } else if constexpr (is_layout_offset<T>::value) {
-    printf("@@OFFSET "); print(get<1>(r)); printf("\n@@RESULT "); print(get<0>(r)); printf("\n");
+    printf("@@OFFSET "); print(get<1>(r)); printf("\n");
+    emit_printed(get<0>(r));
   } else {
-    printf("@@RESULT "); print(r); printf("\n");
+    emit_printed(r);
   }
   cute_symbolic::dump();
 }
@@ -211,6 +221,7 @@ class Run:
     rejected: str | None = None
     ub: bool = False
     unencodable: str | None = None  # a leaf, decision or obligation the expression language cannot state
+    printed: str | None = None  # CuTe's print of the result with each dynamic leaf's expression (a tensor: its layout)
 
 
 def _wrap(e: Expr, bits: int) -> Expr:
@@ -333,6 +344,8 @@ def _run(fields: Mapping[str, str], nodes: Mapping[int, Node], decisions: Sequen
          obligations: Sequence[tuple[str, int, int]], names: Mapping[str, str]) -> Run:
     if "REJECTED" in fields:
         return Run(rejected="rejected")
+    if "PRINT" in fields:  # the variables are named by their slots (pK): their symbols' names put back
+        fields = {**fields, "PRINT": _SLOT_NAME.sub(lambda m: names.get(m.group(0), m.group(0)), fields["PRINT"])}
     tr = Translator(nodes, names)
     try:
         refs = [int(m) for text in (fields.get("RESULT", ""), fields.get("OFFSET", ""))
@@ -343,8 +356,9 @@ def _run(fields: Mapping[str, str], nodes: Mapping[int, Node], decisions: Sequen
         obls = tuple(Obligation(kind, Bool(tr(c), False), where) for kind, c, where in obligations)
     except Unencodable as exc:
         return Run(result=fields.get("RESULT"), offset=fields.get("OFFSET"), ub="UB" in fields,
-                   unencodable=str(exc))
-    return Run(fields.get("RESULT"), fields.get("OFFSET"), leaves, decs, obls, ub="UB" in fields)
+                   unencodable=str(exc), printed=fields.get("PRINT"))
+    return Run(fields.get("RESULT"), fields.get("OFFSET"), leaves, decs, obls, ub="UB" in fields,
+               printed=fields.get("PRINT"))
 
 
 def run(binary: Binary, cases: Sequence[CppCase], queries: Sequence[tuple[int, Mapping[str, int]]],

@@ -489,6 +489,7 @@ Int<int> signum(Int<T> const& x) {
 
 // The expression of a node in the tool's expression language (verifier/notation/cpp.py): C++'s operators and
 // CuTe's function names; a conversion prints its operand (its value is kept, or a NARROW obligation says not).
+// A leaf's outermost operation is written without parentheses: `(1*M)` in a tuple would read as a rank-1 tuple.
 inline void format(std::string& out, int id, int depth = 0) {
   Node const& n = graph().nodes[id];
   if (depth > 64) { out += "..."; return; }
@@ -497,7 +498,7 @@ inline void format(std::string& out, int id, int depth = 0) {
     out += n.type == "u64" ? std::to_string((unsigned long long)n.lit) : std::to_string(n.lit);
     return;
   }
-  if (n.op == "cast") { format(out, n.args[0], depth + 1); return; }
+  if (n.op == "cast") { format(out, n.args[0], depth); return; }
   if (n.args.size() == 1) {
     if (n.op == "neg" || n.op == "~" || n.op == "not") {
       out += n.op == "neg" ? "-(" : n.op == "~" ? "~(" : "!(";
@@ -509,11 +510,12 @@ inline void format(std::string& out, int id, int depth = 0) {
     return;
   }
   bool fn = n.op == "min" || n.op == "max" || n.op == "gcd" || n.op == "lcm";
-  out += fn ? n.op + "(" : "(";
+  bool bare = !fn && depth == 0;
+  out += fn ? n.op + "(" : bare ? "" : "(";
   format(out, n.args[0], depth + 1);
   out += fn ? "," : n.op;
   format(out, n.args[1], depth + 1);
-  out += ")";
+  out += bare ? "" : ")";
 }
 
 template <class T>

@@ -780,7 +780,7 @@ def _path_condition(conds: Sequence[Bool]) -> Bool:
 def _text(x: object) -> str:
     from verifier.core.int_tuple import format_tuple
 
-    return format_tuple(x) if type(x) is tuple else str(x)  # type: ignore[arg-type]
+    return format_tuple(x) if type(x) is tuple else str(x)
 
 
 def _show_call(ev: Event) -> str:
@@ -808,7 +808,7 @@ def _decide_event(ev: Event, operands: list[object], symbols: Symbols, timeout: 
         from verifier.algebra.gmma import canonical_gmma
 
         smem, bits = operands
-        c = canonical_gmma(smem, int(bits) or 16, name.rsplit("_", 1)[1], None)  # type: ignore[call-overload, arg-type]
+        c = canonical_gmma(smem, int(bits) or 16, name.rsplit("_", 1)[1], None)  # type: ignore[call-overload]
         return Verdict(f"canonical_gmma<{name.rsplit('_', 1)[1]}>", (str(smem),), VALID if c.accepted else INVALID,
                        result=c.canonical if c.accepted else None, reason=None if c.accepted else c.reason)
     raise LayoutError(f"unknown property {name}")
@@ -858,8 +858,8 @@ def decide(runner: Runner, ex: Exploration, symbols: Symbols, timeout: float = 1
         shown = f"{ev.name}({', '.join([*map(str, ev.ints), *map(_text, ops)])})"
         findings.append(Finding(line, "operation" if kind == "call" else "property", shown, v, paths=len(conds)))
     findings.extend(_undefined(runner, ex, symbols))
-    for line, why in ex.unknown:
-        findings.append(Finding(line, "exploration", runner.fn.name, Verdict(runner.fn.name, (), UNKNOWN, reason=why)))
+    for at, why in ex.unknown:
+        findings.append(Finding(at, "exploration", runner.fn.name, Verdict(runner.fn.name, (), UNKNOWN, reason=why)))
     return findings
 
 

@@ -31,6 +31,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    "wheel's 4.2 headers)")
     c.add_argument("--timeout", type=float, default=10.0, metavar="S", help="time budget per question")
     c.add_argument("--max-paths", type=int, default=64, metavar="N", help="the path bound (unknown past it)")
+    c.add_argument("--strict", action="store_true", help="warnings (a partial last tile ...) are errors")
     c.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="report format")
     c.add_argument("-o", "--output", metavar="F", help="write the report to F (atomically) instead of stdout")
     c.add_argument("--print-include", action="store_true",
@@ -53,7 +54,8 @@ def cmd_cpp(args: argparse.Namespace) -> int:
         include = Path(args.cutlass)
         if not (include / "cute" / "layout.hpp").is_file():
             raise LayoutError(f"--cutlass {args.cutlass}: no cute/layout.hpp there")
-    report = verify_cpp(args.target, parse_ranges(args.arg), args.assume, include, args.timeout, args.max_paths)
+    report = verify_cpp(args.target, parse_ranges(args.arg), args.assume, include, args.timeout, args.max_paths,
+                        strict=args.strict)
     text = {"text": render_text, "json": render_json, "sarif": render_sarif}[args.format](report)
     if args.output:
         try:

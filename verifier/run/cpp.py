@@ -39,7 +39,11 @@ from pathlib import Path
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.integers import Bool, Const, Expr, Int, Op, Sym, and_, format_expr, not_, or_
 from verifier.core.symbols import INT32_MAX, INT64_MAX, Symbols
-from verifier.engine.verdicts import INVALID, UNKNOWN, VALID, Counterexample, Guard, Verdict
+from verifier.engine.verdicts import DEFAULT_POLICY, INVALID, UNKNOWN, VALID, Counterexample, Guard, Policy, Verdict
+
+# The operations with no symbolic postcondition of their own, decided through the zipped_divide they slice
+# (dsl/tracer.py's _partition_verdict, shared by both front ends).
+PARTITIONS = ("local_tile", "local_partition")
 
 INCLUDE = Path(__file__).resolve().parent.parent / "oracle" / "include"
 MAX_PATHS = 64
@@ -342,11 +346,143 @@ def recording_layer() -> str:
                 f"  auto r = cute::{name}<Old, New>(x);\n  cute_verify::detail::call_end(r);\n  return r;\n}}")
             macros.append(f"#define {name} cv__{name}")
     return ("// the recording layer (verifier/run/cpp.py: recording_layer, from the operation registry)\n"
-            "namespace cute {\n" + "\n".join(wrappers) + "\n}  // namespace cute\n" + "\n".join(macros) + "\n")
+            "namespace cute {\n" + "\n".join(wrappers) + "\n}  // namespace cute\n" + _POINTERS
+            + "\n".join(macros) + "\n" + _POINTER_MACROS)
+
+
+# Pointers: a pointer the code hands to CuTe (make_gmem_ptr / make_smem_ptr) becomes a symbolic pointer, an offset
+# (in elements) from the start of an allocation assumed aligned to 256 bytes (cudaMalloc's; CuTe's shared storage
+# is 128-byte aligned, more than any vector access needs), so that CuTe's partitions move it by run-time amounts
+# as they would a real pointer.  Reading or writing through it is data, not layout: not followed (``@@DATA``, an
+# unknown at the user's line).  A copy through a TiledCopy or Copy_Atom on such pointers records, for each of its
+# vector accesses to global memory, that the address is aligned to the access's width (``ALIGN``: cp.async and
+# 128-bit loads fault otherwise), and moves no data.
+_POINTERS = r"""
+namespace cute_verify {
+namespace detail {
+inline void data_access() {
+  void* frames[48];
+  int n = backtrace(frames, 48);
+  std::printf("@@DATA");
+  for (int k = 1; k < n; ++k) { std::printf(" %llx", cute_symbolic::relative(frames[k])); }
+  std::printf("\n");
+}
+template <class T> T& dummy() { static std::remove_cv_t<T> d{}; return d; }
+}  // namespace detail
+template <class T>
+struct ptr {
+  using value_type = std::remove_cv_t<T>;
+  using element_type = T;
+  using reference = T&;
+  cute_symbolic::Int<long long> off;
+  template <class I> ptr operator+(I const& i) const { return ptr{cute_symbolic::Int<long long>(off + i)}; }
+  template <class I> ptr operator-(I const& i) const { return ptr{cute_symbolic::Int<long long>(off - i)}; }
+  template <class I> ptr& operator+=(I const& i) { off = cute_symbolic::Int<long long>(off + i); return *this; }
+  ptr& operator++() { return *this += 1; }
+  T& operator*() const { detail::data_access(); return detail::dummy<T>(); }
+  template <class I> T& operator[](I const&) const { detail::data_access(); return detail::dummy<T>(); }
+};
+template <class T> struct is_sym_iter : std::false_type {};
+template <class T> struct is_sym_iter<cute::gmem_ptr<ptr<T>>> : std::true_type {};
+template <class T> struct is_gmem_sym : std::false_type {};
+template <class T> struct is_gmem_sym<cute::gmem_ptr<ptr<T>>> : std::true_type {};
+template <class T> struct is_sym_iter<cute::smem_ptr<ptr<T>>> : std::true_type {};
+template <class X> constexpr bool sym_tensor_v = is_sym_iter<std::decay_t<decltype(std::declval<X>().data())>>::value;
+template <class X> constexpr bool gmem_tensor_v = is_gmem_sym<std::decay_t<decltype(std::declval<X>().data())>>::value;
+
+// Each vector access of a copy through `Atom` (NumValSrc values of ValType) to the global tensor `t`: its address
+// aligned to the access's width in bytes.
+template <class Atom, class X>
+void aligned(X const& t) {
+  using namespace cute;
+  constexpr int bytes = Atom::NumValSrc * int(sizeof_bits_v<typename Atom::ValType>) / 8;
+  constexpr int bits = int(sizeof_bits_v<typename X::value_type>);
+  constexpr int R = decltype(rank(t))::value;
+  if constexpr (bytes <= 1) {
+    return;
+  } else if constexpr (R == 1) {
+    auto a = t.data().get().off;
+    cute_symbolic::Bool b = cute_symbolic::quietly([&] { return ((a * (bits / 8)) % bytes) == 0; });
+    cute_symbolic::oblige("ALIGN", b.node, __builtin_return_address(0));
+  } else {
+    auto v = group_modes<1, R>(t);
+    static_assert(is_static<decltype(size<1>(v))>::value, "cute-verify: a copy over a run-time number of vectors");
+    for (int i = 0; i < int(size<1>(v)); ++i) { aligned<Atom>(v(_, i)); }
+  }
+}
+}  // namespace cute_verify
+
+namespace cute {
+// A swizzle's MixedBits offset (uint32_t storage) meets a run-time value: as with a builtin int, through its
+// conversion to uint32_t (templates do not convert, so the symbolic operators need the conversion spelt out).
+template <uint32_t S, uint32_t F, class T>
+auto operator+(MixedBits<S, F> const& m, cute_symbolic::Int<T> const& i) { return uint32_t(m) + i; }
+template <uint32_t S, uint32_t F, class T>
+auto operator+(cute_symbolic::Int<T> const& i, MixedBits<S, F> const& m) { return i + uint32_t(m); }
+template <class T> auto cv__make_gmem_ptr(T*) {
+  return make_gmem_ptr(cute_verify::ptr<T>{cute_symbolic::lit<long long>(0)});
+}
+template <class I> auto cv__make_gmem_ptr(I const& i) { return make_gmem_ptr(i); }
+template <class T> auto cv__make_smem_ptr(T*) {
+  return make_smem_ptr(cute_verify::ptr<T>{cute_symbolic::lit<long long>(0)});
+}
+template <class I> auto cv__make_smem_ptr(I const& i) { return make_smem_ptr(i); }
+template <class Atom, class S, class D>
+void cv__copy3(cute_verify::detail::Site, Atom const& atom, S const& src, D const& dst) {
+  if constexpr (cute_verify::sym_tensor_v<S> || cute_verify::sym_tensor_v<D>) {
+    if constexpr (cute_verify::gmem_tensor_v<S>) { cute_verify::aligned<Atom>(src); }
+    if constexpr (cute_verify::gmem_tensor_v<D>) { cute_verify::aligned<Atom>(dst); }
+  } else {
+    copy(atom, src, dst);
+  }
+}
+template <class... A>
+void cv__copy(cute_verify::detail::Site s, A&&... a) {
+  if constexpr (sizeof...(A) == 3) {
+    cv__copy3(s, a...);
+  } else {
+    copy(static_cast<A&&>(a)...);
+  }
+}
+}  // namespace cute
+namespace std {
+template <class... A>
+decltype(auto) cv__copy(cute_verify::detail::Site, A&&... a) { return std::copy(static_cast<A&&>(a)...); }
+}  // namespace std
+"""
+_POINTER_MACROS = """#define make_gmem_ptr cv__make_gmem_ptr
+#define make_smem_ptr cv__make_smem_ptr
+#define copy(...) cv__copy(cute_verify::detail::Site{__FILE__, __LINE__}, __VA_ARGS__)
+"""
 
 
 def _quote(path: Path) -> str:
     return json.dumps(str(path))
+
+
+_KEYWORDS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "decltype", "static_assert", "alignof",
+                       "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "catch", "defined"})
+
+
+def symbolic_regions(code: str, fn: Function) -> list[tuple[int, int]]:
+    """The line spans where ``int`` is the symbolic integer: the function under test and every function of the
+    same file it calls, transitively (a kernel body the host code calls, a helper): a run-time value computed
+    there stays symbolic.  Template headers are outside the spans (``template <int N>`` keeps a builtin ``int``)."""
+    spans = [(fn.first_line, fn.last_line)]
+    todo = [(fn.first_line, fn.last_line)]
+    seen = {fn.name, "main"}
+    lines = code.split("\n")
+    while todo:
+        a, b = todo.pop()
+        body = "\n".join(lines[a - 1:b])
+        for name in set(re.findall(r"\b([A-Za-z_]\w*)\s*(?=[(<])", body)) - seen - _KEYWORDS:
+            seen.add(name)
+            for m, _close, _start, end in _definitions(code, name):
+                span = (code.count("\n", 0, m.start()) + 1, code.count("\n", 0, end) + 1)
+                if not any(x <= span[0] <= y for x, y in spans):
+                    spans.append(span)
+                    todo.append(span)
+    return sorted(spans)
 
 
 _LAUNCH = re.compile(r"[\w:]+\s*(?:<[^<>;]*>)?\s*<<<[^;]*?>>>\s*\([^;]*?\)\s*;", re.S)
@@ -380,22 +516,26 @@ def driver(fn: Function) -> str:
     last_include = max((k for k, s in enumerate(code_lines) if re.match(r"^\s*#\s*include\b", s)
                         and k < fn.first_line - 1), default=-1)
     q = _quote(fn.path)
+    regions = symbolic_regions(_blank_comments(text), fn)
+    starts = {a - 1 for a, _ in regions}
+    ends = {b - 1 for _, b in regions}
     out = _PRELUDE.replace("{shims}", _HOST_SHIMS if fn.path.suffix in (".cu", ".cuh") else "").strip("\n")
     out += f"\n#define main cute_verify_user_main\n#line 1 {q}\n"
     body: list[str] = []
     for k, line in enumerate(lines):
-        if k == fn.first_line - 1:
+        if k in starts:
             body.append("#define int cute_symbolic::Int<int>")
             body.append(f"#line {k + 1} {q}")
         body.append(line)
-        if k == fn.last_line - 1:
+        if k in ends:
             body.append("#undef int")
             body.append(f"#line {k + 2} {q}")
         if k == last_include:
+            body.append('#line 1 "cute-verify-recording-layer"')
             body.append(recording_layer())
             body.append(f"#line {k + 2} {q}")
     if last_include < 0:
-        body.insert(0, recording_layer() + f"#line 1 {q}")
+        body.insert(0, '#line 1 "cute-verify-recording-layer"\n' + recording_layer() + f"#line 1 {q}")
     out += "\n".join(body)
     args = ", ".join(f'cute_symbolic::var<{p.symbolic}>("{p.name}", p[{i}])'
                      for i, p in enumerate(fn.params) if p.symbolic is not None)
@@ -495,6 +635,7 @@ class Run:
     decisions: list[tuple[int, int, int]] = field(default_factory=list)    # (node, taken, where)
     obligations: list[tuple[str, int, int]] = field(default_factory=list)  # (kind, node, where)
     sites: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict)
+    data: list[tuple[int, ...]] = field(default_factory=list)  # the call stack of each read/write through a pointer
     signal: bool = False
 
 
@@ -538,6 +679,8 @@ def _parse(stdout: str, envs: Sequence[dict[str, int]]) -> list[Run]:
         elif line.startswith("@@SITE "):
             parts = line.split()
             cur.sites[(parts[1], int(parts[2]))] = tuple(int(a, 16) for a in parts[3:])
+        elif line.startswith("@@DATA"):
+            cur.data.append(tuple(int(a, 16) for a in line.split()[1:]))
         elif line.startswith("@@UB"):
             cur.signal = True
     return runs
@@ -650,14 +793,20 @@ def explore(runner: Runner, symbols: Symbols, max_paths: int = MAX_PATHS) -> Exp
     if status != "sat" or values is None:
         raise CppInputError(f"the parameters' ranges and assumptions admit no value{': ' + why if why else ''}")
     names = {p.name: p.name for p in runner.params}
-    pending: list[tuple[dict[str, int], int]] = [(values, 0)]
+    # (values, the first decision that may flip, the values already excluded at that decision): a decision that
+    # reads a run-time value as a builtin (an explicit conversion) is an equality with the value it read, and
+    # flipping it once only excludes that value; the run that follows reads another one at the same place, which
+    # must flip again with both excluded, until no value is left.
+    pending: list[tuple[dict[str, int], int, tuple[Bool, ...]]] = [(values, 0, ())]
     seen: set[tuple[Expr, ...]] = set()
     asked: set[tuple[Expr, ...]] = set()
     while pending:
-        runs = runner.run([env for env, _ in pending])
+        runs = runner.run([env for env, _, _ in pending])
         ex.runs += len(runs)
-        nxt: list[tuple[dict[str, int], int]] = []
-        for (env, start), r in zip(pending, runs):
+        # every call stack of the round resolved by one addr2line
+        runner.lines([a for r in runs for frames in (*r.sites.values(), *r.data) for a in frames])
+        nxt: list[tuple[dict[str, int], int, tuple[Bool, ...]]] = []
+        for (env, start, excluded), r in zip(pending, runs):
             tr = Translator(r.nodes, names)  # type: ignore[arg-type]
             if len(r.decisions) > MAX_DECISIONS:
                 counts: dict[int | None, int] = {}
@@ -685,13 +834,16 @@ def explore(runner: Runner, symbols: Symbols, max_paths: int = MAX_PATHS) -> Exp
                 return ex
             ex.paths.append(PathRun(conds, r, tr))
             for i in range(start, len(conds)):
-                prefix = (*key[:i], not_(conds[i]).expr)
+                also = excluded if i == start else ()
+                if also and any(conds[i].expr == e.expr for e in also):
+                    continue  # a comparison flipped to its other side: nothing is left there
+                prefix = (*key[:i], *(e.expr for e in also), not_(conds[i]).expr)
                 if prefix in asked:
                     continue
                 asked.add(prefix)
-                status, values, why = satisfy(symbols, [*conds[:i], not_(conds[i])], Budget(DECISION_UNITS))
+                status, values, why = satisfy(symbols, [*conds[:i], *also, not_(conds[i])], Budget(DECISION_UNITS))
                 if status == "sat" and values is not None:
-                    nxt.append(({**env, **values}, i + 1))
+                    nxt.append(({**env, **values}, i, (*also, not_(conds[i]))))
                 elif status == "unknown":
                     line = runner.user_line(r.sites.get(("D", i), ()))
                     ex.unknown.append((line, f"the solver could not decide a branch: {why}"))
@@ -710,17 +862,13 @@ def _substitute(e: Expr, leaf: Mapping[str, Expr]) -> Expr:
     return e
 
 
-def operand(text: str, kind: str, translate: object, project: bool = False) -> object:
+def operand(text: str, kind: str, translate: object) -> object:
     """CuTe's print of an operand (run-time leaves ``v__N``) as the model's operand over the parameters."""
     from verifier.core.layouts import Layout
     from verifier.core.operands import map_leaves
     from verifier.run.problems import parse_operand
 
     scratch = Symbols()
-    if project:  # a projection Step<_1,X,_1> prints as (_1,_,_1): the model reads Step<...>
-        text = "Step<" + text.strip()[1:-1].replace("_,", "X,").replace(",_)", ",X)") + ">"
-        text = re.sub(r"(?<=[<,])_(?=[,>])", "X", text)
-        return text
     x = parse_operand(text, scratch)
     if kind.startswith("T") and type(x) is tuple:
         x = parse_operand("<" + text.strip()[1:-1] + ">", scratch)
@@ -788,15 +936,22 @@ def _show_call(ev: Event) -> str:
     return f"{ev.name}({', '.join([*ints, *ev.args])})"
 
 
-def _decide_event(ev: Event, operands: list[object], symbols: Symbols, timeout: float) -> Verdict:
+def _decide_event(ev: Event, operands: list[object], symbols: Symbols, timeout: float,
+                  policy: Policy = DEFAULT_POLICY) -> Verdict:
     from verifier.engine.checks import check
     from verifier.engine.verify import verify
 
     if ev.kind == "call":
-        return verify(ev.name, [*ev.ints, *operands], symbols, timeout=timeout)
+        v = verify(ev.name, [*ev.ints, *operands], symbols, timeout=timeout, policy=policy)
+        if ev.name in PARTITIONS and v.verdict == UNKNOWN:
+            from verifier.dsl.tracer import Recorded, _partition_verdict
+
+            r = Recorded(ev.name, tuple(operands), ev.result or "", ev.line, "", ev.name)
+            v = _partition_verdict(r, v, symbols, timeout, policy, semantics="cpp")
+        return v
     name = ev.name
     if name in ("bijective", "injective", "in_bounds", "equivalent"):
-        return check(name, operands, symbols, timeout=timeout)
+        return check(name, operands, symbols, timeout=timeout, policy=policy)
     if name == "conflict_free":
         smem, access, eb, ab = operands
         return check("conflict_free", [smem, access], symbols, timeout=timeout, element_bits=int(eb),  # type: ignore[call-overload]
@@ -826,7 +981,8 @@ def _kinds(ev: Event) -> tuple[str, ...]:
     return _KINDS.get(ev.name, ("L", "I"))
 
 
-def decide(runner: Runner, ex: Exploration, symbols: Symbols, timeout: float = 10.0) -> list[Finding]:
+def decide(runner: Runner, ex: Exploration, symbols: Symbols, timeout: float = 10.0,
+           policy: Policy = DEFAULT_POLICY) -> list[Finding]:
     findings: list[Finding] = []
     user = str(runner.fn.path)
     # the same operation at the same line with the same operands, on several paths: one question, under the
@@ -838,9 +994,7 @@ def decide(runner: Runner, ex: Exploration, symbols: Symbols, timeout: float = 1
                 continue
             kinds = _kinds(ev)
             try:
-                ops = [operand(t, kinds[k] if k < len(kinds) else "L", p.translate,
-                               project=ev.kind == "call" and ev.name in ("local_tile", "local_partition") and k == 3)
-                       for k, t in enumerate(ev.args)]
+                ops = [operand(t, kinds[k] if k < len(kinds) else "L", p.translate) for k, t in enumerate(ev.args)]
             except (LayoutError, UndefinedBehavior) as exc:
                 findings.append(Finding(ev.line, ev.kind, _show_call(ev),
                                         Verdict(ev.name, ev.args, UNKNOWN, reason=f"operand not modelled: {exc}")))
@@ -852,24 +1006,33 @@ def decide(runner: Runner, ex: Exploration, symbols: Symbols, timeout: float = 1
     for (kind, _name, line, _), (ev, ops, conds) in groups.items():
         try:
             s = _with(symbols, or_(*conds) if len(conds) > 1 else conds[0])
-            v = _decide_event(ev, ops, s, timeout)
+            v = _decide_event(ev, ops, s, timeout, policy)
         except LayoutError as exc:
             v = Verdict(ev.name, ev.args, UNKNOWN, reason=str(exc))
         shown = f"{ev.name}({', '.join([*map(str, ev.ints), *map(_text, ops)])})"
         findings.append(Finding(line, "operation" if kind == "call" else "property", shown, v, paths=len(conds)))
     findings.extend(_undefined(runner, ex, symbols))
+    data_lines = sorted({runner.user_line(frames) or 0 for p in ex.paths for frames in p.run.data})
+    for at in data_lines:
+        findings.append(Finding(at or None, "exploration", runner.fn.name, Verdict(
+            runner.fn.name, (), UNKNOWN, reason="a run-time value used as a pointer into data: the read or write "
+            "through it is not followed")))
+    if any(p.run.signal for p in ex.paths):
+        findings.append(Finding(None, "exploration", runner.fn.name, Verdict(
+            runner.fn.name, (), UNKNOWN, reason="the function stopped on a signal (SIGFPE/SIGSEGV) on some path")))
     for at, why in ex.unknown:
         findings.append(Finding(at, "exploration", runner.fn.name, Verdict(runner.fn.name, (), UNKNOWN, reason=why)))
     return findings
 
 
-_UB_NAMES = {"DIV0": "a division by zero", "OVF": "a signed overflow", "SHIFT": "a shift out of range"}
+_UB_NAMES = {"DIV0": "a division by zero", "OVF": "a signed overflow", "SHIFT": "a shift out of range",
+             "ALIGN": "a misaligned vector access to global memory"}
 
 
 def _undefined(runner: Runner, ex: Exploration, symbols: Symbols) -> list[Finding]:
     """Each division, signed operation and shift CuTe (or the function) performed on the run-time integers: its
     obligation proved on every path that performs it, or refuted with values replayed on the program."""
-    from verifier.oracle.symbolic import place
+    from verifier.oracle.symbolic import Unencodable, place
     from verifier.solver.budget import UNITS_PER_SECOND, Budget
     from verifier.solver.paths import prove
 
@@ -881,7 +1044,12 @@ def _undefined(runner: Runner, ex: Exploration, symbols: Symbols) -> list[Findin
             if kind not in _UB_NAMES:
                 continue
             line = runner.user_line(r.sites.get(("O", k), ()))
-            cond = Bool(p.translate(node), False)  # type: ignore[operator]
+            try:
+                cond = Bool(p.translate(node), False)  # type: ignore[operator]
+            except Unencodable as exc:
+                out.append(Finding(line, "undefined behaviour", _UB_NAMES[kind], Verdict(
+                    kind, (), UNKNOWN, reason=f"{_UB_NAMES[kind]}: not decided ({exc})")))
+                continue
             key = (kind, line, cond.expr)
             if key in done:
                 continue
@@ -894,6 +1062,7 @@ def _undefined(runner: Runner, ex: Exploration, symbols: Symbols) -> list[Findin
             if status == "refuted" and values is not None:
                 env = {**p.run.env, **values}
                 replay = runner.run([env])[0]
+                runner.lines([a for frames in replay.sites.values() for a in frames])
                 confirmed = any(
                     o[0] == kind and runner.user_line(replay.sites.get(("O", j), ())) == line
                     and not _holds(replay, o[1], runner) for j, o in enumerate(replay.obligations))
@@ -907,6 +1076,44 @@ def _undefined(runner: Runner, ex: Exploration, symbols: Symbols) -> list[Findin
             else:
                 v = Verdict(kind, (), UNKNOWN, reason=f"{_UB_NAMES[kind]}: {text} undecided ({why})")
             out.append(Finding(line, "undefined behaviour", f"{text} ({cute_line})", v, cute_line))
+    return _merged(out, symbols, runner)
+
+
+def _merged(found: list[Finding], symbols: Symbols, runner: Runner) -> list[Finding]:
+    """One finding per kind of undefined behaviour and line: the first counterexample, and as its guard the
+    simplest sufficient condition found (one parameter a multiple of a power of two, proved to discharge every
+    failing obligation of the line), else the conjunction of the obligations."""
+    from verifier.core.integers import eq, mod, symbol
+    from verifier.notation.cpp import parse_relation
+    from verifier.solver.budget import UNITS_PER_SECOND, Budget
+    from verifier.solver.paths import prove
+
+    groups: dict[tuple[str, int | None], list[Finding]] = {}
+    out: list[Finding] = []
+    for f in found:
+        if f.verdict.verdict == INVALID:
+            groups.setdefault((f.verdict.op, f.line), []).append(f)
+        else:
+            out.append(f)
+    for fs in groups.values():
+        texts = list(dict.fromkeys(f.verdict.guard.condition for f in fs if f.verdict.guard is not None))
+        conds = [parse_relation(t, symbols) for t in texts]
+        guard = " && ".join(f"({t})" for t in texts) if len(texts) > 1 else texts[0]
+        for name in (p.name for p in runner.params):
+            found_k = None
+            for k in (2, 4, 8, 16, 32, 64, 128, 256):
+                cand = eq(mod(symbol(name), k), 0)
+                if all(prove(symbols, [cand], c, Budget(2 * UNITS_PER_SECOND))[0] == "proved" for c in conds):
+                    found_k = k
+                    break
+            if found_k is not None:
+                guard = f"{name} % {found_k} == 0"
+                break
+        first = fs[0]
+        more = f" (and {len(fs) - 1} more obligations of this line)" if len(fs) > 1 else ""
+        v = replace(first.verdict, guard=Guard(guard, "unknown", guard, guard),
+                    reason=(first.verdict.reason or "") + more)
+        out.append(replace(first, verdict=v))
     return out
 
 
@@ -924,7 +1131,8 @@ def _holds(r: Run, node: int, runner: Runner) -> bool:
 
 
 def verify_cpp(target: str, ranges: Mapping[str, tuple[int, int]] | None = None, assume: Sequence[str] = (),
-               include: Path | None = None, timeout: float = 10.0, max_paths: int = MAX_PATHS) -> Report:
+               include: Path | None = None, timeout: float = 10.0, max_paths: int = MAX_PATHS,
+               strict: bool = False) -> Report:
     import time
 
     path, name = parse_target(target)
@@ -935,7 +1143,7 @@ def verify_cpp(target: str, ranges: Mapping[str, tuple[int, int]] | None = None,
     t0 = time.perf_counter()
     ex = explore(runner, symbols, max_paths)
     t1 = time.perf_counter()
-    findings = decide(runner, ex, symbols, timeout)
+    findings = decide(runner, ex, symbols, timeout, Policy(strict=strict))
     t2 = time.perf_counter()
     findings.sort(key=lambda f: (f.line or 0, f.kind))
     return Report(fn, symbols, tuple(assume), findings, len(ex.paths), ex.runs, program.seconds, program.cached,

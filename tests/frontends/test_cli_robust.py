@@ -159,14 +159,16 @@ def test_keyboard_interrupt_is_exit_130(capsys, monkeypatch) -> None:
     one_line_error(err, "interrupted")
 
 
-def test_ctrl_c_stops_a_run_with_130(tmp_path: Path) -> None:
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_stops_a_run_with_130(tmp_path: Path, jobs: str) -> None:
     """SIGINT while the engine works through a long spec file (Z3 used to swallow it: the run went on and exited
-    0).  The file has far more checks than 3 s decide, so the run is interrupted in the middle."""
+    0), in this process or in worker processes (which the run then stops at once, not after the queued checks).
+    The file has far more checks than 3 s decide, so the run is interrupted in the middle."""
     checks = "".join(f'[[check]]\nname = "c{k}"\nop = "zipped_divide"\nargs = ["(M,N):(_1,M)", "<_{2 * k + 2},_64>"]\n'
                      f'expect = "unknown"\n' for k in range(1500))
     (tmp_path / "long.cute.toml").write_text("[symbols]\nM = {}\nN = {}\n" + checks)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    p = subprocess.Popen([sys.executable, "-m", "verifier.cli.app", "run", "long.cute.toml", "--no-cache"],
+    p = subprocess.Popen([sys.executable, "-m", "verifier.cli.app", "run", "long.cute.toml", "--no-cache", "-j", jobs],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     _wait_for_cpu(p.pid, 3.0)  # past the imports (however loaded the machine), far before the end
     p.send_signal(signal.SIGINT)
@@ -177,14 +179,30 @@ def test_ctrl_c_stops_a_run_with_130(tmp_path: Path) -> None:
 
 
 def _wait_for_cpu(pid: int, seconds: float) -> None:
-    """Until the process has used ``seconds`` of CPU time (so it is working, not starting up)."""
+    """Until the process and its children (a run's workers) have used ``seconds`` of CPU time (so it is working,
+    not starting up)."""
     tick = os.sysconf("SC_CLK_TCK")
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        if (int(fields[11]) + int(fields[12])) / tick >= seconds:
+        if sum(_cpu(p) for p in _tree(pid)) / tick >= seconds:
             return
         time.sleep(0.1)
+
+
+def _cpu(pid: int) -> int:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:  # gone meanwhile
+        return 0
+    return int(fields[11]) + int(fields[12])
+
+
+def _tree(pid: int) -> list[int]:
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return [pid]
+    return [pid, *(q for c in children for q in _tree(int(c)))]
 
 
 # -- spec files --------------------------------------------------------------------------------------------------

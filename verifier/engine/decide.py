@@ -246,7 +246,11 @@ class Engine:
             return Decision(UNKNOWN, reason=f"cannot encode: {exc}")
         base = self.encoder.assumptions()
         if assume_nonzero:
-            base += [self.encoder.nonzero(d) for d in self.divisors()]
+            for d in self.divisors():
+                try:
+                    base.append(self.encoder.nonzero(d))
+                except Unencodable:
+                    continue  # a fact the solver may go without: fewer assumptions, never a wrong proof
         units = self.remaining() if budget is None else min(budget, self.remaining())
         if hints:
             units = min(units, SETTLED_BUDGET)

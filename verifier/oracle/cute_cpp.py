@@ -301,10 +301,15 @@ def tensor_case(fn: str, layout: Layout, *operands: object, coord: object = None
     the result tensor's layout and, as ``@@OFFSET``, the index its iterator has moved to."""
     b = builder()
     args = [f"make_tensor({b.counting()}, {b.layout(layout)})"]
-    args += [b.operand(x) for x in operands]
+    # a coordinate that slices (``(m,n,_)`` before a ``Step<_1,X,_1>`` projection) is spelled as one
+    args += [b.coord(x) if _has_underscore(x) else b.operand(x) for x in operands]
     if coord is not None:
         args.append(b.coord(coord))
     return b.case(b.call(fn, *args), label)
+
+
+def _has_underscore(x: object) -> bool:
+    return isinstance(x, Underscore) or (type(x) is tuple and any(_has_underscore(e) for e in x))
 
 
 def slice_case(coord: object, layout: Layout, label: str = "", builder: type[CppBuilder] = CppBuilder) -> CppCase:

@@ -68,6 +68,13 @@ def decide(check: Check) -> Verdict:
                   semantics=check.semantics)
 
 
+def _worker_init() -> None:
+    """A worker leaves Ctrl-C to the parent, which stops it (a terminal sends SIGINT to the whole group)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _timed(check: Check) -> tuple[Verdict, float]:
     start = time.monotonic()
     try:
@@ -156,10 +163,19 @@ def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None
         if jobs > 1 and len(todo) > 1:
             # spawn, not fork: a forked child would inherit Z3's state from the loading (assumption checks) above.
             ctx = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
+            pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx, initializer=_worker_init)
+            try:
                 futures = {pool.submit(_timed, checks[k]): k for k in todo}
                 for future in as_completed(futures):
                     store(futures[future], *future.result())
+            except BaseException:
+                # Ctrl-C (or an error): the checks not yet decided are dropped and the workers stopped now, not
+                # after every queued check (shutdown's default); the caller reports the interruption.
+                for process in list(getattr(pool, "_processes", {}).values()):
+                    process.terminate()
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+            pool.shutdown()
         else:
             for k in todo:
                 store(k, *_timed(checks[k]))

@@ -1086,7 +1086,7 @@ def _merged(found: list[Finding], symbols: Symbols, runner: Runner) -> list[Find
     from verifier.core.integers import eq, mod, symbol
     from verifier.notation.cpp import parse_relation
     from verifier.solver.budget import UNITS_PER_SECOND, Budget
-    from verifier.solver.paths import prove
+    from verifier.solver.paths import prove, satisfy
 
     groups: dict[tuple[str, int | None], list[Finding]] = {}
     out: list[Finding] = []
@@ -1103,6 +1103,8 @@ def _merged(found: list[Finding], symbols: Symbols, runner: Runner) -> list[Find
             found_k = None
             for k in (2, 4, 8, 16, 32, 64, 128, 256):
                 cand = eq(mod(symbol(name), k), 0)
+                if satisfy(symbols, [cand], Budget(2 * UNITS_PER_SECOND))[0] != "sat":
+                    break  # a guard no admitted value meets would hold vacuously
                 if all(prove(symbols, [cand], c, Budget(2 * UNITS_PER_SECOND))[0] == "proved" for c in conds):
                     found_k = k
                     break

@@ -1,6 +1,6 @@
 """Times ``cute-verify cpp`` on the host code of CUTLASS 4.2's examples/cute/tutorial/sgemm_sm80.cu (the half_t
-``gemm_tn`` host code and its kernel's tiling, exposed as tests/cpp/sgemm_sm80.py does, read from the installed wheel): the compile
-cold (an empty program cache) and cached, the path exploration and the verdicts.
+``gemm_tn`` host code and its kernel's tiling, exposed as tests/cpp/sgemm_sm80.py does, read from the installed
+wheel): the compile cold (an empty program cache) and cached, the path exploration and the verdicts.
 
     python bench/bench_cpp.py          # prints one JSON object
 """
@@ -21,10 +21,9 @@ sys.path.insert(0, str(ROOT / "tests" / "cpp"))
 
 def main() -> None:
     import sgemm_sm80  # type: ignore[import-not-found]
+    from test_sgemm_sm80 import ASSUME, RANGES  # type: ignore[import-not-found]
 
     from verifier.run import cpp
-
-    from test_sgemm_sm80 import ASSUME, RANGES  # type: ignore[import-not-found]
 
     ranges = RANGES
     with tempfile.TemporaryDirectory() as tmp:

@@ -1013,15 +1013,15 @@ def decide(runner: Runner, ex: Exploration, symbols: Symbols, timeout: float = 1
         findings.append(Finding(line, "operation" if kind == "call" else "property", shown, v, paths=len(conds)))
     findings.extend(_undefined(runner, ex, symbols))
     data_lines = sorted({runner.user_line(frames) or 0 for p in ex.paths for frames in p.run.data})
-    for at in data_lines:
-        findings.append(Finding(at or None, "exploration", runner.fn.name, Verdict(
+    for dl in data_lines:
+        findings.append(Finding(dl or None, "exploration", runner.fn.name, Verdict(
             runner.fn.name, (), UNKNOWN, reason="a run-time value used as a pointer into data: the read or write "
             "through it is not followed")))
     if any(p.run.signal for p in ex.paths):
         findings.append(Finding(None, "exploration", runner.fn.name, Verdict(
             runner.fn.name, (), UNKNOWN, reason="the function stopped on a signal (SIGFPE/SIGSEGV) on some path")))
-    for at, why in ex.unknown:
-        findings.append(Finding(at, "exploration", runner.fn.name, Verdict(runner.fn.name, (), UNKNOWN, reason=why)))
+    for where, why in ex.unknown:
+        findings.append(Finding(where, "exploration", runner.fn.name, Verdict(runner.fn.name, (), UNKNOWN, reason=why)))
     return findings
 
 

@@ -37,7 +37,8 @@ def main() -> None:
         warm = cpp.verify_cpp(target, ranges, ASSUME, strict=True)
         t2 = time.perf_counter()
     print(json.dumps({
-        "function": "sgemm_sm80.cu::gemm_tn host code and the kernel's tiling (tests/cpp/test_sgemm_sm80.py's ranges)", "cores": os.cpu_count(),
+        "function": "sgemm_sm80.cu::gemm_tn host code and the kernel's tiling (test_sgemm_sm80's ranges)",
+        "cores": os.cpu_count(),
         "cold": {"total_s": round(t1 - t0, 2), **{k: round(v, 2) for k, v in cold.timings.items()}},
         "cached": {"total_s": round(t2 - t1, 2), "compile_cached": warm.cached,
                    **{k: round(v, 2) for k, v in warm.timings.items()}},

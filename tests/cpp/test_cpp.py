@@ -146,6 +146,13 @@ def test_hopper_gmma_atom_and_tma_box() -> None:
     fixed = cpp.verify_cpp(f"{DATA / 'hopper.cu'}::hopper_layouts", {"m": (1, 65536), "k": (1, 65536)},
                            ["k % 16 == 0"], timeout=20)
     assert fixed.exit_code == 0
+    # the same layouts as a spec file: the same verdicts
+    from verifier.run import batch
+    from verifier.run.spec import load
+
+    spec = {res.check.name: res.verdict.verdict for res in batch.run(load([DATA / "hopper.cute.toml"]))}
+    assert spec["the GMMA atom tiled to the CTA tile"] == _at(r, 10, "operation")[0].verdict.verdict
+    assert spec["the TMA box of a run-time (M,K) row-major tensor"] == box.verdict.verdict
 
 
 def test_bad_arguments_are_bad_input() -> None:

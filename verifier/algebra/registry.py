@@ -148,7 +148,7 @@ REGISTRY: Mapping[str, Operation] = _rows(
               example=("(_,2)", "(M,N):(_1,M)")),
     Operation("slice_and_offset", ops.slice_and_offset, ("C", "L"), "layout.hpp:698-703", cpp=SLICE, indices=(0,),
               example=("(_,2)", "(M,N):(_1,M)")),
-    Operation("local_tile", ops.local_tile, ("L", "T", "C", "C?"), "tensor_impl.hpp:976-1069", cpp=TENSOR,
+    Operation("local_tile", ops.local_tile, ("L", "T", "C", "C?"), "tensor_impl.hpp:976-1069", basis=True, cpp=TENSOR,
               indices=(2,),
               example=("(M,N):(_1,M)", "<_128,_64>", "(1,1)")),
     Operation("local_partition", ops.local_partition, ("L", "L", "I", "C?"), "tensor_impl.hpp:1076-1111", cpp=TENSOR,

@@ -447,6 +447,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error("out of memory; please report the input that caused it")
         return EXIT_INTERNAL
     except Exception as exc:
+        if interrupted():
+            # The Ctrl-C surfaced as another exception: ctypes wraps a KeyboardInterrupt raised while it converts
+            # a Z3 call's arguments as ``ArgumentError``.  The run was interrupted, not broken.
+            sys.unraisablehook = lambda _: None
+            _error("interrupted")
+            return EXIT_INTERRUPTED
         if debug:
             import traceback
 

@@ -496,9 +496,10 @@ def _definitional_facts(op: str, args: Sequence[object], outcome: registry.Outco
     (RC-*, DN-RC-*, MCV-J/A, confirmed by the algebra's concrete postcondition) and the unchecked preconditions
     confirmed the same way: outside a guard they may fail where CuTe's result is still correct, so a guard they
     exclude is not necessary (issue 13, point 5)."""
-    from verifier.engine.decide import _KEPT, _UNDEFINED, CONTRACT
+    from verifier.engine.decide import _KEPT, _UNDEFINED, CONTRACT, _composed_slice
 
-    claim_ids = {c.id for c in claims.build(op, args)}
+    # A composed slice's contract is its recorded SLICE-POST (items_for), not the plain slice's claims.
+    claim_ids = set() if _composed_slice(op, args) else {c.id for c in claims.build(op, args)}
     out = []
     for item in items_for(op, args, outcome, symbols):
         if not item.deciding or item.ranges or item.id in claims.CONFIRM_BY_ORACLE:

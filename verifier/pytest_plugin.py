@@ -40,7 +40,10 @@ class SpecFile(pytest.File):
         except LayoutError as exc:
             raise self.CollectError(str(exc)) from None
         for check in checks:
-            yield SpecItem.from_parent(self, name=check.name, check=check)
+            item = SpecItem.from_parent(self, name=check.name, check=check)
+            if check.cpp is not None:  # it compiles the C++ function against CuTe: -m "not cute" leaves it out
+                item.add_marker(pytest.mark.cute)
+            yield item
 
 
 class CheckMismatch(Exception):

@@ -210,6 +210,7 @@ exit status: 0 valid / proved / as expected, 1 invalid / refuted / not as expect
 _GROUPS: dict[str, tuple[str, ...]] = {
     "verifier.cli.spec": ("run",),
     "verifier.cli.dsl": ("dsl",),
+    "verifier.cli.cpp": ("cpp",),
     "verifier.cli.prove": ("prove",),
     "verifier.cli.draw": ("draw",),
     "verifier.cli.banks": ("bank_conflicts",),

@@ -529,7 +529,8 @@ def verify_trace(t: Trace, timeout: float | None = None, strict: bool = False) -
 PARTITIONS = {"local_tile": 0, "local_partition": 0}
 
 
-def _partition_verdict(r: Recorded, v: Verdict, symbols: Symbols, timeout: float | None, policy: Policy) -> Verdict:
+def _partition_verdict(r: Recorded, v: Verdict, symbols: Symbols, timeout: float | None, policy: Policy,
+                       semantics: str = "dsl") -> Verdict:
     """local_tile / local_partition have no symbolic postcondition of their own: they are the zipped_divide they
     slice (``algebra.local_tile``) plus the bounds of the slice (IX-2, IX-3). Valid when the divide is valid and
     those obligations are proved; otherwise the divide's verdict (its counterexample) or the unknown."""
@@ -542,7 +543,12 @@ def _partition_verdict(r: Recorded, v: Verdict, symbols: Symbols, timeout: float
     layout, tiler = r.args[0], r.args[1]
     if r.op == "local_partition":
         tiler = product_each(tiler.shape)  # type: ignore[attr-defined]
-    d = verify("zipped_divide", [layout, tiler], symbols, timeout=timeout, semantics="dsl", policy=policy)
+    if r.op == "local_tile" and len(r.args) > 3 and r.args[3] is not None:
+        # a projection (Step<_1,X,_1>): the tiler CuTe divides by is the diced one
+        from verifier.algebra.ops import dice
+
+        tiler = dice(r.args[3], tiler)
+    d = verify("zipped_divide", [layout, tiler], symbols, timeout=timeout, semantics=semantics, policy=policy)
     bounds = [o for o in v.obligations if o.deciding and o.id.startswith("IX")]
     if d.verdict != VALID:
         return replace(d, op=v.op, inputs=v.inputs, result=v.result,

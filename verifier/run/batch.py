@@ -55,6 +55,11 @@ def decide(check: Check) -> Verdict:
     from verifier.engine.checks import check as check_property
     from verifier.engine.verify import verify
 
+    if check.cpp is not None:
+        from verifier.run.cpp import parse_ranges, summary_verdict, verify_cpp
+
+        report = verify_cpp(check.cpp, parse_ranges(check.args), check.assume, timeout=check.timeout)
+        return summary_verdict(report)
     args, symbols = check.problem()
     if check.is_property:
         return check_property(check.op, args, symbols, timeout=check.timeout, rlimit=check.rlimit,
@@ -112,7 +117,8 @@ def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None
     (so a caller streams its report and the order never depends on which worker finishes first).  With
     ``progress``, a progress line on standard error while checks are decided (only when it is a terminal): checks
     done / total, the elapsed time and the check in progress."""
-    keys = [cache_key(c) for c in checks] if cache is not None else []
+    # a cpp check is not cached here: its compiled program is (run/cpp.py), and its source may change under it
+    keys = [cache_key(c) if c.cpp is None else "" for c in checks] if cache is not None else []
     results: list[CheckResult | None] = [None] * len(checks)
     shown = 0
 
@@ -124,7 +130,8 @@ def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None
                 on_result(done)
             shown += 1
 
-    hits = {k: hit for k in range(len(checks)) if cache is not None and (hit := cache.get(keys[k])) is not None}
+    hits = {k: hit for k in range(len(checks)) if cache is not None and keys[k]
+            and (hit := cache.get(keys[k])) is not None}
     todo = [k for k in range(len(checks)) if k not in hits]
     done = len(hits)
     current = ""
@@ -141,7 +148,7 @@ def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None
 
     def store(k: int, v: Verdict, seconds: float) -> None:
         nonlocal done
-        if cache is not None and not net_fired(v):  # a verdict of the safety net depended on the load
+        if cache is not None and keys[k] and not net_fired(v):  # a verdict of the safety net depended on the load
             cache.put(keys[k], v)
         with bar.hidden():
             settle(k, CheckResult(checks[k], v, False, seconds))

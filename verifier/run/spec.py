@@ -68,7 +68,7 @@ PROPERTY_VERDICTS = ("proved", "refuted", "unknown")
 _TOP_KEYS = ("include", "rlimit", "timeout", "strict", "semantics", "symbols", "assume", "objects", "check")
 _SYMBOL_KEYS = ("min", "max", "multiple_of", "bits")
 _CHECK_KEYS = ("name", "op", "property", "args", "expect", "rlimit", "timeout", "assume", "params", "extended",
-               "bits", "element_bits", "access_bits", "offset", "ignore", "description", "semantics")
+               "bits", "element_bits", "access_bits", "offset", "ignore", "description", "semantics", "cpp")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
@@ -102,6 +102,7 @@ class Check:
     rlimit: int | None = None  # the solver's budget in Z3 resource units (None: the engine's default)
     strict: bool = False  # the file's ``strict = true``: warnings are errors
     ignore: tuple[str, ...] = ()  # obligations left out of the verdict (``ignore = ["DIV-EXACT"]``)
+    cpp: str | None = None  # ``cpp = "kernel.cu::layouts"``: a C++ function (run/cpp.py), its args its --arg ranges
 
     @property
     def policy(self) -> Policy:
@@ -603,8 +604,10 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
         raise f.error((*key, "name") if "name" in raw else key, "every check needs a name (a non-empty string)")
+    if "cpp" in raw:
+        return _cpp_check(raw, f, key, name, defaults)
     if ("op" in raw) == ("property" in raw):
-        raise f.error(key, f"check {name!r} needs exactly one of op (an operation) or property")
+        raise f.error(key, f"check {name!r} needs exactly one of op (an operation), property or cpp")
     is_property = "property" in raw
     kind = "property" if is_property else "op"
     op = raw[kind]
@@ -666,6 +669,41 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
         raise f.error((*key, "assume"), "the check's assumptions contradict the symbols' assumptions: no value "
                                         "satisfies them all")
     return check
+
+
+def _cpp_check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], name: str,
+               defaults: tuple[float, int | None]) -> Check:
+    """``cpp = "kernel.cu::layouts"`` (relative to the spec file) with ``args = ["M=1..4096", ...]`` (the
+    function's parameter ranges, as ``cute-verify cpp --arg``) and ``assume``: the whole function verified
+    (``run/cpp.py``); its verdict is valid only when every finding is."""
+    from verifier.run import cpp
+
+    for k in ("op", "property", "params", "extended", "bits", "element_bits", "access_bits", "offset", "semantics"):
+        if k in raw:
+            raise f.error((*key, k), f"{k} does not belong to a cpp check (its function states what it checks)")
+    target = raw["cpp"]
+    if not isinstance(target, str) or "::" not in target:
+        raise f.error((*key, "cpp"), 'expected "FILE.cpp::FUNCTION" (the file relative to this spec file)')
+    file, _, fn = target.rpartition("::")
+    path = Path(file) if Path(file).is_absolute() else Path(f.path).parent / file
+    args = raw.get("args", [])
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        raise f.error((*key, "args"), 'a cpp check\'s args are its parameters\' ranges, e.g. ["M=1..4096"]')
+    assume = _strings(f, (*key, "assume"), raw.get("assume", []))
+    expect = raw.get("expect", OP_VERDICTS[0])
+    if expect not in OP_VERDICTS:
+        raise f.error((*key, "expect"), f"must be one of {', '.join(OP_VERDICTS)}, got {expect!r}")
+    timeout = _timeout(f, (*key, "timeout"), raw["timeout"]) if "timeout" in raw else defaults[0]
+    try:
+        found, function = cpp.parse_target(f"{path}::{fn}")
+        cpp.declare(cpp.find_function(found, function), cpp.parse_ranges(args), assume)
+    except LayoutError as exc:
+        raise f.error((*key, "cpp"), str(exc)) from None
+    description = raw.get("description")
+    if description is not None and not isinstance(description, str):
+        raise f.error((*key, "description"), "must be a string")
+    return Check(name, "cpp", False, tuple(args), str(expect), timeout, f.shown, f.line(key), tuple(assume),
+                 description=description, cpp=f"{found}::{function}")
 
 
 def _blame(key: tuple[object, ...], raw: Mapping[str, object], message: str) -> tuple[object, ...]:

@@ -76,6 +76,9 @@ struct Graph {
   std::unordered_map<std::string, bool> seen_obligation;
   bool print_refs = false;  // print a value as its node (v__N) instead of its expression
   bool quiet = false;       // building an operand: its arithmetic is the caller's, not CuTe's (no obligation)
+  // Called after each decision ('D') and obligation ('O') is recorded, with its index: `cute-verify cpp` takes the
+  // call stack there, to name the line of the user's code that led to it (verifier/run/cpp.py).
+  void (*on_event)(char kind, size_t index) = nullptr;
 
   int intern(Node n) {
     std::string key = n.op + "|" + n.type + "|" + std::to_string(n.lit) + "|" + n.name;
@@ -120,6 +123,12 @@ inline void oblige(char const* kind, int cond, void* where) {
   if (g.seen_obligation.count(key)) { return; }
   g.seen_obligation[key] = true;
   g.obligations.push_back({kind, cond, relative(where)});
+  if (g.on_event != nullptr) { g.on_event('O', g.obligations.size() - 1); }
+}
+
+inline void decided() {
+  Graph& g = graph();
+  if (g.on_event != nullptr) { g.on_event('D', g.decisions.size() - 1); }
 }
 
 // -- traits -----------------------------------------------------------------------------------------------------
@@ -177,6 +186,7 @@ struct Bool {
   // A decision point: the branch the concrete values take, recorded with its condition.
   __attribute__((noinline)) operator bool() const {
     graph().decisions.push_back({node, value, relative(__builtin_return_address(0))});
+    decided();
     return value;
   }
   Bool operator!() const { return Bool{cute_symbolic::node("not", "bool", {node}), !value}; }
@@ -220,12 +230,14 @@ struct Int {
     int lit = cute_symbolic::node("lit", type_name<T>(), {}, (long long)value);
     graph().decisions.push_back({cute_symbolic::node("==", "bool", {node, lit}), true,
                                  relative(__builtin_return_address(0))});
+    decided();
     return U(value);
   }
   __attribute__((noinline)) explicit operator bool() const {
     int zero = cute_symbolic::node("lit", type_name<T>(), {}, 0);
     graph().decisions.push_back({cute_symbolic::node("!=", "bool", {node, zero}), value != 0,
                                  relative(__builtin_return_address(0))});
+    decided();
     return value != 0;
   }
 

@@ -59,7 +59,7 @@ def test_user_file_untouched_and_driver_keeps_lines() -> None:
 
 @pytest.mark.cute
 def test_seed_composition_found_at_its_line() -> None:
-    r = cpp.verify_cpp(f"{DATA / 'seeds.cpp'}::compose_2x3", {"m": (1, 64), "n": (1, 64)}, timeout=5)
+    r = cpp.verify_cpp(f"{DATA / 'seeds.cpp'}::compose_2x3", {"m": (1, 64), "n": (1, 64)})
     [f] = _at(r, 12, "operation")
     assert f.verdict.verdict == INVALID
     c = f.verdict.counterexample
@@ -77,7 +77,7 @@ def test_seed_recast_found_at_its_lines_and_spec_agrees() -> None:
     from verifier.run import batch
     from verifier.run.spec import load
 
-    r = cpp.verify_cpp(f"{DATA / 'seeds.cpp'}::recast_16", {"n": (1, 64)}, timeout=5)
+    r = cpp.verify_cpp(f"{DATA / 'seeds.cpp'}::recast_16", {"n": (1, 64)})
     [recast] = _at(r, 19, "operation")
     [up] = _at(r, 20, "operation")
     for f in (recast, up):
@@ -90,7 +90,7 @@ def test_seed_recast_found_at_its_lines_and_spec_agrees() -> None:
     assert results["004 recast of a run-time (16):(1) from 16 to 32 bits"] == recast.verdict.verdict
     assert results["004 upcast<2> of a run-time (16):(1)"] == up.verdict.verdict
     assert results["the seeds' C++ as a cpp check"] == INVALID
-    comp = cpp.verify_cpp(f"{DATA / 'seeds.cpp'}::compose_2x3", {"m": (1, 64), "n": (1, 64)}, timeout=5)
+    comp = cpp.verify_cpp(f"{DATA / 'seeds.cpp'}::compose_2x3", {"m": (1, 64), "n": (1, 64)})
     assert results["003 composition of two run-time 2x3 layouts"] == _at(comp, 12, "operation")[0].verdict.verdict
 
 
@@ -107,7 +107,7 @@ def test_division_by_zero_in_cute_found_with_guard(capsys: pytest.CaptureFixture
 
 @pytest.mark.cute
 def test_loop_bound_by_run_time_value_is_unknown_at_its_line() -> None:
-    r = cpp.verify_cpp(f"{DATA / 'ub.cpp'}::loops", {"m": (1, 4096)}, timeout=5)
+    r = cpp.verify_cpp(f"{DATA / 'ub.cpp'}::loops", {"m": (1, 4096)})
     assert r.exit_code == 3
     [f] = [f for f in r.findings if f.kind == "exploration"]
     assert f.line == 13 and f.verdict.verdict == UNKNOWN
@@ -137,14 +137,14 @@ def test_file_that_does_not_compile_is_bad_input(capsys: pytest.CaptureFixture[s
 
 @pytest.mark.cute
 def test_hopper_gmma_atom_and_tma_box() -> None:
-    r = cpp.verify_cpp(f"{DATA / 'hopper.cu'}::hopper_layouts", {"m": (1, 65536), "k": (1, 65536)}, timeout=20)
+    r = cpp.verify_cpp(f"{DATA / 'hopper.cu'}::hopper_layouts", {"m": (1, 65536), "k": (1, 65536)})
     assert _at(r, 10, "operation")[0].verdict.verdict == VALID      # tile_to_shape of the GMMA atom
     assert _at(r, 11, "property")[0].verdict.verdict == VALID       # canonical for make_gmma_desc<K>
     [box] = _at(r, 13, "property")
     assert box.verdict.verdict == INVALID                          # an unaligned run-time row stride
     assert box.verdict.counterexample is not None and box.verdict.counterexample.params["k"] % 8 != 0
     fixed = cpp.verify_cpp(f"{DATA / 'hopper.cu'}::hopper_layouts", {"m": (1, 65536), "k": (1, 65536)},
-                           ["k % 16 == 0"], timeout=20)
+                           ["k % 16 == 0"])
     assert fixed.exit_code == 0
     # the same layouts as a spec file: the same verdicts
     from verifier.run import batch

@@ -112,6 +112,19 @@ def test_exploration_takes_both_sides_of_a_cute_decision(cute) -> None:
 
 
 @pytest.mark.cute
+def test_a_value_read_as_a_builtin_is_explored_at_every_value(cute) -> None:
+    # Reading a run-time value as a builtin int fixes it (a decision `M == v`); flipping that once excludes only v,
+    # so the run that reads the next value must flip again with both excluded (a missed path is an unsound proof).
+    sy = Symbols()
+    sy.declare("M", lo=1, hi=4)
+    b = symbolic.SymbolicBuilder()
+    code = f"int(static_cast<int>({b.int_tuple(parse('M'))}) * 3)"
+    _binary, (ex,) = symbolic.explore([b.case(code)], [sy])
+    assert ex.unknown is None
+    assert sorted(p.run.result for p in ex.paths) == ["12", "3", "6", "9"]
+
+
+@pytest.mark.cute
 def test_the_bound_is_unknown_naming_cutes_line(cute) -> None:
     sy = Symbols()
     for n in ("M", "N", "i", "j"):

@@ -439,7 +439,11 @@ def explore(cases: Sequence[CppCase], tables: Sequence[Symbols], *, max_paths: i
     results = [Exploration() for _ in cases]
     seen: list[set[tuple[Expr, ...]]] = [set() for _ in cases]
     asked: list[set[tuple[Expr, ...]]] = [set() for _ in cases]
-    pending: list[tuple[int, dict[str, int], int]] = []  # (case, values, first decision that may flip)
+    # (case, values, the first decision that may flip, the conditions already excluded at that decision): a
+    # decision that reads a run-time value as a builtin is an equality with the value it read, and flipping it once
+    # only excludes that value; the run that follows reads another value at the same place, which must flip again
+    # with both excluded, until no value is left (as run/cpp.py's exploration does).
+    pending: list[tuple[int, dict[str, int], int, tuple[Bool, ...]]] = []
     for k, table in enumerate(tables):
         if k in binary.rejected:
             results[k].paths.append(Path_((), Run(rejected=binary.rejected[k]), {}))
@@ -448,11 +452,11 @@ def explore(cases: Sequence[CppCase], tables: Sequence[Symbols], *, max_paths: i
         if env is None:
             results[k].unknown = f"no admitted value: {why}"
             continue
-        pending.append((k, env, 0))
+        pending.append((k, env, 0, ()))
     while pending:
-        runs = run(binary, cases, [(k, env) for k, env, _ in pending])
-        nxt: list[tuple[int, dict[str, int], int]] = []
-        for (k, env, start), r in zip(pending, runs):
+        runs = run(binary, cases, [(k, env) for k, env, _, _ in pending])
+        nxt: list[tuple[int, dict[str, int], int, tuple[Bool, ...]]] = []
+        for (k, env, start, excluded), r in zip(pending, runs):
             ex = results[k]
             if ex.unknown is not None:
                 continue
@@ -470,13 +474,17 @@ def explore(cases: Sequence[CppCase], tables: Sequence[Symbols], *, max_paths: i
                 continue
             ex.paths.append(Path_(conds, r, dict(env)))
             for i in range(start, len(conds)):
-                prefix = (*key[:i], not_(conds[i]).expr)
+                also = excluded if i == start else ()
+                if also and any(conds[i].expr == e.expr for e in also):
+                    continue  # a comparison flipped to its other side: nothing is left there
+                prefix = (*key[:i], *(e.expr for e in also), not_(conds[i]).expr)
                 if prefix in asked[k]:
                     continue
                 asked[k].add(prefix)
-                status, values, why = satisfy(tables[k], [*conds[:i], not_(conds[i])], Budget(DECISION_UNITS))
+                status, values, why = satisfy(tables[k], [*conds[:i], *also, not_(conds[i])],
+                                              Budget(DECISION_UNITS))
                 if status == "sat" and values is not None:
-                    nxt.append((k, {**env, **values}, i + 1))
+                    nxt.append((k, {**env, **values}, i, (*also, not_(conds[i]))))
                 elif status == "unknown":
                     ex.unknown = f"the solver could not decide a branch at {place(binary, r.decisions[i][1])}: {why}"
                     break

@@ -936,7 +936,7 @@ def _show_call(ev: Event) -> str:
     return f"{ev.name}({', '.join([*ints, *ev.args])})"
 
 
-def _decide_event(ev: Event, operands: list[object], symbols: Symbols, timeout: float,
+def _decide_event(ev: Event, operands: list[object], symbols: Symbols, timeout: float | None,
                   policy: Policy = DEFAULT_POLICY) -> Verdict:
     from verifier.engine.checks import check
     from verifier.engine.verify import verify
@@ -981,7 +981,7 @@ def _kinds(ev: Event) -> tuple[str, ...]:
     return _KINDS.get(ev.name, ("L", "I"))
 
 
-def decide(runner: Runner, ex: Exploration, symbols: Symbols, timeout: float = 10.0,
+def decide(runner: Runner, ex: Exploration, symbols: Symbols, timeout: float | None = None,
            policy: Policy = DEFAULT_POLICY) -> list[Finding]:
     findings: list[Finding] = []
     user = str(runner.fn.path)
@@ -1133,7 +1133,7 @@ def _holds(r: Run, node: int, runner: Runner) -> bool:
 
 
 def verify_cpp(target: str, ranges: Mapping[str, tuple[int, int]] | None = None, assume: Sequence[str] = (),
-               include: Path | None = None, timeout: float = 10.0, max_paths: int = MAX_PATHS,
+               include: Path | None = None, timeout: float | None = None, max_paths: int = MAX_PATHS,
                strict: bool = False) -> Report:
     import time
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,6 +42,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     c.add_argument("--print-include", action="store_true",
                    help="print the folder holding cute_verify.hpp (for the program's own -I) and exit")
     c.set_defaults(func=cmd_cpp)
+
+
+def shown(path: Path) -> str:
+    """A file as a report names it: relative to the working folder when it is below it (as compilers print it),
+    so reports and SARIF locations do not depend on the machine."""
+    rel = os.path.relpath(path)
+    return str(path) if rel.startswith("..") else rel
 
 
 def cmd_cpp(args: argparse.Namespace) -> int:
@@ -83,7 +91,7 @@ def render_text(report: Report) -> str:
     src = report.fn.text.split("\n")
     for f in report.findings:
         v = f.verdict
-        at = f"{report.fn.path}:{f.line}" if f.line else str(report.fn.path)
+        at = f"{shown(report.fn.path)}:{f.line}" if f.line else shown(report.fn.path)
         lines.append(f"{at}: {v.verdict}: {f.kind}: {f.what}" + (f": {v.reason}" if v.reason else ""))
         if f.line and 0 < f.line <= len(src):
             lines.append(f"  {f.line} | {src[f.line - 1].strip()}")
@@ -114,7 +122,7 @@ def render_json(report: Report) -> str:
     from verifier.run.cpp import can_implement
 
     return json.dumps({
-        "tool": "cute-layout-verifier", "file": str(report.fn.path), "function": report.fn.name,
+        "tool": "cute-layout-verifier", "file": shown(report.fn.path), "function": report.fn.name,
         "parameters": [{"name": s.name, "lo": s.lo, "hi": s.hi, "multiple_of": s.multiple_of, "bits": s.bits}
                        for s in report.symbols],
         "assumed": list(report.assumed), "paths": report.paths, "runs": report.runs,
@@ -133,6 +141,6 @@ def render_sarif(report: Report) -> str:
     from verifier.run.spec import Check
 
     results = [CheckResult(Check(f"{report.fn.name}:{f.line} {f.what}", f.verdict.op, False,
-                                 (f.what,), "valid", 0.0, str(report.fn.path), f.line or 1),
+                                 (f.what,), "valid", 0.0, shown(report.fn.path), f.line or 1),
                            f.verdict, False, 0.0) for f in report.findings]
     return results_sarif(results)

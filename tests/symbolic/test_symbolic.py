@@ -212,3 +212,40 @@ def test_selfcheck_command_reports_the_proved_fraction(cute, capsys) -> None:
     summary = out["summary"]
     assert summary["proved"] == summary["entries"] > 2 and summary["proved_fraction"] == 1.0
     assert any(f["source"] == "drawn by verifier.strategies" for f in out["findings"])
+
+
+@pytest.mark.cute
+def test_tiled_builders_proved_equal_to_cute_with_a_symbolic_thread(cute) -> None:
+    """TiledMMA / TiledCopy (make_tiled_mma with and without a permutation, make_tiled_copy, make_tiled_copy_A/B/C):
+    every TV layout and every thread partition of a tensor with symbolic extents and strides, by a symbolic thread
+    index, proved equal to CuTe's headers on every path."""
+    entries, _ = selfcheck.corpus([selfcheck.TILED])
+    labels = {e.op for e in entries}
+    assert {f"TiledMMA.partition_{q}" for q in "ABC"} | {f"TiledCopy.partition_{q}" for q in "SD"} <= labels
+    assert any("make_tiled_copy_A(" in e.args[0] for e in entries)
+    findings, _ = selfcheck.selfcheck(entries=entries)
+    assert [(f.entry.op, f.entry.args, f.detail) for f in findings if f.status != "proved"] == []
+    # the partitions' offsets are functions of the thread: at least one dynamic leaf compared per partition
+    assert all(f.entry.tiled is not None for f in findings)
+
+
+@pytest.mark.cute
+def test_a_wrong_tiled_model_is_refuted_with_a_replayed_witness(cute) -> None:
+    """A partition whose offset is off for threads past 63 is caught, and the witness replays on compiled CuTe."""
+    from verifier.algebra.ops import OffsetLayout
+    from verifier.core.integers import S, div, symbol
+
+    entry = next(e for e in selfcheck.corpus([selfcheck.TILED])[0] if e.op == "TiledMMA.partition_C")
+    assert entry.tiled is not None
+    right = entry.tiled.model
+
+    def wrong() -> object:
+        r = right()
+        assert isinstance(r, OffsetLayout)
+        return OffsetLayout(r.layout, add(r.offset, div(symbol("t"), S(64))))
+
+    bad = dataclasses.replace(entry, tiled=dataclasses.replace(entry.tiled, model=wrong))
+    good_f, bad_f = selfcheck.selfcheck(entries=[entry, bad])[0]
+    assert good_f.status == "proved"
+    assert bad_f.status == "disagrees" and bad_f.witness is not None and bad_f.witness["t"] >= 64
+    assert "compiled CuTe prints" in bad_f.detail

@@ -1,8 +1,10 @@
-"""The selfcheck's TiledMMA / TiledCopy corpus: real configurations of ``make_tiled_mma`` and ``make_tiled_copy``
-(``_A`` / ``_B`` / ``_C``), each query (``get_layout*_TV``) and each thread partition of a tensor with symbolic
-extents and strides by a **symbolic thread index** ``t`` (``get_slice(t).partition_*``), as entries of
-``selfcheck``: CuTe's headers compute them on ``cute_symbolic::Int`` and the model (``algebra/tiled.py``) is proved
-equal on every path.  The model's calls and CuTe's are generated from one description, so they cannot drift."""
+"""The selfcheck's builders: real configurations of ``make_tiled_mma`` and ``make_tiled_copy`` (``_A`` / ``_B`` /
+``_C``), each query (``get_layout*_TV``) and each thread partition of a tensor with symbolic extents and strides by
+a **symbolic thread index** ``t`` (``get_slice(t).partition_*``); and the TMA box (``make_tma_box``: CuTe's
+``detail::construct_tma_gbasis``, the host part of ``make_tma_copy`` that derives the box, on a gmem tensor with
+symbolic extents and strides).  Entries of ``selfcheck``: CuTe's headers compute them on ``cute_symbolic::Int``
+and the model (``algebra/tiled.py``, ``algebra/tma.py``) is proved equal on every path.  The model's calls and
+CuTe's are generated from one description, so they cannot drift."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from verifier.algebra.tiled import (
     make_tiled_mma,
 )
 from verifier.core.integers import Int, symbol
-from verifier.core.layouts import UNDERSCORE, Layout, Underscore, size
+from verifier.core.layouts import UNDERSCORE, Layout, Underscore, make_layout, size
 from verifier.core.symbols import Symbols
 from verifier.notation.cpp import parse, parse_layout
 from verifier.oracle.cute_cpp import CppBuilder, CppCase
@@ -181,4 +183,47 @@ def cases() -> list[TiledCase]:
                  else f"make_tiled_mma({cc.mma.atom}, {cc.mma.thr}, <{','.join(cc.mma.perms)}>)")
         desc = f"{cc.how}({cc.atom}, {cc.bits}, {inner})"
         out += _queries("TiledCopy", desc, tc, partial(_copy_cpp, c=cc), "SD", int(size(tc.layout_tv, 0)))
+    return out
+
+
+# make_tma_box's corpus: (smem layout, gmem layout, assumptions) with half_t elements; the smem layouts of CuTe's
+# TMA tests (swizzled, smem_ptr-flagged, multi-mode), the gmem ones with symbolic extents and strides.
+TMA_BOXES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_64):(_64,_1)", "(M,K):(K,_1)", ("K % 8 == 0",)),
+    ("Sw<3,4,3> o _0 o (_64,_64):(_64,_1)", "(M,K):(K,_1)", ()),
+    ("(_64,_64):(_64,_1)", "(M,K):(_1,M)", ()),
+    ("(_32,_8):(_1,_32)", "(_32,_8,M):(_1,_32,K)", ()),
+    ("Sw<3,4,3> o _0 o ((_64,_2),_64):((_64,_4096),_1)", "(M,K):(K,_1)", ()),
+    ("((_8,_16),(_8,_4)):((_8,_64),(_1,_1024))", "(M,K):(K,_1)", ()),
+    ("(_64,_64):(_64,_1)", "(M,K,N):(K,_1,ldA)", ()),
+    ("Sw<2,4,3> o _0 o (_128,_32):(_32,_1)", "(M,K):(ldA,_1)", ()),
+)
+TMA_BITS = 16
+
+
+def _tma_model(smem: object, gmem: object) -> object:
+    from verifier.algebra.tma import make_tma_box
+
+    # CuTe's construct_tma_gbasis returns the box's basis layout; its shape is the box (the strides are basis
+    # elements, E<i>): compared as the compact layout of that shape on both sides.
+    return make_layout(make_tma_box(TMA_BITS, smem, gmem).box.shape)
+
+
+def _tma_cpp(smem: object, gmem: object, builder: type[CppBuilder]) -> CppCase:
+    b = builder()
+    return b.case("[&] { auto gt = make_tensor(make_gmem_ptr((half_t*)nullptr), " + b.operand(gmem) + "); "
+                  "auto sl = get_nonswizzle_portion(" + b.operand(smem) + "); "
+                  "auto v = make_identity_layout(product_each(shape(sl))); "
+                  "return make_layout(shape(detail::construct_tma_gbasis<half_t>(gt, sl, v))); }()")
+
+
+def tma_cases() -> list[TiledCase]:
+    from verifier.run.problems import build
+
+    out = []
+    for smem, gmem, assume in TMA_BOXES:
+        sy = Symbols()
+        _, s, g = build("make_tma_box", [str(TMA_BITS), smem, gmem], sy, list(assume))
+        out.append(TiledCase("make_tma_box", (str(TMA_BITS), smem, gmem, *assume), sy, partial(_tma_model, s, g),
+                             partial(_tma_cpp, s, g)))
     return out

@@ -14,7 +14,7 @@ from verifier.core.operands import map_leaves
 from verifier.core.overflow import under
 from verifier.core.symbols import Symbols
 from verifier.notation.cpp import parse, parse_tile
-from verifier.oracle import cute_cpp, selfcheck, symbolic
+from verifier.oracle import cute_cpp, selfcheck, selfcheck_tiled, symbolic
 
 # One case over what the acceptance names beyond the layout algebra: a tensor on a counting iterator, an MMA atom in
 # make_tiled_mma and a copy atom in make_tiled_copy, each partitioned by a symbolic thread, and a swizzled layout.
@@ -218,14 +218,14 @@ def test_selfcheck_command_reports_the_proved_fraction(cute, capsys) -> None:
 def test_tiled_builders_proved_equal_to_cute_with_a_symbolic_thread(cute) -> None:
     """TiledMMA / TiledCopy (make_tiled_mma with and without a permutation, make_tiled_copy, make_tiled_copy_A/B/C):
     every TV layout and every thread partition of a tensor with symbolic extents and strides, by a symbolic thread
-    index, proved equal to CuTe's headers on every path."""
-    entries, _ = selfcheck.corpus([selfcheck.TILED])
+    index, proved equal to CuTe's headers on every path; and the TMA box against CuTe's construct_tma_gbasis."""
+    entries, _ = selfcheck.corpus([selfcheck.TILED, "make_tma_box"])
     labels = {e.op for e in entries}
+    assert sum(e.op == "make_tma_box" and not e.unchecked for e in entries) == len(selfcheck_tiled.TMA_BOXES)
     assert {f"TiledMMA.partition_{q}" for q in "ABC"} | {f"TiledCopy.partition_{q}" for q in "SD"} <= labels
     assert any("make_tiled_copy_A(" in e.args[0] for e in entries)
     findings, _ = selfcheck.selfcheck(entries=entries)
     assert [(f.entry.op, f.entry.args, f.detail) for f in findings if f.status != "proved"] == []
-    # the partitions' offsets are functions of the thread: at least one dynamic leaf compared per partition
     assert all(f.entry.tiled is not None for f in findings)
 
 
@@ -285,7 +285,7 @@ def test_atoms_compiled_afresh_equal_the_models(cute) -> None:
     from verifier.oracle import atoms_gen, selfcheck_atoms
 
     names = {"SM80_16x8x16_F32F16F16F32_TN", "SM75_U32x4_LDSM_N", "SM80_CP_ASYNC_CACHEALWAYS<uint128_t,uint128_t>",
-             "SM90_64x128x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K,GMMA::ScaleIn::One,GMMA::ScaleIn::One>"}
+             "SM90_64x128x16_F32F16F16_SS<GMMA::Major::K, GMMA::Major::K, GMMA::ScaleIn::One, GMMA::ScaleIn::One>"}
     fresh = atoms_gen.generate(keep=names.__contains__)["atoms"]
     assert isinstance(fresh, list)
     assert {d["name"] for d in fresh} == names

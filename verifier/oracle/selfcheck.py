@@ -432,13 +432,14 @@ def case_of(entry: Entry) -> cute_cpp.CppCase:
 
 def selfcheck(ops: Iterable[str] | None = None, max_paths: int = 32,
               entries: Sequence[Entry] | None = None, atoms: bool | None = None) -> tuple[list[Finding], list[str]]:
-    """Every entry of the corpus (or ``entries``) checked, and the atoms (``atom_findings``; by default when ``ops``
-    is all or names ``atoms``); the findings and the operations with no C++ call."""
+    """Every entry of the corpus (or ``entries``) checked, and the atoms (``atom_findings``; by default with the
+    corpus of every operation or of ``ops`` naming ``atoms``); the findings and the operations with no C++ call."""
     skipped: list[str] = []
     ops = list(ops) if ops else None
+    if atoms is None:
+        atoms = entries is None and (not ops or ATOMS in ops)
     if entries is None:
         entries, skipped = corpus(ops)
-    check_atoms = atoms if atoms is not None else not ops or ATOMS in ops
     cases: list[cute_cpp.CppCase] = []
     compiled: list[Entry] = []
     findings: dict[int, Finding] = {}
@@ -455,8 +456,8 @@ def selfcheck(ops: Iterable[str] | None = None, max_paths: int = 32,
     # recompiles less when cases CuTe rejects are isolated).
     # The tiled entries need the atom headers: units of their own, so that the others' cached units stay valid.
     spans: list[range | list[int]] = []
-    for atoms in (False, True):
-        idx = [i for i, e in enumerate(compiled) if (e.tiled is not None) == atoms]
+    for headers in (False, True):
+        idx = [i for i, e in enumerate(compiled) if (e.tiled is not None) == headers]
         spans += [idx[j:j + CHUNK] for j in range(0, len(idx), CHUNK)]
     with ThreadPoolExecutor(max_workers=max(1, min(len(spans), os.cpu_count() or 1))) as pool:
         binaries = list(pool.map(lambda r: symbolic.build([cases[i] for i in r],
@@ -468,7 +469,7 @@ def selfcheck(ops: Iterable[str] | None = None, max_paths: int = 32,
         results.update((i, check_entry(compiled[i], ex, binary)) for i, ex in zip(span, explorations))
     checked = iter(results[i] for i in range(len(compiled)))
     out = [findings[k] if k in findings else next(checked) for k in range(len(entries))]
-    if check_atoms:
+    if atoms:
         out += atom_findings()
     return out, skipped
 

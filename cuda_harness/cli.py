@@ -15,6 +15,10 @@ corpus, on the GPU.
   other checks (properties, operations the sweep does not decide) are listed as not run.  Verdict ``agree`` /
   ``disagree`` (exit 3).
 
+The sweep bounds its own work (``WORK_BUDGET`` element evaluations, far fewer in host mode): ranges given with
+``--sweep`` are swept whole or refused with a one-line reason, and the values a spec check picks itself are the
+smallest assignments within the budget (the report says how many of how many).
+
 ``--host`` runs the same generated code compiled with g++ on the CPU.  Exit status: 0 agree / valid, 1 mismatch /
 invalid, 3 the device and the engine disagree, 2 bad input or no GPU (one line on stderr).
 """
@@ -26,6 +30,7 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from verifier.cli.args import int64, timeout_arg
 from verifier.core.errors import LayoutError, shorten
@@ -39,6 +44,10 @@ SPEC_SPAN = 32
 SPEC_ASSIGNMENTS = 1 << 16
 TILE_MULTIPLES = (8, 16, 32, 64, 128, 192, 256, 384, 512)
 CORPUS = PARAMETRIC_CORPUS
+# The most element evaluations one command's sweep may take (the generated code evaluates every element of each
+# assignment's result): in host mode one CPU core runs them, about a minute's work; the device runs thousands of
+# assignments at once.
+WORK_BUDGET = {True: 1 << 28, False: 1 << 34}
 
 
 def add_parser(sub) -> None:
@@ -79,6 +88,61 @@ def _count(ranges: dict[str, tuple[int, int]]) -> int:
     for lo, hi in ranges.values():
         n *= hi - lo + 1
     return n
+
+
+def _elements(case: object, env: dict[str, int]) -> int:
+    """About how many elements the sweep evaluates at ``env``: a product's result has the sizes of both operands
+    multiplied, every other operation's result at most the size of its largest layout operand."""
+    from verifier.core.layouts import Layout
+    from verifier.oracle.sweep import substitute
+
+    concrete = substitute(case, env)  # type: ignore[arg-type]
+    sizes = [int(x.size()) for x in concrete.operands if isinstance(x, Layout) and x.concrete]
+    if not sizes:
+        return 1
+    if concrete.op.endswith("product"):
+        n = 1
+        for k in sizes:
+            n *= k
+        return n
+    return max(sizes)
+
+
+def _cost(n: int) -> int:
+    """The work of one assignment of ``n`` elements: the sweep's passes (harness.CAPS) each run it up to their cap,
+    until one holds it."""
+    from cuda_harness.harness import CAPS
+
+    total = 0
+    for cap in CAPS:
+        total += min(max(n, 1), cap)
+        if n <= cap:
+            break
+    return total
+
+
+def _within_budget(case: object, envs: list[dict[str, int]], budget: int, given: bool, what: str
+                   ) -> list[dict[str, int]]:
+    """The assignments to sweep within ``budget`` element evaluations.  Ranges the user gave are swept whole or
+    refused with the reason; the command's own choice of values keeps the cheapest assignments that fit."""
+    costs: list[int] = []
+    spent = 0
+    for e in envs:
+        costs.append(_cost(_elements(case, e)))
+        spent += costs[-1]
+        if given and spent > budget:  # stop at once: the user's grid may be millions of assignments
+            raise LayoutError(f"{what}: {len(envs)} assignments need more than {budget:.2e} element evaluations, "
+                              "more than a sweep may take here: give smaller ranges with --sweep NAME=LO..HI")
+    if spent <= budget:
+        return envs
+    order = sorted(range(len(envs)), key=lambda k: costs[k])  # stable: ties keep the grid's order
+    keep, spent = [], 0
+    for k in order:
+        if spent + costs[k] > budget:
+            break
+        keep.append(k)
+        spent += costs[k]
+    return [envs[k] for k in sorted(keep)]
 
 
 def _device(host: bool) -> str:
@@ -139,12 +203,17 @@ def _layout(text: str, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
     if _count(ranges) > MAX_LAYOUT_ASSIGNMENTS:
         raise LayoutError(f"{_count(ranges)} assignments: at most {MAX_LAYOUT_ASSIGNMENTS} for a layout")
     envs = _assumed(grid(ranges) if ranges else [{}], args.assume, symbols)
+    total = 0
     for env in envs:
         symbols.check_values(env)
         concrete = layout.substitute(env)
         n = int(concrete.size())
         if n <= 0 or n > (1 << 24):
             raise LayoutError(f"with {env or 'no symbols'}: size {n} is not in 1..{1 << 24}")
+        total += n
+    if total > WORK_BUDGET[args.host]:
+        raise LayoutError(f"{len(envs)} assignments of {total} elements in all, above the {WORK_BUDGET[args.host]} a "
+                          f"sweep may evaluate {_on(args)}: give smaller ranges with --sweep NAME=LO..HI")
     device = _device(args.host)
     rep = evaluate([Case(text, None, (layout,), envs=tuple(envs))], host=args.host)
     bad = [c for c in rep.checks if c.status != "agree"]
@@ -213,6 +282,9 @@ def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
     if ranges:  # the case's own assumptions still hold: the engine's verdict is under them
         from verifier.notation.cpp import parse_relation
 
+        if _count(ranges) > MAX_SWEEP_ASSIGNMENTS:  # before the grid is built
+            raise LayoutError(f"{_count(ranges)} assignments: at most {MAX_SWEEP_ASSIGNMENTS}")
+
         rels = [parse_relation(r) for r in entry.get("assume", [])]
         envs = [env for env in grid(ranges) if all(r.evaluate(env) for r in rels)]
         if not envs:
@@ -230,6 +302,7 @@ def _case(entry: dict, ranges: dict[str, tuple[int, int]], args: argparse.Namesp
         raise LayoutError(f"{len(envs)} assignments: at most {MAX_SWEEP_ASSIGNMENTS}")
     device = _device(args.host)
     op, ops, tpl = parametric(entry)
+    envs = _within_budget(SweepCase(op, ops, tpl), envs, WORK_BUDGET[args.host], True, entry["id"])
     v = verify(*problem(entry), timeout=args.timeout, derive=False)
     cx = dict(v.counterexample.params) if v.counterexample is not None else None
     if cx and cx not in envs:
@@ -287,9 +360,12 @@ def _spec_envs(table, ranges: dict[str, tuple[int, int]]) -> list[dict[str, int]
             sym = table.table[n]
             if n in ranges:
                 lo, hi = ranges[n]
+                if hi - lo + 1 > MAX_SWEEP_ASSIGNMENTS:  # before the values are listed
+                    raise LayoutError(f"--sweep {n}={lo}..{hi}: {hi - lo + 1} values, at most {MAX_SWEEP_ASSIGNMENTS}")
                 spans.append([v for v in range(lo, hi + 1) if sym.admits(v)])
             else:  # the smallest admitted values, and tile-sized multiples (where divisibility is assumed)
-                vals, v = [], sym.lo
+                vals: list[int] = []
+                v = sym.lo
                 while len(vals) < span and (sym.hi is None or v <= sym.hi):
                     if sym.admits(v):
                         vals.append(v)
@@ -334,6 +410,12 @@ def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespac
 
             rels = [parse_relation(t, table) for t in args.assume if set(_names(t)) <= set(table.table)]
             envs = [e for e in envs if all(_holds(r, e) for r in rels)]
+        given = set(table.table) <= set(ranges)
+        budget = WORK_BUDGET[args.host] // max(1, len(checks))
+        before = len(envs)
+        envs = _within_budget(case, envs, budget, given, f"{c.name} (line {c.line})")
+        note = (f"the {len(envs)} smallest of {before} assignments, within the sweep's budget"
+                if len(envs) < before else None)
         v = verify(c.op, ops, table, timeout=min(c.timeout, args.timeout), derive=False)
         cx = dict(v.counterexample.params) if v.counterexample is not None else None
         if cx is not None and cx not in envs:
@@ -341,21 +423,24 @@ def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespac
         if not envs:
             skipped.append((c, "no assignment satisfies its assumptions in the swept values"))
             continue
-        runs.append((c, case, envs, v, cx, unknown))
+        runs.append((c, case, envs, v, cx, unknown, note))
     device = _device(args.host)
     results, method = sweep([r[1] for r in runs], [r[2] for r in runs], host=args.host) if runs else ([], "-")
-    rows, disagreements = [], 0
-    for (c, _case, envs, v, cx, _), res in zip(runs, results):
+    rows: list[dict[str, Any]] = []
+    disagreements = 0
+    for (c, _case, envs, v, cx, _, note), res in zip(runs, results):
         wrong = [dict(k) for k, st in res.status.items() if st in ("wrong", "ub")]
         dev = "invalid" if (wrong or res.rejected) else "valid"
         at_cx = res.status.get(key(cx)) if cx is not None else None
+        # A counterexample too large for the sweep to evaluate (an overflow near 2^31) is undecided there, not
+        # contradicted.
         bad = (v.verdict == "valid" and dev == "invalid") or (v.verdict == "invalid" and cx is not None
-                                                                 and at_cx not in ("wrong", "ub"))
+                                                                 and at_cx not in ("wrong", "ub", "too_large"))
         disagreements += bad
         rows.append({"name": c.name, "line": c.line, "op": c.op, "assignments": len(envs), "device": dev,
                      "wrong": len(wrong), "wrong_first": wrong[:5], "rejected": res.rejected, "engine": v.verdict,
                      "expect": c.expect, "counterexample": cx, "device_at_counterexample": at_cx,
-                     "disagrees": bad})
+                     "disagrees": bad, "bounded": note})
     verdict = "disagree" if disagreements else "agree"
     if args.json:
         print(json.dumps({"verdict": verdict, "spec": path, "device": device, "method": method, "checks": rows,
@@ -369,8 +454,9 @@ def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespac
                  else f"rejected: {r['rejected']}" if r["rejected"] else f"correct at all {r['assignments']}")
         cxs = f", counterexample {_env(r['counterexample'])} ({r['device_at_counterexample']})" \
             if r["counterexample"] is not None else ""
+        bounded = f"; swept {r['bounded']}" if r["bounded"] else ""
         print(f"  [{mark}] {r['name']} (line {r['line']}): {_side(args)} {r['device']} ({found}); engine {r['engine']}"
-              f"{cxs}; expected {r['expect']}")
+              f"{cxs}; expected {r['expect']}{bounded}")
     for c, why in skipped:
         print(f"  [not run] {c.name} (line {c.line}): {why}")
     return 3 if disagreements else 0

@@ -5,7 +5,8 @@ is ``valid``/``proved``.  Otherwise it raises ``AssertionError`` whose message i
 counterexample and, at the counterexample's values, the table of the layout around the failing coordinate (CuTe's
 wrong result for an operation, the operand layouts for a property).  Operands are CuTe notation (``str``), plain
 integers, or this package's objects (printed and parsed back).  ``symbols`` declares assumptions as spec files do:
-``{"M": {"min": 1, "max": 4096, "multiple_of": 8}}``; other names get the defaults (int32, ``1 <= M``).
+``{"M": {"min": 1, "max": 4096, "multiple_of": 8}}``; other names get the defaults (int32, ``1 <= M``; an index
+``0 <= t``), and a bound stated in ``assume`` replaces a default one (``core/symbols.py``).
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from collections.abc import Mapping, Sequence
 
 from verifier.core.errors import LayoutError
 from verifier.core.layouts import Layout
-from verifier.core.symbols import Symbols
+from verifier.core.symbols import DeclarationError, Symbols, declaration
 from verifier.engine.verdicts import PROVED, VALID, Verdict
 from verifier.notation.cpp import show
 from verifier.run import problems
 
-_KEYS = {"min": "lo", "max": "hi", "multiple_of": "multiple_of", "bits": "bits"}
+_KEYS = ("min", "max", "multiple_of", "bits")
 
 
 def _symbols(declared: Mapping[str, Mapping[str, int]] | None) -> Symbols:
@@ -28,7 +29,12 @@ def _symbols(declared: Mapping[str, Mapping[str, int]] | None) -> Symbols:
         unknown = set(assumptions) - set(_KEYS)
         if unknown:
             raise LayoutError(f"symbol {name}: unknown assumption(s) {sorted(unknown)}; use {', '.join(_KEYS)}")
-        table.declare(name, **{_KEYS[k]: v for k, v in assumptions.items()})
+        try:
+            sym = declaration(name, assumptions.get("min"), assumptions.get("max"),
+                              assumptions.get("multiple_of", 1), assumptions.get("bits", 32))
+        except DeclarationError as exc:
+            raise LayoutError(f"symbol {name}: {exc.field}: {exc}") from None
+        table.table[name] = sym
     return table
 
 

@@ -318,6 +318,52 @@ def test_unsupported_swizzle_is_a_rejection() -> None:
 
 def test_cli(capsys) -> None:
     rc = main(["make_tma_box", "16", "Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_64):(_64,_1)", "(M,K):(K,_1)",
-               "--assume", "K % 8 == 0"])
+               "--assume", "K % 8 == 0", "-v"])  # -v lists the obligations (the default output does not)
     out = capsys.readouterr().out
     assert rc == 0 and "SWIZZLE_128B" in out and "TMA-GSTRIDE" in out
+
+
+# -- issue 29: negative and wrapping gmem strides (class 5), and the guard in elements (class 8) ---------------------
+
+@pytest.mark.cute
+def test_a_negative_gmem_stride_is_what_make_tma_copy_asserts(cute) -> None:
+    """make_tma_box 16 '(_64,_8):(_1,_64)' '(M,K):(_1,-64)' at M=64, K=8 was valid; make_tma_copy stores the stride
+    as the uint64_t 2^64-64 elements, 2^61-128 bytes after its uint64_t scaling, and the 2^40 assert fires
+    (copy_traits_sm90_tma.hpp:971).  A stride whose byte stride wraps to 0 passes CuTe's asserts with a descriptor
+    that is not the layout's: invalid too."""
+    from verifier.oracle.adversarial import tma as fam
+
+    cases = [fam.Case(16, "(_64,_8):(_1,_64)", "(M,K):(_1,-64)", (("K", 8), ("M", 64))),
+             fam.Case(16, "(_64,_8):(_1,_64)", "(M,K):(_1,s)", (("K", 8), ("M", 64), ("s", 2**60)), frozenset("s")),
+             fam.Case(16, "(_64,_8):(_1,_64)", "(M,K):(_1,s)", (("K", 8), ("M", 64), ("s", 0))),
+             fam.Case(16, "(_64,_8):(_1,_64)", "(M,K):(_1,s)", (("K", 8), ("M", 64), ("s", 64)))]
+    runs = fam.host_runs(cases)
+    assert runs[0].line == 971 and runs[0].desc[1] == (8, 2**61 - 128)
+    assert runs[1].line is None and runs[1].desc[1] == (8, 0)
+    assert runs[2].line is None and runs[3].line is None
+    verdicts = []
+    for c, r in zip(cases, runs, strict=True):
+        a = fam.decide(c)
+        assert fam.judge(c, a, r) is None, (c, a, r)
+        verdicts.append(a.verdict)
+    assert verdicts == ["invalid", "invalid", "valid", "valid"]
+    rc = main(["make_tma_box", "16", "(_64,_8):(_1,_64)", "(M,K):(_1,-64)", "--param", "M=64", "--param", "K=8"])
+    assert rc == 1
+
+
+@pytest.mark.cute
+@pytest.mark.parametrize(("bits", "smem", "guard", "good", "bad"), [
+    (16, "Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)", "K % 8 == 0", 8, 4),  # 16 bytes of halves
+    (32, "Sw<3,4,3> o _0 o (_8,_32):(_32,_1)", "K % 4 == 0", 4, 2),  # of tf32
+])
+def test_the_tma_guard_is_16_bytes_in_elements(cute, bits: int, smem: str, guard: str, good: int, bad: int) -> None:
+    """The guard is the weakest K % t (it was K % 16 and K % 32), necessary, and make_tma_copy's host run accepts
+    its least value and asserts (:971-978) below it."""
+    from verifier.oracle.adversarial import tma as fam
+
+    symbols = Symbols()
+    v = verify("make_tma_box", [bits, parse(smem, symbols), parse("(M,K):(K,_1)", symbols)], symbols, timeout=60)
+    assert v.guard is not None and v.guard.condition == guard and v.guard.necessary == "proved", v.guard
+    cases = [fam.Case(bits, smem, "(M,K):(K,_1)", (("K", k), ("M", 256))) for k in (good, bad)]
+    ok, refused = fam.host_runs(cases)
+    assert ok.line is None and refused.checked == "TMA-GSTRIDE", (ok, refused)

@@ -133,3 +133,42 @@ def test_necessity_runs_the_concrete_algebra_only_where_no_definitional_fact_fai
     monkeypatch.setattr(guards, "valid_at", lambda *a, **k: calls.append(a) or True)
     assert guards._necessity("zipped_divide", args2, sy2, cond2, Budget()) == (REFUTED, {"M": 4, "N": 2})
     assert len(calls) == 1
+
+
+# -- issue 29, class 8: where element and byte widths meet, the moduli are in elements of those widths --------------
+
+@pytest.mark.parametrize(("argv", "condition", "necessary"), [
+    (["recast_layout", "16", "128", "(_128,_32):(lda,_1)"], "lda % 8 == 0", "proved"),  # 8 halves a vector
+    (["upcast", "8", "(_128,_32):(lda,_1)"], "lda % 8 == 0", "proved"),  # the same recast, spelt as a factor
+    # the ratio of the widths (the DSL tracer's recast_layout(64, 32, ...)); not necessary at N=1 (UP-2 exempts a
+    # mode of size 1), which the necessity search does not reach
+    (["recast_layout", "32", "64", "(M,N):(_1,ldc)"], "M % 2 == 0 and ldc % 2 == 0", "unknown"),
+])
+def test_recast_guards_are_the_weakest_and_necessary(argv: list[str], condition: str, necessary: str) -> None:
+    from verifier.engine.verify import verify
+
+    symbols = Symbols()
+    args = build_problem(argv[0], argv[1:], symbols, ["M <= 4096", "N <= 4096"] if "M" in argv[-1] else [])
+    v = verify(argv[0], args, symbols, timeout=60)
+    assert v.guard is not None and v.guard.condition == condition, v.guard
+    assert v.guard.necessary == necessary, v.guard
+
+
+@pytest.mark.cute
+def test_the_recast_guard_admits_what_compiled_cute_recasts_correctly(cute) -> None:
+    """recast_layout<uint16_t, uint128_t> compiled: at lda=8 (the guard's least value, which the old lda % 16
+    rejected) CuTe's vector layout is the model's and is correct; at lda=4 the model's result, like CuTe's, is
+    wrong (the guard is necessary)."""
+    from verifier.algebra.registry import apply
+    from verifier.contracts.claims import substitute_operand
+    from verifier.engine.decide import valid_at
+    from verifier.notation.cpp import parse
+    from verifier.oracle.cute_cpp import Query, recast_case, run_cases
+
+    layout = parse("(_128,_32):(lda,_1)", Symbols())
+    results = run_cases([recast_case(16, 128, layout)], [Query(0, {"lda": 8}), Query(0, {"lda": 4})])
+    for lda, r in zip((8, 4), results, strict=True):
+        model = apply("recast_layout", 16, 128, substitute_operand(layout, {"lda": lda})).result
+        assert r.ok and r.result == str(model), (lda, r, model)
+    assert valid_at("recast_layout", [16, 128, layout], {"lda": 8})
+    assert not valid_at("recast_layout", [16, 128, layout], {"lda": 4})

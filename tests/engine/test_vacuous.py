@@ -158,8 +158,8 @@ def _admitted(table: Symbols) -> bool:
 @given(st.lists(ATOMS, min_size=1, max_size=4))
 def test_random_assumption_sets_that_admit_nothing_are_rejected(assumptions: list[str]) -> None:
     table = Symbols()
-    table.declare("M", hi=HI)
-    table.declare("N", hi=HI)
+    table.declare("M", lo=1, hi=HI)  # a stated range: an assumption only narrows it
+    table.declare("N", lo=1, hi=HI)
     try:
         args = problems.build("equivalent", ["(M,N):(_1,M)", "(M,N):(N,_1)"], table, assumptions, prop=True)
     except LayoutError:

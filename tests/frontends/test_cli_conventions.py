@@ -96,6 +96,27 @@ def test_pyproject_defaults(capsys, tmp_path: Path, monkeypatch) -> None:
     assert rc == 2 and "option no command takes: frobnicate" in err
 
 
+def test_pyproject_format_applies_to_the_commands_that_offer_it(capsys, tmp_path: Path, monkeypatch) -> None:
+    # Each command has its own --format choices: a value is set where it is offered, an error only where no
+    # command offers it (issue 29, 12).
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.cute-verify]\nformat = "json"\n')
+    rc, out, err = run(capsys, "composition", "(M,N):(_1,M)", "(M,N):(N,_1)")
+    assert rc == 1 and json.loads(out)["verdict"] == "invalid", err
+    rc, out, err = run(capsys, "draw", "(_2,_2):(_1,_2)", "-o", "x.svg")  # draw's formats: from OUT
+    assert rc == 0 and (tmp_path / "x.svg").read_text().startswith("<"), err
+    (tmp_path / "pyproject.toml").write_text('[tool.cute-verify]\nformat = "sarif"\n')
+    spec = tmp_path / "a.cute.toml"
+    spec.write_text('[[check]]\nname = "c"\nop = "coalesce"\nargs = ["(_2,_2):(_1,_2)"]\n')
+    rc, out, err = run(capsys, "run", str(spec), "--no-cache")
+    assert rc == 0 and json.loads(out)["version"] == "2.1.0", err
+    rc, out, err = run(capsys, "coalesce", "(_2,_2):(_1,_2)")  # no sarif here: the text report
+    assert rc == 0 and out.startswith("valid"), err
+    (tmp_path / "pyproject.toml").write_text('[tool.cute-verify]\nformat = "yaml"\n')
+    rc, out, err = run(capsys, "coalesce", "(_2,_2):(_1,_2)")
+    assert rc == 2 and "[tool.cute-verify] format must be one of" in err and "sarif" in err and "svg" in err
+
+
 def test_run_discovers_spec_files_below_a_folder(capsys, tmp_path: Path) -> None:
     (tmp_path / "a" / "b").mkdir(parents=True)
     (tmp_path / ".hidden").mkdir()

@@ -143,6 +143,28 @@ def test_an_error_in_the_user_s_code_is_bad_input(tmp_path, capsys) -> None:
     assert f"{src}:8: the function raised KeyError" in err and err.count("\n") == 1
 
 
+def test_a_syntax_error_is_reported_at_its_line(tmp_path, capsys) -> None:
+    src = tmp_path / "broken.py"
+    src.write_text("import cutlass\nimport cutlass.cute as cute\n\n\ndef f(M: cutlass.Int32):\n"
+                   "    L = cute.make_layout((M, 4)\n    return L\n")
+    assert main(["dsl", f"{src}::f", "--no-crosscheck"]) == 2
+    err = capsys.readouterr().err
+    assert f"{src}:6: importing it raised SyntaxError" in err and err.count("\n") == 1, err
+
+
+@pytest.mark.cute
+def test_the_crosscheck_takes_a_relative_path_outside_the_repository(tmp_path, monkeypatch) -> None:
+    # The real DSL runs in a subprocess whose working folder is the package root: a path relative to the user's
+    # folder must reach it resolved.
+    (tmp_path / "prog.py").write_text(PROGRAM.replace("    tid = cute.arch.thread_idx()[0]\n", "")
+                                      .replace("(8, tid)", "(8, 4)").replace("    frag = cute.make_fragment_like(A)\n",
+                                                                            ""))
+    monkeypatch.chdir(tmp_path)
+    t = trace("prog.py::f", {"M": (1, 64), "N": (1, 64)})
+    assert [r.op for r in t.ops] == ["zipped_divide", "composition", "right_inverse"]
+    assert crosscheck(t) == []
+
+
 @pytest.mark.parametrize("argv, message", [
     (["dsl", "nowhere.py::f"], "nowhere.py: no such file"),
     (["dsl", "examples/dsl_tiles.py"], "expected FILE.py::FUNCTION"),

@@ -267,6 +267,49 @@ def test_cli_case_id_confirms_the_engine(capsys) -> None:
     assert code == 0 and got["verdict"] == "valid" and got["engine"] == "valid" and got["assignments"] == 2
 
 
+UNBOUNDED_SPEC = """[symbols]
+M = {}
+N = {}
+K = {}
+
+[[check]]
+name = "div"
+op = "logical_divide"
+args = ["(M,N,K):(_1,M,M*N)", "<_4,_8>"]
+timeout = 2
+"""
+
+
+def test_cli_spec_refuses_a_sweep_too_large_to_run(capsys, tmp_path) -> None:
+    # Issue 29 (12): the sweep bounds its own work; ranges the user gives are swept whole or refused at once.
+    spec = tmp_path / "a.cute.toml"
+    spec.write_text(UNBOUNDED_SPEC.replace("K = {}", "K = { max = 1 }"))
+    code, out, err = _cli(capsys, str(spec), "--host", "--sweep", "M=1..1024", "--sweep", "N=1..1024",
+                          "--sweep", "K=1")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "div (line 6)" in err and "give smaller ranges with --sweep" in err
+    code, out, err = _cli(capsys, "(M,N):(_1,M)", "--host", "--sweep", "M=1..4096", "--sweep", "N=4096")
+    assert code == 2 and err.count("\n") == 1 and "give smaller ranges with --sweep" in err, err
+
+
+@pytest.mark.cute
+def test_cli_spec_with_unbounded_symbols_sweeps_the_smallest_within_budget(capsys, tmp_path, monkeypatch) -> None:
+    # Without --sweep the command picks the values: the smallest assignments that fit the budget (a smaller one
+    # here, to keep the test quick), and says so; it used not to finish.
+    from cuda_harness import cli
+
+    monkeypatch.setitem(cli.WORK_BUDGET, True, 1 << 22)
+    spec = tmp_path / "a.cute.toml"
+    spec.write_text(UNBOUNDED_SPEC)
+    code, out, err = _cli(capsys, str(spec), "--host", "--json", "--timeout", "5")
+    got = json.loads(out)
+    (row,) = got["checks"]
+    assert row["bounded"] is not None and "smallest of" in row["bounded"], row
+    assert row["device"] == "valid" and not row["disagrees"], row
+    envs = row["assignments"]
+    assert 100 < envs < 54872
+
+
 @pytest.mark.parametrize("argv, message", [
     (["(M):(1)", "--host"], "symbol M needs values"),
     (["(M):(1)", "--sweep", "M=5..1", "--host"], "empty range"),

@@ -46,7 +46,8 @@ def _documented_names(text: str) -> set[str]:
 
 def _example_operands(row: Operation) -> list[object]:
     argv = list(row.example)
-    operands = [a for i, a in enumerate(argv) if not a.startswith("--") and not (i and argv[i - 1] == "--assume")]
+    options = ("--assume", "--symbol")
+    operands = [a for i, a in enumerate(argv) if not a.startswith("--") and not (i and argv[i - 1] in options)]
     return build(row.name, operands, Symbols(), [], {})
 
 

@@ -9,8 +9,9 @@ inner layout is recast; ``recast_layout`` picks them by the ratio of bit widths 
 Deciding them: the result is ``A(O + op(B)(i))`` while the postcondition asks for ``A(O + B(Z(i)))`` (or the
 analogous form of each operation), so when ``A`` is a swizzle, a bijection (``swizzle_props``), the operation on the
 composed layout is correct exactly when the operation on ``B`` is.  The engine therefore decides ``op(B, ...)``
-symbolically and reports it for the composed operand; for any other outer function the transfer holds only one way
-and the composed operand keeps the concrete route.
+symbolically and reports it for the composed operand.  For an outer layout the transfer holds one way
+(``outer_layout_problem``): ``op(B)`` valid proves the composed operation valid, and a refutation of ``op(B)``
+counts only where it replays on the composed operand itself (else the verdict is ``unknown``).
 """
 
 from __future__ import annotations
@@ -186,6 +187,25 @@ def inner_problem(op: str, args: list[object]) -> list[object] | None:
     return None
 
 
+ONE_WAY = ("decided on the inner layout: the result is A(O + op(B)(i)), the postcondition A(O + B(Z(i))), so a "
+           "correct op(B) makes it correct (composed.py)")
+
+
+def outer_layout_problem(op: str, args: list[object]) -> list[object] | None:
+    """For a composed operand whose outer function is a layout (``A o O o B``, A not a swizzle), the operands of
+    the problem on its inner layout: the transfer holds one way (``op`` on B valid makes ``op`` on the composed
+    operand valid, CuTe forwarding the call, layout_composed.hpp:370-377, 446-582), else None."""
+    if not args or not isinstance(args[0], ComposedLayout):
+        return None
+    c = args[0]
+    if not (isinstance(c.outer, Layout) and not isinstance(c.outer, ComposedLayout) and isinstance(c.inner, Layout)
+            and not isinstance(c.inner, ComposedLayout) and isinstance(c.offset, Int)):
+        return None
+    if op in FORWARDED or (op == "composition" and len(args) == 2 and not _swizzled_tiler(args[1])):
+        return [c.inner, *args[1:]]
+    return None
+
+
 def _swizzled_tiler(t: object) -> bool:
     if isinstance(t, Tile):
         return any(_swizzled_tiler(e) for e in t.elements)
@@ -196,7 +216,8 @@ def _swizzle_outer(x: object) -> TypeGuard[ComposedLayout]:
     return isinstance(x, ComposedLayout) and isinstance(x.outer, Swizzle) and isinstance(x.inner, Layout)
 
 
-__all__ = ["FORWARDED", "OPERATIONS", "apply_composed", "takes_composed", "downcast_swizzle", "inner_problem",
+__all__ = ["FORWARDED", "ONE_WAY", "OPERATIONS", "apply_composed", "takes_composed", "downcast_swizzle",
+           "inner_problem", "outer_layout_problem",
            "recast_composed", "recast_layout_composed", "upcast_swizzle"]
 
 

@@ -416,7 +416,10 @@ def slice_and_offset_composed(coord: object, c: ComposedLayout) -> tuple[object,
     else:
         raise CuteRejection(f"compile error: slice_and_offset of {c}: its inner function is a swizzle",
                             "layout_composed.hpp:330")
-    return ComposedLayout(c.outer, c.offset + off, layout), S(0)  # type: ignore[arg-type]
+    result = ComposedLayout(c.outer, c.offset + off, layout)  # type: ignore[arg-type]
+    if isinstance(c.inner, Layout) and not isinstance(c.inner, ComposedLayout):
+        _postcondition(coord, c, result, S(0))  # the same statement as the swizzle overload's, A any function
+    return result, S(0)
 
 
 def slice_composed(coord: object, c: ComposedLayout) -> object:

@@ -708,6 +708,11 @@ def complement(layout: Layout, cotarget: IntTuple | Layout | None = None) -> Lay
     """``complement(L[, cotarget])`` (layout.hpp:1231-1247): the layout of the codomain positions L misses."""
     if _semantics._open and dsl():  # read in place: no semantics block is open on the common path
         _dsl_complement_checks(layout, cotarget)
+    if has_basis(layout.stride):
+        # The sort's cute::min and the division min_stride / result_stride take integers only: a divide by a
+        # scaled-basis tiler, whose complement this is, does not compile either (C++ and DSL alike).
+        raise CuteRejection("compile error: complement of a layout with scaled-basis (E<i>) strides: no "
+                            "cute::min or operator/ for ScaledBasis", "layout.hpp:1196-1201")
     fs, fd = _flat(layout)
     for d in fd:  # filter_zeros on the flat modes: a static-_0 stride makes its extent _1 (the value tested first)
         if d.value == 0 and isinstance(d, Int) and d.static:
@@ -1471,6 +1476,8 @@ def slice_layout(coord: Coord, layout: Layout) -> Layout:
 def slice_and_offset(coord: Coord, layout: Layout) -> OffsetLayout:
     """``slice_and_offset(c, L)`` (layout.hpp:698-703): ``slice(c, L)`` and ``crd2idx(c, L)`` with ``_`` as 0."""
     sliced = slice_layout(coord, layout)
+    if has_basis(layout.stride):  # a coordinate tensor's offset is itself a coordinate (an ArithmeticTuple)
+        return OffsetLayout(sliced, layout(_underscore_as_zero(coord)))
     return OffsetLayout(sliced, crd2idx(_underscore_as_zero(coord), layout.shape, layout.stride))
 
 
@@ -1553,12 +1560,16 @@ def local_partition(layout: Layout, thr_layout: Layout, index: Int, proj: object
         thr_layout = dice(proj, thr_layout)  # type: ignore[assignment]
     shp, std = thr_layout.shape, thr_layout.stride
     with unwatched():
+        n_thr = product(full.shape)
         record("IX-2", "the thread index lies in [0, size(thr_layout))", "tensor_impl.hpp:1079-1081", NEVER,
-               and_(le(S(0), index), lt(index, product(full.shape))))
+               and_(le(S(0), index), lt(index, n_thr)))
     hier = idx2crd(index, shp, std)  # get_hier_coord (layout.hpp:252): "only valid for compact layouts"
     full_hier = idx2crd(index, full.shape, full.stride)
+    # Compactness is a property of the thread layout over its own threads: an index past it (IX-2's warning)
+    # wraps in idx2crd whatever the layout, so it is not held against the layout here.
     record("IX-3", "thr_layout maps the thread's coordinate back to its index (a compact thread layout)",
-           "layout.hpp:248-253", NEVER, _guarded(lambda: eq(crd2idx(full_hier, full.shape, full.stride), index)))
+           "layout.hpp:248-253", NEVER, _guarded(lambda: or_(lt(index, S(0)), le(n_thr, index),
+                                                            eq(crd2idx(full_hier, full.shape, full.stride), index))))
     r = rank(thr_layout)
     flat = crd2crd(hier, shp, S(1) if r == 1 else (S(1),) * r)  # get_flat_coord (layout.hpp:263-265)
     tiled = zipped_divide(layout, product_each(shp))

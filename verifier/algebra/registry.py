@@ -47,7 +47,11 @@ class Operation:
     ``slice_and_offset``, ``TENSOR`` on a tensor over a counting iterator; or ``None`` with ``not_compiled`` saying
     why it has no C++ check of its own.  ``example``: a representative dynamic case, the command-line arguments
     after the operation's name (shown in ``cute-verify OP --help``, decided by tests/frontends/test_cli_operations.py,
-    and the operands of its C++ check in tests/project/test_registry.py).
+    and the operands of its C++ check in tests/project/test_registry.py).  ``indices``: the positions (among
+    ``operands``) that are indices (a slice coordinate, a tile coordinate, a thread index): a symbol only they name
+    starts at 0 unless the user states its lower bound (``core.symbols.Symbols.index_default``).  ``widths``: the
+    template integers that are element widths in bits (``recast_layout<Old, New>``, ``make_tma_box``'s element): the
+    guard search derives its moduli in elements from them (``engine.guards``).
     """
 
     name: str
@@ -60,6 +64,8 @@ class Operation:
     cpp: str | None = None
     not_compiled: str = ""
     example: tuple[str, ...] = ()
+    indices: tuple[int, ...] = ()
+    widths: tuple[int, ...] = ()
 
 
 # How compiled CuTe is called for an operation (Operation.cpp).
@@ -135,6 +141,7 @@ REGISTRY: Mapping[str, Operation] = _rows(
     Operation("downcast", ops.downcast, ("L",), "layout.hpp:1844-1867", template=1, cpp=TEMPLATED,
               example=("2", "(M,K):(K,_1)")),
     Operation("recast_layout", ops.recast_layout, ("L",), "layout.hpp:1870-1891", template=2, cpp=RECAST,
+              widths=(0, 1),
               example=("16", "32", "(M,K):(K,_1)")),
     Operation("max_common_vector", ops.max_common_vector, ("L", "L"), "layout.hpp:1404-1416", cpp=CALL,
               example=("(M,N):(_1,M)", "(M,N):(_1,M)")),
@@ -147,17 +154,19 @@ REGISTRY: Mapping[str, Operation] = _rows(
               example=("(M,N):(N,_1)",)),
     Operation("tile_to_shape", ops.tile_to_shape, ("L", "S", "O?"), "layout.hpp:1774-1799", cpp=CALL,
               example=("(_4,_8):(_8,_1)", "(M,N)")),
-    Operation("slice", ops.slice_layout, ("C", "L"), "layout.hpp:689-695", cpp=SLICE,
+    Operation("slice", ops.slice_layout, ("C", "L"), "layout.hpp:689-695", cpp=SLICE, indices=(0,),
               example=("(_,2)", "(M,N):(_1,M)")),
-    Operation("slice_and_offset", ops.slice_and_offset, ("C", "L"), "layout.hpp:698-703", cpp=SLICE,
+    Operation("slice_and_offset", ops.slice_and_offset, ("C", "L"), "layout.hpp:698-703", cpp=SLICE, indices=(0,),
               example=("(_,2)", "(M,N):(_1,M)")),
-    Operation("local_tile", ops.local_tile, ("L", "T", "C", "C?"), "tensor_impl.hpp:976-1069", cpp=TENSOR,
+    Operation("local_tile", ops.local_tile, ("L", "T", "C", "C?"), "tensor_impl.hpp:976-1069", basis=True, cpp=TENSOR,
+              indices=(2,),
               example=("(M,N):(_1,M)", "<_128,_64>", "(1,1)")),
     Operation("local_partition", ops.local_partition, ("L", "L", "I", "C?"), "tensor_impl.hpp:1076-1111", cpp=TENSOR,
+              indices=(2,),
               example=("(M,N):(_1,M)", "(_2,_2):(_1,_2)", "1")),
     # the smem layout (a swizzle allowed) and the gmem layout, after the element width in bits
     Operation("make_tma_box", _deferred("verifier.algebra.tma", "make_tma_box"), ("L", "L"),
-              "copy_traits_sm90_tma.hpp:723-845", template=1,
+              "copy_traits_sm90_tma.hpp:723-845", template=1, widths=(0,),
               swizzled=True, not_compiled=("not a CuTe function but the box make_tma_copy derives "
                                            "(detail::construct_tma_gbasis): tests/differential/test_tma.py compiles "
                                            "that call on its own"),
@@ -165,17 +174,15 @@ REGISTRY: Mapping[str, Operation] = _rows(
                        "K % 8 == 0")),
     # the data, CTA tiler, CTA coordinate, projection, thread layout, thread index, residue, k-residue shift
     Operation("predicated_copy", predication.predicated_copy, ("L", "T", "C", "C", "L", "I", "S", "C?"),
-              "copy.hpp:49-72", not_compiled=_PREDICATED,
+              "copy.hpp:49-72", not_compiled=_PREDICATED, indices=(2, 5),
               example=("(M,K):(_1,M)", "(_128,_128,_32)", "(m,n,k)", "Step<_1,X,_1>", "(_32,_8):(_1,_32)", "t",
-                       "(M,K)", "--assume", "t >= 0", "--assume", "t < 256", "--assume", "m >= 0", "--assume",
-                       "m < (M+127)/128", "--assume", "k >= 0", "--assume", "k < (K+31)/32", "--assume", "M <= 4096",
-                       "--assume", "K <= 4096")),
+                       "(M,K)", "--symbol", "t=..255", "--assume", "m < (M+127)/128", "--assume",
+                       "k < (K+31)/32", "--assume", "M <= 4096", "--assume", "K <= 4096")),
     Operation("vectorized_copy", predication.vectorized_copy, ("L", "T", "C", "C", "L", "I", "I"),
-              "copy.hpp:241-286", not_compiled=_VECTORIZED,
+              "copy.hpp:241-286", not_compiled=_VECTORIZED, indices=(2, 5),
               example=("(M,K):(_1,M)", "(_128,_128,_32)", "(m,n,k)", "Step<_1,X,_1>", "(_16,_16):(_1,_16)", "t",
-                       "_8", "--assume", "t >= 0", "--assume", "t < 256", "--assume", "m >= 0", "--assume",
-                       "m < (M+127)/128", "--assume", "k >= 0", "--assume", "k < (K+31)/32", "--assume", "M <= 4096",
-                       "--assume", "K <= 4096")),
+                       "_8", "--symbol", "t=..255", "--assume", "m < (M+127)/128", "--assume",
+                       "k < (K+31)/32", "--assume", "M <= 4096", "--assume", "K <= 4096")),
 )
 # The operations by name, for callers that only need the function.
 OPERATIONS: Mapping[str, Callable[..., object]] = MappingProxyType({n: r.fn for n, r in REGISTRY.items()})

@@ -23,7 +23,7 @@ from verifier.algebra.ops import (
 )
 from verifier.core.errors import CuteRejection
 from verifier.core.int_tuple import IntTuple, crd2crd, idx2crd
-from verifier.core.integers import Int, S
+from verifier.core.integers import Int, IntLike, S, as_int
 from verifier.core.layouts import UNDERSCORE, Layout, Tile, Underscore, make_layout, rank, size, sublayout
 
 Perm = Layout | Int | Underscore
@@ -117,31 +117,31 @@ class TiledMMA:
 
     # -- ThrMMA ------------------------------------------------------------------------------------------------
 
-    def _partition(self, thr_tensor: Layout, index: Int, i: int, j: int) -> OffsetLayout:
-        v = get_flat_coord(self.thr_layout_vmnk, index)
+    def _partition(self, thr_tensor: Layout, index: IntLike, i: int, j: int) -> OffsetLayout:
+        v = get_flat_coord(self.thr_layout_vmnk, as_int(index))
         r = rank(sublayout(thr_tensor, 1, 1))
         rest = UNDERSCORE if r == 1 else tuple(UNDERSCORE for _ in range(r))
         return algebra.slice_and_offset(((v[0], (v[i + 1], v[j + 1])), (UNDERSCORE, rest)), thr_tensor)
 
-    def partition_C(self, c: Layout, index: Int) -> OffsetLayout:  # noqa: N802
+    def partition_C(self, c: Layout, index: IntLike) -> OffsetLayout:  # noqa: N802
         """``get_slice(index).partition_C(C)`` (mma_atom.hpp:466-473): (FrgV,RestM,RestN) and the offset."""
         return self._partition(self.thrfrg_C(c), index, 0, 1)
 
-    def partition_A(self, a: Layout, index: Int) -> OffsetLayout:  # noqa: N802
+    def partition_A(self, a: Layout, index: IntLike) -> OffsetLayout:  # noqa: N802
         return self._partition(self.thrfrg_A(a), index, 0, 2)
 
-    def partition_B(self, b: Layout, index: Int) -> OffsetLayout:  # noqa: N802
+    def partition_B(self, b: Layout, index: IntLike) -> OffsetLayout:  # noqa: N802
         return self._partition(self.thrfrg_B(b), index, 1, 2)
 
-    def partition_fragment_C(self, c: Layout, index: Int) -> Layout:  # noqa: N802
+    def partition_fragment_C(self, c: Layout, index: IntLike) -> Layout:  # noqa: N802
         """``make_fragment_C(partition_C(C))`` (mma_atom.hpp:132-143): a compact layout of its shape."""
         return make_layout(self.partition_C(c, index).layout.shape)
 
-    def partition_fragment_A(self, a: Layout, index: Int) -> Layout:  # noqa: N802
+    def partition_fragment_A(self, a: Layout, index: IntLike) -> Layout:  # noqa: N802
         """``make_fragment_A`` (mma_atom.hpp:148-166) of a value-type fragment: ``make_fragment_like``."""
         return make_fragment_like(self.partition_A(a, index).layout)
 
-    def partition_fragment_B(self, b: Layout, index: Int) -> Layout:  # noqa: N802
+    def partition_fragment_B(self, b: Layout, index: IntLike) -> Layout:  # noqa: N802
         return make_fragment_like(self.partition_B(b, index).layout)
 
 
@@ -224,6 +224,17 @@ class TiledCopy:
         shown = "(" + ",".join(str(x) for x in tiler) + ")" if type(tiler) is tuple else str(tiler)
         return f"TiledCopy<{self.atom.name}, {self.val_bits}b, {self.layout_tv}, {shown}>"
 
+    def __post_init__(self) -> None:
+        """The class's own static asserts (copy_atom.hpp:205-206): the tiled (thread, value) layout holds whole
+        atoms, in threads and in values per thread."""
+        ref = self.atom_ref
+        for k, what in ((0, "thrs"), (1, "vals")):
+            tiled, atom = size(self.layout_tv, k), size(ref, k)
+            if tiled.static and atom.static and int(tiled) % int(atom) != 0:
+                raise CuteRejection(f"static_assert: TiledCopy uses too few {what} for selected CopyAtom "
+                                    f"({self.atom.name}: {int(tiled)} % {int(atom)} != 0)",
+                                    f"copy_atom.hpp:{205 + k}")
+
     def _val(self, bit_layout: Layout | None) -> Layout:
         """``recast_layout<uint1_t, ValType>(BitLayout)`` (copy_atom.hpp:64-66)."""
         assert bit_layout is not None
@@ -281,14 +292,15 @@ class TiledCopy:
     def get_layoutD_TV(self) -> Layout:  # noqa: N802
         return self._layout_tv(self.atom_dst)
 
-    def partition_S(self, s: Layout, index: Int) -> OffsetLayout:  # noqa: N802
-        """``get_slice(index).partition_S(S)`` (copy_atom.hpp:343-349): (CopyV, CopyM, CopyN, ...)."""
+    def partition_S(self, s: Layout, index: IntLike) -> OffsetLayout:  # noqa: N802
+        """``get_slice(index).partition_S(S)`` (copy_atom.hpp:343-349): (CopyV, CopyM, CopyN, ...); a Python
+        ``int`` index is a run-time ``int``, as for ``partition_C``."""
         thr = self.tidfrg_S(s)
-        return algebra.slice_and_offset((index, UNDERSCORE, _repeat(rank(s))), thr)
+        return algebra.slice_and_offset((as_int(index), UNDERSCORE, _repeat(rank(s))), thr)
 
-    def partition_D(self, d: Layout, index: Int) -> OffsetLayout:  # noqa: N802
+    def partition_D(self, d: Layout, index: IntLike) -> OffsetLayout:  # noqa: N802
         thr = self.tidfrg_D(d)
-        return algebra.slice_and_offset((index, UNDERSCORE, _repeat(rank(d))), thr)
+        return algebra.slice_and_offset((as_int(index), UNDERSCORE, _repeat(rank(d))), thr)
 
     def retile(self, tensor: Layout) -> Layout:
         """``TiledCopy::retile`` (copy_atom.hpp:266-293): a fragment re-grouped by the atom's values."""

@@ -23,8 +23,9 @@ Obligations, each decided for every admitted value of the gmem's symbols:
 * TMA-SWIZZLE the inner box row fits the swizzle span: <= 32, 64, 128 bytes for SWIZZLE_32B/64B/128B*
   (cuda.h:23322-23326; likewise only the driver checks it, :1041/:1069);
 * TMA-MAJOR the box's first mode has gmem stride 1 (copy_traits_sm90_tma.hpp:963);
-* TMA-GSTRIDE every other box mode's gmem stride, in bytes, is a multiple of 16 and below 2^40
-  (copy_traits_sm90_tma.hpp:971-978; cuda.h:23288-23289);
+* TMA-GSTRIDE every other box mode's gmem stride, in bytes, is non-negative, a multiple of 16 and below 2^40
+  (copy_traits_sm90_tma.hpp:971-978 on the ``uint64_t`` strides of :866-880 and :966-969, where a negative stride
+  is 2^64 minus its size; cuda.h:23288-23289);
 * TMA-GDIM  every box mode's gmem extent is in [1, 2^32] (copy_traits_sm90_tma.hpp:951-960).
 
 Not modelled: the gmem address's 16-byte alignment (:949) and the smem tile's alignment for a swizzle (pointer
@@ -33,12 +34,13 @@ properties), multicast's truncation of the box (:993-997), and hierarchical gmem
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 
 from verifier.core.basis import ScaledBasis
 from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.int_tuple import IntTuple, format_tuple, leaf_list
-from verifier.core.integers import Int, S, and_, eq, gcd, ge, le, lt, unwatched
+from verifier.core.integers import Int, S, abs_, and_, eq, gcd, ge, le, lt, max_, min_, unwatched
 from verifier.core.layouts import Layout
 from verifier.core.obligations import NEVER, Recorder, record
 from verifier.core.swizzle import ComposedLayout, Swizzle
@@ -57,6 +59,9 @@ class TmaBox:
     box: Layout
     swizzle: str
     tile: Layout  # the box modes the smem tile walks, before the size-1 and grouped ones
+    # each box mode's gmem (extent, stride in elements) as fill_tma_gmem_shape_stride fills the descriptor (None
+    # for coalesce_256's Layout<_1,_0>, which reads no gmem mode)
+    descriptor: tuple[tuple[Int, Int] | None, ...] = field(default=(), compare=False)
 
     @property
     def walked(self) -> int:
@@ -165,7 +170,6 @@ def make_tma_box(element_bits: object, smem: object, gmem: object) -> TmaBox:
 
 
 def _make_tma_box(element_bits: object, smem: object, gmem: object) -> TmaBox:
-    from verifier.algebra import ops as algebra
     from verifier.core.int_tuple import product_each
 
     bits = int(element_bits)  # type: ignore[call-overload]
@@ -182,10 +186,7 @@ def _make_tma_box(element_bits: object, smem: object, gmem: object) -> TmaBox:
         raise LayoutError(f"make_tma_box: the gmem layout {gmem} has fewer modes than the smem tile {tile}")
     if not all(isinstance(m, Int) and m.static for m in modes):
         raise CuteRejection("compile error: the smem layout of a TMA copy is static", f"{SRC}:55")
-    identity = Layout(modes, tuple(ScaledBasis(S(1), (i,)) for i in range(len(modes))))
-    with Recorder():  # internal to construct_tma_gbasis: exact on these static layouts, their checks not the user's
-        inv = algebra.right_inverse(inner)
-        full = algebra.coalesce(algebra.composition(identity, inv))
+    full = _tile_to_gmode(inner, modes)
     fshape, fstride = _flat(full.shape), _flat(full.stride)
     rank = 0
     for d in fstride:
@@ -216,7 +217,28 @@ def _make_tma_box(element_bits: object, smem: object, gmem: object) -> TmaBox:
     else:
         shape, stride = tuple(m.shape for m in final), tuple(m.stride for m in final)
     _obligations(final, bits, kind, span, gshape)
-    return TmaBox(Layout(shape, stride), kind, tile_box)
+    desc = tuple(_gmem_extent(m, gshape)[::-1] if m.gmodes else None for m in final)
+    return TmaBox(Layout(shape, stride), kind, tile_box, desc)
+
+
+def descriptor(element_bits: int, smem: object, gmem: object) -> tuple[tuple[int, int] | None, ...]:
+    """The descriptor's gmem (extent, stride in elements) of each box mode on concrete operands, as the layout
+    defines them (mathematical integers: what a faithful descriptor holds); None for a mode reading no gmem."""
+    with Recorder():
+        box = make_tma_box(element_bits, smem, gmem)
+    return tuple(None if d is None else (int(d[0]), int(d[1])) for d in box.descriptor)
+
+
+@functools.lru_cache(maxsize=256)
+def _tile_to_gmode(inner: Layout, modes: tuple[Int, ...]) -> Layout:
+    """``coalesce(identity o right_inverse(SMEM))`` (:747-766), which smem index walks which tile mode: static, so
+    computed once per smem layout (its basis composition checks its own postcondition element by element)."""
+    from verifier.algebra import ops as algebra
+
+    identity = Layout(modes, tuple(ScaledBasis(S(1), (i,)) for i in range(len(modes))))
+    with Recorder():  # internal to construct_tma_gbasis: exact on these static layouts, their checks not the user's
+        inv = algebra.right_inverse(inner)
+        return algebra.coalesce(algebra.composition(identity, inv))
 
 
 def _product(xs: list[Int]) -> Int:
@@ -250,6 +272,13 @@ def _gmem_extent(m: _Mode, gshape: list[Int]) -> tuple[Int, Int]:
     if m.extent.is_constant(1):  # size-1 modes only: the gcd itself
         for d in m.strides[1:]:
             g = gcd(g, d)
+        # A gcd of 0 (every stride 0) is guarded (:882-887): the extent is then the last gmem mode's, with no
+        # division; written without a branch (g is 0 exactly when min(|g|, 1) is) so that it stays one expression
+        zero = S(1) - min_(abs_(g), S(1))
+        extent = S(1) + (gshape[m.gmodes[-1]] - 1) * zero
+        for d, i in zip(m.strides, m.gmodes):
+            extent = extent + (gshape[i] - 1) * (d / max_(abs_(g), S(1)))
+        return g, extent
     extent = S(1)
     for d, i in zip(m.strides, m.gmodes):
         extent = extent + (gshape[i] - 1) * (d / g)
@@ -273,11 +302,18 @@ def _obligations(modes: list[_Mode], bits: int, kind: str, span: int, gshape: li
             record("TMA-MAJOR", "the box's first mode has gmem stride 1 (the majorness of smem matches gmem)",
                    f"{SRC}:963", NEVER, eq(d, 1))
         else:
-            record("TMA-GSTRIDE", f"box mode {k}'s gmem stride, in bytes, is a multiple of 16 and below 2^40",
-                   f"{SRC}:971-978; {DRIVER}:23288-23289", NEVER,
-                   and_(eq((d * S(bits)) % S(128), 0), lt(d * S(bits), S(8 << 40))))
-        record("TMA-GDIM", f"box mode {k}'s gmem extent is in [1, 2^32]", f"{SRC}:951-960; {DRIVER}:23282", NEVER,
-               and_(ge(extent, 1), le(extent, S(1 << 32))))
+            # The descriptor's strides are unsigned: fill_tma_gmem_shape_stride stores the stride in a uint64_t
+            # (:869, :880) and make_tma_copy_desc scales it to bytes in uint64_t (:966-969), so a negative stride is
+            # 2^64 minus its size, which the 2^40 assert (:971) refuses; where the product wraps back below 2^40
+            # (a stride near 2^60 or -2^60) the descriptor's stride is not the layout's: neither is encodable.
+            record("TMA-GSTRIDE", f"box mode {k}'s gmem stride, in bytes, is non-negative, a multiple of 16 and "
+                   "below 2^40", f"{SRC}:866-880, 966-978; {DRIVER}:23288-23289", NEVER,
+                   and_(ge(d, 0), eq((d * S(bits)) % S(128), 0), lt(d * S(bits), S(8 << 40))))
+        # Of several gmem modes, the extent is the recurrence of :876-888 in uint64_t over their strides: with a
+        # negative one it is not the layout's extent (CuTe's gcd and quotients are of 2^64 minus its size)
+        signs = [ge(x, 0) for x in m.strides] if len(m.gmodes) > 1 else []
+        record("TMA-GDIM", f"box mode {k}'s gmem extent is in [1, 2^32]", f"{SRC}:866-888, 951-960; {DRIVER}:23282",
+               NEVER, and_(ge(extent, 1), le(extent, S(1 << 32)), *signs))
 
 
-__all__ = ["TmaBox", "make_tma_box", "swizzle_portions", "tma_swizzle"]
+__all__ = ["TmaBox", "descriptor", "make_tma_box", "swizzle_portions", "tma_swizzle"]

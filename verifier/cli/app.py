@@ -175,6 +175,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--assume", action="append", default=[], metavar="EXPR",
                    help="an assumption on the symbols, e.g. 'M %% 8 == 0' or 'lda >= M'")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a value for a symbol")
+    p.add_argument("--symbol", action="append", default=[], metavar="NAME=LO..HI",
+                   help="a symbol's range, as a spec file declares it, e.g. t=0..255 (a bound left out keeps its "
+                        "default: 1 <= M for an extent, 0 <= t for an index; :i64 for a 64-bit symbol)")
     add_budget_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--format", choices=("text", "json"), help="text (default) or json (the same as --json)")
@@ -443,6 +446,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error("out of memory; please report the input that caused it")
         return EXIT_INTERNAL
     except Exception as exc:
+        if interrupted():
+            # The Ctrl-C surfaced as another exception: ctypes wraps a KeyboardInterrupt raised while it converts
+            # a Z3 call's arguments as ``ArgumentError``.  The run was interrupted, not broken.
+            sys.unraisablehook = lambda _: None
+            _error("interrupted")
+            return EXIT_INTERRUPTED
         if debug:
             import traceback
 

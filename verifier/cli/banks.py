@@ -57,8 +57,10 @@ def cmd_check_conflict_free(args: argparse.Namespace) -> int:
     symbols = Symbols()
     if args.offset is not None:
         for name in index_names(args.offset, [args.args[0], args.args[1]] if len(args.args) >= 2 else args.args):
-            symbols.declare(name, lo=0)
-    operands = build("conflict_free", args.args, symbols, args.assume, _params(args.param), prop=True)
+            symbols.declare(name)
+            symbols.index_default(name)
+    operands = build("conflict_free", args.args, symbols, args.assume, _params(args.param), prop=True,
+                     declarations=args.symbol)
     options = check_options(args, symbols)
     v = check("conflict_free", operands, symbols, timeout=args.timeout, policy=policy_from(args), **options)
     print(to_json(v) if args.json else to_text(v, verbose=args.verbose))
@@ -84,7 +86,8 @@ def cmd_bank_conflicts(args: argparse.Namespace) -> int:
     symbols = Symbols()
     if args.offset is not None:
         for name in index_names(args.offset, [args.smem, args.access]):
-            symbols.declare(name, lo=0)
+            symbols.declare(name)
+            symbols.index_default(name)
     smem, access = build("conflict_free", [args.smem, args.access], symbols, (), _params(args.param), prop=True)
     offset = 0
     if args.offset is not None:

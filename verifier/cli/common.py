@@ -21,7 +21,7 @@ def problem_from(args: argparse.Namespace, op: str, prop: bool = False) -> tuple
         args.json = True
     symbols = Symbols()
     operands = build(op, args.args, symbols, args.assume, params(args.param, anonymous=True), prop=prop,
-                     dsl=getattr(args, "dsl", False))
+                     dsl=getattr(args, "dsl", False), declarations=getattr(args, "symbol", ()))
     return operands, symbols
 
 

@@ -115,10 +115,14 @@ _STRING_KEY = re.compile(r"""["']?cute-verify["']?\s*=\s*("[^"]*"|'[^']*')\s*(#.
 
 def apply_defaults(parsers: Mapping[str, argparse.ArgumentParser], defaults: Mapping[str, object],
                    where: Path | None) -> None:
-    """Set each default on every command that has that option (checked by the option's own type)."""
+    """Set each default on every command that has that option (checked by the option's own type).  An option
+    with choices (``format``: text, json, sarif, junit for ``run``, svg, png, latex for ``draw``) is set on the
+    commands whose choices include the value; it is an error only when no command takes that value."""
     from verifier.cli.args import timeout_value
 
     known: set[str] = set()
+    choices: dict[str, list[str]] = {}  # key -> every choice some command offers (for the message)
+    taken: set[str] = set()  # keys whose value some command accepts
     for parser in parsers.values():
         actions = {a.dest: a for a in parser._actions}
         for key, value in defaults.items():
@@ -128,9 +132,12 @@ def apply_defaults(parsers: Mapping[str, argparse.ArgumentParser], defaults: Map
             known.add(key)
             if key == "timeout":
                 value = timeout_value(value, f"{where}: [tool.cute-verify] timeout")
-            elif action.choices is not None and value not in action.choices:
-                raise LayoutError(f"{where}: [tool.cute-verify] {key} must be one of "
-                                  f"{', '.join(map(str, action.choices))}, got {value!r}")
+            elif action.choices is not None:
+                offered = choices.setdefault(key, [])
+                offered += [str(c) for c in action.choices if str(c) not in offered]
+                if value not in action.choices:
+                    continue
+                taken.add(key)
             elif isinstance(action.default, list):
                 if isinstance(value, str):
                     value = [value]
@@ -141,6 +148,11 @@ def apply_defaults(parsers: Mapping[str, argparse.ArgumentParser], defaults: Map
             elif action.type is int and (isinstance(value, bool) or not isinstance(value, int)):
                 raise LayoutError(f"{where}: [tool.cute-verify] {key} must be an integer")
             parser.set_defaults(**{key: value})
+    refused = sorted(set(choices) - taken)
+    if refused:
+        key = refused[0]
+        raise LayoutError(f"{where}: [tool.cute-verify] {key.replace('_', '-')} must be one of "
+                          f"{', '.join(choices[key])}, got {defaults[key]!r}")
     unknown = sorted(set(defaults) - known)
     if unknown:
         hint = did_you_mean(unknown[0], known).replace("_", "-")

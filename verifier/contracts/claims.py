@@ -23,7 +23,8 @@ from dataclasses import dataclass, replace
 from verifier.algebra import ops as algebra
 from verifier.contracts.claim import _I, _J, Claim, _claim, _fact, _same_size
 from verifier.contracts.predication import predicated_copy_claims, vector_claims
-from verifier.core.basis import as_coordinate, has_basis
+from verifier.core.basis import Value, as_coordinate, has_basis
+from verifier.core.basis import add as value_add
 from verifier.core.errors import CuteRejection, UndefinedBehavior
 from verifier.core.int_tuple import IntTuple, crd2crd, crd2idx, idx2crd, leaves, product, product_each
 from verifier.core.integers import Bool, Const, D, Int, Op, S, and_, eq, ge, le, lt, ne, or_, substitute
@@ -347,7 +348,7 @@ def _fill(coord: object, parts: list[IntTuple]) -> IntTuple:
     return coord  # type: ignore[return-value]
 
 
-def _slice_claims(coord: object, layout: Layout, r: Layout, offset: Int, where: str = "") -> list[Claim]:
+def _slice_claims(coord: object, layout: Layout, r: Layout, offset: Value, where: str = "") -> list[Claim]:
     """SLC-POST (layout.hpp:689-703): ``offset + R(i) == L(c')`` where ``c'`` is ``c`` with its ``_``s taking the
     coordinate of ``i`` in ``R``'s modes (each ``_`` owns one mode of ``R``, underscore.hpp:95-130)."""
     n = size(r)
@@ -355,7 +356,7 @@ def _slice_claims(coord: object, layout: Layout, r: Layout, offset: Int, where: 
     parts = list(crd) if type(r.shape) is tuple else [crd]  # type: ignore[arg-type]  # congruent to r.shape, a tuple here
     full = _fill(coord, parts)
     return [_claim("SLC-POST", f"offset + R(i) == L(c with its '_' at R's coordinate of i){where}",
-                   "layout.hpp:689-703", n, layout(full), offset + r(_I))]
+                   "layout.hpp:689-703", n, layout(full), value_add(offset, r(_I)))]
 
 
 def _slice(coord: object, layout: Layout) -> list[Claim]:
@@ -494,6 +495,59 @@ def _composition_tiled(a: Layout, b: object) -> list[Claim]:
     return out
 
 
+# Operations whose claims are stated for swizzled (composed) operands too: their contracts compare values of the
+# functions, which a symbolic swizzle gives bit by bit (swizzle.py), so the engine decides them on symbols.
+SWIZZLED_CLAIMS = frozenset({"composition", "right_inverse", "left_inverse"})
+
+
+def _evaluable(f: object) -> bool:
+    """A function whose value at a symbolic index is an integer expression: a plain layout (no scaled basis), a
+    swizzle, or a composed layout of those with an integer offset (an smem_ptr flag's byte semantics aside)."""
+    from verifier.core.swizzle import ComposedLayout, SmemPtrFlag, Swizzle
+
+    if isinstance(f, Swizzle):
+        return True
+    if isinstance(f, ComposedLayout):
+        return (not isinstance(f.offset, SmemPtrFlag) and type(f.offset) is Int and _evaluable(f.outer)
+                and _evaluable(f.inner) and not isinstance(f.inner, Swizzle))
+    return isinstance(f, Layout) and not has_basis(f.stride)
+
+
+def _is_swizzled(f: object) -> bool:
+    from verifier.core.swizzle import ComposedLayout, Swizzle
+
+    return isinstance(f, ComposedLayout | Swizzle)
+
+
+def swizzled_claims(op: str, args: Sequence[object]) -> list[Claim] | None:
+    """The claims of ``op`` on operands of which one is swizzled, stated as for layouts (CMP-POST, RI-POST,
+    LI-POST and LI-3), or None when these operands are not of that kind."""
+    from verifier.algebra.registry import apply
+    from verifier.core.swizzle import ComposedLayout
+
+    fns = [a for a in args if isinstance(a, Layout | ComposedLayout) and _evaluable(a)]
+    if op not in SWIZZLED_CLAIMS or len(fns) != len(args):
+        return None
+    out = apply(op, *fns)
+    r = out.result
+    if out.rejection is not None or out.undefined is not None or not isinstance(r, Layout | ComposedLayout) \
+            or not _evaluable(r):
+        return None
+    if op == "composition":
+        a, b = fns
+        return [_same_size("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022",
+                           b.size(), r.size()),
+                _claim("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
+                       "layout.hpp:1022", b.size(), a(b(_I)), r(_I))]
+    (x,) = fns
+    if op == "right_inverse":
+        return [_claim("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260", r.size(), _I,
+                       x(r(_I)))]
+    return [_claim("LI-POST", "the quasi-inverse: L(R(L(i))) == L(i) for every i < size(L)", "layout.hpp:1313-1316",
+                   x.size(), x(_I), x(r(x(_I)))),
+            _claim("LI-3", "R(L(i)) == i for every i < size(L)", "layout.hpp:1313-1316", x.size(), _I, r(x(_I)))]
+
+
 def has_postcondition(op: str) -> bool:
     return op in BUILDERS
 
@@ -504,7 +558,8 @@ def build(op: str, args: Sequence[object]) -> list[Claim]:
     if builder is None:
         return []
     with Recorder():
-        return builder(*args)
+        swizzled = swizzled_claims(op, args) if any(_is_swizzled(a) for a in args) else None
+        return swizzled if swizzled is not None else builder(*args)
 
 
 # -- concrete replay -------------------------------------------------------------------------------------------

@@ -222,8 +222,9 @@ ERRORS: dict[str, str] = {
                    "64B, 128B* (cuda.h:23322-23326); only the driver checks it (copy_traits_sm90_tma.hpp:1041, 1069)",
     "TMA-MAJOR": "the box's first mode has gmem stride 1: the descriptor does not store it "
                  "(copy_traits_sm90_tma.hpp:963 asserts it)",
-    "TMA-GSTRIDE": "every other box mode's gmem stride in bytes is a multiple of 16 and below 2^40 "
-                   "(copy_traits_sm90_tma.hpp:971-978 asserts it; cuda.h:23288-23289)",
+    "TMA-GSTRIDE": "every other box mode's gmem stride in bytes is non-negative, a multiple of 16 and below 2^40 "
+                   "(copy_traits_sm90_tma.hpp:971-978 asserts it of the uint64_t strides of :866-880, 966-969, "
+                   "where a negative stride is 2^64 minus its size; cuda.h:23288-23289)",
     "TMA-GDIM": "every box mode's gmem extent is in [1, 2^32] (copy_traits_sm90_tma.hpp:951-960 asserts it; "
                 "cuda.h:23282)",
     "SLICE-POST": "slicing a tensor addresses the same elements (tensor_impl.hpp:237-239: the view is "

@@ -1,14 +1,23 @@
 """Symbols: the named run-time integers of a problem (M, N, lda, ...) and what is assumed about them.
 
 A symbol is an integer of a fixed width (int32 unless declared ``i64``) with an inclusive range and an optional
-divisibility; by default ``1 <= M <= 2**31-1``, the values a run-time extent can take; ``hi=None`` leaves it
-unbounded above (a mathematical integer: the "for every positive integer" of ``proofs/``).  Relations between symbols
-(``lda >= M``) are boolean expressions.  A ``Symbols`` table is the single place these live: the parser declares
-symbols in it, the engine reads their assumptions from it, and concrete evaluation checks values against it.
+divisibility; by default ``1 <= M <= 2**31-1``, the values a run-time extent can take, and ``0 <= t`` for an index
+(a thread, a tile coordinate, a k-tile: ``index_default``); ``hi=None`` leaves it unbounded above (a mathematical
+integer: the "for every positive integer" of ``proofs/``).
+
+A range is what the user says.  A default lower bound is only a default: the first lower bound the user states (a
+declaration's ``min``, ``--symbol t=0..255``, an assumption ``t >= 0`` or ``t == 0``, a ``--param t=0``) replaces
+it, where a stated one is only ever tightened (``Symbol.lo_stated``).  Spec files, the command line and the pytest
+helpers declare symbols through this one rule (``declaration``, ``parse_declaration``).
+
+Relations between symbols (``lda >= M``) are boolean expressions.  A ``Symbols`` table is the single place these
+live: the parser declares symbols in it, the engine reads their assumptions from it, and concrete evaluation checks
+values against it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from math import lcm
@@ -30,9 +39,15 @@ class Symbol:
     hi: int | None = INT32_MAX
     multiple_of: int = 1
     bits: int = 32
+    lo_stated: bool = False  # ``lo`` is the user's (else a default, which a stated lower bound replaces)
 
     def admits(self, value: int) -> bool:
         return self.lo <= value and (self.hi is None or value <= self.hi) and value % self.multiple_of == 0
+
+    def admits_stated(self, value: int) -> bool:
+        """Whether ``value`` is within what the user stated: a default lower bound does not exclude it."""
+        return (value >= self.lo or not self.lo_stated) and (self.hi is None or value <= self.hi) \
+            and value % self.multiple_of == 0
 
     def describe(self) -> str:
         text = f"{self.lo} <= {self.name}" + (f" <= {self.hi}" if self.hi is not None else "")
@@ -54,9 +69,11 @@ class Symbols:
     relations: list[Bool] = field(default_factory=list)
     _anonymous: int = 0
 
-    def declare(self, name: str, **assumptions: int) -> Symbol:
+    def declare(self, name: str, **assumptions: int | bool) -> Symbol:
         if name in self.table and not assumptions:
             return self.table[name]
+        if "lo" in assumptions and "lo_stated" not in assumptions:
+            assumptions["lo_stated"] = True  # a lower bound a caller declares is stated (the defaults say so)
         base = self.table.get(name, Symbol(name))
         sym = replace(base, **assumptions)  # type: ignore[arg-type]  # assumptions name the integer fields
         if sym.bits == 64 and "hi" not in assumptions and base.hi == INT32_MAX:
@@ -67,6 +84,18 @@ class Symbols:
             raise LayoutError(f"symbol {name}: multiple_of must be positive, got {sym.multiple_of}")
         self.table[name] = sym
         return sym
+
+    def index_default(self, name: str) -> None:
+        """``name`` is an index (a thread, a tile coordinate, a k-tile, a stage): unless the user stated its lower
+        bound, it starts at 0, the first index, which must be checked as any other."""
+        sym = self.table.get(name)
+        if sym is not None and not sym.lo_stated and sym.lo > 0:
+            self.declare(name, lo=0, lo_stated=False)
+
+    def state_lower(self, name: str, lo: int) -> None:
+        """The user states ``lo <= name``: it replaces a default lower bound and tightens a stated one."""
+        sym = self.table[name]
+        self.declare(name, lo=max(sym.lo, lo) if sym.lo_stated else lo, lo_stated=True)
 
     def lookup(self, name: str) -> Symbol | None:
         if name in self.table:
@@ -117,10 +146,18 @@ class Symbols:
                 return v if sym.hi is None else min(sym.hi, v)
 
             if op == "==":
-                self.declare(a.name, lo=max(sym.lo, k), hi=tighter_hi(k))
+                self.state_lower(a.name, k)
+                self.declare(a.name, hi=tighter_hi(k))
             elif bound is not None:
                 key, v = bound
-                self.declare(a.name, **{key: max(sym.lo, v) if key == "lo" else tighter_hi(v)})
+                if key == "lo":
+                    self.state_lower(a.name, v)
+                elif not sym.lo_stated and v < sym.lo:
+                    # a stated upper bound below the default lower bound (``s < 0``, a negative stride): the
+                    # user's range, unbounded below within the symbol's width
+                    self.declare(a.name, lo=-(2 ** (sym.bits - 1)), hi=v, lo_stated=False)
+                else:
+                    self.declare(a.name, hi=tighter_hi(v))
         elif (op == "==" and k == 0 and isinstance(a, Op) and a.op == "%" and type(a.args[0]) is Sym
               and a.args[0].name in self.table and type(a.args[1]) is Const and int(a.args[1].value) > 0):
             sym = self.table[a.args[0].name]
@@ -165,12 +202,65 @@ class Symbols:
             sym = self.table.get(name)
             if sym is None:
                 raise LayoutError(f"--param {name}={v}: no symbol named {name} in the input")
-            if not sym.admits(v):
+            if not sym.admits_stated(v):
                 raise LayoutError(f"--param {name}={v}: outside the assumptions {sym.describe()}")
         for rel in self.relations:
             names = set(rel.expr.symbols())
             if names <= values.keys() and not _holds(rel, values):
                 raise LayoutError(f"values {dict(values)} break the assumption {rel}")
+
+
+class DeclarationError(LayoutError):
+    """A symbol declaration that admits no value or does not fit its width; ``field`` names the part at fault
+    (``min``, ``max``, ``multiple_of``, ``bits``) for the spec loader's ``file:line: key`` messages."""
+
+    def __init__(self, field_name: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field_name
+
+
+def declaration(name: str, lo: int | None = None, hi: int | None = None, multiple_of: int = 1,
+                bits: int = 32) -> Symbol:
+    """The one declaration of a symbol, shared by spec files (``M = { min = 1, max = 4096 }``), the command line
+    (``--symbol M=1..4096``) and the pytest helpers: ``lo`` / ``hi`` left out keep the defaults (``1 <= M``, the
+    index default of ``Symbols.index_default``, the top of the width); a stated ``lo`` is the user's."""
+    if bits not in (32, 64):
+        raise DeclarationError("bits", f"must be 32 or 64, got {bits}")
+    top = INT32_MAX if bits == 32 else INT64_MAX
+    for k, v in (("min", lo), ("max", hi)):
+        if v is not None and not -top - 1 <= v <= top:
+            raise DeclarationError(k, f"{v} does not fit in int{bits}")
+    if multiple_of < 1:
+        raise DeclarationError("multiple_of", f"must be positive, got {multiple_of}")
+    low = 1 if lo is None else lo
+    high = top if hi is None else hi
+    if low > high:
+        if lo is not None:
+            raise DeclarationError("max" if hi is not None else "min", f"empty range: min {low} > max {high}")
+        low = -top - 1  # only an upper bound, below the default lower bound: the user's range, as for ``s < 0``
+    if -(-low // multiple_of) * multiple_of > high:
+        raise DeclarationError("multiple_of", f"no multiple of {multiple_of} lies in {low}..{high}")
+    return Symbol(name, lo=low, hi=high, multiple_of=multiple_of, bits=bits, lo_stated=lo is not None)
+
+
+_DECLARATION = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*=\s*(-?[0-9]+)?\s*\.\.\s*(-?[0-9]+)?\s*(?::\s*i(32|64))?\s*$")
+
+
+def parse_declaration(text: str) -> Symbol:
+    """``NAME=LO..HI`` (either bound may be left out; ``:i64`` for a 64-bit symbol), as ``--symbol`` takes it."""
+    m = _DECLARATION.match(text)
+    if not m:
+        raise LayoutError(f"expected NAME=LO..HI (either bound may be left out, :i64 for 64 bits), e.g. t=0..255, "
+                          f"got {text.strip()[:60]!r}")
+    name, lo, hi, bits = m.groups()
+    for v in (lo, hi):
+        if v is not None and len(v.lstrip("-").lstrip("0")) > 19:
+            raise LayoutError(f"{name}: {v[:30]} does not fit in int64")
+    try:
+        return declaration(name, None if lo is None else int(lo), None if hi is None else int(hi),
+                           bits=int(bits or 32))
+    except DeclarationError as exc:
+        raise LayoutError(f"{name}: {exc}") from None
 
 
 def _holds(rel: Bool, values: Mapping[str, int]) -> bool:

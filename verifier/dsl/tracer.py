@@ -439,6 +439,8 @@ def load(target: str) -> tuple[Path, str, Callable[..., object]]:
 
 
 def _user_line(exc: BaseException, path: Path) -> int:
+    if isinstance(exc, SyntaxError) and exc.lineno:  # raised by the compiler: no frame of the file to walk
+        return exc.lineno
     tb = exc.__traceback__
     line = 0
     while tb is not None:
@@ -573,8 +575,9 @@ def crosscheck(t: Trace, values: Sequence[int] | None = None) -> list[str]:
     vals = list(values) if values is not None else sample_values(t)
     with tempfile.TemporaryDirectory(prefix="cute-dsl-") as tmp:
         out = Path(tmp) / "out.json"
-        proc = subprocess.run([sys.executable, "-m", "verifier.dsl._crosscheck", t.path, t.function,
-                               json.dumps(vals), str(out)], capture_output=True, text=True, timeout=600,
+        # The worker runs in the package root (to import this verifier): the user's path is made absolute first.
+        proc = subprocess.run([sys.executable, "-m", "verifier.dsl._crosscheck", str(Path(t.path).resolve()),
+                               t.function, json.dumps(vals), str(out)], capture_output=True, text=True, timeout=600,
                               cwd=str(Path(__file__).resolve().parents[2]))
         if not out.exists():
             last = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]

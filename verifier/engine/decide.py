@@ -34,7 +34,7 @@ from verifier.contracts import claims
 from verifier.contracts.claim import WITNESSES, Claim
 from verifier.contracts.claims import Replay
 from verifier.core import activity
-from verifier.core.errors import UndefinedBehavior
+from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.integers import Bool, Const, D, Expr, Int, Op, Sym, and_, format_expr, le, ne, or_
 from verifier.core.layouts import Layout, Tile
 from verifier.core.obligations import NEEDS, NEVER, POSTCONDITION, UB, WARNING, severity
@@ -67,8 +67,9 @@ BOUNDED_SPAN = 64
 # Resource units an item gets once the verdict is settled by another item's counterexample (a quarter of a nominal
 # second).
 SETTLED_BUDGET = UNITS_PER_SECOND // 4
-# Resource units at most spent lowering a counterexample's values (a nominal second).
-MINIMISE_BUDGET = UNITS_PER_SECOND
+# Resource units at most spent lowering a counterexample's values (two nominal seconds: half for all symbols at
+# once, half for each alone).
+MINIMISE_BUDGET = 2 * UNITS_PER_SECOND
 # Preconditions whose failure is itself the error, with no postcondition to confirm it: a tile or thread
 # coordinate outside the grid gives a view outside the tensor (docs/semantics.md, partitions).
 SELF_EVIDENT = {"IX-2", "IX-3", "SLICE-IN", "TMA-RANK", "TMA-BOX", "TMA-INNER", "TMA-SWIZZLE", "TMA-MAJOR",
@@ -246,7 +247,11 @@ class Engine:
             return Decision(UNKNOWN, reason=f"cannot encode: {exc}")
         base = self.encoder.assumptions()
         if assume_nonzero:
-            base += [self.encoder.nonzero(d) for d in self.divisors()]
+            for d in self.divisors():
+                try:
+                    base.append(self.encoder.nonzero(d))
+                except Unencodable:
+                    continue  # a fact the solver may go without: fewer assumptions, never a wrong proof
         units = self.remaining() if budget is None else min(budget, self.remaining())
         if hints:
             units = min(units, SETTLED_BUDGET)
@@ -277,12 +282,16 @@ class Engine:
         return Decision(UNKNOWN, reason=why)
 
     def _minimise(self, item: Item, constraints: list[Formula], found: Counterexample) -> Counterexample:
-        """The counterexample with each symbol, in table order, lowered towards the smallest admitted value at
-        which the item still fails (the others kept), by bisection.  Each candidate has every symbol pinned, so Z3
-        only looks for the witness coordinate (quick), and it is replayed concretely.  Best effort within
-        ``MINIMISE_BUDGET`` resource units: the verdict never depends on it, only how readable the values are, and
-        the values found do not depend on the machine's load."""
+        """The counterexample lowered towards the smallest admitted values at which the item still fails, in two
+        passes.  First all symbols at once: the least bound ``b`` such that the item fails with every symbol
+        within ``b`` of its minimum, by bisection on ``b`` (a failure within ``b`` is one within any larger bound,
+        so the search is exact up to the solver's budget), which finds values tied by a relation (``K == ldA``)
+        that no symbol can lower alone.  Then each symbol, in table order, lowered alone (the others kept), by
+        bisection with every symbol pinned, so Z3 only looks for the witness coordinate (quick).  Every candidate
+        is replayed concretely.  Best effort within ``MINIMISE_BUDGET`` resource units: the verdict never depends
+        on it, only how readable the values are, and the values found do not depend on the machine's load."""
         budget = self.budget.part(min(MINIMISE_BUDGET, self.remaining() / 4))
+        found = self._lower_together(item, constraints, found, budget.part(budget.left() / 2))
         for sym in self.symbols:
             name = sym.name
             if name not in found.params:
@@ -297,6 +306,26 @@ class Engine:
                     found, hi = smaller, mid
                 else:
                     lo = mid + 1
+        return found
+
+    def _lower_together(self, item: Item, constraints: list[Formula], found: Counterexample, budget: Budget
+                        ) -> Counterexample:
+        """The first pass of ``_minimise``: bisection on the common distance of every symbol from its minimum."""
+        syms = [s for s in self.symbols if s.name in found.params]
+
+        def distance(c: Counterexample) -> int:
+            return max((c.params[s.name] - s.lo for s in syms), default=0)
+
+        lo, hi = 0, distance(found)
+        while lo < hi and budget.left() >= 1000:
+            mid = lo + (hi - lo) // 2
+            near = [self.encoder.var(s.name) <= s.lo + mid for s in syms]
+            status, model, _ = solve([*constraints, *near], budget.part(UNITS_PER_SECOND // 8), self.ctx)
+            smaller = self._confirm(item, model) if status == "sat" else None
+            if smaller is not None and distance(smaller) <= mid:
+                found, hi = smaller, distance(smaller)
+            else:
+                lo = mid + 1
         return found
 
     def _fails_at(self, item: Item, constraints: list[Formula], params: Mapping[str, int], budget: Budget
@@ -485,13 +514,27 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
     if outcome.undefined is not None:
         return Verdict(op, inputs, INVALID, reason=f"undefined behaviour in CuTe: {outcome.undefined}",
                        assumptions=assumptions)
-    from verifier.algebra.composed import TRANSFER, inner_problem
+    from verifier.algebra.composed import ONE_WAY, TRANSFER, inner_problem, outer_layout_problem
 
     inner = inner_problem(op, list(args))
     if inner is not None:  # Sw o O o B: the operation on B decides it exactly (composed_ops.py)
         v = decide_operation(op, inner, symbols, budget, policy)
         routed = tuple(replace(d, route=f"{TRANSFER}; {d.route}" if d.route else TRANSFER) for d in v.obligations)
         return replace(v, inputs=inputs, result=str(outcome.result), obligations=routed)
+    one_way = outer_layout_problem(op, list(args))
+    # A o O o B, A a layout: a valid op(B) proves it; a refutation must replay on the composed operand.
+    if one_way is not None and not all(_concrete(a) for a in args):
+        v = decide_operation(op, one_way, symbols, budget, policy)
+        cex = v.counterexample
+        replayed = False
+        if v.verdict == INVALID and cex is not None:
+            try:
+                replayed = not valid_at(op, args, cex.params)
+            except (claims.TooLarge, LayoutError, ArithmeticError):
+                replayed = False
+        if v.verdict == VALID or replayed:
+            routed = tuple(replace(d, route=f"{ONE_WAY}; {d.route}" if d.route else ONE_WAY) for d in v.obligations)
+            return replace(v, inputs=inputs, result=str(outcome.result), obligations=routed)
     if _composed_slice(op, args):  # a composed slice: SLICE-POST decides (algebra/composed_slice.py)
         items = items_for(op, args, outcome)
         symbolic_post = any(o.id == "SLICE-POST" for o in outcome.obligations)
@@ -502,11 +545,16 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
     elif op == "make_tma_box":  # TMA-POST and the driver's constraints (algebra/tma.py), symbolic gmem included
         items = items_for(op, args, outcome)
         symbolic_post = True
-    elif any(_unmodelled(a, op) for a in args):
-        if not all(_concrete(a) for a in args):
+    elif any(_unmodelled(a, op) for a in args) and not all(_concrete(a) for a in args):
+        built = claims.swizzled_claims(op, args)
+        if built is None:
             return Verdict(op, inputs, UNKNOWN, str(outcome.result), reason="the engine decides swizzled and "
                            "scaled-basis (E<i>) operands only on concrete values; these have symbols",
                            assumptions=assumptions)
+        # The contract stated over the functions' values, a symbolic swizzle bit by bit (claims.SWIZZLED_CLAIMS).
+        items = _claim_items(op, args, built) + _obligation_items(op, args, outcome, True, True)
+        symbolic_post = True
+    elif any(_unmodelled(a, op) for a in args):
         # Concrete: the algebra's own postcondition, decided by enumeration, is the verdict.
         items = _obligation_items(op, args, outcome, have_claims=False) + _result_items(args, outcome, symbols)
         symbolic_post = False
@@ -516,6 +564,8 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
     engine = Engine(symbols, budget=budget)
     if _composed_slice(op, args):
         decisions = _decide_slice(engine, op, args, outcome, items, policy)
+    elif symbolic_post and any(_unmodelled(a, op) for a in args):  # swizzles are bit fields
+        decisions = decide_bits_first(engine, items, policy)
     else:
         decisions = decide_all(engine, items, policy)
     verdict, cex, reason = summarize(decisions, policy)

@@ -100,15 +100,34 @@ def _moduli(args: Sequence[object]) -> list[int]:
     return sorted(t for t in out if t > 1)
 
 
+# The widest access a thread makes (a 128-bit vector: LDG.128, cp.async, TMA's 16-byte gmem stride unit).
+VECTOR_BITS = 128
+
+
+def _width_moduli(op: str, args: Sequence[object]) -> set[int]:
+    """Moduli in elements from the element widths of ``op`` (its registry row's ``widths``, in bits): where element
+    and byte widths meet, the weakest guard is in elements of the narrower type (``lda % 8 == 0`` for
+    ``recast_layout<half, uint128>``, ``K % 8 == 0`` for 16 bytes of halves, ``K % 4 == 0`` of tf32), which no
+    operand's shape spells: 16 bytes over each element width, and the ratio of two widths."""
+    row = registry.REGISTRY.get(op)
+    if row is None or not row.widths:
+        return set()
+    bits = [int(b) for k, b in enumerate(args) if k in row.widths and isinstance(b, int) and b > 0]
+    widths = {VECTOR_BITS // b for b in bits if VECTOR_BITS % b == 0}
+    widths |= {max(a, b) // min(a, b) for a in bits for b in bits if max(a, b) % min(a, b) == 0}
+    # with each its divisors, weaker guards of the same form, so that the weakest that holds is the one found
+    return {d for w in widths for d in range(2, w + 1) if w % d == 0}
+
+
 def _access_moduli(op: str, args: Sequence[object]) -> list[int]:
     """The widths of vectorised accesses, in elements: a leading dimension that is a multiple of one keeps every
     row's vectors aligned (``ldA % 8 == 0`` for 128-bit accesses of 16-bit elements), although the width may be
     given as a run-time value and appears in no shape.  A TiledCopy's atom accesses ``size<1>(ref)`` values at
-    once; ``vectorized_copy``'s last operand is its vector width."""
+    once; ``vectorized_copy``'s last operand is its vector width; element widths give theirs (``_width_moduli``)."""
     from verifier.algebra.tiled import TiledCopy
     from verifier.core.layouts import size
 
-    out = set()
+    out = _width_moduli(op, args)
     for a in args:
         if isinstance(a, TiledCopy) and a.atom.ref is not None:
             width = size(a.atom_ref, 1)
@@ -477,9 +496,10 @@ def _definitional_facts(op: str, args: Sequence[object], outcome: registry.Outco
     (RC-*, DN-RC-*, MCV-J/A, confirmed by the algebra's concrete postcondition) and the unchecked preconditions
     confirmed the same way: outside a guard they may fail where CuTe's result is still correct, so a guard they
     exclude is not necessary (issue 13, point 5)."""
-    from verifier.engine.decide import _KEPT, _UNDEFINED, CONTRACT
+    from verifier.engine.decide import _KEPT, _UNDEFINED, CONTRACT, _composed_slice
 
-    claim_ids = {c.id for c in claims.build(op, args)}
+    # A composed slice's contract is its recorded SLICE-POST (items_for), not the plain slice's claims.
+    claim_ids = set() if _composed_slice(op, args) else {c.id for c in claims.build(op, args)}
     out = []
     for item in items_for(op, args, outcome, symbols):
         if not item.deciding or item.ranges or item.id in claims.CONFIRM_BY_ORACLE:

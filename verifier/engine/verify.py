@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from verifier.algebra import registry
-from verifier.algebra.composed import inner_problem
+from verifier.algebra.composed import inner_problem, outer_layout_problem
 from verifier.core.integers import Int
 from verifier.core.layouts import Layout
 from verifier.core.semantics import using
@@ -56,12 +56,17 @@ def _with_guard(out: Verdict, op: str, args: Sequence[object], symbols: Symbols,
     args = [coerce(a) for a in args]
     while (inner := inner_problem(op, list(args))) is not None:
         args = inner
+    one_way = outer_layout_problem(op, list(args))
+    if one_way is not None:  # sufficient on the inner layout, but not necessarily necessary for the composed one
+        args = one_way
     guard_budget = Budget(int(budget.rlimit * GUARD_SHARE), budget.timeout)
     guard_budget.deadline = budget.deadline
     failing = tuple(dict.fromkeys(d.id for d in out.obligations if d.deciding and d.status == REFUTED
                                   and policy.counts(d.id)))
     # The guard covers warnings too: a partial tile's guard is what can_implement needs without predication.
     guard, note = derive_guard(op, args, symbols, guard_budget, policy=replace(policy, strict=True), covers=failing)
+    if one_way is not None and guard is not None and guard.necessary != "unknown":
+        guard = replace(guard, necessary="unknown", necessity_witness=None)
     return replace(out, guard=guard, guard_note=note)
 
 

@@ -317,7 +317,7 @@ def slice_case(coord: object, layout: Layout, label: str = "", builder: type[Cpp
     offset (with its static/dynamic flag) as ``@@OFFSET``."""
     b = builder()
     c = b.coord(coord)
-    return b.case(b.call("slice_and_offset", c, b.layout(layout)), label)
+    return b.case(b.call("slice_and_offset", c, b.operand(layout)), label)
 
 
 # The element types recast_layout may be instantiated with, by bit width (cute/numeric/int.hpp:91-100).

@@ -121,7 +121,9 @@ def corpus(ops: Iterable[str] | None = None) -> tuple[list[Entry], list[str]]:
         if wanted is not None and name not in wanted:
             continue
         ex = list(row.example)
-        args = [a for i, a in enumerate(ex) if a != "--assume" and (i == 0 or ex[i - 1] != "--assume")]
+        # the example's options (--assume X, --symbol NAME=RANGE) are not operands
+        args = [a for i, a in enumerate(ex) if a not in ("--assume", "--symbol")
+                and (i == 0 or ex[i - 1] not in ("--assume", "--symbol"))]
         assume = [ex[i + 1] for i, a in enumerate(ex) if a == "--assume"]
         if row.cpp is None and name in BUILT_HERE:
             continue

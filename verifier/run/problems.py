@@ -12,6 +12,7 @@ import importlib
 import re
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.integers import Int
@@ -130,7 +131,45 @@ def operands(op: str, texts: Sequence[str], symbols: Symbols, dsl: bool = False,
                 raise LayoutError(f"argument {k + 1} ({shorten(text)!r}): {exc}") from None
     if registry is not None and op in registry.REGISTRY:
         check_signature(op, out[n_template:])
+        index_defaults(symbols, index_symbols(registry.REGISTRY[op].indices, out[n_template:]))
     return out
+
+
+def index_symbols(positions: Sequence[int], args: Sequence[object]) -> set[str]:
+    """The symbols of the index operands at ``positions`` (a registry row's ``indices``) that no other operand
+    names: a thread, a tile coordinate, a k-tile (a name that is also an extent elsewhere is that extent)."""
+    from verifier.core.operands import symbols as operand_symbols
+
+    inside = set().union(*(operand_symbols(a) for k, a in enumerate(args) if k in positions))
+    outside = set().union(*(operand_symbols(a) for k, a in enumerate(args) if k not in positions))
+    return inside - outside
+
+
+def index_defaults(symbols: Symbols, names: set[str]) -> None:
+    for name in sorted(names):
+        symbols.index_default(name)
+
+
+def declare(symbols: Symbols, declarations: Sequence[str], what: str = "--symbol") -> None:
+    """``NAME=LO..HI`` declarations (``core.symbols.parse_declaration``, the spec file's ``[symbols]`` rule) of
+    symbols the operands name; each replaces the defaults of its symbol."""
+    from verifier.core.symbols import parse_declaration
+
+    seen: set[str] = set()
+    for text in declarations:
+        try:
+            sym = parse_declaration(text)
+        except LayoutError as exc:
+            raise LayoutError(f"{what} {text.strip()[:60]!r}: {exc}") from None
+        if sym.name not in symbols.table:
+            raise LayoutError(f"{what} {sym.name}: no operand names a symbol {sym.name}")
+        if sym.name in seen:
+            raise LayoutError(f"{what} {sym.name} is declared twice")
+        seen.add(sym.name)
+        old = symbols.table[sym.name]
+        if not sym.lo_stated and not old.lo_stated and old.lo < sym.lo:
+            sym = replace(sym, lo=old.lo)  # the lower bound left out: the default of its role (an index's 0)
+        symbols.table[sym.name] = sym
 
 
 # What every make_tiled_* builder and get_layout*_TV query of algebra/tiled.py starts with (tests/differential/
@@ -163,16 +202,24 @@ def step_text(text: str) -> str:
 
 
 def assume(symbols: Symbols, relations: Sequence[str], what: str = "--assume") -> None:
-    """Parse each relation over ``symbols`` and add it to their assumptions."""
+    """Parse each relation over ``symbols`` and add it to their assumptions.  A relation may only name symbols
+    the table already has (those of the operands, or declared): a new name there is a typo, not a new symbol."""
     from verifier.core.errors import shorten
 
-    for text in relations:
-        try:
-            rel = parse_relation(text, symbols)
-            symbols.assume(rel)
-            _check_encodable(symbols, rel)
-        except LayoutError as exc:
-            raise LayoutError(f"{what} {shorten(text)!r}: {exc}") from None
+    strict, symbols.strict = symbols.strict, True
+    try:
+        for text in relations:
+            try:
+                rel = parse_relation(text, symbols)
+                symbols.assume(rel)
+                _check_encodable(symbols, rel)
+            except LayoutError as exc:
+                message = str(exc)
+                if "unknown symbol" in message:
+                    message += " (no operand names it)"
+                raise LayoutError(f"{what} {shorten(text)!r}: {message}") from None
+    finally:
+        symbols.strict = strict
 
 
 def _check_encodable(symbols: Symbols, rel: object) -> None:
@@ -230,14 +277,17 @@ def check_property_operands(prop: str, args: Sequence[object]) -> None:
 
 
 def build(op: str, texts: Sequence[str], symbols: Symbols, relations: Sequence[str] = (),
-          params: Mapping[str, int] | None = None, prop: bool = False, dsl: bool = False) -> list[object]:
-    """Parse ``op``'s operands over ``symbols``, add the relations and substitute the parameter values."""
+          params: Mapping[str, int] | None = None, prop: bool = False, dsl: bool = False,
+          declarations: Sequence[str] = ()) -> list[object]:
+    """Parse ``op``'s operands over ``symbols``, declare the ``--symbol`` ranges, add the relations and substitute
+    the parameter values."""
     if not prop:
         from verifier.algebra.registry import REGISTRY
 
         if op not in REGISTRY:
             raise LayoutError(f"unknown operation {op!r}; known: {', '.join(sorted(REGISTRY))}")
     args = operands(op, texts, symbols, dsl, prop)
+    declare(symbols, declarations)
     assume(symbols, relations)
     args = substitute(args, symbols, params or {})
     if prop:

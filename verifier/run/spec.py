@@ -49,7 +49,7 @@ from pathlib import Path
 
 from verifier.core.errors import LayoutError, did_you_mean
 from verifier.core.semantics import SEMANTICS
-from verifier.core.symbols import INT32_MAX, INT64_MAX, Symbol, Symbols
+from verifier.core.symbols import DeclarationError, Symbol, Symbols, declaration
 from verifier.engine.verdicts import Policy
 from verifier.notation.cpp import parse_relation
 from verifier.run import problems
@@ -550,23 +550,12 @@ def _declare(f: _File, suite: _Suite, name: str, decl: object) -> None:
         if k not in _SYMBOL_KEYS:
             raise f.error((*key, k), f"unknown assumption {k!r}{did_you_mean(k, _SYMBOL_KEYS)}; a symbol has "
                                           f"{', '.join(_SYMBOL_KEYS)}")
-    bits = _integer(f, (*key, "bits"), decl.get("bits", 32))
-    if bits not in (32, 64):
-        raise f.error((*key, "bits"), f"must be 32 or 64, got {bits}")
-    top = INT32_MAX if bits == 32 else INT64_MAX
-    lo = _integer(f, (*key, "min"), decl.get("min", 1))
-    hi = _integer(f, (*key, "max"), decl.get("max", top))
-    mult = _integer(f, (*key, "multiple_of"), decl.get("multiple_of", 1))
-    for k, v in (("min", lo), ("max", hi)):
-        if not -top - 1 <= v <= top:
-            raise f.error((*key, k), f"{v} does not fit in int{bits}")
-    if mult < 1:
-        raise f.error((*key, "multiple_of"), f"must be positive, got {mult}")
-    if lo > hi:
-        raise f.error((*key, "max" if "max" in decl else "min"), f"empty range: min {lo} > max {hi}")
-    if -(-lo // mult) * mult > hi:
-        raise f.error((*key, "multiple_of"), f"no multiple of {mult} lies in {lo}..{hi}")
-    sym = Symbols().declare(name, lo=lo, hi=hi, multiple_of=mult, bits=bits)
+    values = {k: _integer(f, (*key, k), decl[k]) for k in ("min", "max", "multiple_of", "bits") if k in decl}
+    try:
+        sym = declaration(name, values.get("min"), values.get("max"), values.get("multiple_of", 1),
+                          values.get("bits", 32))
+    except DeclarationError as exc:
+        raise f.error((*key, exc.field), str(exc)) from None
     if name in suite.symbols:
         old, f0, k0 = suite.symbols[name]
         if old != sym:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 #: The families, each the name of a module of this package.
-FAMILIES: tuple[str, ...] = ()
+FAMILIES: tuple[str, ...] = ("tma",)
 
 
 @dataclass(frozen=True)

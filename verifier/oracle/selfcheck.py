@@ -14,6 +14,10 @@ For each registry operation and a corpus of operand structures (the registry's e
 A disagreement found by Z3 is replayed: compiled CuTe with plain ints (``cute_cpp.run_cases``) and the model's
 concrete algebra at the witness; only a replayed difference is reported as one (with the path, the leaf and the
 witness), otherwise the entry is ``unknown``.  An entry is ``proved`` only when every path is.
+
+Beyond the registry's calls: TiledMMA / TiledCopy queries and partitions by a symbolic thread, and the TMA box
+(``selfcheck_tiled``), compiled with the atom headers; every MMA / copy atom against its traits compiled afresh
+(``selfcheck_atoms``); and each registry row with no CuTe call as an ``unknown`` entry carrying the row's reason.
 """
 
 from __future__ import annotations

@@ -40,8 +40,18 @@ NOTES = """What it found and how it stands:
 - Against 4.2 every structure takes one path: `min`/`max`/`abs`/`signum`/`gcd`/`lcm` are nodes of the expression
   (no branch), and 4.2's layout algebra otherwise branches only on static values.  A branch on run-time values is
   explored when code takes one (`elem_less`'s `&&`; 3.8's `shape_div`, which tests `a / b != 0`).
-- The registry's `make_tma_box`, `predicated_copy` and `vectorized_copy` have no C++ call of their own (their rows
-  say why) and are not in the corpus."""
+- Beyond the layout algebra (`verifier/oracle/selfcheck_tiled.py`, `selfcheck_atoms.py`): TiledMMA / TiledCopy
+  (`make_tiled_mma` with and without a permutation, `make_tiled_copy`, `make_tiled_copy_A/B/C`): every
+  `get_layout*_TV` and every `get_slice(t).partition_*` of a tensor with symbolic extents and strides by a symbolic
+  thread index `t`; the TMA box (`make_tma_box` against CuTe's `detail::construct_tma_gbasis`, the host part of
+  `make_tma_copy` that derives the box, on symbolic gmem tensors); and every MMA / copy atom of `data/atoms.json`,
+  its traits compiled afresh and printed by CuTe, against the model's layouts (`selfcheck atoms`).  The two atoms
+  whose `ALayout` CuTe prints with incongruent shape and stride (`SM80_16x8x128_S32U1U1S32_TN_XORPOPC` /
+  `_ANDPOPC`, mma_traits_sm80.hpp:670/687: CuTe cannot evaluate it, the model keeps no layout) are `unknown`.
+- `predicated_copy` and `vectorized_copy` have no CuTe call with a result: CuTe's `copy_if` / the auto-vectorizing
+  `copy` are loops that move elements and return `void` (the latter also needs `max_common_vector` as a constant
+  expression); each is an `unknown` entry with that reason, its parts (`local_tile`, `local_partition`,
+  `slice_and_offset`, `max_common_vector`, `recast_layout`, ...) proved in the corpus."""
 
 
 def _cell(text: str, limit: int = 300) -> str:

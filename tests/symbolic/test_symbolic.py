@@ -14,7 +14,7 @@ from verifier.core.operands import map_leaves
 from verifier.core.overflow import under
 from verifier.core.symbols import Symbols
 from verifier.notation.cpp import parse, parse_tile
-from verifier.oracle import cute_cpp, selfcheck, symbolic
+from verifier.oracle import cute_cpp, selfcheck, selfcheck_tiled, symbolic
 
 # One case over what the acceptance names beyond the layout algebra: a tensor on a counting iterator, an MMA atom in
 # make_tiled_mma and a copy atom in make_tiled_copy, each partitioned by a symbolic thread, and a swizzled layout.
@@ -225,3 +225,92 @@ def test_selfcheck_command_reports_the_proved_fraction(cute, capsys) -> None:
     summary = out["summary"]
     assert summary["proved"] == summary["entries"] > 2 and summary["proved_fraction"] == 1.0
     assert any(f["source"] == "drawn by verifier.strategies" for f in out["findings"])
+
+
+@pytest.mark.cute
+def test_tiled_builders_proved_equal_to_cute_with_a_symbolic_thread(cute) -> None:
+    """TiledMMA / TiledCopy (make_tiled_mma with and without a permutation, make_tiled_copy, make_tiled_copy_A/B/C):
+    every TV layout and every thread partition of a tensor with symbolic extents and strides, by a symbolic thread
+    index, proved equal to CuTe's headers on every path; and the TMA box against CuTe's construct_tma_gbasis."""
+    entries, _ = selfcheck.corpus([selfcheck.TILED, "make_tma_box"])
+    labels = {e.op for e in entries}
+    assert sum(e.op == "make_tma_box" and not e.unchecked for e in entries) == len(selfcheck_tiled.TMA_BOXES)
+    assert {f"TiledMMA.partition_{q}" for q in "ABC"} | {f"TiledCopy.partition_{q}" for q in "SD"} <= labels
+    assert any("make_tiled_copy_A(" in e.args[0] for e in entries)
+    findings, _ = selfcheck.selfcheck(entries=entries)
+    assert [(f.entry.op, f.entry.args, f.detail) for f in findings if f.status != "proved"] == []
+    assert all(f.entry.tiled is not None for f in findings)
+
+
+@pytest.mark.cute
+def test_a_wrong_tiled_model_is_refuted_with_a_replayed_witness(cute) -> None:
+    """A partition whose offset is off for threads past 63 is caught, and the witness replays on compiled CuTe."""
+    from verifier.algebra.ops import OffsetLayout
+    from verifier.core.integers import S, div, symbol
+
+    entry = next(e for e in selfcheck.corpus([selfcheck.TILED])[0] if e.op == "TiledMMA.partition_C")
+    assert entry.tiled is not None
+    right = entry.tiled.model
+
+    def wrong() -> object:
+        r = right()
+        assert isinstance(r, OffsetLayout)
+        return OffsetLayout(r.layout, add(r.offset, div(symbol("t"), S(64))))
+
+    bad = dataclasses.replace(entry, tiled=dataclasses.replace(entry.tiled, model=wrong))
+    good_f, bad_f = selfcheck.selfcheck(entries=[entry, bad])[0]
+    assert good_f.status == "proved"
+    assert bad_f.status == "disagrees" and bad_f.witness is not None and bad_f.witness["t"] >= 64
+    assert "compiled CuTe prints" in bad_f.detail
+
+
+def test_atoms_compare_as_cute_printed_them() -> None:
+    """The model's atoms printed as CuTe prints their traits: equal to the prints atoms.json recorded, except the two
+    whose ALayout CuTe itself cannot evaluate (unknown); a changed member, an atom missing from either side, is a
+    disagreement naming it."""
+    import json
+
+    from verifier.oracle import selfcheck_atoms
+
+    printed = json.loads(selfcheck_atoms_data().read_text())["atoms"]
+    got = selfcheck_atoms.compare(printed)
+    assert len(got) == len(printed) >= 2000
+    assert {(n, s) for n, _, s, _ in got if s != "proved"} == {
+        ("SM80_16x8x128_S32U1U1S32_TN_XORPOPC", "unknown"), ("SM80_16x8x128_S32U1U1S32_TN_ANDPOPC", "unknown")}
+    changed = [dict(d) for d in printed]
+    k = next(i for i, d in enumerate(changed) if d["name"] == "SM80_16x8x16_F32F16F16F32_TN")
+    changed[k]["BLayout"] = "((_4,_8),(_2,_2)):((_16,_1),(_64,_8))"  # the last two strides swapped
+    removed = changed.pop(0)
+    bad = {n: d for n, _, s, d in selfcheck_atoms.compare(changed) if s == "disagrees"}
+    assert set(bad) == {"SM80_16x8x16_F32F16F16F32_TN", removed["name"]}
+    assert bad["SM80_16x8x16_F32F16F16F32_TN"].startswith("BLayout: CuTe prints ((_4,_8),(_2,_2)):((_16,_1),(_64,_8))")
+
+
+def selfcheck_atoms_data() -> object:
+    from verifier.algebra.atoms import DATA_FILE
+
+    return DATA_FILE
+
+
+@pytest.mark.cute
+def test_atoms_compiled_afresh_equal_the_models(cute) -> None:
+    """A sample of atoms' traits compiled now (as the selfcheck compiles all of them) print what the model holds."""
+    from verifier.oracle import atoms_gen, selfcheck_atoms
+
+    names = {"SM80_16x8x16_F32F16F16F32_TN", "SM75_U32x4_LDSM_N", "SM80_CP_ASYNC_CACHEALWAYS<uint128_t,uint128_t>",
+             "SM90_64x128x16_F32F16F16_SS<GMMA::Major::K, GMMA::Major::K, GMMA::ScaleIn::One, GMMA::ScaleIn::One>"}
+    fresh = atoms_gen.generate(keep=names.__contains__)["atoms"]
+    assert isinstance(fresh, list)
+    assert {d["name"] for d in fresh} == names
+    got = selfcheck_atoms.compare(fresh)
+    assert [(n, s) for n, _, s, _ in got if n in names] == [(n, "proved") for n in (d["name"] for d in fresh)]
+
+
+def test_registry_rows_without_a_cpp_call_are_unknown_entries_with_the_reason() -> None:
+    entries, _ = selfcheck.corpus(["make_tma_box", "predicated_copy", "vectorized_copy"])
+    unchecked = {e.op: e.unchecked for e in entries if e.unchecked}
+    assert set(unchecked) <= {"make_tma_box", "predicated_copy", "vectorized_copy"}
+    for op, why in unchecked.items():
+        assert why.startswith("no CuTe call to run: ") and "copy.hpp" in why or "tma" in why, (op, why)
+    findings, _ = selfcheck.selfcheck(entries=[e for e in entries if e.unchecked], atoms=False)
+    assert [f.status for f in findings] == ["unknown"] * len(unchecked)

@@ -90,6 +90,16 @@ _DIV = ("L", "T")
 _LAYOUT_HPP = "layout.hpp"
 _VIA_PARTS = ("a layout-level model of a kernel's copy: decided through its parts (the divide, the slice and "
               "the coordinate bounds), each compiled")
+# Why the selfcheck has no single CuTe call to run for a kernel copy's model: CuTe's copy_if / copy are device loops
+# that move elements and return nothing (no layout to print and compare); the layout operations they are built from
+# are each in the selfcheck's corpus.
+_PREDICATED = (_VIA_PARTS + ". CuTe's copy_if (copy.hpp:49-61) is a loop over size(dst) that moves elements where "
+               "pred(i) holds and returns void: no result to compare; local_tile, local_partition and "
+               "slice_and_offset, which build its tensors, are each in the selfcheck's corpus")
+_VECTORIZED = (_VIA_PARTS + ". CuTe's copy(AutoVectorizingCopyWithAssumedAlignment, src, dst) (copy.hpp:241-273) "
+               "takes max_common_vector of the two tensors as a constant expression (CUTE_STATIC_V: a run-time "
+               "integer cannot reach it) and returns void: no result to compare; max_common_vector, "
+               "max_common_layout, recast_layout and upcast are each in the selfcheck's corpus")
 
 REGISTRY: Mapping[str, Operation] = _rows(
     Operation("coalesce", ops.coalesce, ("L", "S?"), "layout.hpp:864-890", basis=True, cpp=CALL,
@@ -165,12 +175,12 @@ REGISTRY: Mapping[str, Operation] = _rows(
                        "K % 8 == 0")),
     # the data, CTA tiler, CTA coordinate, projection, thread layout, thread index, residue, k-residue shift
     Operation("predicated_copy", predication.predicated_copy, ("L", "T", "C", "C", "L", "I", "S", "C?"),
-              "copy.hpp:49-72", not_compiled=_VIA_PARTS, indices=(2, 5),
+              "copy.hpp:49-72", not_compiled=_PREDICATED, indices=(2, 5),
               example=("(M,K):(_1,M)", "(_128,_128,_32)", "(m,n,k)", "Step<_1,X,_1>", "(_32,_8):(_1,_32)", "t",
                        "(M,K)", "--symbol", "t=..255", "--assume", "m < (M+127)/128", "--assume",
                        "k < (K+31)/32", "--assume", "M <= 4096", "--assume", "K <= 4096")),
     Operation("vectorized_copy", predication.vectorized_copy, ("L", "T", "C", "C", "L", "I", "I"),
-              "copy.hpp:241-286", not_compiled=_VIA_PARTS, indices=(2, 5),
+              "copy.hpp:241-286", not_compiled=_VECTORIZED, indices=(2, 5),
               example=("(M,K):(_1,M)", "(_128,_128,_32)", "(m,n,k)", "Step<_1,X,_1>", "(_16,_16):(_1,_16)", "t",
                        "_8", "--symbol", "t=..255", "--assume", "m < (M+127)/128", "--assume",
                        "k < (K+31)/32", "--assume", "M <= 4096", "--assume", "K <= 4096")),

@@ -21,7 +21,9 @@ def add_parser(sub: Any) -> None:
                                    "structures, run CuTe's headers on symbolic run-time integers, explore every "
                                    "path, and prove with Z3 that the model computes the same result and the "
                                    "same undefined behaviour on each.")
-    p.add_argument("ops", nargs="*", metavar="OP", help="operations to check (default: all with a C++ call)")
+    p.add_argument("ops", nargs="*", metavar="OP",
+                   help="operations to check (default: all, the TiledMMA / TiledCopy builders (tiled) and the MMA / "
+                        "copy atoms (atoms))")
     p.add_argument("--cutlass", metavar="PATH",
                    help="a CUTLASS include folder (holding cute/layout.hpp) instead of the installed 4.2 headers")
     p.add_argument("--max-paths", type=int, default=32, metavar="N",
@@ -93,10 +95,12 @@ def _draw(strategy: Any, n: int) -> list[tuple[object, ...]]:
 
 def cmd_selfcheck(args: argparse.Namespace) -> int:
     from verifier.algebra.registry import REGISTRY
+    from verifier.oracle.selfcheck import ATOMS, TILED
 
-    unknown_ops = [op for op in args.ops if op not in REGISTRY]
+    unknown_ops = [op for op in args.ops if op not in REGISTRY and op not in (ATOMS, TILED)]
     if unknown_ops:
-        raise UsageError(f"unknown operation {unknown_ops[0]!r}; known: {', '.join(sorted(REGISTRY))}")
+        raise UsageError(f"unknown operation {unknown_ops[0]!r}; known: {', '.join(sorted(REGISTRY))}, "
+                         f"{TILED} (the TiledMMA / TiledCopy builders), {ATOMS} (the MMA / copy atoms)")
     if args.max_paths < 1:
         raise UsageError("--max-paths must be at least 1")
     if args.cutlass is not None:
@@ -111,7 +115,7 @@ def cmd_selfcheck(args: argparse.Namespace) -> int:
     entries, skipped = corpus(args.ops or None)
     if args.drawn > 0:
         entries += drawn(args.ops or None, args.drawn)
-    findings, _ = selfcheck(max_paths=args.max_paths, entries=entries)
+    findings, _ = selfcheck(max_paths=args.max_paths, entries=entries, atoms=not args.ops or ATOMS in args.ops)
     text = report(findings, skipped, as_json=args.format == "json")
     if args.output:
         Path(args.output).write_text(text + "\n")

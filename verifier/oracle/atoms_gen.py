@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -270,7 +270,9 @@ def _parse(stdout: str) -> dict[int, dict[str, str]]:
     return out
 
 
-def generate(chunk: int = 400) -> dict[str, object]:
+def generate(chunk: int = 400, keep: Callable[[str], bool] | None = None) -> dict[str, object]:
+    """Every atom of the headers as compiled CuTe prints it (``keep``: only the instances whose C++ type it
+    accepts; the declarations skipped are listed either way)."""
     import subprocess
 
     include = cute_include()
@@ -282,7 +284,7 @@ def generate(chunk: int = 400) -> dict[str, object]:
         if why is not None:
             skipped.append({"kind": d.kind, "declaration": d.args, "header": d.header, "line": d.line,
                             "reason": why})
-        todo.extend(inst)
+        todo.extend(i for i in inst if keep is None or keep(i.cpp))
     atoms: list[dict[str, object]] = []
     for lo in range(0, len(todo), chunk):
         part = todo[lo:lo + chunk]

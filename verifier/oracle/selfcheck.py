@@ -14,6 +14,10 @@ For each registry operation and a corpus of operand structures (the registry's e
 A disagreement found by Z3 is replayed: compiled CuTe with plain ints (``cute_cpp.run_cases``) and the model's
 concrete algebra at the witness; only a replayed difference is reported as one (with the path, the leaf and the
 witness), otherwise the entry is ``unknown``.  An entry is ``proved`` only when every path is.
+
+Beyond the registry's calls: TiledMMA / TiledCopy queries and partitions by a symbolic thread, and the TMA box
+(``selfcheck_tiled``), compiled with the atom headers; every MMA / copy atom against its traits compiled afresh
+(``selfcheck_atoms``); and each registry row with no CuTe call as an ``unknown`` entry carrying the row's reason.
 """
 
 from __future__ import annotations
@@ -26,13 +30,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from verifier.algebra.registry import REGISTRY, apply
-from verifier.core.errors import LayoutError, UndefinedBehavior
+from verifier.algebra.registry import REGISTRY, Outcome, apply
+from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
 from verifier.core.integers import Bool, Int, Op, and_, eq, or_, symbol
+from verifier.core.obligations import Recorder
 from verifier.core.operands import map_leaves, substitute
-from verifier.core.overflow import under
+from verifier.core.overflow import under, watching
 from verifier.core.symbols import Symbols
-from verifier.oracle import cute_cpp, symbolic
+from verifier.oracle import atoms_gen, cute_cpp, selfcheck_atoms, selfcheck_tiled, symbolic
 from verifier.oracle.corpora import CUTLASS_UNIT_CORPUS, PARAMETRIC_CORPUS, TEMPLATE_OPS, load, operands, problem
 from verifier.solver.budget import UNITS_PER_SECOND, Budget
 from verifier.solver.paths import prove
@@ -81,6 +86,11 @@ class Entry:
     source: str
     operands: tuple[object, ...] = ()
     symbols: Symbols = field(default_factory=Symbols)
+    # A TiledMMA / TiledCopy query (selfcheck_tiled.py): the model's computation and CuTe's call by builder,
+    # compiled with the atom headers, instead of the registry row's.
+    tiled: selfcheck_tiled.TiledCase | None = None
+    # Why there is no CuTe call to compare with (a registry row without one): reported as unknown, never dropped.
+    unchecked: str = ""
 
 
 @dataclass
@@ -114,12 +124,18 @@ def corpus(ops: Iterable[str] | None = None) -> tuple[list[Entry], list[str]]:
     for name, row in REGISTRY.items():
         if wanted is not None and name not in wanted:
             continue
+        ex = list(row.example)
+        # the example's options (--assume X, --symbol NAME=RANGE) are not operands
+        args = [a for i, a in enumerate(ex) if a not in ("--assume", "--symbol")
+                and (i == 0 or ex[i - 1] not in ("--assume", "--symbol"))]
+        assume = [ex[i + 1] for i, a in enumerate(ex) if a == "--assume"]
+        if row.cpp is None and name in BUILT_HERE:
+            continue
         if row.cpp is None:
             skipped.append(f"{name}: {row.not_compiled}")
+            out.append(Entry(name, tuple(args), tuple(assume), "registry example",
+                             unchecked=f"no CuTe call to run: {row.not_compiled}"))
             continue
-        ex = list(row.example)
-        args = [a for i, a in enumerate(ex) if a != "--assume" and (i == 0 or ex[i - 1] != "--assume")]
-        assume = [ex[i + 1] for i, a in enumerate(ex) if a == "--assume"]
         out.append(_entry(name, args, assume, "registry example"))
     for raw in load(PARAMETRIC_CORPUS):
         if wanted is not None and raw["op"] not in wanted:
@@ -132,7 +148,24 @@ def corpus(ops: Iterable[str] | None = None) -> tuple[list[Entry], list[str]]:
             out.append(_entry(extra_op, extra_args, extra_assume, "operand kinds"))
     out += _spec_checks(wanted)
     out += _generalized_unit_cases(wanted)
+    out += _tiled_cases(wanted)
     return out, skipped
+
+
+# The selector of the tiled builders' entries on the command line (their labels, TiledMMA.partition_A ..., too).
+TILED = "tiled"
+
+
+# Registry operations with no call of the differential harness whose CuTe call the selfcheck builds itself.
+BUILT_HERE = frozenset({"make_tma_box"})
+
+
+def _tiled_cases(wanted: set[str] | None) -> list[Entry]:
+    tiled = [Entry(c.label, c.args, (), "tiled builders", (), c.symbols, c)
+             for c in selfcheck_tiled.cases() if wanted is None or TILED in wanted or c.label in wanted]
+    tma = [Entry(c.label, c.args[:3], c.args[3:], "construct_tma_gbasis", (), c.symbols, c)
+           for c in selfcheck_tiled.tma_cases() if wanted is None or c.label in wanted]
+    return tiled + tma
 
 
 # The example spec files of the repository (not package data: absent from an installed copy, then skipped).
@@ -249,8 +282,13 @@ def cute_print(run: symbolic.Run) -> str:
 def _replay(entry: Entry, env: Mapping[str, int], model: object) -> tuple[str, str]:
     """What compiled CuTe with plain ints prints at ``env``, and the model's symbolic result (the one proved
     against) evaluated there."""
-    case = cute_cpp.operation_case(entry.op, *entry.operands)
-    got = cute_cpp.run_cases([case], [cute_cpp.Query(0, dict(env))])[0]
+    if entry.tiled is not None:
+        case = entry.tiled.cpp(cute_cpp.CppBuilder)
+        binary = cute_cpp.build([case], unit=atoms_gen.traits_unit, flags=atoms_gen.FLAGS)
+        got = cute_cpp.run_binary(binary, [case], [cute_cpp.Query(0, dict(env))])[0]
+    else:
+        case = cute_cpp.operation_case(entry.op, *entry.operands)
+        got = cute_cpp.run_cases([case], [cute_cpp.Query(0, dict(env))])[0]
     if got.rejected:
         cute = f"rejected: {got.rejected}"
     elif got.ub:
@@ -280,7 +318,7 @@ def check_entry(entry: Entry, ex: symbolic.Exploration, binary: cute_cpp.Binary)
         f.detail = ex.unknown
         return f
     with under(entry.symbols):
-        model = apply(entry.op, *entry.operands)
+        model = apply(entry.op, *entry.operands) if entry.tiled is None else _apply_tiled(entry.tiled)
     rejected = [p for p in ex.paths if p.run.rejected]
     if rejected:
         if model.rejection is not None:
@@ -352,6 +390,20 @@ def check_entry(entry: Entry, ex: symbolic.Exploration, binary: cute_cpp.Binary)
     return f
 
 
+def _apply_tiled(case: selfcheck_tiled.TiledCase) -> Outcome:
+    """A tiled query of the model as ``registry.apply`` runs an operation: its obligations recorded, CuTe's
+    rejections and undefined behaviour as data."""
+    with Recorder() as rec:
+        try:
+            with watching(case.label):
+                result = case.model()
+        except CuteRejection as exc:
+            return Outcome(None, tuple(rec.obligations), rejection=exc)
+        except UndefinedBehavior as exc:
+            return Outcome(None, tuple(rec.obligations), undefined=str(exc))
+    return Outcome(result, tuple(rec.obligations))  # type: ignore[arg-type]
+
+
 def _iff(a: Bool, b: Bool) -> Bool:
     from verifier.core.integers import not_
 
@@ -375,6 +427,8 @@ def _equal(m: Int, e: object, values: Mapping[str, int]) -> bool:
 def case_of(entry: Entry) -> cute_cpp.CppCase:
     """The symbolic C++ call of an entry: its registry row's, except that ``slice`` calls CuTe's ``slice`` itself
     (the differential harness calls ``slice_and_offset`` for both, and prints the offset; ``slice`` computes none)."""
+    if entry.tiled is not None:
+        return entry.tiled.cpp(symbolic.SymbolicBuilder)
     if entry.op == "slice":
         b = symbolic.SymbolicBuilder()
         coord, layout = entry.operands
@@ -383,15 +437,22 @@ def case_of(entry: Entry) -> cute_cpp.CppCase:
 
 
 def selfcheck(ops: Iterable[str] | None = None, max_paths: int = 32,
-              entries: Sequence[Entry] | None = None) -> tuple[list[Finding], list[str]]:
-    """Every entry of the corpus (or ``entries``) checked; the findings and the operations with no C++ call."""
+              entries: Sequence[Entry] | None = None, atoms: bool | None = None) -> tuple[list[Finding], list[str]]:
+    """Every entry of the corpus (or ``entries``) checked, and the atoms (``atom_findings``; by default with the
+    corpus of every operation or of ``ops`` naming ``atoms``); the findings and the operations with no C++ call."""
     skipped: list[str] = []
+    ops = list(ops) if ops else None
+    if atoms is None:
+        atoms = entries is None and (not ops or ATOMS in ops)
     if entries is None:
         entries, skipped = corpus(ops)
     cases: list[cute_cpp.CppCase] = []
     compiled: list[Entry] = []
     findings: dict[int, Finding] = {}
     for k, e in enumerate(entries):
+        if e.unchecked:
+            findings[k] = Finding(e, detail=e.unchecked)
+            continue
         try:
             cases.append(case_of(e))
             compiled.append(e)
@@ -399,16 +460,36 @@ def selfcheck(ops: Iterable[str] | None = None, max_paths: int = 32,
             findings[k] = Finding(e, detail=f"no C++ call for these operands: {exc}")
     # Translation units of CHUNK cases, compiled in parallel (g++ is most of the time; a smaller unit also
     # recompiles less when cases CuTe rejects are isolated).
-    spans = [range(i, min(i + CHUNK, len(cases))) for i in range(0, len(cases), CHUNK)]
+    # The tiled entries need the atom headers: units of their own, so that the others' cached units stay valid.
+    spans: list[range | list[int]] = []
+    for headers in (False, True):
+        idx = [i for i, e in enumerate(compiled) if (e.tiled is not None) == headers]
+        spans += [idx[j:j + CHUNK] for j in range(0, len(idx), CHUNK)]
     with ThreadPoolExecutor(max_workers=max(1, min(len(spans), os.cpu_count() or 1))) as pool:
-        binaries = list(pool.map(lambda r: symbolic.build([cases[i] for i in r]), spans))
-    results: list[Finding] = []
+        binaries = list(pool.map(lambda r: symbolic.build([cases[i] for i in r],
+                                                          atoms=compiled[r[0]].tiled is not None), spans))
+    results: dict[int, Finding] = {}
     for span, binary in zip(spans, binaries):
         _, explorations = symbolic.explore([cases[i] for i in span], [compiled[i].symbols for i in span],
                                            max_paths=max_paths, binary=binary)
-        results += [check_entry(compiled[i], ex, binary) for i, ex in zip(span, explorations)]
-    checked = iter(results)
-    return [findings[k] if k in findings else next(checked) for k in range(len(entries))], skipped
+        results.update((i, check_entry(compiled[i], ex, binary)) for i, ex in zip(span, explorations))
+    checked = iter(results[i] for i in range(len(compiled)))
+    out = [findings[k] if k in findings else next(checked) for k in range(len(entries))]
+    if atoms:
+        out += atom_findings()
+    return out, skipped
+
+
+# The selector of the atoms' entries on the command line.
+ATOMS = "atoms"
+
+
+def atom_findings() -> list[Finding]:
+    """Every MMA / copy atom of the model against its traits compiled afresh (``selfcheck_atoms``)."""
+    fresh = atoms_gen.generate()["atoms"]
+    assert isinstance(fresh, list)
+    return [Finding(Entry("atom", (name,), (), f"atom {where}"), status, 0, detail)
+            for name, where, status, detail in selfcheck_atoms.compare(fresh)]
 
 
 def summary(findings: Sequence[Finding]) -> dict[str, object]:
@@ -432,6 +513,4 @@ def report(findings: Sequence[Finding], skipped: Sequence[str], as_json: bool = 
             lines.append(f"  {f.status}: {f.entry.op} {' '.join(f.entry.args)}"
                          f"{' assuming ' + ', '.join(f.entry.assume) if f.entry.assume else ''} "
                          f"[{f.entry.source}]: {f.detail}")
-    for s_ in skipped:
-        lines.append(f"  not compiled: {s_}")
     return "\n".join(lines)

@@ -144,10 +144,11 @@ int main() {
 """
 
 
-# Headers a program may add to the prelude's (the atoms, for TiledMMA / TiledCopy cases): a fixed list, so that
-# no text of a caller reaches the compiler.
+# Headers a program may add to the prelude's (the atoms, for TiledMMA / TiledCopy cases; the TMA box's): a fixed
+# list, so that no text of a caller reaches the compiler.
 ATOM_HEADERS = ("cute/atom/mma_atom.hpp", "cute/atom/copy_atom.hpp", "cute/atom/mma_traits_sm80.hpp",
-                "cute/atom/copy_traits_sm80.hpp", "cute/atom/mma_traits_sm90_gmma.hpp")
+                "cute/atom/copy_traits_sm80.hpp", "cute/atom/mma_traits_sm90_gmma.hpp",
+                "cute/atom/copy_traits_sm90_tma.hpp")
 
 
 def _unit(cases: Sequence[CppCase], rejected: set[int], atoms: bool = False

@@ -70,7 +70,9 @@ template <class T, class L> void bit_addresses(L const& l) {
   printf("@@A");
   for (int i = 0; i < int(size(l)); ++i) {
     auto p = &t(i);
-    if constexpr (sizeof_bits_v<T> % 8 == 0) { printf(" %lld", 8LL * (long long)reinterpret_cast<intptr_t>(p)); }
+    // the byte address, made a bit address in Python: 8 * a pointer past 2^60 would wrap (a swizzle whose mask
+    // reaches bit 31 sign-extends over the upper bits of a negative address)
+    if constexpr (sizeof_bits_v<T> % 8 == 0) { printf(" B%lld", (long long)reinterpret_cast<intptr_t>(p)); }
     else { printf(" "); print(p); }
   }
   printf("\n");
@@ -109,6 +111,8 @@ _SUBPTR = re.compile(r"subptr\[\d+b\]\((.*)\.(\d+)\)")
 
 
 def _bit(text: str) -> int:
+    if text.startswith("B"):  # a byte address
+        return 8 * int(text[1:])
     m = _SUBPTR.fullmatch(text)
     if m is None:
         return int(text)

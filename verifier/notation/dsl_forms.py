@@ -123,7 +123,7 @@ def _leaf(x: Int | ScaledBasis, symbols: Symbols | None, values: bool) -> str:
         return _leaf(x.value, symbols, values) + "".join(f"@{n}" for n in reversed(x.modes))
     assert isinstance(x, Int)
     if x.static or (values and x.concrete):
-        return str(x.value)
+        return str(int(x))  # a static _0 that keeps a dropped division (seq) is 0 to the DSL too
     d = divisibility(x.expr, symbols)
     return f"?{{div={d}}}" if d > 1 else "?"
 

@@ -275,7 +275,7 @@ def _dsl_leaf(x: Int | ScaledBasis, symbols: Symbols | None, values: bool) -> st
         return _dsl_leaf(x.value, symbols, values) + "".join(f"@{n}" for n in reversed(x.modes))
     assert type(x) is Int
     if x.static or (values and x.value is not None):
-        return str(x.value)
+        return str(int(x))  # a static _0 that keeps a dropped division (seq) is 0 to the DSL too
     if type(x.expr) is Sym and symbols is not None and x.expr.name in symbols:
         sym = symbols.table[x.expr.name]
         attrs = (["i64"] if sym.bits == 64 else []) + ([f"div={sym.multiple_of}"] if sym.multiple_of > 1 else [])

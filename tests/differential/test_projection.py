@@ -5,6 +5,7 @@ against compiled CuTe (every thread index of the thread layouts swept), and deci
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 
@@ -91,6 +92,10 @@ def test_local_partition_with_projection_every_thread(cute, thr):
 
 
 def _verify(op: str, texts: list[str], assume: tuple[str, ...] = ()):
+    # the assumptions of the whole kernel that this call's operands can state (one naming a symbol of no operand is
+    # bad input, issue 29 class 7)
+    names = set(re.findall(r"[A-Za-z]\w*", " ".join(texts)))
+    assume = tuple(a for a in assume if set(re.findall(r"[A-Za-z]\w*", a)) <= names)
     symbols = Symbols()
     args = build(op, texts, symbols, assume, {})
     bound_all(symbols)  # realistic sizes: near 2^31 CuTe's ceil_div overflows (tests/differential/test_overflow.py)

@@ -416,7 +416,7 @@ def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespac
         envs = _within_budget(case, envs, budget, given, f"{c.name} (line {c.line})")
         note = (f"the {len(envs)} smallest of {before} assignments, within the sweep's budget"
                 if len(envs) < before else None)
-        v = verify(c.op, ops, table, timeout=min(c.timeout, args.timeout), derive=False)
+        v = verify(c.op, ops, table, timeout=_tighter(c.timeout, args.timeout), derive=False)
         cx = dict(v.counterexample.params) if v.counterexample is not None else None
         if cx is not None and cx not in envs:
             envs.append(cx)
@@ -460,3 +460,9 @@ def _spec(path: str, ranges: dict[str, tuple[int, int]], args: argparse.Namespac
     for c, why in skipped:
         print(f"  [not run] {c.name} (line {c.line}): {why}")
     return 3 if disagreements else 0
+
+
+def _tighter(a: float | None, b: float | None) -> float | None:
+    """The tighter of two wall-clock safety nets; None is the default hang guard."""
+    return b if a is None else a if b is None else min(a, b)
+

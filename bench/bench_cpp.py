@@ -16,13 +16,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "cpp"))
 
 
 def main() -> None:
-    import sgemm_sm80  # type: ignore[import-not-found]
-    from test_sgemm_sm80 import ASSUME, RANGES  # type: ignore[import-not-found]
-
+    from tests.cpp import sgemm_sm80
+    from tests.cpp.test_sgemm_sm80 import ASSUME, RANGES
     from verifier.run import cpp
 
     ranges = RANGES

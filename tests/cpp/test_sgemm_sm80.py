@@ -5,16 +5,13 @@ the kernel's tiling is decided at its own line of the .cu file."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cpp import sgemm_sm80
 from verifier.engine.verdicts import INVALID, VALID
 from verifier.run import cpp
-
-sys.path.insert(0, str(Path(__file__).parent))
-import sgemm_sm80  # noqa: E402
 
 # One thread of one CTA past the first row of threads (tid 9: its rows start ldA elements in), sizes whose offsets
 # fit in int32: the exploration of every thread takes minutes (bench/bench_cpp.py).

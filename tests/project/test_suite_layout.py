@@ -12,7 +12,7 @@ from tests import conftest
 
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
-GROUPS = ("unit", "differential", "engine", "frontends", "docs", "project", "gpu", "adversarial")
+GROUPS = ("unit", "differential", "engine", "frontends", "docs", "project", "gpu", "adversarial", "symbolic", "cpp")
 
 
 def _python_files() -> list[Path]:

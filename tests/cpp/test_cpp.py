@@ -1,7 +1,7 @@
 """``cute-verify cpp``: the user's own C++ run on CuTe's headers with symbolic run-time integers (verifier/run/cpp.py).
 
 Each C++ function here is compiled once (the program cache keys it by its driver's text); the spec file
-``data/seeds.cute.toml`` states the same layouts, and its verdicts are compared with the C++ front end's."""
+``data/seeds.spec.toml`` states the same layouts, and its verdicts are compared with the C++ front end's."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def test_seed_recast_found_at_its_lines_and_spec_agrees() -> None:
         assert f.verdict.counterexample.params["n"] > 1  # a (1):(1) layout upcasts fine
     assert r.exit_code == 1
     # the same layouts as a spec file: the same verdicts, operation by operation
-    checks = {c.name: c for c in load([DATA / "seeds.cute.toml"])}
+    checks = {c.name: c for c in load([DATA / "seeds.spec.toml"])}
     results = {res.check.name: res.verdict.verdict for res in batch.run(list(checks.values()))}
     assert results["004 recast of a run-time (16):(1) from 16 to 32 bits"] == recast.verdict.verdict
     assert results["004 upcast<2> of a run-time (16):(1)"] == up.verdict.verdict
@@ -151,7 +151,7 @@ def test_hopper_gmma_atom_and_tma_box() -> None:
     from verifier.run import batch
     from verifier.run.spec import load
 
-    spec = {res.check.name: res.verdict.verdict for res in batch.run(load([DATA / "hopper.cute.toml"]))}
+    spec = {res.check.name: res.verdict.verdict for res in batch.run(load([DATA / "hopper.spec.toml"]))}
     assert spec["the GMMA atom tiled to the CTA tile"] == _at(r, 10, "operation")[0].verdict.verdict
     assert spec["the TMA box of a run-time (M,K) row-major tensor"] == box.verdict.verdict
 

@@ -199,6 +199,7 @@ expect = "invalid"
 name = "swizzled (undecided)"
 op = "composition"
 args = ["(_8,M):(_1,_8)", "Sw<2,0,-3> o _0 o (_8,_8):(_8,_1)"]
+rlimit = 1000
 expect = "unknown"
 '''
 

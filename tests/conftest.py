@@ -142,6 +142,9 @@ def _artefacts(root: Path) -> set[Path]:
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     global _current
     _current = item
+    # Every test starts and ends in the folder the suite started in: a test (or a library it drives) that leaves the
+    # process in a temporary folder, which is then deleted, made every later in-process command fail on getcwd.
+    cwd = item.config.invocation_params.dir
     saved = os.environ.get("CUTE_VERIFY_CACHE")
     scratch = None
     if _unmarked(item):
@@ -151,6 +154,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         yield
     finally:
         _current = None
+        os.chdir(cwd)
         if saved is None:
             os.environ.pop("CUTE_VERIFY_CACHE", None)
         else:

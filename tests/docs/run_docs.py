@@ -139,11 +139,8 @@ class Workspace:
             env.pop("FORCE_COLOR", None)
             # No verdict comes from an earlier run or command: a result cache of our own, emptied before each
             # command.  Compiled CuTe stays where it is (tests/conftest.py watches that folder for compiles).
-            shared, cache = cache_root(), tmp / "cache"
+            cache = tmp / "cache"
             cache.mkdir()
-            for name in ARTEFACT_FOLDERS:
-                (shared / name).mkdir(parents=True, exist_ok=True)
-                (cache / name).symlink_to(shared / name)
             env["CUTE_VERIFY_CACHE"] = str(cache)
             yield cls(doc, work, env)
         finally:
@@ -151,8 +148,18 @@ class Workspace:
 
     def shell(self, command: str, fresh: bool = True) -> tuple[int, str]:
         """Run `command`; `fresh`: with no verdict cached by an earlier command."""
+        cache = Path(self.env["CUTE_VERIFY_CACHE"])
         if fresh:
-            shutil.rmtree(Path(self.env["CUTE_VERIFY_CACHE"]) / "results", ignore_errors=True)
+            shutil.rmtree(cache / "results", ignore_errors=True)
+        # Compiled CuTe goes where the running test's compiles go (tests/conftest.py watches that folder, another
+        # for each test that compiles nothing): linked anew for each command, not once for the document.
+        shared = cache_root()
+        for name in ARTEFACT_FOLDERS:
+            (shared / name).mkdir(parents=True, exist_ok=True)
+            link = cache / name
+            if link.is_symlink() or link.exists():
+                link.unlink()
+            link.symlink_to(shared / name)
         p = subprocess.run(["bash", "-c", command], cwd=self.path, env=self.env, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT)
         return p.returncode, p.stdout

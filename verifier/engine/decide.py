@@ -67,6 +67,8 @@ BOUNDED_SPAN = 64
 # Resource units an item gets once the verdict is settled by another item's counterexample (a quarter of a nominal
 # second).
 SETTLED_BUDGET = UNITS_PER_SECOND // 4
+# Why an item is left undecided under ``Engine.settle_early``.
+SETTLED = "not decided: the verdict was already settled by a counterexample"
 # Resource units at most spent lowering a counterexample's values (two nominal seconds: half for all symbols at
 # once, half for each alone).
 MINIMISE_BUDGET = 2 * UNITS_PER_SECOND
@@ -135,6 +137,9 @@ class Engine:
                  budget: Budget | None = None) -> None:
         self.symbols = symbols
         self.budget = budget if budget is not None else Budget(rlimit, timeout)
+        # Stop at the first refutation that settles the verdict, leaving the other items undecided: for a caller
+        # that reads only the verdict and its counterexample (a candidate of the guard search), not the report.
+        self.settle_early = False
         self._evaluated: dict[int, tuple[Item, Decision | None]] = {}  # the item is kept so that its id stays its
 
     @cached_property
@@ -490,10 +495,12 @@ def _result_items(args: Sequence[object], outcome: registry.Outcome, symbols: Sy
                  "wherever the operands do", "stride.hpp:60-124", OVERFLOW, True, (), cond, replay)]
 
 
-def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, policy: Policy
-                     ) -> Verdict:
+def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, policy: Policy,
+                     settle_early: bool = False) -> Verdict:
     """The verdict on ``op(*args)`` within ``budget``, without a guard (``engine.verify`` adds it): the domain
-    check, CuTe's own rejections and undefined behaviour, then the claims and obligations decided."""
+    check, CuTe's own rejections and undefined behaviour, then the claims and obligations decided.  With
+    ``settle_early`` (``Engine.settle_early``) the items still to decide once one is refuted are left undecided: the
+    verdict is the same (``invalid``, with a counterexample), the report is not complete."""
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
     assumptions = symbols.described()
@@ -512,13 +519,13 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
 
     inner = inner_problem(op, list(args))
     if inner is not None:  # Sw o O o B: the operation on B decides it exactly (composed_ops.py)
-        v = decide_operation(op, inner, symbols, budget, policy)
+        v = decide_operation(op, inner, symbols, budget, policy, settle_early)
         routed = tuple(replace(d, route=f"{TRANSFER}; {d.route}" if d.route else TRANSFER) for d in v.obligations)
         return replace(v, inputs=inputs, result=str(outcome.result), obligations=routed)
     one_way = outer_layout_problem(op, list(args))
     # A o O o B, A a layout: a valid op(B) proves it; a refutation must replay on the composed operand.
     if one_way is not None and not all(_concrete(a) for a in args):
-        v = decide_operation(op, one_way, symbols, budget, policy)
+        v = decide_operation(op, one_way, symbols, budget, policy, settle_early)
         cex = v.counterexample
         replayed = False
         if v.verdict == INVALID and cex is not None:
@@ -556,6 +563,7 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
         items = items_for(op, args, outcome, symbols)
         symbolic_post = claims.has_postcondition(op)
     engine = Engine(symbols, budget=budget)
+    engine.settle_early = settle_early
     if _composed_slice(op, args):
         decisions = _decide_slice(engine, op, args, outcome, items, policy)
     elif symbolic_post and any(_unmodelled(a, op) for a in args):  # swizzles are bit fields
@@ -667,6 +675,11 @@ def decide_bits_first(engine: Engine, items: list[Item], policy: Policy = DEFAUL
 
     out: list[ObligationVerdict] = []
     for n, item in enumerate(items):
+        if engine.settle_early and any(d.status == REFUTED and d.deciding and d.counterexample is not None
+                                       and policy.settles(d.id) for d in out):
+            out.append(ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
+                                         UNKNOWN, item.deciding, None, SETTLED, None, policy.severity(item.id)))
+            continue
         share = engine.budget.part(engine.remaining() / max(1, len(items) - n))
         try:
             status, values = bv_decide(item.holds, item.ranges, engine.symbols, share)
@@ -754,6 +767,10 @@ def decide_all(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLIC
     hints: list[Mapping[str, int]] = []
     for n, k in enumerate(order):
         item = everything[k]
+        if hints and engine.settle_early:
+            out[k] = ObligationVerdict(item.id, item.description, item.source, item.cute_checks, item.condition,
+                                       UNKNOWN, item.deciding, None, SETTLED, None, policy.severity(item.id))
+            continue
         share = engine.remaining() / max(1, len(everything) - n)
         d = engine.decide(item, budget=share, assume_nonzero=item is not div0, hints=hints)
         if d.status == REFUTED and item.deciding and d.counterexample is not None and policy.settles(item.id):

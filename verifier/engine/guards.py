@@ -176,6 +176,7 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
     caps = overflow_caps(op, args, symbols, names)
     known_bad: list[dict[str, int]] = []
     smallest: dict[tuple[str, str], int | None] = {}
+    passed: set[tuple[tuple[str, int], ...] | None] = set()  # points the pretest found valid (or too large)
     tried = 0
     undecided = False
     weakest = _weakest_first(per_symbol)
@@ -189,13 +190,16 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
         if any(cond.evaluate(p) for p in known_bad):
             continue
         point = _smallest_point(symbols, every, _padded(combo, names, every), smallest)
-        if point is not None and _admitted(symbols, point):
+        key = tuple(sorted(point.items())) if point is not None else None
+        if point is not None and key not in passed and _admitted(symbols, point):
             try:
-                if not valid_at(op, args, point, limit=PRETEST_LIMIT):
+                # strict as the candidate is decided: a failing warning refutes it as surely as an error
+                if not valid_at(op, args, point, limit=PRETEST_LIMIT, strict=policy.strict):
                     known_bad.append(point)
                     continue
             except claims.TooLarge:
                 pass
+            passed.add(key)  # weaker and stronger candidates often share their smallest point
         tried += 1
         share = budget.part(max(budget.rlimit / 8, min(budget.left(), UNITS_PER_SECOND // 2)))
         try:

@@ -54,17 +54,17 @@ def solve(constraints: Sequence[z3.BoolRef], budget: Budget) -> tuple[str, z3.Mo
     Z3's search also depends on the history of the context it runs in: the identifiers of the terms created there
     before, and how many references each term has (its rewriter caches only shared terms), which a process's earlier
     work changes (``tests/engine/test_load.py`` found a guard that changed with the verdicts decided before it).  So
-    the constraints must come from a context of their own, that of one encoder (``Encoder.ctx``: one decision, or
-    one candidate guard), and are solved there, each run on a fresh solver: the context's history is then that
-    decision's own queries, in the order it asks them, and the answer a function of the input.  Solving in the
-    encoder's context rather than translating each query into a new one saves a context per query (creating and
-    deleting one cost 4 ms, a third of the time of the parametric corpus, issue 28)."""
+    each query is solved in a new context of its own, into which the constraints are translated: there the terms
+    are numbered by the query alone, and the answer is a function of the query.  The model comes back in the
+    constraints' context."""
     import z3
 
     units = budget.left()
     if units < 1000:
         return "unknown", None, budget.why_stopped()
-    ctx = constraints[0].ctx if constraints else new_context()
+    origin = constraints[0].ctx if constraints else None
+    ctx = new_context()
+    constraints = [c.translate(ctx) for c in constraints]
     slices = [(0, units)] if units < PORTFOLIO_MIN else [(0, 0.15 * units), (1, 0.15 * units), (2, 0.7 * units)]
     why = ""
     for seed, share in slices:
@@ -79,7 +79,7 @@ def solve(constraints: Sequence[z3.BoolRef], budget: Budget) -> tuple[str, z3.Mo
         r = check_sat(s, budget.net_seconds(), rlimit=int(share))
         budget.spend(max(0, rlimit_count(s) - before))
         if r == z3.sat:
-            return "sat", s.model(), ""
+            return "sat", s.model().translate(origin) if origin is not None else s.model(), ""
         if r == z3.unsat:
             return "unsat", None, ""
         why = s.reason_unknown()

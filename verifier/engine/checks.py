@@ -28,7 +28,7 @@ from verifier.core.int_tuple import IntTuple, compatible, leaves, product
 from verifier.core.integers import Bool, D, Int, and_, eq, ge, le, max_, min_, symbol
 from verifier.core.layouts import Layout, size
 from verifier.core.overflow import under
-from verifier.core.swizzle import ComposedLayout, flag_bits, smem_bit_address
+from verifier.core.swizzle import ComposedLayout, Swizzle, flag_bits, smem_bit_address
 from verifier.core.symbols import Symbols
 from verifier.engine.decide import Engine, Item, decide_all, decide_bits_first, summarize
 from verifier.engine.verdicts import (
@@ -141,15 +141,30 @@ def _equivalent(a: Layout, b: Layout, extended: bool = False) -> list[Claim]:
                   _range(n), same(a(_I), b(_I), paths), a(_I) if scalar else None, b(_I) if scalar else None)]
 
 
-def _no_overflow(layout: Layout, bits: int = 32) -> list[Claim]:
+def _no_overflow(layout: Layout | ComposedLayout, bits: int = 32) -> list[Claim]:
     lo, hi = D(-(2 ** (bits - 1))), D(2 ** (bits - 1) - 1)
 
     def fits(x: Int) -> Bool:
         return and_(ge(x, lo), le(x, hi))
 
     if isinstance(layout, ComposedLayout):
-        raise LayoutError("no_overflow: a composed layout's index is its inner layout's, through a swizzle that "
-                          "keeps the bits below its top; check no_overflow of the inner layout")
+        view = _offset_view(layout)
+        if view is None:
+            raise LayoutError("no_overflow: a composed layout's index is its inner layout's, through a swizzle that "
+                              "keeps the bits below its top; check no_overflow of the inner layout")
+        # A thread's partition (Sw<0,..> o offset o L): L's arithmetic, the offset, and each element's index
+        # offset + L(c) from the tensor's origin, all in int{bits}.
+        offset, inner = view
+        claims = _no_overflow(inner, bits)
+        idx_lo, idx_hi = offset, offset
+        for s, d in zip(leaves(inner.shape), leaves(inner.stride)):
+            term = (s - 1) * (d.value if isinstance(d, ScaledBasis) else d)
+            idx_lo, idx_hi = idx_lo + _min0(term), idx_hi + _max0(term)
+        return [*claims,
+                Claim("OVF-OFFSET", f"the view's offset fits in int{bits}", "tensor_impl.hpp (slice)", (),
+                      fits(offset)),
+                Claim("OVF-SUM", f"offset + L(c), each element's index in the tensor, fits in int{bits}",
+                      "tensor_impl.hpp (slice)", (), and_(fits(idx_lo), fits(idx_hi)))]
     shapes = list(leaves(layout.shape))
     # A scaled-basis stride computes each coordinate component separately; its value is what can overflow.
     strides = [d.value if isinstance(d, ScaledBasis) else d for d in leaves(layout.stride)]
@@ -169,6 +184,15 @@ def _no_overflow(layout: Layout, bits: int = 32) -> list[Claim]:
         out.append(Claim("OVF-SUM", f"the partial sums of crd2idx up to mode {k} fit in int{bits}",
                          "stride.hpp (crd2idx)", (), and_(fits(low), fits(high))))
     return out
+
+
+def _offset_view(layout: ComposedLayout) -> tuple[Int, Layout] | None:
+    """``(offset, L)`` of a tensor view ``Sw<0,M,S> o offset o L`` (an identity swizzle: a thread's partition,
+    ``algebra.tiled.view``), else None."""
+    outer, inner = layout.outer, layout.inner
+    if isinstance(outer, Swizzle) and outer.identity and isinstance(inner, Layout) and isinstance(layout.offset, Int):
+        return layout.offset, inner
+    return None
 
 
 def _min0(x: Int) -> Int:

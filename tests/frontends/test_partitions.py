@@ -78,6 +78,13 @@ def test_check_takes_partitions_in_every_layout_property(capsys, argv, status, v
         assert "counterexample" in out
 
 
+def test_no_overflow_of_a_partition_checks_its_offset(capsys):
+    """The view's offset (crd2idx of the thread's coordinate in C, an int in CuTe) is an intermediate too: with a
+    run-time leading dimension up to 2^31-1 it overflows, with the counterexample replayed."""
+    rc, out, err = run(capsys, "check", "no_overflow", f"partition_C({MMA}, (_64,_64):(_1,ld), t)", "-v")
+    assert rc == 1 and "[refuted] OVF-OFFSET" in out, (out, err)
+
+
 def test_an_operation_takes_a_partition_and_a_retile(capsys):
     rc, out, err = run(capsys, "coalesce", PART_S)
     assert rc == 0 and out.startswith("valid"), (out, err)

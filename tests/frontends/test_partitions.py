@@ -153,3 +153,12 @@ def test_the_copy_partition_agrees_with_the_python_api(capsys):
     rc, out, err = run(capsys, "eval", PART_S, "--param", "t=77", "--json")
     assert rc == 0, err
     assert json.loads(out)["values"] == [int(part.offset) + int(part.layout(i)) for i in range(int(part.layout.size()))]
+
+
+def test_the_pytest_helpers_take_partitions():
+    from verifier.testing import assert_proved, assert_valid
+
+    assert_proved("in_bounds", PART_C, "4096")
+    assert_valid("coalesce", f"retile_D({COPY}, (_8,_4,_2):(_1,_8,_32))")
+    with pytest.raises(AssertionError, match="refuted: in_bounds"):
+        assert_proved("in_bounds", PART_C, "2048")

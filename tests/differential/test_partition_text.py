@@ -3,7 +3,8 @@
 ``run.problems.parse_operand`` as ``eval``, ``draw``, ``check``, the operations and spec files parse them) against
 compiled CuTe 4.2: the real ``thr_mma = mma.get_slice(t); thr_mma.partition_C(tensor)`` (and the copy's) over a
 tensor on a counting iterator, at every coordinate.  The text names the thread as a symbol ``t``, evaluated for
-several threads (and the tensor's run-time extents for several sizes, partial tiles included); CuTe's element at
+several threads, past the thread count too (a symbol t ranges over every int unless declared, and CuTe computes
+get_slice(t) for any t), and the tensor's run-time extents for several sizes, partial tiles included; CuTe's element at
 coordinate ``i`` is its iterator's offset plus the partition's layout at ``i``, the tool's the view at ``i``."""
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def test_partitions_in_notation_match_compiled_cute(cute: object) -> None:
         if "t" in symbols.table:
             assert symbols.table["t"].lo == 0  # the thread is an index: it starts at 0
         for sizes in SIZES:
-            for t in sorted({0, 1, 37 % c.threads, c.threads - 1}):
+            for t in sorted({0, 1, 37 % c.threads, c.threads - 1, c.threads, 3 * c.threads + 37}):
                 env = {**sizes, "t": t}
                 queries.append(Query(k, {s: env[s] for s in ("M", "N", "K", "ldA", "t")}))
                 expected.append((c.text, env, _values(obj, {s: v for s, v in env.items() if s in symbols.table})))

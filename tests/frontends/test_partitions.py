@@ -99,6 +99,7 @@ def test_an_operation_takes_a_partition_and_a_retile(capsys):
     (f"partition_S({MMA}, {C}, t)", "the first argument must be a TiledCopy"),
     (f"partition_C({MMA}, {C})", "partition_C takes 3 arguments: partition_C(TILED_MMA, TENSOR, THREAD)"),
     (f"partition_C({MMA}, {C}, (1,2))", "the thread index '(1,2)' must be an integer or a symbol"),
+    (f"partition_D({COPY}, Sw<3,3,3> o _0 o (_128,_64):(_64,_1), t)", "a swizzled or composed tensor is not modelled"),
 ])
 def test_bad_partitions_are_one_line_errors(capsys, text, message):
     for argv in (["eval", text], ["check", "injective", text], ["draw", text, "-o", "-"]):
@@ -144,6 +145,12 @@ args = ["retile_S($copy, (_8,_4,_2):(_1,_8,_32))"]
     assert [(r.check.name, r.verdict.verdict, r.matched) for r in results if not r.matched] == []
     partial = next(r for r in results if r.check.name.startswith("a partial tile"))
     assert {"M", "t"} <= set(partial.verdict.counterexample.params)
+
+
+def test_spaces_are_free_as_in_cpp(capsys):
+    copy = COPY.replace("uint128_t,uint128_t", "uint128_t, uint128_t")
+    spaced = f" partition_S( {copy} , (_128,_64):(_64,_1) , 77 ) "
+    assert run(capsys, "eval", spaced, "--json")[1] == run(capsys, "eval", PART_S, "--param", "t=77", "--json")[1]
 
 
 def test_the_copy_partition_agrees_with_the_python_api(capsys):

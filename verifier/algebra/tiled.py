@@ -449,11 +449,13 @@ def parse_tiled(text: str, symbols: object = None) -> TiledMMA | TiledCopy | Lay
     if name is None or not t.endswith(")"):
         head = t.split("(", 1)[0]
         raise LayoutError(f"{text!r}: expected one of {', '.join(NAMES)}(...){did_you_mean(head, NAMES)}")
-    args = _split_args(t[len(name) + 1:-1])
+    body = text.strip()  # the arguments as written: a composed layout's `o` needs its spaces
+    args = _split_args(body[body.index("(") + 1:-1])
     if name in _PARTITIONS + _RETILES:
         return _parse_partition(name, args, symbols)
 
     def atom(s: str) -> MmaAtom | CopyAtom:
+        s = "".join(s.split())
         try:
             return find(s)
         except KeyError:
@@ -520,6 +522,9 @@ def _parse_partition(name: str, args: list[str], symbols: object) -> Layout | Co
     tensor = parse(args[1], symbols)  # type: ignore[arg-type]
     if type(tensor) is tuple or isinstance(tensor, Int):  # a shape alone is Layout<Shape<...>>
         tensor = make_layout(tensor)
+    if isinstance(tensor, ComposedLayout):  # the tiled partitions are modelled on plain layouts (algebra/tiled.py)
+        raise LayoutError(f"{name}: a swizzled or composed tensor is not modelled; partition its layout "
+                          f"{tensor.inner} (the swizzle applies to the indices afterwards), in {form}")
     if not isinstance(tensor, Layout):
         raise LayoutError(f"{name}: the {'fragment' if retile else 'tensor'} {args[1]!r} must be a layout "
                           f"Shape:Stride, in {form}")

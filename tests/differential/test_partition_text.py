@@ -1,4 +1,4 @@
-"""The partition functions as every front end writes them (``partition_A/B/C``, ``partition_fragment_C``,
+"""The partition functions as every front end writes them (``partition_A/B/C``, ``partition_fragment_A/B/C``,
 ``partition_S/D``, ``retile_S/D`` of a ``make_tiled_mma(...)`` / ``make_tiled_copy(...)`` in CuTe notation, parsed by
 ``run.problems.parse_operand`` as ``eval``, ``draw``, ``check``, the operations and spec files parse them) against
 compiled CuTe 4.2: the real ``thr_mma = mma.get_slice(t); thr_mma.partition_C(tensor)`` (and the copy's) over a
@@ -74,7 +74,9 @@ def _cases() -> list[Case]:
         for q in "ABC":
             for tensor in TENSORS[q]:
                 out.append(_case(str(c), f"partition_{q}", tensor, _mma_text(c), n, partial(_mma_cpp, c=c)))
-        out.append(_case(str(c), "partition_fragment_C", TENSORS["C"][1], _mma_text(c), n, partial(_mma_cpp, c=c)))
+        for q in "ABC":
+            out.append(_case(str(c), f"partition_fragment_{q}", TENSORS[q][1], _mma_text(c), n,
+                             partial(_mma_cpp, c=c)))
     for cc in COPIES:
         n = int(size(_copy_model(cc).layout_tv, 0))
         for q in "SD":

@@ -57,6 +57,12 @@ def test_eval_and_draw_take_the_tv_queries(capsys, tmp_path):
 def test_the_thread_index_is_an_index_operand(capsys):
     rc, out, err = run(capsys, "check", "injective", PART_C)
     assert rc == 0 and out.startswith("proved: injective(") and "0 <= t" in out, (out, err)
+    # The view as printed, read back (an object handed to verifier.testing, a cached spec operand): its offset's
+    # symbol is still the thread's, from 0.
+    printed = out.split("injective(", 1)[1].rsplit(")", 1)[0]
+    assert printed.startswith("Sw<0,4,3> o t%")
+    rc, again, err = run(capsys, "check", "injective", printed)
+    assert rc == 0 and "0 <= t" in again, (again, err)
 
 
 @pytest.mark.parametrize("argv, status, verdict", [

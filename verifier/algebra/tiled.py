@@ -533,8 +533,8 @@ def _parse_partition(name: str, args: list[str], symbols: object) -> Layout | Co
     thread = parse(args[2], symbols)  # type: ignore[arg-type]
     if not isinstance(thread, Int):
         raise LayoutError(f"{name}: the thread index {args[2]!r} must be an integer or a symbol, in {form}")
-    if isinstance(symbols, Symbols):  # a name only the thread index names is an index: it starts at 0
-        for s in sorted(operand_symbols(thread) - operand_symbols(tensor) - operand_symbols(obj)):
+    if isinstance(symbols, Symbols):  # the thread operand is an index (a registry row's `indices`): from 0
+        for s in sorted(operand_symbols(thread) - operand_symbols(tensor)):
             symbols.index_default(s)
     part = getattr(obj, name)(tensor, thread)
     return part if isinstance(part, Layout) else view(part)

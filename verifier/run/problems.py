@@ -93,7 +93,7 @@ def parse_operand(text: str, symbols: Symbols, dsl: bool = False) -> object:
     TiledMMA / TiledCopy functions (``make_tiled_mma(...)``, ``get_layoutC_TV(...)``, ``partition_C(...)``, ...)
     in either."""
     if is_tiled_text(text):
-        return parse_tiled(text, symbols)
+        return _with_view_indices(parse_tiled(text, symbols), symbols)
     call = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(", text)
     if call and call.group(1) not in FUNCTIONS:  # only integer functions and the tiled ones are called
         from verifier.algebra.tiled import NAMES
@@ -105,8 +105,19 @@ def parse_operand(text: str, symbols: Symbols, dsl: bool = False) -> object:
     if dsl or is_dsl(text):
         from verifier.notation.interop import parse_dsl
 
-        return parse_dsl(text, symbols)
-    return parse_tile(text, symbols) if text.strip().startswith("<") else parse(text, symbols)
+        return _with_view_indices(parse_dsl(text, symbols), symbols)
+    return _with_view_indices(parse_tile(text, symbols) if text.strip().startswith("<") else parse(text, symbols),
+                              symbols)
+
+
+def _with_view_indices(obj: object, symbols: Symbols) -> object:
+    """A tensor view ``Sw<0,..> o OFFSET o L`` (a thread's partition, as it is written and printed): a symbol only
+    its offset names is a position in the tensor (a thread index), an index that starts at 0."""
+    if _is_view(obj):
+        from verifier.core.operands import symbols as operand_symbols
+
+        index_defaults(symbols, operand_symbols(obj.offset) - operand_symbols(obj.inner))  # type: ignore[attr-defined]
+    return obj
 
 
 def operands(op: str, texts: Sequence[str], symbols: Symbols, dsl: bool = False, prop: bool = False

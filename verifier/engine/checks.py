@@ -28,7 +28,7 @@ from verifier.core.int_tuple import IntTuple, compatible, leaves, product
 from verifier.core.integers import Bool, D, Int, and_, eq, ge, le, max_, min_, symbol
 from verifier.core.layouts import Layout, size
 from verifier.core.overflow import under
-from verifier.core.swizzle import ComposedLayout, Swizzle, flag_bits, smem_bit_address
+from verifier.core.swizzle import ComposedLayout, flag_bits, offset_view, smem_bit_address
 from verifier.core.symbols import Symbols
 from verifier.engine.decide import Engine, Item, decide_all, decide_bits_first, summarize
 from verifier.engine.verdicts import (
@@ -184,7 +184,7 @@ def _no_overflow(layout: Layout | ComposedLayout, bits: int = 32) -> list[Claim]
         return and_(ge(x, lo), le(x, hi))
 
     if isinstance(layout, ComposedLayout):
-        view = _offset_view(layout)
+        view = offset_view(layout)
         if view is None:
             raise LayoutError("no_overflow: a composed layout's index is its inner layout's, through a swizzle that "
                               "keeps the bits below its top; check no_overflow of the inner layout")
@@ -214,15 +214,6 @@ def _no_overflow(layout: Layout | ComposedLayout, bits: int = 32) -> list[Claim]
         out.append(Claim("OVF-SUM", f"the partial sums of crd2idx up to mode {k} fit in int{bits}",
                          "stride.hpp (crd2idx)", (), and_(fits(low), fits(high))))
     return out
-
-
-def _offset_view(layout: ComposedLayout) -> tuple[Int, Layout] | None:
-    """``(offset, L)`` of a tensor view ``Sw<0,M,S> o offset o L`` (an identity swizzle: a thread's partition,
-    ``algebra.tiled.view``), else None."""
-    outer, inner = layout.outer, layout.inner
-    if isinstance(outer, Swizzle) and outer.identity and isinstance(inner, Layout) and isinstance(layout.offset, Int):
-        return layout.offset, inner
-    return None
 
 
 def _min0(x: Int) -> Int:

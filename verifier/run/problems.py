@@ -113,10 +113,13 @@ def parse_operand(text: str, symbols: Symbols, dsl: bool = False) -> object:
 def _with_view_indices(obj: object, symbols: Symbols) -> object:
     """A tensor view ``Sw<0,..> o OFFSET o L`` (a thread's partition, as it is written and printed): a symbol only
     its offset names is a position in the tensor (a thread index), an index that starts at 0."""
-    if _is_view(obj):
+    from verifier.core.swizzle import offset_view
+
+    view = offset_view(obj)
+    if view is not None:
         from verifier.core.operands import symbols as operand_symbols
 
-        index_defaults(symbols, operand_symbols(obj.offset) - operand_symbols(obj.inner))  # type: ignore[attr-defined]
+        index_defaults(symbols, operand_symbols(view[0]) - operand_symbols(view[1]))
     return obj
 
 
@@ -272,13 +275,6 @@ def substitute(args: Sequence[object], symbols: Symbols, params: Mapping[str, in
         raise LayoutError(f"with {shown}: {exc} in the operands") from None
 
 
-def _is_view(x: object) -> bool:
-    from verifier.core.swizzle import ComposedLayout, Swizzle
-
-    return (isinstance(x, ComposedLayout) and isinstance(x.outer, Swizzle) and x.outer.identity
-            and isinstance(x.inner, Layout) and isinstance(x.offset, Int))
-
-
 def check_property_operands(prop: str, args: Sequence[object]) -> None:
     """Raise ``LayoutError`` unless ``args`` fit property ``prop`` (arity, and layouts where layouts are needed)."""
     from verifier.engine.checks import PROPERTIES
@@ -288,12 +284,12 @@ def check_property_operands(prop: str, args: Sequence[object]) -> None:
     arity = PROPERTY_ARITY[prop]
     if len(args) != arity:
         raise LayoutError(f"check {prop} takes {arity} argument(s), got {len(args)}")
-    from verifier.core.swizzle import ComposedLayout, Swizzle
+    from verifier.core.swizzle import ComposedLayout, Swizzle, offset_view
 
     for k in PROPERTY_LAYOUTS[prop]:
         composed_ok = not (prop == "conflict_free" and k == 1)
         if prop == "no_overflow":  # a thread's partition, Sw<0,..> o offset o L: an index computation
-            composed_ok = isinstance(args[k], ComposedLayout) and _is_view(args[k])
+            composed_ok = offset_view(args[k]) is not None
         if isinstance(args[k], ComposedLayout) and not isinstance(args[k].inner, Swizzle) and composed_ok:
             continue  # a swizzled layout (Sw<3,3,3> o _0 o L): a function on L's domain
         if not isinstance(args[k], Layout):

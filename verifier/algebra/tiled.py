@@ -448,7 +448,9 @@ def parse_tiled(text: str, symbols: object = None) -> TiledMMA | TiledCopy | Lay
     name = next((b for b in NAMES if t.startswith(b + "(")), None)
     if name is None or not t.endswith(")"):
         head = t.split("(", 1)[0]
-        raise LayoutError(f"{text!r}: expected one of {', '.join(NAMES)}(...){did_you_mean(head, NAMES)}")
+        hint = did_you_mean(head, NAMES)
+        raise LayoutError(f"{head!r}: unknown function{hint}" if hint else
+                          f"{text!r}: expected one of {', '.join(NAMES)}(...)")
     body = text.strip()  # the arguments as written: a composed layout's `o` needs its spaces
     args = _split_args(body[body.index("(") + 1:-1])
     if name in _PARTITIONS + _RETILES:

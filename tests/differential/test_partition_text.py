@@ -27,6 +27,11 @@ TENSORS = {"A": ("(M,K):(ldA,_1)", "(_128,_64):(_64,_1)"), "B": ("(N,K):(_1,N)",
            "C": ("(M,N):(_1,M)", "(_128,_128):(_1,_128)"), "S": ("(M,K):(ldA,_1)", "(_128,_64):(_64,_1)")}
 SIZES = ({"M": 128, "N": 128, "K": 64, "ldA": 64}, {"M": 200, "N": 136, "K": 40, "ldA": 48})
 FRAGMENT = "(_8,_4,_2):(_1,_8,_32)"
+# Beyond the selfcheck's configurations: a Hopper GMMA over two warpgroups (C in registers, A and B through
+# shared-memory descriptors) and the epilogue's STSM copy of an accumulator (make_tiled_copy_C_atom).
+GMMA = MmaConfig("SM90_64x64x16_F16F16F16_SS<GMMA::Major::K, GMMA::Major::K, GMMA::ScaleIn::One, "
+                 "GMMA::ScaleIn::One>", "(_2,_1,_1):(_1,_0,_0)")
+C_ATOM = CopyConfig("SM90_U32x4_STSM_N", 16, "make_tiled_copy_C_atom", mma=MMAS[1])
 
 
 def _mma_text(c: MmaConfig) -> str:
@@ -66,19 +71,19 @@ def _cases() -> list[Case]:
     from functools import partial
 
     from verifier.core.layouts import size
-    from verifier.oracle.selfcheck_tiled import _copy_model, _mma_model
 
     out = []
-    for c in MMAS:
-        n = int(size(_mma_model(c).thr_layout_vmnk))
+    for c in (*MMAS, GMMA):
+        n = int(size(parse_operand(_mma_text(c), Symbols()).thr_layout_vmnk))  # type: ignore[attr-defined]
         for q in "ABC":
             for tensor in TENSORS[q]:
                 out.append(_case(str(c), f"partition_{q}", tensor, _mma_text(c), n, partial(_mma_cpp, c=c)))
-        for q in "ABC":
+        # An SS GMMA's A and B fragments are shared-memory descriptors (make_fragment_A of an smem tensor): C only.
+        for q in "C" if c is GMMA else "ABC":
             out.append(_case(str(c), f"partition_fragment_{q}", TENSORS[q][1], _mma_text(c), n,
                              partial(_mma_cpp, c=c)))
-    for cc in COPIES:
-        n = int(size(_copy_model(cc).layout_tv, 0))
+    for cc in (*COPIES, C_ATOM):
+        n = int(size(parse_operand(_copy_text(cc), Symbols()).layout_tv, 0))  # type: ignore[attr-defined]
         for q in "SD":
             for tensor in TENSORS["S"]:
                 out.append(_case(str(cc), f"partition_{q}", tensor, _copy_text(cc), n, partial(_copy_cpp, c=cc)))

@@ -106,6 +106,11 @@ def test_an_operation_takes_a_partition_and_a_retile(capsys):
     (f"partition_C({MMA}, {C})", "partition_C takes 3 arguments: partition_C(TILED_MMA, TENSOR, THREAD)"),
     (f"partition_C({MMA}, {C}, (1,2))", "the thread index '(1,2)' must be an integer or a symbol"),
     (f"partition_D({COPY}, Sw<3,3,3> o _0 o (_128,_64):(_64,_1), t)", "a swizzled or composed tensor is not modelled"),
+    # Compiled CuTe's make_fragment_A of an SS GMMA is a descriptor tensor, (_1,_1,_4):(_0,_0,_256) for a 128x64
+    # K-major INTER tile: not the register fragment the model would compute.
+    ("partition_fragment_A(make_tiled_mma(SM90_64x64x16_F16F16F16_SS<GMMA::Major::K, GMMA::Major::K, "
+     "GMMA::ScaleIn::One, GMMA::ScaleIn::One>, (_2,_1,_1):(_1,_0,_0)), (_128,_64):(_64,_1), 0)",
+     "reads A from shared memory through descriptors; its fragment is not modelled"),
 ])
 def test_bad_partitions_are_one_line_errors(capsys, text, message):
     for argv in (["eval", text], ["check", "injective", text], ["draw", text, "-o", "-"]):

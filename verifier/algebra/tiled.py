@@ -21,7 +21,7 @@ from verifier.algebra.ops import (
     tiled_product,
     zipped_divide,
 )
-from verifier.core.errors import CuteRejection
+from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.int_tuple import IntTuple, crd2crd, idx2crd
 from verifier.core.integers import Int, IntLike, S, as_int
 from verifier.core.layouts import UNDERSCORE, Layout, Tile, Underscore, make_layout, rank, size, sublayout
@@ -140,10 +140,23 @@ class TiledMMA:
 
     def partition_fragment_A(self, a: Layout, index: IntLike) -> Layout:  # noqa: N802
         """``make_fragment_A`` (mma_atom.hpp:148-166) of a value-type fragment: ``make_fragment_like``."""
+        self._registers("A")
         return make_fragment_like(self.partition_A(a, index).layout)
 
     def partition_fragment_B(self, b: Layout, index: IntLike) -> Layout:  # noqa: N802
+        self._registers("B")
         return make_fragment_like(self.partition_B(b, index).layout)
+
+    def _registers(self, which: str) -> None:
+        """A GMMA's shared-memory operand (A and B of ``_SS``, B of ``_RS``) has a descriptor fragment
+        (``make_fragment_A`` of an smem tensor, mma_sm90_desc.hpp), which this model does not compute: compiled CuTe
+        gives ``(_1,_1,_4):(_0,_0,_256)`` of descriptors where a register fragment would be ``((_64,(_8,_2)),...``."""
+        import re
+
+        kind = re.search(r"_(SS|RS)(?=_|<|$)", self.atom.name) if "gmma" in self.atom.header else None
+        if kind is not None and (kind.group(1) == "SS" or which == "B"):
+            raise LayoutError(f"partition_fragment_{which}: {self.atom.name} reads {which} from shared memory through "
+                              "descriptors; its fragment is not modelled (partition_" + which + " is)")
 
 
 def make_tiled_mma(atom: MmaAtom, thr_layout: Layout | None = None,
@@ -441,7 +454,7 @@ def parse_tiled(text: str, symbols: object = None) -> TiledMMA | TiledCopy | Lay
     FRAGMENT)`` are register layouts.  TENSOR is the partitioned tensor's layout, THREAD an integer or a symbol
     (an index: 0 <= THREAD unless declared)."""
     from verifier.algebra.atoms import find
-    from verifier.core.errors import LayoutError, did_you_mean
+    from verifier.core.errors import did_you_mean
     from verifier.notation.cpp import parse, parse_layout, parse_tile
 
     t = "".join(text.split())
@@ -506,7 +519,6 @@ def parse_tiled(text: str, symbols: object = None) -> TiledMMA | TiledCopy | Lay
 
 def _parse_partition(name: str, args: list[str], symbols: object) -> Layout | ComposedLayout:
     """The partition functions of ``parse_tiled``."""
-    from verifier.core.errors import LayoutError
     from verifier.core.operands import symbols as operand_symbols
     from verifier.core.symbols import Symbols
     from verifier.notation.cpp import parse

@@ -180,3 +180,8 @@ def test_the_pytest_helpers_take_partitions():
     assert_valid("coalesce", f"retile_D({COPY}, (_8,_4,_2):(_1,_8,_32))")
     with pytest.raises(AssertionError, match="refuted: in_bounds"):
         assert_proved("in_bounds", PART_C, "2048")
+
+
+def test_eval_of_a_tiled_object_points_at_its_layouts(capsys):
+    rc, out, err = run(capsys, "eval", MMA)
+    assert rc == 2 and "a TiledMMA is not a layout: give one of its layouts, get_layoutC_TV(...)" in err, err

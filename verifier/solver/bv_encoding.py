@@ -23,14 +23,26 @@ from verifier.solver.budget import Budget
 from verifier.solver.encoding import Encoder, Unencodable
 
 WIDTH = 64
-LIMIT = 1 << 62
+# The widest encoding tried: a product of two 64-bit values fits.  Bit-blasting costs grow with the width.
+MAX_WIDTH = 130
+
+
+class TooNarrow(Unencodable):
+    """A value of magnitude up to ``need`` may not fit in ``width`` bits (with a bit to spare)."""
+
+    def __init__(self, need: int, width: int) -> None:
+        super().__init__(f"a value may not fit in {width} bits")
+        self.need = need
 
 
 class BVEncoder:
     """Bit-vector terms for the model's expressions; ``Unencodable`` when a value may not fit in 64 bits."""
 
-    def __init__(self, symbols: Symbols, witnesses: Mapping[str, tuple[int | None, int | None]]) -> None:
+    def __init__(self, symbols: Symbols, witnesses: Mapping[str, tuple[int | None, int | None]],
+                 width: int = WIDTH) -> None:
         self.symbols = symbols
+        self.width = width
+        self.limit = 1 << (width - 2)
         self.ints = Encoder(symbols, dict(witnesses))
         self.vars: dict[str, z3.BitVecRef] = {}
         self._cache: dict[Expr, z3.ExprRef] = {}
@@ -40,13 +52,15 @@ class BVEncoder:
     def var(self, name: str) -> z3.BitVecRef:
         v = self.vars.get(name)
         if v is None:
-            v = self.vars[name] = z3.BitVec(name, WIDTH, self.ctx)
+            v = self.vars[name] = z3.BitVec(name, self.width, self.ctx)
         return v
 
     def _bounded(self, e: Expr) -> None:
         lo, hi = self.interval(e)
-        if lo is None or hi is None or lo < -LIMIT or hi > LIMIT:
-            raise Unencodable("a value may not fit in 64 bits")
+        if lo is None or hi is None:
+            raise Unencodable("a value is unbounded")
+        if lo < -self.limit or hi > self.limit:
+            raise TooNarrow(max(-lo, hi), self.width)
 
     def interval(self, e: Expr) -> tuple[int | None, int | None]:
         """The integer encoder's interval, widened soundly where it gives up: an if-then-else lies between its
@@ -87,7 +101,7 @@ class BVEncoder:
     def _term(self, e: Expr) -> z3.BitVecRef:
         self._bounded(e)
         if type(e) is Const:
-            return z3.BitVecVal(int(e.value), WIDTH, self.ctx)
+            return z3.BitVecVal(int(e.value), self.width, self.ctx)
         if type(e) is Sym:
             return self.var(e.name)
         assert isinstance(e, Op)
@@ -116,8 +130,8 @@ class BVEncoder:
         if op == "abs":
             return z3.If(a[0] >= 0, a[0], -a[0])
         if op == "signum":
-            return z3.If(a[0] > 0, z3.BitVecVal(1, WIDTH, self.ctx),
-                         z3.If(a[0] < 0, z3.BitVecVal(-1, WIDTH, self.ctx), z3.BitVecVal(0, WIDTH, self.ctx)))
+            return z3.If(a[0] > 0, z3.BitVecVal(1, self.width, self.ctx),
+                         z3.If(a[0] < 0, z3.BitVecVal(-1, self.width, self.ctx), z3.BitVecVal(0, self.width, self.ctx)))
         raise Unencodable(f"operation {op!r} has no bit-vector encoding here")
 
     def boolean(self, e: Expr) -> z3.BoolRef:
@@ -143,7 +157,7 @@ class BVEncoder:
                 raise Unencodable(f"{sym.name} has no upper bound")
             out += [v >= sym.lo, v <= sym.hi]
             if sym.multiple_of > 1:
-                out.append(z3.SRem(v, z3.BitVecVal(sym.multiple_of, WIDTH, self.ctx)) == 0)
+                out.append(z3.SRem(v, z3.BitVecVal(sym.multiple_of, self.width, self.ctx)) == 0)
         for rel in self.symbols.relations:
             out.append(self.boolean(rel.expr))
         return out
@@ -187,17 +201,20 @@ def decide(holds: Bool, ranges: Sequence[tuple[str, Int, Int]], symbols: Symbols
         if lo_iv[0] is None or hi_iv[1] is None:
             raise Unencodable(f"the range of {w} is unbounded")
         bounds[w] = (lo_iv[0], hi_iv[1] - 1)
-    enc = BVEncoder(symbols, bounds)
+    width = WIDTH
+    while True:
+        try:
+            enc, constraints = _encode(holds, ranges, symbols, bounds, width)
+            break
+        except TooNarrow as e:
+            # Only the values the query holds set its width: a query that fits 64 bits is the one it always was.
+            width = max(width + 1, e.need.bit_length() + 2)
+            if width > MAX_WIDTH:
+                raise Unencodable(f"a value may not fit in {MAX_WIDTH} bits") from None
     if budget.left() < 1000:
         return "unknown", None
     s = z3.Solver(ctx=enc.ctx)
-    s.add(*enc.assumptions())
-    for w, lo, hi in ranges:
-        v = enc.var(w)
-        s.add(v >= enc.term(lo.expr), v < enc.term(hi.expr))
-    # A proof also shows that no divisor is zero: the negation is "fails, or divides by zero somewhere".
-    zero = [enc.term(d) == 0 for d in _divisors(holds.expr)]
-    s.add(z3.Or(z3.Not(enc.boolean(holds.expr)), *zero, enc.ctx))
+    s.add(*constraints)
     before = rlimit_count(s)
     r = check_sat(s, budget.net_seconds(), rlimit=budget.left() * BV_RATE)
     budget.spend(max(0, rlimit_count(s) - before) // BV_RATE)
@@ -206,8 +223,26 @@ def decide(holds: Bool, ranges: Sequence[tuple[str, Int, Int]], symbols: Symbols
     if r == z3.sat:
         m = s.model()
         names = [sym.name for sym in symbols] + [w for w, _, _ in ranges]
-        return "sat", {n: m.eval(enc.var(n), model_completion=True).as_signed_long() for n in names}
+        return "sat", {n: _signed(m.eval(enc.var(n), model_completion=True).as_long(), enc.width) for n in names}
     return "unknown", None
+
+
+def _encode(holds: Bool, ranges: Sequence[tuple[str, Int, Int]], symbols: Symbols,
+            bounds: Mapping[str, tuple[int | None, int | None]], width: int) -> tuple[BVEncoder, list[z3.BoolRef]]:
+    """The negation of ``holds`` with the assumptions and the witnesses' ranges, at ``width`` bits."""
+    enc = BVEncoder(symbols, bounds, width)
+    out = enc.assumptions()
+    for w, lo, hi in ranges:
+        v = enc.var(w)
+        out += [v >= enc.term(lo.expr), v < enc.term(hi.expr)]
+    # A proof also shows that no divisor is zero: the negation is "fails, or divides by zero somewhere".
+    zero = [enc.term(d) == 0 for d in _divisors(holds.expr)]
+    out.append(z3.Or(z3.Not(enc.boolean(holds.expr)), *zero, enc.ctx))
+    return enc, out
+
+
+def _signed(v: int, width: int) -> int:
+    return v - (1 << width) if v >> (width - 1) else v
 
 
 __all__ = ["BVEncoder", "decide"]

@@ -2,10 +2,12 @@
 
 Swizzles are XORs of bit fields (swizzle.hpp:76-79); over integers they become towers of ``/`` and ``%`` by powers
 of two that Z3's arithmetic solvers decide slowly, while bit-blasting decides them at once.  ``BVEncoder`` writes an
-expression over 64-bit two's-complement bit-vectors, where C++'s truncating ``/`` and ``%`` are exactly SMT-LIB's
-``bvsdiv`` / ``bvsrem``.  The encoding is exact only when no value leaves the 64-bit range, so every subterm's
-interval (``encoding.Encoder.interval``, from the symbols' assumed ranges and the witnesses' bounds) must lie
-within ``[-2^62, 2^62]``; otherwise ``Unencodable`` is raised and the caller keeps the integer encoding.
+expression over ``w``-bit two's-complement bit-vectors, where C++'s truncating ``/`` and ``%`` are exactly
+SMT-LIB's ``bvsdiv`` / ``bvsrem``.  The encoding is exact only when no value leaves the ``w``-bit range, so every
+subterm's interval (``encoding.Encoder.interval``, from the symbols' assumed ranges and the witnesses' bounds) must
+lie within ``[-2^(w-2), 2^(w-2)]``.  ``w`` is 64 unless a value of the query needs more (a 64-bit symbol, a
+sign-extended swizzle mask: ``encode``), up to ``MAX_WIDTH``; past it ``Unencodable`` is raised and the caller keeps
+the integer encoding.
 
 ``decide(holds, ranges, symbols)`` proves ``holds`` for every witness in its range and every admitted symbol value
 (``unsat`` of the negation) or returns a model (to be replayed concretely by the caller before it is believed).
@@ -36,7 +38,7 @@ class TooNarrow(Unencodable):
 
 
 class BVEncoder:
-    """Bit-vector terms for the model's expressions; ``Unencodable`` when a value may not fit in 64 bits."""
+    """Bit-vector terms for the model's expressions, ``width`` bits wide; ``TooNarrow`` when a value may not fit."""
 
     def __init__(self, symbols: Symbols, witnesses: Mapping[str, tuple[int | None, int | None]],
                  width: int = WIDTH) -> None:
@@ -193,24 +195,7 @@ def decide(holds: Bool, ranges: Sequence[tuple[str, Int, Int]], symbols: Symbols
     bit-vector encoding would not be exact."""
     from verifier.solver.solve import check_sat, rlimit_count
 
-    bounds: dict[str, tuple[int | None, int | None]] = {}
-    probe = Encoder(symbols, {})
-    for w, lo, hi in ranges:
-        lo_iv = probe.interval(lo.expr) if not bounds else Encoder(symbols, dict(bounds)).interval(lo.expr)
-        hi_iv = Encoder(symbols, dict(bounds)).interval(hi.expr)
-        if lo_iv[0] is None or hi_iv[1] is None:
-            raise Unencodable(f"the range of {w} is unbounded")
-        bounds[w] = (lo_iv[0], hi_iv[1] - 1)
-    width = WIDTH
-    while True:
-        try:
-            enc, constraints = _encode(holds, ranges, symbols, bounds, width)
-            break
-        except TooNarrow as e:
-            # Only the values the query holds set its width: a query that fits 64 bits is the one it always was.
-            width = max(width + 1, e.need.bit_length() + 2)
-            if width > MAX_WIDTH:
-                raise Unencodable(f"a value may not fit in {MAX_WIDTH} bits") from None
+    enc, constraints = encode(holds, ranges, symbols)
     if budget.left() < 1000:
         return "unknown", None
     s = z3.Solver(ctx=enc.ctx)
@@ -225,6 +210,35 @@ def decide(holds: Bool, ranges: Sequence[tuple[str, Int, Int]], symbols: Symbols
         names = [sym.name for sym in symbols] + [w for w, _, _ in ranges]
         return "sat", {n: _signed(m.eval(enc.var(n), model_completion=True).as_long(), enc.width) for n in names}
     return "unknown", None
+
+
+def encode(holds: Bool, ranges: Sequence[tuple[str, Int, Int]], symbols: Symbols
+           ) -> tuple[BVEncoder, list[z3.BoolRef]]:
+    """The negation of ``holds``, with the assumptions and the witnesses' ranges, on bit-vectors of the narrowest
+    width from ``WIDTH`` up in which every value of the query fits (``BVEncoder._bounded``); ``Unencodable`` where
+    none up to ``MAX_WIDTH`` does.
+
+    A 64-bit symbol ranges up to ``2^63 - 1``, and a swizzle mask that sign-extends over an ``int64_t`` offset
+    reads its bit 63, whose field weighs ``-2^63`` (``Swizzle._symbolic``): such a query does not fit 64 bits with a
+    bit to spare, and the integer encoding's towers of ``/`` and ``%`` by powers of two leave Z3's SMT core
+    undecided within any budget (``Sw<1,30,1> o _0 o M:_1``, issue 29 class 2).  A wider bit-vector is as exact
+    and bit-blasts as deterministically.  A query that fits 64 bits is encoded as it always was."""
+    bounds: dict[str, tuple[int | None, int | None]] = {}
+    probe = Encoder(symbols, {})
+    for w, lo, hi in ranges:
+        lo_iv = probe.interval(lo.expr) if not bounds else Encoder(symbols, dict(bounds)).interval(lo.expr)
+        hi_iv = Encoder(symbols, dict(bounds)).interval(hi.expr)
+        if lo_iv[0] is None or hi_iv[1] is None:
+            raise Unencodable(f"the range of {w} is unbounded")
+        bounds[w] = (lo_iv[0], hi_iv[1] - 1)
+    width = WIDTH
+    while True:
+        try:
+            return _encode(holds, ranges, symbols, bounds, width)
+        except TooNarrow as e:
+            width = max(width + 1, e.need.bit_length() + 2)
+            if width > MAX_WIDTH:
+                raise Unencodable(f"a value may not fit in {MAX_WIDTH} bits") from None
 
 
 def _encode(holds: Bool, ranges: Sequence[tuple[str, Int, Int]], symbols: Symbols,
@@ -245,4 +259,4 @@ def _signed(v: int, width: int) -> int:
     return v - (1 << width) if v >> (width - 1) else v
 
 
-__all__ = ["BVEncoder", "decide"]
+__all__ = ["BVEncoder", "decide", "encode"]

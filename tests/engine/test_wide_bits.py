@@ -8,6 +8,7 @@ bit-vector in which every value fits, which is as exact; a query that fits 64 bi
 
 from __future__ import annotations
 
+import pytest
 import z3
 
 from verifier.core.integers import D, symbol
@@ -18,6 +19,7 @@ from verifier.engine.decide import BITS
 from verifier.engine.verdicts import PROVED, REFUTED
 from verifier.notation.cpp import parse
 from verifier.solver.bv_encoding import MAX_WIDTH, WIDTH, BVEncoder, encode
+from verifier.solver.encoding import Unencodable
 
 SIGN_EXTENDED = "Sw<1,30,1> o _0 o M:_1"
 TOP = (1 << 63) - 1
@@ -48,12 +50,19 @@ def test_a_query_over_a_64_bit_symbol_is_encoded_wider_and_exactly() -> None:
         assert got == int(c(D(x)).evaluate({"M": TOP})), x
 
 
-def test_a_query_that_fits_64_bits_keeps_its_encoding() -> None:
+def test_a_query_that_fits_64_bits_keeps_its_encoding_and_one_over_int_symbols_is_never_widened() -> None:
     symbols = _symbols(32)
     c = parse("Sw<3,4,3> o _0 o (M,_64):(_64,_1)", symbols)
     with under(symbols):
         (item,) = _items("in_bounds", [c, symbol("M") * 64], {})
     assert encode(item.holds, item.ranges, symbols)[0].width == WIDTH
+    # With an int M the coordinate stays an int, but the swizzle's int64_t form (a witness past int) reads bit 63:
+    # the integer route decides it, as before.
+    c = parse(SIGN_EXTENDED, symbols)
+    with under(symbols):
+        (item,) = _items("in_bounds", [c, symbol("M")], {})
+    with pytest.raises(Unencodable):
+        encode(item.holds, item.ranges, symbols)
 
 
 def test_the_sign_extended_swizzle_over_a_64_bit_symbol_is_decided_within_the_default_budget() -> None:

@@ -5,7 +5,7 @@ of two that Z3's arithmetic solvers decide slowly, while bit-blasting decides th
 expression over ``w``-bit two's-complement bit-vectors, where C++'s truncating ``/`` and ``%`` are exactly
 SMT-LIB's ``bvsdiv`` / ``bvsrem``.  The encoding is exact only when no value leaves the ``w``-bit range, so every
 subterm's interval (``encoding.Encoder.interval``, from the symbols' assumed ranges and the witnesses' bounds) must
-lie within ``[-2^(w-2), 2^(w-2)]``.  ``w`` is 64 unless a value of the query needs more (a 64-bit symbol, a
+lie within ``[-2^(w-2), 2^(w-2)]``.  ``w`` is 64 unless a query over a 64-bit symbol needs more (its range, a
 sign-extended swizzle mask: ``encode``), up to ``MAX_WIDTH``; past it ``Unencodable`` is raised and the caller keeps
 the integer encoding.
 
@@ -195,11 +195,9 @@ def decide(holds: Bool, ranges: Sequence[tuple[str, Int, Int]], symbols: Symbols
     bit-vector encoding would not be exact."""
     from verifier.solver.solve import check_sat, rlimit_count
 
-    enc, constraints = encode(holds, ranges, symbols)
     if budget.left() < 1000:
         return "unknown", None
-    s = z3.Solver(ctx=enc.ctx)
-    s.add(*constraints)
+    enc, s = encode(holds, ranges, symbols)
     before = rlimit_count(s)
     r = check_sat(s, budget.net_seconds(), rlimit=budget.left() * BV_RATE)
     budget.spend(max(0, rlimit_count(s) - before) // BV_RATE)
@@ -212,17 +210,19 @@ def decide(holds: Bool, ranges: Sequence[tuple[str, Int, Int]], symbols: Symbols
     return "unknown", None
 
 
-def encode(holds: Bool, ranges: Sequence[tuple[str, Int, Int]], symbols: Symbols
-           ) -> tuple[BVEncoder, list[z3.BoolRef]]:
-    """The negation of ``holds``, with the assumptions and the witnesses' ranges, on bit-vectors of the narrowest
-    width from ``WIDTH`` up in which every value of the query fits (``BVEncoder._bounded``); ``Unencodable`` where
-    none up to ``MAX_WIDTH`` does.
+def encode(holds: Bool, ranges: Sequence[tuple[str, Int, Int]], symbols: Symbols) -> tuple[BVEncoder, z3.Solver]:
+    """A solver holding the negation of ``holds``, with the assumptions and the witnesses' ranges, on bit-vectors of
+    the narrowest width from ``WIDTH`` up in which every value of the query fits (``BVEncoder._bounded``);
+    ``Unencodable`` where none up to ``MAX_WIDTH`` does.
 
     A 64-bit symbol ranges up to ``2^63 - 1``, and a swizzle mask that sign-extends over an ``int64_t`` offset
     reads its bit 63, whose field weighs ``-2^63`` (``Swizzle._symbolic``): such a query does not fit 64 bits with a
     bit to spare, and the integer encoding's towers of ``/`` and ``%`` by powers of two leave Z3's SMT core
     undecided within any budget (``Sw<1,30,1> o _0 o M:_1``, issue 29 class 2).  A wider bit-vector is as exact
-    and bit-blasts as deterministically.  A query that fits 64 bits is encoded as it always was."""
+    and bit-blasts as deterministically.  A query that fits 64 bits is encoded as it always was, and so is one
+    over ``int`` symbols only (``Unencodable`` past 64 bits, as before): its values past 64 bits come only from a
+    coordinate past ``int`` in a swizzle's ``int64_t`` form (``Swizzle.__call__``), the integer route decides those
+    queries, and a wider bit route tried first would spend their share of the budget."""
     bounds: dict[str, tuple[int | None, int | None]] = {}
     probe = Encoder(symbols, {})
     for w, lo, hi in ranges:
@@ -231,28 +231,31 @@ def encode(holds: Bool, ranges: Sequence[tuple[str, Int, Int]], symbols: Symbols
         if lo_iv[0] is None or hi_iv[1] is None:
             raise Unencodable(f"the range of {w} is unbounded")
         bounds[w] = (lo_iv[0], hi_iv[1] - 1)
+    widest = MAX_WIDTH if any(sym.bits == 64 for sym in symbols) else WIDTH
     width = WIDTH
     while True:
         try:
             return _encode(holds, ranges, symbols, bounds, width)
         except TooNarrow as e:
             width = max(width + 1, e.need.bit_length() + 2)
-            if width > MAX_WIDTH:
-                raise Unencodable(f"a value may not fit in {MAX_WIDTH} bits") from None
+            if width > widest:
+                raise Unencodable(f"a value may not fit in {widest} bits") from None
 
 
 def _encode(holds: Bool, ranges: Sequence[tuple[str, Int, Int]], symbols: Symbols,
-            bounds: Mapping[str, tuple[int | None, int | None]], width: int) -> tuple[BVEncoder, list[z3.BoolRef]]:
-    """The negation of ``holds`` with the assumptions and the witnesses' ranges, at ``width`` bits."""
+            bounds: Mapping[str, tuple[int | None, int | None]], width: int) -> tuple[BVEncoder, z3.Solver]:
     enc = BVEncoder(symbols, bounds, width)
-    out = enc.assumptions()
+    # The solver first, then each term as it is asserted: Z3's search depends on the identifiers of the terms in
+    # the context (encoding.py), and making the solver makes some.
+    s = z3.Solver(ctx=enc.ctx)
+    s.add(*enc.assumptions())
     for w, lo, hi in ranges:
         v = enc.var(w)
-        out += [v >= enc.term(lo.expr), v < enc.term(hi.expr)]
+        s.add(v >= enc.term(lo.expr), v < enc.term(hi.expr))
     # A proof also shows that no divisor is zero: the negation is "fails, or divides by zero somewhere".
     zero = [enc.term(d) == 0 for d in _divisors(holds.expr)]
-    out.append(z3.Or(z3.Not(enc.boolean(holds.expr)), *zero, enc.ctx))
-    return enc, out
+    s.add(z3.Or(z3.Not(enc.boolean(holds.expr)), *zero, enc.ctx))
+    return enc, s
 
 
 def _signed(v: int, width: int) -> int:

@@ -169,7 +169,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.property == "no_overflow":
         options["bits"] = args.bits
     v = check(args.property, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=policy_from(args),
-              **options)
+              budget=None, **options)
     emit(args, to_json(v) if args.json else to_text(v, verbose=args.verbose))
     return v.exit_code
 

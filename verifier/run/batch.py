@@ -63,7 +63,7 @@ def decide(check: Check) -> Verdict:
     args, symbols = check.problem()
     if check.is_property:
         return check_property(check.op, args, symbols, timeout=check.timeout, rlimit=check.rlimit,
-                              policy=check.policy, **dict(check.options))
+                              policy=check.policy, budget=None, **dict(check.options))
     return verify(check.op, args, symbols, timeout=check.timeout, rlimit=check.rlimit, policy=check.policy,
                   semantics=check.semantics)
 

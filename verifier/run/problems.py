@@ -288,11 +288,12 @@ def check_property_operands(prop: str, args: Sequence[object]) -> None:
 
     for k in PROPERTY_LAYOUTS[prop]:
         composed_ok = not (prop == "conflict_free" and k == 1)
+        arg = args[k]
         if prop == "no_overflow":  # a thread's partition, Sw<0,..> o offset o L: an index computation
-            composed_ok = offset_view(args[k]) is not None
-        if isinstance(args[k], ComposedLayout) and not isinstance(args[k].inner, Swizzle) and composed_ok:
+            composed_ok = offset_view(arg) is not None
+        if isinstance(arg, ComposedLayout) and not isinstance(arg.inner, Swizzle) and composed_ok:
             continue  # a swizzled layout (Sw<3,3,3> o _0 o L): a function on L's domain
-        if not isinstance(args[k], Layout):
+        if not isinstance(arg, Layout):
             raise LayoutError(f"check {prop}: argument {k + 1} must be a layout (Shape:Stride)"
                               + (" or a composed layout" if composed_ok else ""))
     for k, x in enumerate(args):  # scaled-basis layouts are checked componentwise (codomain.py)

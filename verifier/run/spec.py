@@ -43,6 +43,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -56,10 +57,10 @@ from verifier.run import problems
 from verifier.solver import budget
 from verifier.solver.budget import UNITS_PER_SECOND
 
-try:
+if sys.version_info >= (3, 11):
     import tomllib
-except ImportError:  # Python 3.10: the same parser, published as tomli
-    import tomli as tomllib  # type: ignore[no-redef]
+else:  # Python 3.10: the same parser, published as tomli
+    import tomli as tomllib
 
 DEFAULT_TIMEOUT = budget.DEFAULT_TIMEOUT
 MAX_SPEC_BYTES = 1 << 20
@@ -299,11 +300,15 @@ class _File:
         return SpecError(self.shown, self.line(path), _show_key(path), message)
 
 
+# A file's (timeout, rlimit), the defaults of its checks; None: the command's defaults (budget.py).
+_Limits = tuple[float | None, int | None]
+
+
 @dataclass
 class _Suite:
     symbols: dict[str, tuple[Symbol, _File, tuple[object, ...]]] = field(default_factory=dict)
     relations: list[tuple[str, _File, tuple[object, ...]]] = field(default_factory=list)
-    checks: list[tuple[dict, _File, tuple[object, ...], float, bool]] = field(default_factory=list)
+    checks: list[tuple[dict[str, object], _File, tuple[object, ...], _Limits, bool]] = field(default_factory=list)
     # [objects]: a TiledMMA / TiledCopy (or any operand) built once and named in checks' args as $name
     objects: dict[str, str] = field(default_factory=dict)
     loaded: set[Path] = field(default_factory=set)
@@ -470,7 +475,8 @@ def _expand(text: str, objects: Mapping[str, str]) -> str:
     return _REF.sub(one, text)
 
 
-def _with_objects(raw: dict, f: _File, key: tuple[object, ...], objects: Mapping[str, str]) -> dict:
+def _with_objects(raw: dict[str, object], f: _File, key: tuple[object, ...], objects: Mapping[str, str]
+                  ) -> dict[str, object]:
     args = raw.get("args")
     if not isinstance(args, list) or not any(isinstance(a, str) and "$" in a for a in args):
         return raw
@@ -592,7 +598,7 @@ def _check_relations(suite: _Suite, symbols: tuple[Symbol, ...]) -> tuple[str, .
     return tuple(text for text, _, _ in suite.relations)
 
 
-def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], defaults: tuple[float, int | None],
+def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], defaults: _Limits,
            symbols: tuple[Symbol, ...], relations: tuple[str, ...]) -> Check:
     from verifier.algebra.registry import OPERATIONS
     from verifier.engine.checks import PROPERTIES
@@ -672,7 +678,7 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
 
 
 def _cpp_check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], name: str,
-               defaults: tuple[float, int | None]) -> Check:
+               defaults: _Limits) -> Check:
     """``cpp = "kernel.cu::layouts"`` (relative to the spec file) with ``args = ["M=1..4096", ...]`` (the
     function's parameter ranges, as ``cute-verify cpp --arg``) and ``assume``: the whole function verified
     (``run/cpp.py``); its verdict is valid only when every finding is."""

@@ -31,6 +31,7 @@ import importlib.util
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from verifier.algebra import registry
@@ -147,8 +148,12 @@ def _faults(arg: object, symbols: Symbols) -> list[engine.Item]:
         if ob.cute_checks == UB and ob.condition.value is not True:
             cond = ob.condition
             out.append(engine.Item(ob.id, f"{arg}: {ob.description}", ob.source, UB, True, (), cond,
-                                   lambda values, cond=cond: Replay(not cond.evaluate(values))))
+                                   partial(_fault_replay, cond=cond)))
     return out
+
+
+def _fault_replay(values: Mapping[str, int], cond: Bool) -> Replay:
+    return Replay(not cond.evaluate(values))
 
 
 def _symbols_in(obj: object) -> set[str]:
@@ -156,8 +161,8 @@ def _symbols_in(obj: object) -> set[str]:
         return obj.symbols()
     if isinstance(obj, Tile):
         return set().union(*(_symbols_in(e) for e in obj.elements)) if obj.elements else set()
-    if isinstance(obj, Int) or type(obj) is tuple:
-        return symbols_of(obj)  # type: ignore[arg-type]
+    if isinstance(obj, (Int, tuple)):
+        return symbols_of(obj)
     return set()
 
 
@@ -195,7 +200,9 @@ class Statement:
             v = verify(self.name, operands, symbols, derive=False, budget=spend,
                               policy=Policy(strict=bool(self.options.get("strict"))))
         elif self.kind == "check":
-            v = checks.check(self.name, operands, symbols, budget=spend, **self.options)
+            # every named parameter given, so that the options can only reach ``**options``
+            v = checks.check(self.name, operands, symbols, timeout=timeout, policy=Policy(), rlimit=rlimit,
+                             budget=spend, **self.options)
         else:
             build = _equal_claims if self.kind == "equal" else self.build
             assert build is not None
@@ -302,7 +309,7 @@ def _decide_claims(st: Statement, build: Callable[..., list[Claim]], operands: l
         return Replay(not _truth(concrete.holds, w), exp, act)
 
     items = [engine.Item(c.id, c.description, c.source, "property", True, c.ranges, c.holds,
-                         lambda values, k=k: replay(values, k)) for k, c in enumerate(built)]
+                         partial(replay, k=k)) for k, c in enumerate(built)]
     eng = engine.Engine(symbols, budget=spend)
     decisions = engine.decide_all(eng, items)
     verdict, cex, reason = engine.summarize(decisions)

@@ -26,15 +26,16 @@ import importlib
 import json
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from verifier.cli.args import UsageError, params
 from verifier.cli.common import add_budget_options, emit, policy_from, problem_from
 from verifier.core.basis import has_basis
 from verifier.core.errors import LayoutError, UndefinedBehavior, did_you_mean
-from verifier.core.int_tuple import format_tuple, leaves, product
+from verifier.core.int_tuple import format_tuple, get, leaves, product
 from verifier.core.integers import Int
 from verifier.core.layouts import Layout, cosize, make_layout, rank, size
+from verifier.core.swizzle import ComposedLayout
 from verifier.core.symbols import Symbols
 from verifier.present.tables import print_1d, print_1d_cells, print_cells, print_layout
 
@@ -46,12 +47,15 @@ __all__ = ["UsageError", "build_parser", "main"]
 
 
 class _Parser(argparse.ArgumentParser):
+    # build_parser's parser: its commands by name (apply_defaults and the did-you-mean hints read them)
+    commands: Mapping[str, argparse.ArgumentParser]
+
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(message)
 
 
 def _evaluate(text: str, values: dict[str, int], dsl: bool = False, relations: Sequence[str] = ()
-              ) -> tuple[object, object]:
+              ) -> tuple[Layout | ComposedLayout, Layout | ComposedLayout]:
     from verifier.core.swizzle import ComposedLayout
     from verifier.run.problems import assume, parse_operand
 
@@ -110,16 +114,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _eval_function(layout: object, as_json: bool) -> int:
+def _eval_function(layout: Layout | ComposedLayout, as_json: bool) -> int:
     """``eval`` of an identity / scaled-basis layout (its values are coordinates) or of a swizzled or composed
     layout (its values are indices, through the swizzle): the same report, the values computed concretely."""
-    n = layout.size()  # type: ignore[attr-defined]
-    concrete = layout.concrete  # type: ignore[attr-defined]
+    n = layout.size()
+    concrete = layout.concrete
     count = int(n) if concrete and n.concrete else None
-    co = "-" if isinstance(layout, Layout) else str(layout.cosize())  # type: ignore[attr-defined]
+    co = "-" if isinstance(layout, Layout) else str(layout.cosize())
     cells: list[str] | None = None
     if count is not None and count <= (VALUES_LIMIT if as_json else TABLE_LIMIT):
-        cells = [str(layout(i)) for i in range(count)]  # type: ignore[operator]
+        cells = [str(layout(i)) for i in range(count)]
     if as_json:
         values = None if cells is None else [v if isinstance(layout, Layout) else int(v) for v in cells]
         print(json.dumps({"result": str(layout), "size": str(n), "cosize": co, "values": values}))
@@ -128,12 +132,12 @@ def _eval_function(layout: object, as_json: bool) -> int:
     print(f"size   : {n}")
     print(f"cosize : {co}")
     if not concrete:
-        names = ", ".join(sorted(layout.symbols()))  # type: ignore[attr-defined]
+        names = ", ".join(sorted(layout.symbols()))
         print(f"values depend on {names}; give --param NAME=VALUE for each to see the table")
     elif cells is None:
         print(f"(table omitted: {count} entries, more than {TABLE_LIMIT})")
-    elif layout.rank() == 2:  # type: ignore[attr-defined]
-        rows = int(product(layout.shape[0]))  # type: ignore[attr-defined]
+    elif layout.rank() == 2:
+        rows = int(product(get(layout.shape, 0)))
         sys.stdout.write(print_cells(str(layout), cells, rows))
     else:
         sys.stdout.write(print_1d_cells(cells))
@@ -243,7 +247,7 @@ def command_of(argv: Sequence[str]) -> str | None:
     return None
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> _Parser:
     """The command line's parser; with ``only``, the top level and that command alone (``command_of``)."""
     from verifier import __version__
 
@@ -294,11 +298,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     for command in sub.choices.values():
         add_common(command)
-    p.commands = sub.choices  # type: ignore[attr-defined]
+    p.commands = sub.choices
     return p
 
 
-def _add_operations(sub: argparse._SubParsersAction[argparse.ArgumentParser], only: str | None) -> None:
+def _add_operations(sub: argparse._SubParsersAction[_Parser], only: str | None) -> None:
     from verifier.algebra.registry import OPERATIONS, REGISTRY
 
     for op in OPERATIONS:
@@ -338,10 +342,10 @@ _CHOICE = re.compile(r"argument command: invalid choice: '([^']*)'")
 _UNRECOGNIZED = re.compile(r"unrecognized arguments: (-[^ ]*)")
 
 
-def _with_suggestion(message: str, argv: Sequence[str], parser: argparse.ArgumentParser) -> str:
+def _with_suggestion(message: str, argv: Sequence[str], parser: _Parser) -> str:
     """argparse's error, with a "did you mean" for a misspelled command or option (the command list, which
     ``--help`` shows, is not repeated)."""
-    commands: dict[str, argparse.ArgumentParser] = parser.commands  # type: ignore[attr-defined]
+    commands = parser.commands
     if m := _CHOICE.search(message):
         from verifier.algebra.registry import OPERATIONS
 
@@ -422,7 +426,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             defaults = load_defaults(where)
             # Defaults are checked against every command's options (a key no command takes is an error).
             parser = build_parser(None if defaults else command_of(argv))
-            apply_defaults(parser.commands, defaults, where)  # type: ignore[attr-defined]
+            apply_defaults(parser.commands, defaults, where)
             try:
                 args = parser.parse_args(argv)
             except UsageError as exc:
@@ -439,7 +443,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         # The reader (``| head``) closed the pipe: not an error of ours; keep Python from reporting it at exit.
-        sys.stdout = None  # type: ignore[assignment]
+        sys.stdout = None
         return 0
     except KeyboardInterrupt:
         # Objects the interrupt left half-built complain when they are freed at exit: nothing to report.
@@ -460,9 +464,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             import traceback
 
             traceback.print_exc()
-        where = "" if debug else " (rerun with --debug for the traceback)"
+        hint = "" if debug else " (rerun with --debug for the traceback)"
         _error(f"internal error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}; "
-               f"please report{where}")
+               f"please report{hint}")
         return EXIT_INTERNAL
 
 

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from verifier.core.errors import LayoutError
 from verifier.notation.cpp import parse_offset
+
+if TYPE_CHECKING:
+    from verifier.core.symbols import Symbols
 
 
 def add_options(p: argparse.ArgumentParser) -> None:
@@ -31,7 +34,7 @@ def add_options(p: argparse.ArgumentParser) -> None:
                    help="conflict_free: a tile-coordinate offset added to every thread's coordinate (a stage)")
 
 
-def check_options(args: argparse.Namespace, symbols: object) -> dict[str, Any]:
+def check_options(args: argparse.Namespace, symbols: Symbols) -> dict[str, Any]:
     """The options of ``check conflict_free`` from the command line (bad input: a one-line LayoutError)."""
     from verifier.engine.banks import AccessModel
 
@@ -94,10 +97,10 @@ def cmd_bank_conflicts(args: argparse.Namespace) -> int:
         off = parse_offset(args.offset, symbols)
         from verifier.core.integers import substitute
 
-        off = substitute(off, _params(args.param))  # type: ignore[arg-type]
-        if not off.concrete:  # type: ignore[attr-defined]
+        off = substitute(off, _params(args.param))
+        if not off.concrete:
             raise LayoutError("bank_conflicts counts concrete patterns: give --param NAME=VALUE for every symbol")
-        offset = int(off)  # type: ignore[call-overload]
+        offset = int(off)
     phases = wavefronts(smem, access, model, offset)  # type: ignore[arg-type]
     worst = max((p.wavefronts for p in phases), default=0)
     if args.json:

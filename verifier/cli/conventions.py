@@ -75,10 +75,10 @@ def load_defaults(path: Path | None) -> dict[str, object]:
         raise LayoutError(f"{path}: cannot read [tool.cute-verify]: {exc}") from None
     if not _may_configure(text):
         return {}
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ImportError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef,import-not-found]
+    else:  # Python 3.10: the same parser, published as tomli
+        import tomli as tomllib
     try:
         data = tomllib.loads(text)
     except ValueError as exc:

@@ -134,11 +134,12 @@ def cmd_crd2idx(args: argparse.Namespace) -> int:
         coord = parse_coord(args.coord, symbols)
     except LayoutError as exc:
         raise LayoutError(f"the coordinate {args.coord!r}: {exc}") from None
-    if any(isinstance(x, Underscore) for x in _leaves(coord)):
+    integers = [x for x in _leaves(coord) if not isinstance(x, Underscore)]
+    if len(integers) != len(_leaves(coord)):
         raise UsageError("crd2idx takes a coordinate without '_' (use slice_and_offset to slice)")
     env = params(args.param, anonymous=True)
     symbols.check_values(env)
-    missing = sorted((layout.symbols() | set().union(*(x.symbols() for x in _leaves(coord)))) - set(env))
+    missing = sorted((layout.symbols() | set().union(*(x.symbols() for x in integers))) - set(env))
     if missing:
         raise UsageError(f"symbol {missing[0]} needs a value: --param {missing[0]}=VALUE")
     widths = {s.name: s.bits for s in symbols}
@@ -166,8 +167,8 @@ def cmd_crd2idx(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
-def _leaves(t: object) -> list[object]:
-    return [x for e in t for x in _leaves(e)] if type(t) is tuple else [t]
+def _leaves(t: IntTuple | Underscore) -> list[Int | Underscore]:
+    return [x for e in t for x in _leaves(e)] if isinstance(t, tuple) else [t]
 
 
 def _subst(t: IntTuple, env: dict[str, int]) -> IntTuple:

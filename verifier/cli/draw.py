@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier.cli.args import params
 from verifier.cli.common import add_budget_options
@@ -24,6 +26,9 @@ from verifier.core.errors import LayoutError
 from verifier.core.layouts import Layout
 from verifier.core.symbols import Symbols
 from verifier.run.files import check_output, write_output
+
+if TYPE_CHECKING:
+    from verifier.present.pictures import Picture
 
 FORMATS = {".svg": "svg", ".png": "png", ".tex": "latex"}
 
@@ -35,7 +40,7 @@ def _params(items: list[str], anonymous: bool) -> dict[str, int]:
 
 def _format(args: argparse.Namespace) -> str:
     if args.format:
-        return args.format
+        return str(args.format)
     if args.output == "-":
         return "svg"
     fmt = FORMATS.get(Path(args.output).suffix.lower())
@@ -51,10 +56,12 @@ def _write(path: str, data: str | bytes) -> None:
     write_output(path, data, "-o")
 
 
-def _render(picture: object, fmt: str) -> str | bytes:
+def _render(picture: Picture, fmt: str) -> str | bytes:
     from verifier.present import pictures
 
-    return {"svg": pictures.svg, "latex": pictures.tikz, "png": pictures.png}[fmt](picture)  # type: ignore[operator]
+    render: dict[str, Callable[[Picture], str | bytes]] = {"svg": pictures.svg, "latex": pictures.tikz,
+                                                            "png": pictures.png}
+    return render[fmt](picture)
 
 
 def cmd_draw(args: argparse.Namespace) -> int:
@@ -137,7 +144,7 @@ def _draw_counterexample(args: argparse.Namespace, fmt: str) -> int:
     return verdict.exit_code
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     d = sub.add_parser("draw", help="draw a layout, a thread/value layout or a counterexample (SVG, PNG, TikZ)")
     d.add_argument("args", nargs="+", help="a layout, or with --counterexample: OP|PROPERTY and its operands")
     d.add_argument("-o", "--output", required=True, metavar="OUT", help="output file (.svg, .png, .tex) or -")

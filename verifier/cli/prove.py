@@ -11,11 +11,15 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier.cli.common import add_budget_options
 from verifier.core.errors import LayoutError
 from verifier.run.files import check_output, write_output
 from verifier.solver.budget import DEFAULT_RLIMIT
+
+if TYPE_CHECKING:
+    from verifier.run.theorems import Theorem
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent.parent / "proofs"
 
@@ -45,7 +49,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     return 0 if all(r.ok for r in results) else 1
 
 
-def _narrowed(theorems: list, args: argparse.Namespace) -> list:
+def _narrowed(theorems: list[Theorem], args: argparse.Namespace) -> list[Theorem]:
     """``--param NAME=VALUE`` and ``--assume EXPR`` added to the assumptions of every theorem that declares the
     symbols they name (a theorem is then decided at that value / under that relation)."""
     import dataclasses
@@ -68,7 +72,7 @@ def _narrowed(theorems: list, args: argparse.Namespace) -> list:
 _FUNCTIONS = {"min", "max", "abs", "signum", "gcd", "lcm"}
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("prove", help="run a library of theorems (default: proofs/) and check their verdicts")
     p.add_argument("paths", nargs="*", metavar="PATH", help="theorem files (.py) or folders of them")
     add_budget_options(p, 2 * DEFAULT_RLIMIT, 120.0)

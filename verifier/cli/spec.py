@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING
 from verifier.cli.args import timeout_arg
 
 if TYPE_CHECKING:
+    from verifier.core.symbols import Symbols
     from verifier.run.batch import CheckResult
+    from verifier.run.spec import Check
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r = sub.add_parser("run", help="run the checks of spec files (*.cute.toml)",
                        description="Run the checks of spec files and compare each verdict with the expected one.",
                        epilog="example: cute-verify run examples/gemm.cute.toml --format sarif -o layouts.sarif\n"
@@ -133,7 +135,7 @@ def discover(paths: list[str]) -> list[str]:
     return out
 
 
-def _with_options(checks: list, args: argparse.Namespace) -> list:
+def _with_options(checks: list[Check], args: argparse.Namespace) -> list[Check]:
     """``--param``, ``--assume`` and ``--timeout`` applied to every check they concern (a check's own ``params``
     win over ``--param``)."""
     import dataclasses
@@ -174,10 +176,10 @@ def _with_options(checks: list, args: argparse.Namespace) -> list:
     return out
 
 
-def _strict(c: object) -> object:
+def _strict(c: Check) -> Symbols:
     from verifier.core.symbols import Symbols
 
     table = Symbols(strict=True)
-    for s in c.symbols:  # type: ignore[attr-defined]
+    for s in c.symbols:
         table.table[s.name] = s
     return table

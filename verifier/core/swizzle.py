@@ -36,6 +36,7 @@ from typing import TypeGuard, Union
 
 from verifier.core.basis import add
 from verifier.core.errors import CuteRejection, LayoutError
+from verifier.core.int_tuple import IntTuple
 from verifier.core.integers import Const, Int, Op, S, and_, ge, le, lt
 from verifier.core.layouts import Layout, depth, rank
 
@@ -254,7 +255,7 @@ class ComposedLayout:
         return self.inner
 
     @property
-    def shape(self) -> object:
+    def shape(self) -> IntTuple:
         return self._domain().shape
 
     def size(self) -> Int:

@@ -32,10 +32,10 @@ from xml.sax.saxutils import escape
 
 from verifier.algebra import registry
 from verifier.contracts.claims import substitute_operand
-from verifier.core.basis import ScaledBasis
+from verifier.core.basis import has_basis
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import IntTuple, format_tuple, leaves, product
-from verifier.core.integers import S
+from verifier.core.integers import Int, S
 from verifier.core.layouts import Layout, rank, size
 from verifier.core.swizzle import flag_bits, smem_bit_address
 from verifier.engine.verdicts import Counterexample, Verdict
@@ -113,8 +113,7 @@ def _concrete(layout: object, params: Mapping[str, int] | None, what: str = "the
     for leaf in leaves(layout.shape):
         if int(leaf) <= 0:
             raise LayoutError(f"{what} {layout} has the non-positive extent {leaf}")
-    if isinstance(layout, Layout) and any(type(x) is ScaledBasis for x in leaves(layout.stride)) \
-            and not coordinates:
+    if isinstance(layout, Layout) and has_basis(layout.stride) and not coordinates:
         raise LayoutError(f"{what} {layout} has scaled-basis strides (coordinates, not indices); cannot draw it")
     n = int(layout.size())
     if n > MAX_CELLS:
@@ -134,7 +133,7 @@ def layout_picture(layout: object, params: Mapping[str, int] | None = None) -> P
     n = int(lay.size())
     cols = n // rows
     cells = []
-    basis = isinstance(lay, Layout) and any(type(x) is ScaledBasis for x in leaves(lay.stride))
+    basis = isinstance(lay, Layout) and has_basis(lay.stride)
     bits = flag_bits(lay)
     for i in range(n):
         if bits is not None:
@@ -249,7 +248,8 @@ def counterexample_layout(op: str, operands: Sequence[object], verdict: Verdict)
             raise LayoutError(f"check {op}: nothing to draw, its first argument is not a layout")
         bound = None
         if op == "in_bounds":
-            bound = int(product(concrete[1])) if not isinstance(concrete[1], Layout) else None
+            extent = concrete[1]  # a shape or an extent (problems.build checked it)
+            bound = int(product(extent)) if isinstance(extent, (Int, tuple)) else None
         elif op == "bijective":
             bound = int(size(first))
         return first, bound

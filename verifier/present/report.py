@@ -28,6 +28,7 @@ from verifier.engine.verdicts import (
 
 if TYPE_CHECKING:
     from verifier.run.batch import CheckResult
+    from verifier.run.theorems import TheoremResult
 
 
 def to_json(v: Verdict) -> str:
@@ -42,7 +43,10 @@ def _table(rows: list[list[str]]) -> list[str]:
 def counterexample_table(c: Counterexample) -> list[str]:
     names = list(c.params)
     head = [*names, "coordinate", "expected", "actual", "obligation"]
-    show = lambda x: "-" if x is None else str(x)  # noqa: E731
+
+    def show(x: object) -> str:
+        return "-" if x is None else str(x)
+
     row = [*(str(c.params[n]) for n in names), show(c.coordinate), show(c.expected), show(c.actual), c.obligation]
     lines = _table([head, row])
     if c.note:
@@ -393,7 +397,7 @@ def _cex_text(c: Counterexample | None) -> str:
     return text + f" ({c.obligation})"
 
 
-def proofs_table(results: list) -> str:
+def proofs_table(results: Sequence[TheoremResult]) -> str:
     """One row per theorem (``theorems.TheoremResult``): name, domain, expected, verdict, time, strategy."""
     rows = [["theorem", "domain", "expected", "verdict", "time", "strategy"]]
     for r in results:
@@ -413,7 +417,7 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def proofs_markdown(results: list) -> str:
+def proofs_markdown(results: Sequence[TheoremResult]) -> str:
     """``docs/proofs.md``: every theorem with its statement, assumptions, domain, verdict and how it was decided."""
     from verifier.run.theorems import DOMAINS
 
@@ -423,7 +427,7 @@ def proofs_markdown(results: list) -> str:
            + "; ".join(f"`{k}`: {v}" for k, v in DOMAINS.items()) + " (1 is the least value unless stated). "
            "A refuted theorem carries a counterexample that the engine replayed concretely and that "
            "`tests/engine/test_proofs.py` replays against compiled CuTe.", ""]
-    families: dict[str, list] = {}
+    families: dict[str, list[TheoremResult]] = {}
     for r in results:
         families.setdefault(r.theorem.family, []).append(r)
     for family, rs in families.items():

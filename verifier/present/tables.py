@@ -87,7 +87,10 @@ def print_window(layout: Layout, marks: Sequence[int], radius: int = 3) -> str:
         cells = {(m, c): int(layout(m, c)) for m in rows for c in cols}
         width = max([len(str(v)) for v in cells.values()] + [len(str(c)) for c in cols] + [1]) + 1
         mark = {(i % m_size, i // m_size) for i in inside}
-        show = lambda m, c: ("*" if (m, c) in mark else "") + str(cells[m, c])  # noqa: E731
+
+        def show(m: int, c: int) -> str:
+            return ("*" if (m, c) in mark else "") + str(cells[m, c])
+
         rw = max(len(str(m)) for m in rows)
         lines = [" " * (rw + 3) + " ".join(f"{c:>{width}}" for c in cols)]
         lines += [f"{m:>{rw}} | " + " ".join(f"{show(m, c):>{width}}" for c in cols) for m in rows]

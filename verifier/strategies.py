@@ -27,8 +27,8 @@ tests (tests/frontends/test_strategies.py) check:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
+from typing import TypeVar, Union
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
@@ -84,8 +84,13 @@ def symbolic_ints(symbols: Symbols, forms: Sequence[Callable[[Int], Int]] = SYMB
     return st.builds(lambda name, form: form(symbol(name)), st.sampled_from(names), st.sampled_from(list(forms)))
 
 
-def int_tuples(leaf: st.SearchStrategy, rank: RangeLike = (1, 3), depth: int = 2,
-               max_leaves: int = 8) -> st.SearchStrategy:
+# int_tuples nests any leaf: Int for shapes and strides (an IntTuple), or plain values
+L = TypeVar("L")
+Nested = Union[L, tuple["Nested[L]", ...]]
+
+
+def int_tuples(leaf: st.SearchStrategy[L], rank: RangeLike = (1, 3), depth: int = 2,
+               max_leaves: int = 8) -> st.SearchStrategy[Nested[L]]:
     """Nested tuples of ``leaf`` values: a top-level tuple of ``rank`` modes (rank 1 may be a bare leaf), each
     mode nested at most ``depth - 1`` more levels, at most ``max_leaves`` leaves in all."""
     lo, hi = _range(rank, "rank")
@@ -93,11 +98,11 @@ def int_tuples(leaf: st.SearchStrategy, rank: RangeLike = (1, 3), depth: int = 2
         raise InvalidArgument("int_tuples: need rank >= 1, depth >= 1 and max_leaves >= the largest rank")
 
     @st.composite
-    def build(draw: st.DrawFn) -> IntTuple:
+    def build(draw: st.DrawFn) -> Nested[L]:
         r = draw(st.integers(lo, hi))
         budget = [max_leaves - r]  # every mode has at least one leaf
 
-        def mode(levels: int) -> IntTuple:
+        def mode(levels: int) -> Nested[L]:
             if levels == 0 or budget[0] == 0 or not draw(st.booleans()):
                 return draw(leaf)
             n = draw(st.integers(1, min(3, budget[0] + 1)))
@@ -226,7 +231,7 @@ def tilers(shape: IntTuple | None = None, rank: RangeLike = (1, 2), max_extent: 
                 elements.append(UNDERSCORE)
                 continue
             if divides:
-                total = product(modes[k]).value  # type: ignore[index]
+                total = product(modes[k]).value
                 if total is None:
                     raise InvalidArgument("tilers: divides=True needs concrete mode sizes")
                 extent = draw(st.sampled_from([d for d in range(1, total + 1) if total % d == 0]))
@@ -248,13 +253,17 @@ def assignments(symbols: Symbols, max_value: int = 64) -> st.SearchStrategy[dict
     choices: dict[str, st.SearchStrategy[int]] = {}
     for sym in symbols:
         m = sym.multiple_of
-        first = math.ceil(sym.lo / m)
-        last = math.floor(min(sym.hi, max(max_value, sym.lo)) / m)
+        top = max(max_value, sym.lo) if sym.hi is None else min(sym.hi, max(max_value, sym.lo))
+        first, last = -(-sym.lo // m), top // m  # exact: int64 bounds are beyond a float's 53 bits
         if first > last:
             raise InvalidArgument(f"assignments: symbol {sym.name} admits no value ({sym.describe()})")
-        choices[sym.name] = st.integers(first, last).map(lambda k, m=m: k * m)
+        choices[sym.name] = st.integers(first, last).map(_times(m))
     relations = list(symbols.relations)
     return st.fixed_dictionaries(choices).filter(lambda env: all(r.evaluate(env) for r in relations))
+
+
+def _times(m: int) -> Callable[[int], int]:
+    return lambda k: k * m
 
 
 def swizzles(max_bits: int = 3, top: int = 31, corner: float = 0.5) -> st.SearchStrategy[Swizzle]:

@@ -29,7 +29,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from verifier.core.basis import ScaledBasis
 from verifier.core.errors import LayoutError, LayoutSyntaxError
@@ -86,7 +85,7 @@ _KNOWN_BAD_OPERATORS = set("^&|!~=@[]{};.\\$#'\"`")
 
 
 # The functions notation may call, with CuTe's names.
-_FUNCTIONS: dict[str, Callable[..., Any]] = {
+_FUNCTIONS: dict[str, Callable[..., Int]] = {
     "min": _min, "max": _max, "abs": _abs, "signum": _signum, "gcd": _gcd, "lcm": _lcm}
 
 

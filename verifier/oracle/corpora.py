@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from verifier.core.basis import ScaledBasis
-from verifier.core.int_tuple import symbols_of, transform_leaf
+from verifier.core.int_tuple import IntTuple, symbols_of, transform_leaf
 from verifier.core.integers import D, Int, S
-from verifier.core.layouts import Layout, Tile, Underscore, make_layout
-from verifier.core.swizzle import ComposedLayout, Swizzle
+from verifier.core.layouts import Layout, Tile, TileElement, Underscore, make_layout
+from verifier.core.swizzle import ComposedLayout, Fn, Swizzle
 from verifier.core.symbols import Symbols
 from verifier.notation.cpp import parse, parse_int_tuple, parse_tile
 
@@ -26,9 +28,10 @@ CUTLASS_UNIT_CORPUS = DATA / "cutlass_unit_cases.json"
 PARAMETRIC_CORPUS = DATA / "parametric_cases.json"
 
 
-def load(path: Path) -> list[dict]:  # type: ignore[type-arg]
-    """A corpus: a JSON list of cases."""
-    return json.loads(path.read_text())  # type: ignore[no-any-return]
+def load(path: Path) -> list[dict[str, Any]]:
+    """A corpus: a JSON list of cases (objects of JSON values)."""
+    cases: list[dict[str, Any]] = json.loads(path.read_text())
+    return cases
 
 
 def parse_arg(text: str) -> object:
@@ -54,21 +57,48 @@ def _leaf_variant(x: Int | ScaledBasis, variant: str) -> Int | ScaledBasis:
     return x
 
 
+def _leaves_variant(t: IntTuple, variant: str) -> IntTuple:
+    # A stride's leaf may be a ScaledBasis, which core's IntTuple, and so transform_leaf's leaf type, does not spell
+    # (core/basis.py); _leaf_variant keeps a basis a basis.
+    return transform_leaf(t, lambda x: _leaf_variant(x, variant))  # type: ignore[arg-type,return-value]
+
+
+def _layout_variant(layout: Layout, variant: str) -> Layout:
+    return Layout(_leaves_variant(layout.shape, variant), _leaves_variant(layout.stride, variant))
+
+
+def _fn_variant(f: Fn, variant: str) -> Fn:
+    if isinstance(f, Layout):
+        return _layout_variant(f, variant)
+    if isinstance(f, ComposedLayout):
+        return ComposedLayout(_fn_variant(f.outer, variant), f.offset, _fn_variant(f.inner, variant))
+    return f  # a swizzle: no integers to vary
+
+
+def _element_variant(e: TileElement, variant: str) -> TileElement:
+    if isinstance(e, Layout):
+        return _layout_variant(e, variant)
+    if isinstance(e, Tile):
+        return Tile([_element_variant(x, variant) for x in e.elements])
+    if isinstance(e, Underscore):
+        return e
+    return _leaves_variant(e, variant)
+
+
 def variant_of(obj: object, variant: str) -> object:
     """The operand with every integer made static, dynamic, or left as written."""
     if isinstance(obj, tuple) and obj and obj[0] == "make_layout":
         _, shape, tag = obj
-        return make_layout(transform_leaf(shape, lambda x: _leaf_variant(x, variant)), tag)
-    if isinstance(obj, Layout):
-        f = lambda x: _leaf_variant(x, variant)  # noqa: E731
-        return Layout(transform_leaf(obj.shape, f), transform_leaf(obj.stride, f))
-    if isinstance(obj, Tile):
-        return Tile([variant_of(e, variant) for e in obj.elements])
-    if isinstance(obj, ComposedLayout):
-        return ComposedLayout(variant_of(obj.outer, variant), obj.offset, variant_of(obj.inner, variant))  # type: ignore[arg-type]
-    if isinstance(obj, (Underscore, Swizzle)):
-        return obj
-    return transform_leaf(obj, lambda x: _leaf_variant(x, variant))  # type: ignore[arg-type]
+        return make_layout(_leaves_variant(shape, variant), tag)
+    if isinstance(obj, (Layout, ComposedLayout, Swizzle)):
+        return _fn_variant(obj, variant)
+    if isinstance(obj, (Tile, Underscore, Int, tuple)):
+        return _element_variant(obj, variant)
+    if isinstance(obj, ScaledBasis):
+        return _leaf_variant(obj, variant)
+    if variant != "original":
+        raise TypeError(f"no {variant} variant of a {type(obj).__name__}")
+    return obj
 
 
 def operands(args: list[str], variant: str) -> list[object]:
@@ -82,7 +112,7 @@ __all__ = ["CUTLASS_UNIT_CORPUS", "PARAMETRIC_CORPUS", "load", "operands", "para
 TEMPLATE_OPS = {"upcast": 1, "downcast": 1, "recast_layout": 2}
 
 
-def parametric(entry: dict) -> tuple[str, tuple[object, ...], tuple[int, ...]]:
+def parametric(entry: Mapping[str, Any]) -> tuple[str, tuple[object, ...], tuple[int, ...]]:
     """A ``oracle/data/parametric_cases.json`` entry as (operation, operands with their symbols, template integers):
     the leading integer arguments of upcast/downcast/recast_layout are ``N`` or the bit widths."""
     op, args = entry["op"], list(entry["args"])
@@ -90,7 +120,7 @@ def parametric(entry: dict) -> tuple[str, tuple[object, ...], tuple[int, ...]]:
     return op, tuple(operands(args[k:], "original")), tuple(int(a) for a in args[:k])
 
 
-def parametric_assignments(entry: dict) -> list[dict[str, int]]:
+def parametric_assignments(entry: Mapping[str, Any]) -> list[dict[str, int]]:
     """Every assignment of the entry's symbols in its ``range`` that satisfies its ``assume`` relations."""
     from verifier.notation.cpp import parse_relation
     from verifier.oracle.sweep import grid
@@ -100,7 +130,7 @@ def parametric_assignments(entry: dict) -> list[dict[str, int]]:
             if all(rel.evaluate(env) for rel in rels)]
 
 
-def problem(entry: dict) -> tuple[str, list[object], Symbols]:
+def problem(entry: Mapping[str, Any]) -> tuple[str, list[object], Symbols]:
     """A parametric corpus entry as (operation, arguments, symbol table with its assumptions)."""
     from verifier.notation.cpp import parse_relation
 

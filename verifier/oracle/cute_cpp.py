@@ -14,6 +14,7 @@ CuTe refuses to compile is isolated from the rest and reported as a rejection wi
 
 from __future__ import annotations
 
+import builtins
 import functools
 import hashlib
 import json
@@ -211,12 +212,13 @@ class CppBuilder:
             return self._slot_for_value(x.expr.value)
         return f"{self._type(*x.expr.symbols())}({self._expr(x.expr)})"
 
-    def int_tuple(self, t: IntTuple, maker: str = "make_shape") -> str:
-        if type(t) is tuple:
+    def int_tuple(self, t: IntTuple | ScaledBasis, maker: str = "make_shape") -> str:
+        # a stride's leaf may be a scaled basis (an identity layout's E<i>), which IntTuple does not spell
+        if isinstance(t, tuple):
             return f"{maker}({', '.join(self.int_tuple(x, maker) for x in t)})"
-        if type(t) is ScaledBasis:  # v * E<i...> is ScaledBasis<decltype(v), i...> (arithmetic_tuple.hpp:395-401)
+        if isinstance(t, ScaledBasis):  # v * E<i...> is ScaledBasis<decltype(v), i...> (arithmetic_tuple.hpp:395-401)
             return f"({self.int(t.value)} * E<{','.join(str(int(n)) for n in t.modes)}>{{}})"
-        return self.int(t)  # type: ignore[arg-type]
+        return self.int(t)
 
     def swizzle(self, sw: Swizzle) -> str:
         return f"Swizzle<{int(sw.bits)},{int(sw.base)},{int(sw.shift)}>{{}}"
@@ -253,7 +255,7 @@ class CppBuilder:
         if isinstance(x, Underscore):
             return "_"
         if isinstance(x, (Int, tuple)):
-            return self.int_tuple(x)  # type: ignore[arg-type]
+            return self.int_tuple(x)
         if isinstance(x, str) and x in TAGS:
             return f"{x}{{}}"
         raise TypeError(f"cannot generate C++ for {type(x).__name__}")
@@ -268,7 +270,8 @@ class CppBuilder:
             return self.int(x)
         raise TypeError(f"cannot generate a C++ coordinate for {type(x).__name__}")
 
-    def call(self, fn: str, *args: str, template: Sequence[int] = ()) -> str:
+    # builtins.int: the method int above shadows the type in the class body
+    def call(self, fn: str, *args: str, template: Sequence[builtins.int] = ()) -> str:
         if template:
             if fn not in TEMPLATED:
                 raise ValueError(f"{fn!r} is not a templated operation the harness may call")
@@ -523,10 +526,11 @@ def build(cases: Sequence[CppCase], unit: TranslationUnit | None = None, flags: 
     cdir = cache_dir()
     exe = cdir / f"{key[:32]}.bin"
     meta = cdir / f"{key[:32]}.json"
+    rejected: dict[int, str]
     if exe.is_file() and meta.is_file():
         rejected = {int(k): v for k, v in json.loads(meta.read_text())["rejected"].items()}
         return Binary(exe, rejected)
-    rejected: dict[int, str] = {}
+    rejected = {}
     with tempfile.TemporaryDirectory(prefix="cute-verify-") as tmp:
         src = Path(tmp) / "cases.cpp"
         out = Path(tmp) / "cases.bin"

@@ -65,6 +65,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeGuard
 
 from verifier.core.errors import LayoutError
 from verifier.core.int_tuple import substitute_tuple, symbols_of
@@ -156,8 +157,8 @@ def _symbols(x: object) -> set[str]:
         for e in x.elements:
             out |= _symbols(e)
         return out
-    if isinstance(x, Int) or type(x) is tuple:
-        return symbols_of(x)  # type: ignore[arg-type]
+    if isinstance(x, (Int, tuple)):
+        return symbols_of(x)
     return set()
 
 
@@ -165,7 +166,7 @@ def _is_shape(x: object) -> bool:
     return isinstance(x, Int) or (type(x) is tuple and all(_is_shape(e) for e in x))
 
 
-def _is_flat_shape_tiler(x: object) -> bool:
+def _is_flat_shape_tiler(x: object) -> TypeGuard[tuple[Int, ...]]:
     return type(x) is tuple and len(x) > 0 and all(isinstance(e, Int) for e in x)
 
 
@@ -177,7 +178,7 @@ def _tiler_elements(op: str, t: object) -> list[object] | None:
                 raise LayoutError(f"{op}: the sweep takes tiler elements that are layouts or integers, not {e}")
         return list(t.elements)
     if _is_flat_shape_tiler(t):
-        return list(t)  # type: ignore[arg-type]
+        return [*t]
     if type(t) is tuple:
         raise LayoutError(f"{op}: the sweep takes a flat shape tiler, not a nested one")
     return None
@@ -237,8 +238,8 @@ def _substituted(x: object, env: Mapping[str, int]) -> object:
         return x.substitute(env)
     if isinstance(x, Tile):
         return Tile([_substituted(e, env) for e in x.elements])  # type: ignore[misc]
-    if isinstance(x, Int) or type(x) is tuple:
-        return substitute_tuple(x, env)  # type: ignore[arg-type]
+    if isinstance(x, (Int, tuple)):
+        return substitute_tuple(x, env)
     return x
 
 

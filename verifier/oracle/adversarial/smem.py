@@ -410,7 +410,7 @@ def draw_desc(rng: random.Random) -> DescCase:
     kinds = [k for k in (UMMA_KINDS if umma else KINDS) if not (k == "SW128_32B" and major == "K")]
     kind = rng.choice(kinds)
     a = umma_atom(major, kind, bits) if umma else atom(major, kind, bits)
-    r, c = (int(x) for x in a.inner.shape)  # type: ignore[union-attr]
+    r, c = (int(x) for x in leaves(a.shape))  # the atom's (rows, columns): its layout's shape
     shape = (max(r, rng.choice((64, 128))), max(c, rng.choice((32, 64))))
     tile = apply("tile_to_shape", a, parse(f"(_{shape[0]},_{shape[1]})")).result
     assert isinstance(tile, ComposedLayout)

@@ -4,7 +4,8 @@ the run-time print for each assignment.  ``compare`` says where the two differ."
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from functools import partial
 
 from verifier.algebra.ops import OffsetLayout
 from verifier.algebra.registry import apply
@@ -51,18 +52,18 @@ def predict(case: DslCase) -> Prediction:
         return Prediction("x:x", None, ("x:x",) * len(case.assignments or ({},)))
     if out.rejection is not None:
         return Prediction(None, str(out.rejection), ())
-    if out.result is None:
+    result = out.result
+    if result is None:
         return Prediction(None, f"undefined behaviour: {out.undefined}", ())
-    if isinstance(out.result, OffsetLayout):  # local_tile / local_partition: the tensor's layout
-        out = replace(out, result=out.result.layout)
-    trace = _show(out.result, symbols, False)
+    if isinstance(result, OffsetLayout):  # local_tile / local_partition: the tensor's layout
+        result = result.layout
+    trace = _show(result, symbols, False)
     values = []
     for env in case.assignments or ({},):
         full: Mapping[str, int] = {**fixed, **env}
         try:
-            r = out.result
-            concrete = r.substitute(full) if hasattr(r, "substitute") else transform_leaf(
-                r, lambda x, env=full: substitute(x, env))  # type: ignore[arg-type, misc]
+            concrete = result.substitute(full) if hasattr(result, "substitute") else transform_leaf(
+                result, partial(substitute, values=full))
             values.append(_show(concrete, None, True))
         except UndefinedBehavior as exc:
             values.append(f"undefined behaviour: {exc}")

@@ -175,8 +175,7 @@ class _Tracer:
         from verifier.notation.dsl_forms import trace_form
 
         r = outcome.result
-        shown = trace_form(r.layout if isinstance(r, algebra.OffsetLayout) else r,  # type: ignore[arg-type]
-                           self.trace.symbols)
+        shown = trace_form(r.layout if isinstance(r, algebra.OffsetLayout) else r, self.trace.symbols)
         self.record(op, args, shown, line, call)
         return r
 
@@ -284,7 +283,7 @@ class _Cute(types.SimpleNamespace):
         r = self._apply(op, target, *rest)
         if isinstance(r, algebra.OffsetLayout):
             r = r.layout
-        return _Tensor(r) if isinstance(target, _Tensor) and isinstance(r, Layout) else r  # type: ignore[arg-type]
+        return _Tensor(r) if isinstance(target, _Tensor) and isinstance(r, Layout) else r
 
     def recast_layout(self, new_type_bits: int, old_type_bits: int, src_layout: object, **_: object) -> object:
         layout = _operand(src_layout, self._t)
@@ -412,7 +411,7 @@ def parse_args(items: Sequence[str]) -> dict[str, tuple[int, int]]:
     return out
 
 
-def load(target: str) -> tuple[Path, str, Callable[..., object]]:
+def load(target: str) -> tuple[Path, str, types.FunctionType]:
     """``FILE.py::FUNCTION`` as (path, name, the function's undecorated Python body)."""
     if "::" not in target:
         raise TraceError(f"{target!r}: expected FILE.py::FUNCTION")
@@ -435,7 +434,10 @@ def load(target: str) -> tuple[Path, str, Callable[..., object]]:
     fn = getattr(module, name, None)
     if fn is None or not callable(fn):
         raise TraceError(f"{file}: no function {name!r}")
-    return path, name, getattr(fn, "__wrapped__", fn)
+    body = getattr(fn, "__wrapped__", fn)
+    if not isinstance(body, types.FunctionType):  # a class or a builtin has no Python body to trace
+        raise TraceError(f"{file}: {name!r} is not a Python function (it is a {type(body).__name__})")
+    return path, name, body
 
 
 def _user_line(exc: BaseException, path: Path) -> int:
@@ -483,13 +485,13 @@ def trace(target: str, ranges: Mapping[str, tuple[int, int]] | None = None,
     tracer = _Tracer(result, path)
     cute = _Cute(tracer)
     cutlass = _Cutlass(cute, tracer)
-    glb = dict(fn.__globals__)  # type: ignore[attr-defined]
+    glb = dict(fn.__globals__)
     for k, v in list(glb.items()):
         if isinstance(v, types.ModuleType) and v.__name__ == "cutlass.cute":
             glb[k] = cute
         elif isinstance(v, types.ModuleType) and v.__name__ == "cutlass":
             glb[k] = cutlass
-    shadow = types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, fn.__closure__)  # type: ignore
+    shadow = types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, fn.__closure__)
     try:
         shadow(*values)
     except _Refused:

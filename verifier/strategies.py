@@ -253,8 +253,11 @@ def assignments(symbols: Symbols, max_value: int = 64) -> st.SearchStrategy[dict
     choices: dict[str, st.SearchStrategy[int]] = {}
     for sym in symbols:
         m = sym.multiple_of
-        top = max(max_value, sym.lo) if sym.hi is None else min(sym.hi, max(max_value, sym.lo))
-        first, last = -(-sym.lo // m), top // m  # exact: int64 bounds are beyond a float's 53 bits
+        # exact integer division: int64 bounds are beyond a float's 53 bits
+        first = -(-sym.lo // m)
+        last = max(first, max(max_value, sym.lo) // m)  # the smallest admissible value where lo > max_value
+        if sym.hi is not None:
+            last = min(last, sym.hi // m)
         if first > last:
             raise InvalidArgument(f"assignments: symbol {sym.name} admits no value ({sym.describe()})")
         choices[sym.name] = st.integers(first, last).map(_times(m))

@@ -152,6 +152,15 @@ def test_a_syntax_error_is_reported_at_its_line(tmp_path, capsys) -> None:
     assert f"{src}:6: importing it raised SyntaxError" in err and err.count("\n") == 1, err
 
 
+def test_a_target_that_is_not_a_function_is_bad_input(tmp_path, capsys) -> None:
+    # a class has no Python body to trace: once an internal error (AttributeError: __globals__)
+    src = tmp_path / "klass.py"
+    src.write_text("class k:\n    def __init__(self, M: int) -> None:\n        pass\n")
+    assert main(["dsl", f"{src}::k", "--no-crosscheck"]) == 2
+    err = capsys.readouterr().err
+    assert "'k' is not a Python function" in err and err.count("\n") == 1, err
+
+
 @pytest.mark.cute
 def test_the_crosscheck_takes_a_relative_path_outside_the_repository(tmp_path, monkeypatch) -> None:
     # The real DSL runs in a subprocess whose working folder is the package root: a path relative to the user's

@@ -121,6 +121,19 @@ def test_assignments_satisfy_ranges_divisibility_and_relations(data: st.DataObje
 
 @FAST
 @given(st.data())
+def test_assignments_of_a_symbol_unbounded_above_and_of_int64_bounds(data: st.DataObject) -> None:
+    # hi=None (a mathematical integer, proofs/) once raised TypeError; int64 bounds are beyond a float's precision
+    table = Symbols()
+    table.declare("M", lo=1, hi=None)
+    table.declare("P", lo=2**62 + 1, hi=2**62 + 40, multiple_of=3, bits=64)
+    env = data.draw(vs.assignments(table, max_value=8))
+    assert 1 <= env["M"] <= 8
+    for sym in table:
+        assert sym.admits(env[sym.name]), (sym, env)
+
+
+@FAST
+@given(st.data())
 def test_tilers_divide_their_shape(data: st.DataObject) -> None:
     shape = data.draw(vs.shapes(rank=2, depth=1, static=True))
     tiler = data.draw(vs.tilers(shape, rank=(1, 2), divides=True))

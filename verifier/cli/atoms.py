@@ -71,7 +71,7 @@ def cmd_atoms(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("atoms", help="list and check CuTe 4.2's MMA and copy atoms (taken from the headers)")
     p.add_argument("names", nargs="*", help="atoms to show, e.g. SM80_16x8x32_S32S4S4S32_TN (default: all)")
     p.add_argument("--check", action="store_true", help="verify every TV layout against CuTe's design")

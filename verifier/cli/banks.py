@@ -121,7 +121,7 @@ def cmd_bank_conflicts(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     b = sub.add_parser("bank_conflicts", help="wavefronts per phase of a shared-memory access pattern")
     b.add_argument("smem", help="tile coordinate -> element offset, e.g. 'Sw<3,3,3> o _0 o (_8,_64):(_64,_1)'")
     b.add_argument("access", help="thread -> 1-D tile coordinate of its first element, e.g. '8:_1'")

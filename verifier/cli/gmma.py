@@ -3,6 +3,7 @@ and the canonical-layout checks of ``make_gmma_desc`` / ``make_umma_desc``."""
 
 from __future__ import annotations
 
+import argparse
 import json
 from collections.abc import Callable
 
@@ -10,29 +11,29 @@ from verifier.algebra.gmma import KINDS, MAJORS, UMMA_KINDS, atom, canonical_gmm
 from verifier.notation.cpp import parse
 
 
-def _print_atom(args: object, layout: object) -> int:
-    if args.json:  # type: ignore[attr-defined]
-        print(json.dumps({"major": args.major, "kind": args.kind,  # type: ignore[attr-defined]
-                          "element_bits": args.element_bits, "layout": str(layout)}))  # type: ignore[attr-defined]
+def _print_atom(args: argparse.Namespace, layout: object) -> int:
+    if args.json:
+        print(json.dumps({"major": args.major, "kind": args.kind,
+                          "element_bits": args.element_bits, "layout": str(layout)}))
     else:
         print(layout)
     return 0
 
 
-def cmd_atom(args: object) -> int:
-    return _print_atom(args, atom(args.major, args.kind, args.element_bits))  # type: ignore[attr-defined]
+def cmd_atom(args: argparse.Namespace) -> int:
+    return _print_atom(args, atom(args.major, args.kind, args.element_bits))
 
 
-def cmd_umma_atom(args: object) -> int:
-    return _print_atom(args, umma_atom(args.major, args.kind, args.element_bits))  # type: ignore[attr-defined]
+def cmd_umma_atom(args: argparse.Namespace) -> int:
+    return _print_atom(args, umma_atom(args.major, args.kind, args.element_bits))
 
 
-def cmd_canonical(args: object) -> int:
-    tile = parse(args.smem)  # type: ignore[attr-defined]
-    check = canonical_umma if args.umma else canonical_gmma  # type: ignore[attr-defined]
-    c = check(tile, args.element_bits, args.major, args.k_block)  # type: ignore[attr-defined]
-    if args.json:  # type: ignore[attr-defined]
-        print(json.dumps({"smem": args.smem, "major": args.major, "element_bits": args.element_bits,  # type: ignore
+def cmd_canonical(args: argparse.Namespace) -> int:
+    tile = parse(args.smem)
+    check = canonical_umma if args.umma else canonical_gmma
+    c = check(tile, args.element_bits, args.major, args.k_block)
+    if args.json:
+        print(json.dumps({"smem": args.smem, "major": args.major, "element_bits": args.element_bits,
                           "accepted": c.accepted, "reason": c.reason, "layout_type": c.layout_type,
                           "stride_byte_offset": c.stride_byte_offset, "leading_byte_offset": c.leading_byte_offset,
                           "canonical": c.canonical}))
@@ -44,7 +45,7 @@ def cmd_canonical(args: object) -> int:
     return 0 if c.accepted else 1
 
 
-def add_parser(sub: object) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _atom_parser(sub, "gmma_atom", "print GMMA::Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T>", KINDS,
                  "8, 16, 32, 64", cmd_atom)
     _canonical_parser(sub, "gmma_canonical", "make_gmma_desc<Major>",
@@ -55,9 +56,9 @@ def add_parser(sub: object) -> None:
                       "Sw<2,5,2> o smem_ptr[16b](unset) o (_64,_4):(_1,_64)", umma=True)
 
 
-def _atom_parser(sub: object, name: str, description: str, kinds: tuple[str, ...], bits: str,
-                 func: Callable[[object], int]) -> None:
-    a = sub.add_parser(name, help=description)  # type: ignore[attr-defined]
+def _atom_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, description: str,
+                 kinds: tuple[str, ...], bits: str, func: Callable[[argparse.Namespace], int]) -> None:
+    a = sub.add_parser(name, help=description)
     a.add_argument("major", choices=MAJORS)
     a.add_argument("kind", choices=kinds)
     a.add_argument("element_bits", type=int, help=f"sizeof_bits<T>: {bits}")
@@ -65,8 +66,9 @@ def _atom_parser(sub: object, name: str, description: str, kinds: tuple[str, ...
     a.set_defaults(func=func)
 
 
-def _canonical_parser(sub: object, name: str, function: str, example: str, umma: bool) -> None:
-    c = sub.add_parser(name, help=f"is an smem layout canonical for {function}?")  # type: ignore[attr-defined]
+def _canonical_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, function: str,
+                      example: str, umma: bool) -> None:
+    c = sub.add_parser(name, help=f"is an smem layout canonical for {function}?")
     c.add_argument("smem", help=f"the (MN,K) smem layout, e.g. '{example}'")
     c.add_argument("--element-bits", type=int, required=True, metavar="B")
     c.add_argument("--major", choices=MAJORS, required=True)

@@ -10,12 +10,17 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from verifier.cli.args import UsageError
 
+if TYPE_CHECKING:  # hypothesis and the oracle load on first use
+    from hypothesis.strategies import SearchStrategy
 
-def add_parser(sub: Any) -> None:
+    from verifier.oracle.selfcheck import Entry
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("selfcheck", help="prove the model equal to CuTe's own headers run on symbolic integers",
                        description="For every registry operation (or the OPs named) and a corpus of operand "
                                    "structures, run CuTe's headers on symbolic run-time integers, explore every "
@@ -43,7 +48,7 @@ DRAWN = {"composition": "layout", "logical_divide": "tiler", "zipped_divide": "t
          "right_inverse": "", "left_inverse": "", "filter": "", "max_common_vector": "same"}
 
 
-def drawn(ops: list[str] | None, per_op: int) -> list[Any]:
+def drawn(ops: list[str] | None, per_op: int) -> list[Entry]:
     """``per_op`` operand structures for each operation of ``DRAWN`` (of ``ops``) drawn by verifier.strategies,
     with symbolic leaves over M, N in [1, 64]; derandomised (the same corpus on every run)."""
     from hypothesis import strategies as st
@@ -52,7 +57,7 @@ def drawn(ops: list[str] | None, per_op: int) -> list[Any]:
     from verifier.oracle.selfcheck import Entry
     from verifier.strategies import layouts, tilers
 
-    out: list[Any] = []
+    out: list[Entry] = []
     for op, second in DRAWN.items():
         if ops is not None and op not in ops:
             continue
@@ -63,7 +68,7 @@ def drawn(ops: list[str] | None, per_op: int) -> list[Any]:
                         injective=True if op in ("complement", "right_inverse", "left_inverse") else None)
         other = {"layout": layouts(rank=(1, 2), depth=1, max_extent=4, symbols=symbols, injective=True),
                  "tiler": tilers(rank=(1, 2), max_extent=4, static=True, underscore=False)}.get(second)
-        pairs: Any
+        pairs: SearchStrategy[tuple[object, ...]]
         if second == "same":
             pairs = first.map(lambda a: (a, a))
         elif other is None:
@@ -77,7 +82,7 @@ def drawn(ops: list[str] | None, per_op: int) -> list[Any]:
     return out
 
 
-def _draw(strategy: Any, n: int) -> list[tuple[object, ...]]:
+def _draw(strategy: SearchStrategy[tuple[object, ...]], n: int) -> list[tuple[object, ...]]:
     """The first ``n`` examples hypothesis draws from ``strategy``, derandomised."""
     from hypothesis import HealthCheck, Phase, given, settings
 

@@ -27,6 +27,7 @@ import json
 import re
 import sys
 from collections.abc import Mapping, Sequence
+from typing import NoReturn
 
 from verifier.cli.args import UsageError, params
 from verifier.cli.common import add_budget_options, emit, policy_from, problem_from
@@ -50,7 +51,7 @@ class _Parser(argparse.ArgumentParser):
     # build_parser's parser: its commands by name (apply_defaults and the did-you-mean hints read them)
     commands: Mapping[str, argparse.ArgumentParser]
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
 

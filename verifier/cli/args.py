@@ -40,7 +40,9 @@ def int64(text: str, what: str) -> int:
 def timeout_value(value: object, what: str = "--timeout") -> float:
     """A time budget: a finite, positive number of seconds, at most ``MAX_TIMEOUT``."""
     try:
-        seconds = float(value)  # type: ignore[arg-type]
+        if not isinstance(value, (str, int, float)):
+            raise TypeError(type(value).__name__)
+        seconds = float(value)
     except (TypeError, ValueError, OverflowError):
         raise UsageError(f"{what}: expected a number of seconds, got {shorten(str(value))!r}") from None
     if isinstance(value, bool) or not math.isfinite(seconds) or not 0 < seconds <= MAX_TIMEOUT:

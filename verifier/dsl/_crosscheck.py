@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 RECORDED = ("make_layout", "composition", "complement", "coalesce", "filter", "right_inverse", "left_inverse",
@@ -30,9 +31,9 @@ def main(argv: list[str]) -> int:
                 return frame.lineno or 0
         return 0
 
-    def wrap(op: str, fn):  # type: ignore[no-untyped-def]
+    def wrap(op: str, fn: Callable[..., object]) -> Callable[..., object]:
         @functools.wraps(fn)
-        def recorded(*args, **kwargs):  # type: ignore[no-untyped-def]
+        def recorded(*args: object, **kwargs: object) -> object:
             where = line()
             r = fn(*args, **kwargs)
             if where and op != "make_layout":

@@ -294,7 +294,7 @@ def results_sarif(results: Sequence[CheckResult]) -> str:
         out.append(result)
     ordered = sorted(rules)
     for res in out:
-        res["ruleIndex"] = ordered.index(res["ruleId"])  # type: ignore[arg-type]
+        res["ruleIndex"] = ordered.index(str(res["ruleId"]))
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0",
            "runs": [{"tool": {"driver": {"name": TOOL_NAME, "version": tool_version(),
                                          "rules": [rules[k] for k in ordered]}},

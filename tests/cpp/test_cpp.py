@@ -1,4 +1,5 @@
-"""``cute-verify cpp``: the user's own C++ run on CuTe's headers with symbolic run-time integers (verifier/run/cpp.py).
+"""``cute-verify cpp``: the user's own C++ run on CuTe's headers with symbolic run-time integers
+(verifier/oracle/cpp.py).
 
 Each C++ function here is compiled once (the program cache keys it by its driver's text); the spec file
 ``data/seeds.spec.toml`` states the same layouts, and its verdicts are compared with the C++ front end's."""
@@ -15,7 +16,7 @@ from verifier.algebra.registry import CALL, RECAST, REGISTRY, SLICE, TEMPLATED, 
 from verifier.cli.app import main
 from verifier.cli.cpp import shown
 from verifier.engine.verdicts import INVALID, UNKNOWN, VALID
-from verifier.run import cpp
+from verifier.oracle import cpp
 
 DATA = Path(__file__).parent / "data"
 

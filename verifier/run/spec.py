@@ -102,7 +102,7 @@ class Check:
     rlimit: int | None = None  # the solver's budget in Z3 resource units (None: the engine's default)
     strict: bool = False  # the file's ``strict = true``: warnings are errors
     ignore: tuple[str, ...] = ()  # obligations left out of the verdict (``ignore = ["DIV-EXACT"]``)
-    cpp: str | None = None  # ``cpp = "kernel.cu::layouts"``: a C++ function (run/cpp.py, run by oracle/cpp.py), its args its --arg ranges
+    cpp: str | None = None  # ``cpp = "kernel.cu::layouts"``: a C++ function (oracle/cpp.py runs it), args: ranges
 
     @property
     def policy(self) -> Policy:

@@ -49,6 +49,9 @@ ADDRESSES = [
     ("Sw<2,26,-3> o smem_ptr[32b](unset) o _8:_16777216", 32),
     ("Sw<3,3,3> o _0 o (_8,_64):(_64,_1)", 16),                   # no flag: the swizzle acts on element offsets
     (INT4_SW64, 4), (INT4_SW128, 4),                               # int4 K-major rows of 128 bytes
+    ("Sw<1,0,1> o smem_ptr[16b](unset) o _16:_1", 16),             # a swizzle inside the element: misaligned
+    ("Sw<1,0,1> o _0 o _16:_1", 16),
+    ("Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_1,_8)", 16),
 ]
 
 
@@ -92,6 +95,35 @@ def test_the_issue_examples_against_the_compiled_tensor(cute_addresses) -> None:
     assert (bytes_333[i] // 4) % 32 == (bytes_333[j] // 4) % 32 and bytes_333[i] // 4 != bytes_333[j] // 4
     v = check("conflict_free", [parse(SW128_K), access], Symbols(), element_bits=16, access_bits=128)
     assert v.verdict == PROVED, v.reason
+
+
+@pytest.mark.cute
+def test_equivalent_and_surjective_compare_the_tensors_addresses(cute_addresses) -> None:
+    """``equivalent`` and ``surjective`` of a flagged layout judge the elements the tensor addresses, not the layout's
+    element offsets: the K-SW128 atom (a byte swizzle of 16-bit elements) is the element swizzle ``Sw<3,3,3>``, and
+    ``Sw<3,3,3> o smem_ptr[16b]`` is not; each verdict is the compiled tensors', and a refutation's index is one where
+    their addresses differ."""
+    truth = {text: [a // bits if a % bits == 0 else -1 for a in addrs]
+             for (text, bits), addrs in zip(ADDRESSES, cute_addresses, strict=True) if bits == 16}
+    plain = "Sw<3,3,3> o _0 o (_8,_64):(_64,_1)"
+    pairs = [(SW128_K, plain), (SW333, plain), (SW128_K, SW333),
+             ("Sw<1,0,1> o smem_ptr[16b](unset) o _16:_1", "Sw<1,0,1> o _0 o _16:_1")]
+    for a, b in pairs:
+        v = check("equivalent", [parse(a), parse(b)], Symbols())
+        same = truth[a] == truth[b]
+        assert v.verdict == (PROVED if same else REFUTED), (a, b, v.reason)
+        if not same:
+            i = v.counterexample.coordinate  # type: ignore[union-attr]
+            assert truth[a][i] != truth[b][i], (a, b, i)
+            assert (v.counterexample.expected, v.counterexample.actual) == (truth[a][i], truth[b][i])  # type: ignore[union-attr]
+    for text, elements in truth.items():
+        if "smem_ptr" not in text:
+            continue
+        v = check("surjective", [parse(text), S(len(elements))], Symbols())
+        onto = set(elements) >= set(range(len(elements)))
+        assert v.verdict == (PROVED if onto else REFUTED), (text, v.reason)
+        if not onto:
+            assert v.counterexample.expected not in elements  # type: ignore[union-attr]
 
 
 @pytest.mark.cute

@@ -627,3 +627,18 @@ def test_the_encoder_collects_a_division_the_shortcut_keeps() -> None:
     enc = Encoder(table)
     enc.term((S(0) * (M / N) + M).expr)
     assert Sym("N") in enc.divisors
+
+
+def test_a_static_zero_added_to_a_scaled_basis_keeps_its_division() -> None:
+    """``_0 * (M / N) + v@1`` is CuTe's ``v@1`` (arithmetic_tuple.hpp:440-453), but ``M / N`` ran: the sum, a basis
+    or an arithmetic tuple, still faults at ``N = 0``; a plain ``_0`` leaves it as it was."""
+    from verifier.core.basis import ArithTuple, ScaledBasis, add
+
+    kept = S(0) * (M / N)
+    for other in (ScaledBasis(S(1), (1,)), ArithTuple((ScaledBasis(S(2), (0,)), S(3)))):
+        for total in (add(kept, other), add(other, kept)):
+            assert str(total) == str(other)
+            first = total.value if isinstance(total, ScaledBasis) else total.items[0].value  # type: ignore[union-attr]
+            with pytest.raises(UndefinedBehavior):
+                first.evaluate({"M": 5, "N": 0})
+        assert add(S(0), other) is other

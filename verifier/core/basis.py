@@ -142,7 +142,15 @@ def _int_plus_other(i: Int, other: Value, source: str, message: str) -> Value:
         raise CuteRejection(f"compile error: no operator+ for a run-time integer and {other}", source)
     if not i.is_constant(0):  # a static _0 that keeps a computation (seq) is still CuTe's _0 type
         raise CuteRejection(message, source)
-    return other
+    if i.expr == S(0).expr:
+        return other
+    # The _0 keeps a computation C++ ran (a division that may fault): carried into a leaf of the sum, whose value
+    # and type it leaves unchanged (integers.seq).
+    if type(other) is ScaledBasis:
+        return ScaledBasis(i + other.value, other.modes)
+    assert type(other) is ArithTuple and other.items
+    first = other.items[0]
+    return ArithTuple((add(i, first), *other.items[1:]))
 
 
 def add(a: Value, b: Value) -> Value:

@@ -134,11 +134,47 @@ def _fact_claim(id: str, description: str, holds: Bool) -> Claim:
 
 def _equivalent(a: Layout, b: Layout, extended: bool = False) -> list[Claim]:
     n = UNBOUNDED if extended else _size(a)
+    bits = flag_bits(a) or flag_bits(b)
+    if bits is not None:
+        return [_equiv_size(a, b), _smem_equivalent(a, b, bits, n, extended)]
     paths = paths_of(a, b)
     scalar = paths == [()]
-    return [Claim("EQUIV-SIZE", "size(L1) == size(L2)", "layout.hpp", (), eq(_size(a), _size(b))),
+    return [_equiv_size(a, b),
             Claim("EQUIV", "L1(i) == L2(i) for every i" + (" >= 0" if extended else " < size"), "layout.hpp",
                   _range(n), same(a(_I), b(_I), paths), a(_I) if scalar else None, b(_I) if scalar else None)]
+
+
+def _equiv_size(a: Layout, b: Layout) -> Claim:
+    return Claim("EQUIV-SIZE", "size(L1) == size(L2)", "layout.hpp", (), eq(_size(a), _size(b)))
+
+
+def _smem_equivalent(a: object, b: object, bits: int, n: Int, extended: bool) -> Claim:
+    """A flagged layout is a shared-memory tensor's layout (``_smem_in_bounds``): two layouts are the same function
+    where ``make_tensor(make_smem_ptr<T>(p), L)`` places every element of both at one address, ``T`` the flag's
+    ``B``-bit type (an unflagged side addresses ``T`` elements through a plain pointer; two flags of other widths
+    cannot address one ``T``: CuTe's static_assert, pointer_flagged.hpp:64)."""
+    x, y = smem_bit_address(a, bits, _I), smem_bit_address(b, bits, _I)
+    return Claim("EQUIV", "make_tensor(make_smem_ptr(p), L1) and make_tensor(make_smem_ptr(p), L2) address the same "
+                 f"{bits}-bit element at every i" + (" >= 0" if extended else " < size")
+                 + " (a flagged layout's swizzle acts on byte addresses)",
+                 "pointer_flagged.hpp:57-66, pointer_swizzle.hpp:86-87", _range(n), eq(x, y), _element(x, bits),
+                 _element(y, bits))
+
+
+def _element(bit_address: Int, bits: int) -> Int:
+    """The element index of a ``bits``-bit element at ``bit_address``, or -1 where the address is not a multiple
+    of the element's width (a swizzle that XORs bits inside an element)."""
+    from verifier.core.integers import Op
+
+    aligned = Op("==", ((bit_address % D(bits)).expr, D(0).expr))
+    return Int(Op("ite", (aligned, (bit_address / D(bits)).expr, D(-1).expr)), False)
+
+
+def _tensor_index(layout: object, i: Int) -> Int:
+    """The element ``make_tensor(make_smem_ptr(p), layout)`` addresses at ``i`` for a flagged layout
+    (``_smem_in_bounds``); ``layout(i)`` for any other."""
+    bits = flag_bits(layout)
+    return layout(i) if bits is None else _element(smem_bit_address(layout, bits, i), bits)  # type: ignore[operator]
 
 
 def _no_overflow(layout: Layout, bits: int = 32) -> list[Claim]:
@@ -420,14 +456,14 @@ def engine_proves(engine: Engine, b: Bool) -> bool:
 
 
 def _surjective_quantified(engine: Engine, layout: Layout, target: Int, desc: str) -> ObligationVerdict:
-    r, values, kk, why = missed_index(engine.encoder, layout(_I), _size(layout), target, engine.budget)
+    r, values, kk, why = missed_index(engine.encoder, _tensor_index(layout, _I), _size(layout), target, engine.budget)
     cond = f"for all k < {target}: exists i < size(L): L(i) == k"
     if r == "unsat":
         return ObligationVerdict("SURJ", desc, "layout.hpp", "property", cond, PROVED, True)
     if r == "sat" and values is not None and kk is not None:
         concrete = layout.substitute(values)
         nn = int(_size(concrete))
-        if nn <= 1 << 20 and all(int(concrete(j)) != kk for j in range(nn)):
+        if nn <= 1 << 20 and all(int(_tensor_index(concrete, D(j)).evaluate({})) != kk for j in range(nn)):
             cex = Counterexample(values, "SURJ", None, kk, None, note=f"index {kk} is never reached")
             return ObligationVerdict("SURJ", desc, "layout.hpp", "property", cond, REFUTED, True, cex)
         return ObligationVerdict("SURJ", desc, "layout.hpp", "property", cond, UNKNOWN, True,

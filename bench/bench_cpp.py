@@ -37,7 +37,7 @@ def main() -> None:
         t2 = time.perf_counter()
     print(json.dumps({
         "function": "sgemm_sm80.cu::gemm_tn host code and the kernel's tiling (test_sgemm_sm80's ranges)",
-        "ranges": {k: list(v) for k, v in ranges.items()},
+        "ranges": " ".join(f"{k}={lo}..{hi}" for k, (lo, hi) in ranges.items()),
         "cores": os.cpu_count(),
         "cold": {"total_s": round(t1 - t0, 2), **{k: round(v, 2) for k, v in cold.timings.items()}},
         "cached": {"total_s": round(t2 - t1, 2), "compile_cached": warm.cached,

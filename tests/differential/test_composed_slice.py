@@ -202,7 +202,7 @@ def _verify_in(coord: str, layout: str, lo: int, hi: int, name: str = "r", **kw)
     symbols = Symbols()
     symbols.declare(name, lo=lo, hi=hi)
     args = [parse(coord, symbols), parse(layout, symbols)]
-    return args, verify("slice_and_offset", args, symbols, timeout=60, **kw)
+    return args, verify("slice_and_offset", args, symbols, **kw)
 
 
 def _slice_against_tensor(layout: str, rs: list[int], offsets: list[int] | None = None) -> list[tuple[list, list]]:
@@ -240,7 +240,7 @@ def test_no_overflow_is_recorded_for_the_xor_encoding(cute) -> None:
     symbols.declare("F", lo=512, hi=4096, multiple_of=512)
     layout = "Sw<3,3,3> o F o (_8,_64):(_64,_1)"
     args = [parse("(r,_)", symbols), parse(layout, symbols)]
-    v = verify("slice_and_offset", args, symbols, timeout=60, derive=False)
+    v = verify("slice_and_offset", args, symbols, derive=False)
     assert v.verdict == "valid", v.reason
     assert not any(d.id.startswith("OVF") for d in v.obligations), [d.id for d in v.obligations]
     tuples = [(r, f) for r in range(1, 8) for f in range(512, 4097, 512)]

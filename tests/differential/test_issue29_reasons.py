@@ -49,7 +49,7 @@ def _verdict(op: str, *texts: str, assume: tuple[str, ...] = ()) -> object:
     args = [parse(t, sy) for t in texts]
     for a in assume:
         sy.assume(parse_relation(a, sy))
-    return verify(op, args, sy, timeout=60, derive=False)
+    return verify(op, args, sy, derive=False)
 
 
 @pytest.mark.cute

@@ -225,13 +225,15 @@ def test_make_tiled_copy_c_atom_contract():
 
 def test_every_tiled_builder_and_query_passes_the_operand_prefilter() -> None:
     """``run.problems`` loads the tiled module (and the atom tables) only for text starting with TILED_PREFIXES
-    (issue 16: start-up): every builder and query of the notation must start with one, or it would not parse."""
+    (issue 16: start-up): every builder, query, partition and retile of the notation must start with one, or it
+    would not parse."""
     from verifier.algebra import tiled
     from verifier.core.symbols import Symbols
     from verifier.run.problems import TILED_PREFIXES, operands
 
-    names = (*tiled._BUILDERS, *tiled._QUERIES)
-    assert names and all(n.startswith(TILED_PREFIXES) for n in names), names
+    names = tiled.NAMES
+    assert {"partition_C", "partition_S", "retile_D", "get_layoutC_TV", "make_tiled_mma"} <= set(names)
+    assert all(n.startswith(TILED_PREFIXES) for n in names), names
     text = "get_layoutC_TV(make_tiled_mma(SM80_16x8x8_F16F16F16F16_TN, (_2,_2,_1):(_1,_2,_0), <_32,_32,_16>))"
     (tv,) = operands("coalesce", [text], Symbols())
     assert int(size(tv)) == 32 * 32  # C's thread-value layout covers the 32x32 tile

@@ -362,7 +362,7 @@ def test_the_tma_guard_is_16_bytes_in_elements(cute, bits: int, smem: str, guard
     from verifier.oracle.adversarial import tma as fam
 
     symbols = Symbols()
-    v = verify("make_tma_box", [bits, parse(smem, symbols), parse("(M,K):(K,_1)", symbols)], symbols, timeout=60)
+    v = verify("make_tma_box", [bits, parse(smem, symbols), parse("(M,K):(K,_1)", symbols)], symbols)
     assert v.guard is not None and v.guard.condition == guard and v.guard.necessary == "proved", v.guard
     cases = [fam.Case(bits, smem, "(M,K):(K,_1)", (("K", k), ("M", 256))) for k in (good, bad)]
     ok, refused = fam.host_runs(cases)

@@ -149,7 +149,7 @@ def test_recast_guards_are_the_weakest_and_necessary(argv: list[str], condition:
 
     symbols = Symbols()
     args = build_problem(argv[0], argv[1:], symbols, ["M <= 4096", "N <= 4096"] if "M" in argv[-1] else [])
-    v = verify(argv[0], args, symbols, timeout=60)
+    v = verify(argv[0], args, symbols)
     assert v.guard is not None and v.guard.condition == condition, v.guard
     assert v.guard.necessary == necessary, v.guard
 

@@ -15,7 +15,7 @@ def _injective(layout: str, *assume: str) -> dict[str, int]:
     lay = parse(layout, sy)
     for a in assume:
         sy.assume(parse_relation(a, sy))
-    v = check("injective", [lay], sy, timeout=30)
+    v = check("injective", [lay], sy)
     assert v.verdict == REFUTED and v.counterexample is not None
     values = dict(v.counterexample.params)
     # Replayed: the layout with these values maps two coordinates to one index.

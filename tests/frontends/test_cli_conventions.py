@@ -83,7 +83,7 @@ def test_quiet_and_color(capsys, monkeypatch) -> None:
 
 def test_pyproject_defaults(capsys, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "pyproject.toml").write_text('[tool.cute-verify]\ncolor = "always"\ntimeout = 3\nquiet = true\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.cute-verify]\ncolor = "always"\ntimeout = 300\nquiet = true\n')
     rc, out, _ = run(capsys, "composition", "(M,N):(_1,M)", "(M,N):(N,_1)")
     assert out.startswith("\x1b[31minvalid") and out.count("\n") == 1
     rc, out, _ = run(capsys, "composition", "(M,N):(_1,M)", "(M,N):(N,_1)", "--color", "never")

@@ -21,10 +21,11 @@ from verifier.algebra.ops import (
     tiled_product,
     zipped_divide,
 )
-from verifier.core.errors import CuteRejection
+from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.int_tuple import IntTuple, crd2crd, idx2crd
 from verifier.core.integers import Int, IntLike, S, as_int
 from verifier.core.layouts import UNDERSCORE, Layout, Tile, Underscore, make_layout, rank, size, sublayout
+from verifier.core.swizzle import ComposedLayout, Swizzle
 
 Perm = Layout | Int | Underscore
 
@@ -139,10 +140,23 @@ class TiledMMA:
 
     def partition_fragment_A(self, a: Layout, index: IntLike) -> Layout:  # noqa: N802
         """``make_fragment_A`` (mma_atom.hpp:148-166) of a value-type fragment: ``make_fragment_like``."""
+        self._registers("A")
         return make_fragment_like(self.partition_A(a, index).layout)
 
     def partition_fragment_B(self, b: Layout, index: IntLike) -> Layout:  # noqa: N802
+        self._registers("B")
         return make_fragment_like(self.partition_B(b, index).layout)
+
+    def _registers(self, which: str) -> None:
+        """A GMMA's shared-memory operand (A and B of ``_SS``, B of ``_RS``) has a descriptor fragment
+        (``make_fragment_A`` of an smem tensor, mma_sm90_desc.hpp), which this model does not compute: compiled CuTe
+        gives ``(_1,_1,_4):(_0,_0,_256)`` of descriptors where a register fragment would be ``((_64,(_8,_2)),...``."""
+        import re
+
+        kind = re.search(r"_(SS|RS)(?=_|<|$)", self.atom.name) if "gmma" in self.atom.header else None
+        if kind is not None and (kind.group(1) == "SS" or which == "B"):
+            raise LayoutError(f"partition_fragment_{which}: {self.atom.name} reads {which} from shared memory through "
+                              "descriptors; its fragment is not modelled (partition_" + which + " is)")
 
 
 def make_tiled_mma(atom: MmaAtom, thr_layout: Layout | None = None,
@@ -389,6 +403,12 @@ def make_tiled_copy_C_atom(atom: CopyAtom, val_bits: int, mma: TiledMMA) -> Tile
 _BUILDERS = ("make_tiled_mma", "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C",
              "make_tiled_copy_C_atom", "make_tiled_copy")
 _QUERIES = ("get_layoutA_TV", "get_layoutB_TV", "get_layoutC_TV", "get_layoutS_TV", "get_layoutD_TV")
+# A thread's view of a tensor: (TILED, TENSOR, THREAD); the fragments and retiles give a register layout alone.
+_PARTITIONS = ("partition_fragment_A", "partition_fragment_B", "partition_fragment_C", "partition_A", "partition_B",
+               "partition_C", "partition_S", "partition_D")
+_RETILES = ("retile_S", "retile_D")
+# Every function of the notation (the operand prefilter of run/problems.py and "did you mean" read it).
+NAMES = _BUILDERS + _QUERIES + _PARTITIONS + _RETILES
 
 
 def _split_args(text: str) -> list[str]:
@@ -412,27 +432,45 @@ def _split_args(text: str) -> list[str]:
 
 
 def is_tiled_text(text: str) -> bool:
-    t = text.strip()
-    return t.startswith(_BUILDERS + _QUERIES)
+    t = "".join(text.split())
+    return t.startswith(tuple(n + "(" for n in NAMES))
 
 
-def parse_tiled(text: str, symbols: object = None) -> TiledMMA | TiledCopy | Layout:
+def view(part: OffsetLayout) -> ComposedLayout:
+    """A thread's partition as an operand: the function from its coordinates to the elements of the partitioned
+    tensor, ``Sw<0,4,3> o offset o layout`` (the identity swizzle composed with the pointer's offset, as CuTe
+    prints a composed view), so that every front end evaluates, draws and checks the elements the thread touches."""
+    return ComposedLayout(Swizzle(0, 4, 3), part.offset, part.layout)
+
+
+def parse_tiled(text: str, symbols: object = None) -> TiledMMA | TiledCopy | Layout | ComposedLayout:
     """``make_tiled_mma(ATOM, THR_LAYOUT[, <PERM_M,PERM_N,PERM_K>])``,
     ``make_tiled_copy(ATOM, BITS, THR_LAYOUT, VAL_LAYOUT)``,
     ``make_tiled_copy_A|B|C|C_atom(ATOM, BITS, make_tiled_mma(...))`` and ``get_layoutA|B|C_TV(...)`` /
     ``get_layoutS|D_TV(...)`` of one of those: the atom named as CuTe names it (``cute-verify atoms`` lists them),
-    BITS the element width of ``Copy_Atom<Op, T>``."""
+    BITS the element width of ``Copy_Atom<Op, T>``.  A thread's partition, ``partition_A|B|C(MMA, TENSOR, THREAD)``
+    (``thr_mma = mma.get_slice(THREAD); thr_mma.partition_C(TENSOR)``) and ``partition_S|D(COPY, TENSOR,
+    THREAD)``, is the view of ``view``; ``partition_fragment_A|B|C(MMA, TENSOR, THREAD)`` and ``retile_S|D(COPY,
+    FRAGMENT)`` are register layouts.  TENSOR is the partitioned tensor's layout, THREAD an integer or a symbol
+    (an index: 0 <= THREAD unless declared)."""
     from verifier.algebra.atoms import find
-    from verifier.core.errors import LayoutError
+    from verifier.core.errors import did_you_mean
     from verifier.notation.cpp import parse, parse_layout, parse_tile
 
     t = "".join(text.split())
-    name = next((b for b in _QUERIES + _BUILDERS if t.startswith(b + "(")), None)
+    name = next((b for b in NAMES if t.startswith(b + "(")), None)
     if name is None or not t.endswith(")"):
-        raise LayoutError(f"{text!r}: expected one of {', '.join(_BUILDERS + _QUERIES)}(...)")
-    args = _split_args(t[len(name) + 1:-1])
+        head = t.split("(", 1)[0]
+        hint = did_you_mean(head, NAMES)
+        raise LayoutError(f"{head!r}: unknown function{hint}" if hint else
+                          f"{text!r}: expected one of {', '.join(NAMES)}(...)")
+    body = text.strip()  # the arguments as written: a composed layout's `o` needs its spaces
+    args = _split_args(body[body.index("(") + 1:-1])
+    if name in _PARTITIONS + _RETILES:
+        return _parse_partition(name, args, symbols)
 
     def atom(s: str) -> MmaAtom | CopyAtom:
+        s = "".join(s.split())
         try:
             return find(s)
         except KeyError:
@@ -477,6 +515,43 @@ def parse_tiled(text: str, symbols: object = None) -> TiledMMA | TiledCopy | Lay
              "make_tiled_copy_C": make_tiled_copy_C, "make_tiled_copy_C_atom": make_tiled_copy_C_atom}[name]
     _ = parse
     return maker(a, bits(args[1]), mma)
+
+
+def _parse_partition(name: str, args: list[str], symbols: object) -> Layout | ComposedLayout:
+    """The partition functions of ``parse_tiled``."""
+    from verifier.core.operands import symbols as operand_symbols
+    from verifier.core.symbols import Symbols
+    from verifier.notation.cpp import parse
+
+    retile = name in _RETILES
+    form = f"{name}(TILED_COPY, FRAGMENT)" if retile else \
+        f"{name}({'TILED_COPY' if name[-1] in 'SD' else 'TILED_MMA'}, TENSOR, THREAD)"
+    if len(args) != (2 if retile else 3):
+        raise LayoutError(f"{name} takes {2 if retile else 3} arguments: {form}")
+    obj = parse_tiled(args[0], symbols)
+    want = TiledCopy if name[-1] in "SD" else TiledMMA
+    if not isinstance(obj, want):
+        raise LayoutError(f"{name}: the first argument must be a {want.__name__} (make_tiled_"
+                          f"{'copy' if want is TiledCopy else 'mma'}(...)), in {form}")
+    tensor = parse(args[1], symbols)  # type: ignore[arg-type]
+    if type(tensor) is tuple or isinstance(tensor, Int):  # a shape alone is Layout<Shape<...>>
+        tensor = make_layout(tensor)
+    if isinstance(tensor, ComposedLayout):  # the tiled partitions are modelled on plain layouts (algebra/tiled.py)
+        raise LayoutError(f"{name}: a swizzled or composed tensor is not modelled; partition its layout "
+                          f"{tensor.inner} (the swizzle applies to the indices afterwards), in {form}")
+    if not isinstance(tensor, Layout):
+        raise LayoutError(f"{name}: the {'fragment' if retile else 'tensor'} {args[1]!r} must be a layout "
+                          f"Shape:Stride, in {form}")
+    if retile:
+        return obj.retile(tensor)  # type: ignore[union-attr]
+    thread = parse(args[2], symbols)  # type: ignore[arg-type]
+    if not isinstance(thread, Int):
+        raise LayoutError(f"{name}: the thread index {args[2]!r} must be an integer or a symbol, in {form}")
+    if isinstance(symbols, Symbols):  # the thread operand is an index (a registry row's `indices`): from 0
+        for s in sorted(operand_symbols(thread) - operand_symbols(tensor)):
+            symbols.index_default(s)
+    part = getattr(obj, name)(tensor, thread)
+    return part if isinstance(part, Layout) else view(part)
 
 
 # -- contracts ---------------------------------------------------------------------------------------------------

@@ -61,8 +61,11 @@ def _evaluate(text: str, values: dict[str, int], dsl: bool = False, relations: S
         layout = make_layout(layout)
     assume(symbols, relations)
     if not isinstance(layout, Layout | ComposedLayout):
-        what = "a swizzle alone has no shape: compose it, Sw<B,M,S> o L" if type(layout).__name__ == "Swizzle" \
-            else "expected a layout Shape:Stride"
+        kind = type(layout).__name__
+        what = ("a swizzle alone has no shape: compose it, Sw<B,M,S> o L" if kind == "Swizzle" else
+                f"a {kind} is not a layout: give one of its layouts, get_layout{'C' if kind == 'TiledMMA' else 'S'}"
+                f"_TV(...), or a thread's partition, partition_{'C' if kind == 'TiledMMA' else 'S'}(..., TENSOR, t)"
+                if kind in ("TiledMMA", "TiledCopy") else "expected a layout Shape:Stride")
         raise LayoutError(f"{text!r}: {what}")
     symbols.check_values(values)
     try:

@@ -75,9 +75,9 @@ def cmd_draw(args: argparse.Namespace) -> int:
 
         layout: object = parse_dsl_layout(args.args[0], symbols)
     else:
-        from verifier.notation.cpp import parse
+        from verifier.run.problems import parse_operand  # CuTe's notation and the TiledMMA / TiledCopy functions
 
-        layout = parse(args.args[0], symbols)
+        layout = parse_operand(args.args[0], symbols)
     from verifier.core.swizzle import ComposedLayout
 
     if not isinstance(layout, Layout | ComposedLayout):

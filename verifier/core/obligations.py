@@ -296,6 +296,8 @@ ERRORS: dict[str, str] = {
     "OVF-SIZE": "the property checked (cute-verify check no_overflow)",
     "OVF-TERM": "the property checked (cute-verify check no_overflow)",
     "OVF-SUM": "the property checked (cute-verify check no_overflow)",
+    "OVF-OFFSET": "the property checked (cute-verify check no_overflow of a thread's partition): the offset of the "
+                  "thread's view, crd2idx of its coordinate in the tensor (tensor_impl.hpp, slice_and_offset)",
     "ORD-COMPACT": "make_ordered_layout is compact in the order O: each leaf's stride is the product of the extents "
                    "before it in that order (layout.hpp:420-428)",
     "ONTO-SIZE": "the property checked (cute-verify check bijective / surjective of a coordinate-valued layout): "

@@ -498,5 +498,14 @@ def smem_bit_address(f: object, element_bits: int, *coord: object) -> Int:
     return swizzle_address(f.outer, (bits - sub) / S(8)) * S(8) + sub
 
 
+def offset_view(obj: object) -> tuple[Int, Layout] | None:
+    """``(offset, L)`` of a tensor view ``Sw<0,M,S> o offset o L``, a layout moved by an integer offset through the
+    identity swizzle (a thread's partition, ``algebra.tiled.view``; not an ``smem_ptr`` flag); else None."""
+    if (isinstance(obj, ComposedLayout) and isinstance(obj.outer, Swizzle) and obj.outer.identity
+            and isinstance(obj.inner, Layout) and type(obj.offset) is Int):
+        return obj.offset, obj.inner
+    return None
+
+
 __all__ = ["ComposedLayout", "SmemPtrFlag", "Swizzle", "check_flag", "compose3", "compose_swizzles", "flag_bits",
-           "is_swizzled", "make_composed_layout", "make_swizzle", "smem_bit_address", "swizzle_address"]
+           "is_swizzled", "make_composed_layout", "make_swizzle", "offset_view", "smem_bit_address", "swizzle_address"]

@@ -28,7 +28,7 @@ from verifier.core.int_tuple import IntTuple, compatible, leaves, product
 from verifier.core.integers import Bool, D, Int, and_, eq, ge, le, max_, min_, symbol
 from verifier.core.layouts import Layout, size
 from verifier.core.overflow import under
-from verifier.core.swizzle import ComposedLayout, flag_bits, smem_bit_address
+from verifier.core.swizzle import ComposedLayout, flag_bits, offset_view, smem_bit_address
 from verifier.core.symbols import Symbols
 from verifier.engine.decide import Engine, Item, decide_all, decide_bits_first, summarize
 from verifier.engine.verdicts import (
@@ -177,15 +177,24 @@ def _tensor_index(layout: object, i: Int) -> Int:
     return layout(i) if bits is None else _element(smem_bit_address(layout, bits, i), bits)  # type: ignore[operator]
 
 
-def _no_overflow(layout: Layout, bits: int = 32) -> list[Claim]:
+def _no_overflow(layout: Layout | ComposedLayout, bits: int = 32) -> list[Claim]:
     lo, hi = D(-(2 ** (bits - 1))), D(2 ** (bits - 1) - 1)
 
     def fits(x: Int) -> Bool:
         return and_(ge(x, lo), le(x, hi))
 
     if isinstance(layout, ComposedLayout):
-        raise LayoutError("no_overflow: a composed layout's index is its inner layout's, through a swizzle that "
-                          "keeps the bits below its top; check no_overflow of the inner layout")
+        view = offset_view(layout)
+        if view is None:
+            raise LayoutError("no_overflow: a composed layout's index is its inner layout's, through a swizzle that "
+                              "keeps the bits below its top; check no_overflow of the inner layout")
+        # A thread's partition (Sw<0,..> o offset o L): L's index arithmetic, and the offset, crd2idx of the
+        # thread's coordinate in the tensor (the pointer then moves by it: pointer arithmetic).  The offset's value
+        # is what a counterexample replays on concrete operands (its intermediates fold away there).
+        offset, inner = view
+        return [*_no_overflow(inner, bits),
+                Claim("OVF-OFFSET", f"the view's offset {offset} fits in int{bits}",
+                      "tensor_impl.hpp (slice_and_offset)", (), fits(offset))]
     shapes = list(leaves(layout.shape))
     # A scaled-basis stride computes each coordinate component separately; its value is what can overflow.
     strides = [d.value if isinstance(d, ScaledBasis) else d for d in leaves(layout.stride)]

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from verifier.core.errors import LayoutError, UndefinedBehavior
-from verifier.core.integers import Int
+from verifier.core.integers import FUNCTIONS, Int
 from verifier.core.layouts import Layout, Tile, Underscore
 from verifier.core.symbols import Symbols
 from verifier.notation.cpp import parse, parse_relation, parse_tile
@@ -89,12 +89,38 @@ def is_dsl(text: str) -> bool:
 
 
 def parse_operand(text: str, symbols: Symbols, dsl: bool = False) -> object:
-    """One operand in CuTe notation, or in the DSL's when ``dsl`` or when it is recognisably the DSL's."""
+    """One operand in CuTe notation, or in the DSL's when ``dsl`` or when it is recognisably the DSL's; the
+    TiledMMA / TiledCopy functions (``make_tiled_mma(...)``, ``get_layoutC_TV(...)``, ``partition_C(...)``, ...)
+    in either."""
+    if is_tiled_text(text):
+        return _with_view_indices(parse_tiled(text, symbols), symbols)
+    call = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(", text)
+    if call and call.group(1) not in FUNCTIONS:  # only integer functions and the tiled ones are called
+        from verifier.algebra.tiled import NAMES
+        from verifier.core.errors import did_you_mean
+
+        name = call.group(1)
+        raise LayoutError(f"column {call.start(1) + 1}: unknown function {name!r}"
+                          f"{did_you_mean(name, (*NAMES, *FUNCTIONS))}")
     if dsl or is_dsl(text):
         from verifier.notation.interop import parse_dsl
 
-        return parse_dsl(text, symbols)
-    return parse_tile(text, symbols) if text.strip().startswith("<") else parse(text, symbols)
+        return _with_view_indices(parse_dsl(text, symbols), symbols)
+    return _with_view_indices(parse_tile(text, symbols) if text.strip().startswith("<") else parse(text, symbols),
+                              symbols)
+
+
+def _with_view_indices(obj: object, symbols: Symbols) -> object:
+    """A tensor view ``Sw<0,..> o OFFSET o L`` (a thread's partition, as it is written and printed): a symbol only
+    its offset names is a position in the tensor (a thread index), an index that starts at 0."""
+    from verifier.core.swizzle import offset_view
+
+    view = offset_view(obj)
+    if view is not None:
+        from verifier.core.operands import symbols as operand_symbols
+
+        index_defaults(symbols, operand_symbols(view[0]) - operand_symbols(view[1]))
+    return obj
 
 
 def operands(op: str, texts: Sequence[str], symbols: Symbols, dsl: bool = False, prop: bool = False
@@ -119,11 +145,6 @@ def operands(op: str, texts: Sequence[str], symbols: Symbols, dsl: bool = False,
             out.append(text.strip())
         elif text.strip().startswith("Step<"):  # CuTe's projection Step<_1,X,_1>: X is an Underscore
             out.append(parse(step_text(text), symbols))
-        elif is_tiled_text(text):  # make_tiled_mma(...), make_tiled_copy(...), get_layoutC_TV(...)
-            try:
-                out.append(parse_tiled(text, symbols))
-            except LayoutError as exc:
-                raise LayoutError(f"argument {k + 1}: {exc}") from None
         else:
             try:
                 out.append(parse_operand(text, symbols, dsl))
@@ -172,9 +193,10 @@ def declare(symbols: Symbols, declarations: Sequence[str], what: str = "--symbol
         symbols.table[sym.name] = sym
 
 
-# What every make_tiled_* builder and get_layout*_TV query of algebra/tiled.py starts with (tests/differential/
-# test_tiled.py checks it): other operands never load the tiled module.
-TILED_PREFIXES = ("make_tiled", "get_layout")
+# What every function of algebra/tiled.py's notation (its NAMES: the make_tiled_* builders, get_layout*_TV
+# queries, partitions and retiles) starts with (tests/differential/test_tiled.py checks it): other operands never
+# load the tiled module.
+TILED_PREFIXES = ("make_tiled", "get_layout", "partition_", "retile_")
 
 
 def is_tiled_text(text: str) -> bool:
@@ -262,10 +284,12 @@ def check_property_operands(prop: str, args: Sequence[object]) -> None:
     arity = PROPERTY_ARITY[prop]
     if len(args) != arity:
         raise LayoutError(f"check {prop} takes {arity} argument(s), got {len(args)}")
-    from verifier.core.swizzle import ComposedLayout, Swizzle
+    from verifier.core.swizzle import ComposedLayout, Swizzle, offset_view
 
     for k in PROPERTY_LAYOUTS[prop]:
-        composed_ok = prop != "no_overflow" and not (prop == "conflict_free" and k == 1)
+        composed_ok = not (prop == "conflict_free" and k == 1)
+        if prop == "no_overflow":  # a thread's partition, Sw<0,..> o offset o L: an index computation
+            composed_ok = offset_view(args[k]) is not None
         if isinstance(args[k], ComposedLayout) and not isinstance(args[k].inner, Swizzle) and composed_ok:
             continue  # a swizzled layout (Sw<3,3,3> o _0 o L): a function on L's domain
         if not isinstance(args[k], Layout):

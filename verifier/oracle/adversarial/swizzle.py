@@ -438,7 +438,7 @@ def _check_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> lis
         args: list[object] = [c, extent] if prop == "in_bounds" else [c]
         text = f"check {prop} '{c}'" + (f" {extent}" if prop == "in_bounds" else "") + f" with {symbols.described()}"
         try:
-            v = check(prop, args, symbols, rlimit=RLIMIT, timeout=120)
+            v = check(prop, args, symbols, rlimit=RLIMIT)
         except LayoutError as exc:
             tally.cases += 1
             tally.count(f"bad input ({str(exc)[:40]})")
@@ -513,7 +513,7 @@ def _slice_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> lis
         text = f"slice_and_offset '(r,_)' '{c}' with {lo} <= r <= {hi}"
         tally.cases += 1
         try:
-            v = verify("slice_and_offset", [coord, c], symbols, derive=False, rlimit=RLIMIT, timeout=120)
+            v = verify("slice_and_offset", [coord, c], symbols, derive=False, rlimit=RLIMIT)
         except LayoutError as exc:
             tally.count(f"bad input ({str(exc)[:40]})")
             continue

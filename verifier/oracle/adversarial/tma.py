@@ -230,7 +230,7 @@ def decide(c: Case) -> Answer:
 
     symbols = _symbols(c)
     args = substitute([c.bits, parse(c.smem, symbols), parse(c.gmem, symbols)], symbols, dict(c.env))
-    v = verify("make_tma_box", args, Symbols(), timeout=60)  # concrete operands: no symbol left to guard
+    v = verify("make_tma_box", args, Symbols())  # concrete operands: no symbol left to guard
     refuted = tuple(d.id for d in v.obligations if d.status == "refuted")
     rejected = v.verdict == "invalid" and not v.obligations
     modes: tuple[tuple[int, int] | None, ...] = ()

@@ -59,6 +59,7 @@ def test_sgemm_sm80_host_and_tiling(tmp_path: Path) -> None:
     for n in (103, 104, 105, 145, 146, 362, 363):
         assert [f.verdict.verdict for f in fixed.findings if f.line == n] in ([VALID], [])
     assert all(f.verdict.verdict != INVALID for f in fixed.findings)
+    assert fixed.exit_code == 0  # every finding valid, the swizzle atom's composition (line 358) included
     # the same layouts written as a spec file (data/sgemm_sm80.spec.toml): the same verdict at each line, for the
     # function as written and for the fixed variant
     spec = {res.check.name: res.verdict.verdict for res in batch.run(load([DATA / "sgemm_sm80.spec.toml"]))}

@@ -4,7 +4,8 @@
     python bench/run.py --quick    # a smoke run on small inputs; writes nothing unless --out is given
 
 Each section is one script of ``bench/`` (also runnable alone): 1 ``bench_algebra``, 2 ``bench_checks``,
-3 ``bench_parametric``, 4 ``bench_compile``, 5 ``bench_gpu``, 6 ``bench_startup``, 7 ``bench_verdicts``.
+3 ``bench_parametric``, 4 ``bench_compile``, 5 ``bench_gpu``, 6 ``bench_startup``, 7 ``bench_verdicts``,
+8 ``bench_speed`` (this checkout against ``--base``, default the previous commit, measured back to back: issue 28).
 Every figure is a ratio against its baseline measured in this same run (median of repeated runs, with min and
 max).  The file is written atomically at the end.
 """
@@ -28,6 +29,7 @@ from bench import (
     bench_compile,
     bench_gpu,
     bench_parametric,
+    bench_speed,
     bench_startup,
     bench_verdicts,
 )  # noqa: E402
@@ -37,7 +39,7 @@ from verifier.run.files import write_atomic  # noqa: E402
 OUT = ROOT / "docs" / "benchmarks.md"
 
 
-def sections(cfg: Config, png: Path | None) -> dict[str, Callable[[], Table]]:
+def sections(cfg: Config, png: Path | None, base: str = bench_speed.BASE_REV) -> dict[str, Callable[[], Table]]:
     return {
         "algebra": lambda: bench_algebra.run(cfg),
         "checks": lambda: bench_checks.run(cfg, png),
@@ -46,6 +48,7 @@ def sections(cfg: Config, png: Path | None) -> dict[str, Callable[[], Table]]:
         "gpu": lambda: bench_gpu.run(cfg),
         "startup": lambda: bench_startup.run(cfg),
         "verdicts": lambda: bench_verdicts.run(cfg),
+        "speed": lambda: bench_speed.run(cfg, base),
     }
 
 
@@ -113,6 +116,16 @@ def targets(tables: dict[str, Table]) -> list[str]:
         three = d.get("three_d")
         if isinstance(three, dict):
             out.append(f"3-D tiling guard within the default budget: {three['guard']} in {three['seconds']:.1f} s")
+    if "speed" in tables:
+        sp = tables["speed"].data
+        ratio = float(sp["median_ratio"])  # type: ignore[arg-type]
+        out.append(f"Median symbolic verdict under {bench_speed.MEDIAN_TARGET:.0%} of the previous commit's: "
+                   + ("met" if ratio < bench_speed.MEDIAN_TARGET else "**missed**") + f" ({ratio:.0%})")
+        checks, files = list(sp["slow_checks"]), list(sp["slow_files"])  # type: ignore[call-overload]
+        out.append(f"Every check of the example spec files under {bench_speed.CHECK_TARGET_S:g} s: "
+                   + (f"**missed** ({'; '.join(checks)})" if checks else "met"))
+        out.append(f"Each example spec file under {bench_speed.FILE_TARGET_S:g} s on 2 cores: "
+                   + (f"**missed** ({'; '.join(files)})" if files else "met"))
     return out
 
 
@@ -158,12 +171,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="small inputs, a few seconds per section")
     ap.add_argument("--only", default="", help="comma-separated subset of: " + ", ".join(sections(FULL, None)))
     ap.add_argument("--note", default="", help="a sentence for the report's header (e.g. who shared the machine)")
+    ap.add_argument("--base", default=bench_speed.BASE_REV,
+                    help="the revision section 8 compares with (default %(default)s, the previous commit)")
     ap.add_argument("--out", type=Path, help=f"markdown report (default {OUT.relative_to(ROOT)}; --quick: none)")
     a = ap.parse_args(argv)
     cfg = QUICK if a.quick else FULL
     out = a.out if a.out or a.quick else OUT
     png = (out.parent / bench_checks.PNG.name) if out else Path(tempfile.gettempdir()) / bench_checks.PNG.name
-    chosen = sections(cfg, png)
+    chosen = sections(cfg, png, a.base)
     if a.only:
         names = [n.strip() for n in a.only.split(",") if n.strip()]
         unknown = [n for n in names if n not in chosen]

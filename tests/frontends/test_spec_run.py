@@ -196,9 +196,11 @@ assume = ["M % 4 == 0"]
 expect = "invalid"
 
 [[check]]
-name = "swizzled (undecided)"
+name = "budget (undecided)"
 op = "composition"
-args = ["(_8,M):(_1,_8)", "Sw<2,0,-3> o _0 o (_8,_8):(_8,_1)"]
+# needs the solver (CMP-POST-SIZE is nonlinear), which 1000 units do not buy; a check whose every obligation the
+# encoding's simplifier proves is decided within any budget (issue 28)
+args = ["(M,N):(_1,M)", "(_4,_2):(_2,_1)"]
 rlimit = 1000
 expect = "unknown"
 '''
@@ -225,7 +227,7 @@ def test_jobs_and_shards_give_the_serial_verdicts(suite: Path, capsys) -> None:
     rc, serial = _run(capsys, str(suite), "--no-cache")
     assert rc == 1  # "wrong expectation" is valid, not invalid
     v = _verdicts(serial)
-    assert v["wrong expectation"] == ("valid", False) and v["swizzled (undecided)"] == ("unknown", True)
+    assert v["wrong expectation"] == ("valid", False) and v["budget (undecided)"] == ("unknown", True)
     assert sum(not m for _, m in v.values()) == 1
     rc2, parallel = _run(capsys, str(suite), "--no-cache", "--jobs", "2")
     assert rc2 == rc and list(_verdicts(parallel).items()) == list(v.items())
@@ -243,7 +245,7 @@ def test_rerun_hits_the_cache_except_unknown(suite: Path, capsys) -> None:
     assert not any(r["cached"] for r in first["results"])
     _, second = _run(capsys, str(suite))
     cached = {r["check"]: r["cached"] for r in second["results"]}
-    assert cached == {name: name != "swizzled (undecided)" for name in cached}
+    assert cached == {name: name != "budget (undecided)" for name in cached}
     assert _verdicts(second) == _verdicts(first)
     assert [r["counterexample"] for r in second["results"]] == [r["counterexample"] for r in first["results"]]
     rc = main(["run", str(suite)])
@@ -251,7 +253,7 @@ def test_rerun_hits_the_cache_except_unknown(suite: Path, capsys) -> None:
     # A changed check misses; the others still hit.
     suite.write_text(SUITE.replace('"M % 128 == 0", "N % 64 == 0"', '"M % 256 == 0", "N % 64 == 0"'))
     _, third = _run(capsys, str(suite))
-    assert {r["check"] for r in third["results"] if not r["cached"]} == {"tiles", "swizzled (undecided)"}
+    assert {r["check"] for r in third["results"] if not r["cached"]} == {"tiles", "budget (undecided)"}
 
 
 def test_cache_key_covers_the_problem_and_the_tool(suite: Path, monkeypatch) -> None:
@@ -273,7 +275,7 @@ def test_output_file_is_written_whole(suite: Path, capsys) -> None:
     log = json.loads(Path("out/report.sarif").read_text())
     levels = {r["properties"]["check"]: r["level"] for r in log["runs"][0]["results"]}
     assert levels == {"composition seed": "note", "upcast seed": "note", "not bijective": "note",
-                      "wrong expectation": "error", "swizzled (undecided)": "warning"}
+                      "wrong expectation": "error", "budget (undecided)": "warning"}
     assert [p.name for p in Path("out").iterdir()] == ["report.sarif"]  # no temporary file left behind
 
 

@@ -175,6 +175,8 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
     # them the first candidate is no guard at all, which the caller has already decided.
     caps = overflow_caps(op, args, symbols, names)
     known_bad: list[dict[str, int]] = []
+    smallest: dict[tuple[str, str], int | None] = {}
+    passed: set[tuple[tuple[str, int], ...] | None] = set()  # points the pretest found valid (or too large)
     tried = 0
     undecided = False
     weakest = _weakest_first(per_symbol)
@@ -187,19 +189,22 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
         cond = and_(*atoms)
         if any(cond.evaluate(p) for p in known_bad):
             continue
-        point = _smallest_point(symbols, every, _padded(combo, names, every))
-        if point is not None and _admitted(symbols, point):
+        point = _smallest_point(symbols, every, _padded(combo, names, every), smallest)
+        key = tuple(sorted(point.items())) if point is not None else None
+        if point is not None and key not in passed and _admitted(symbols, point):
             try:
-                if not valid_at(op, args, point, limit=PRETEST_LIMIT):
+                # strict as the candidate is decided: a failing warning refutes it as surely as an error
+                if not valid_at(op, args, point, limit=PRETEST_LIMIT, strict=policy.strict):
                     known_bad.append(point)
                     continue
             except claims.TooLarge:
                 pass
+            passed.add(key)  # weaker and stronger candidates often share their smallest point
         tried += 1
         share = budget.part(max(budget.rlimit / 8, min(budget.left(), UNITS_PER_SECOND // 2)))
         try:
             with using("cpp"):  # as verify() decides a candidate: CuTe's C++ semantics
-                v = decide_operation(op, args, _with(symbols, atoms), share, policy)
+                v = decide_operation(op, args, _with(symbols, atoms), share, policy, settle_early=True)
         except LayoutError:
             continue  # the candidate excludes every admitted value: a guard that holds vacuously is none
         if v.verdict == VALID:
@@ -391,19 +396,23 @@ def _tied(symbols: Symbols, own: set[str]) -> set[str]:
     return tied
 
 
-def _smallest_point(symbols: Symbols, names: list[str],
-                    combo: Sequence[tuple[int, Bool, str]]) -> dict[str, int] | None:
-    """The smallest value of each symbol that its assumptions and the candidate's atom on it admit."""
+def _smallest_point(symbols: Symbols, names: list[str], combo: Sequence[tuple[int, Bool, str]],
+                    known: dict[tuple[str, str], int | None]) -> dict[str, int] | None:
+    """The smallest value of each symbol that its assumptions and the candidate's atom on it admit.  Each symbol's
+    value depends on its own atom only, so ``known`` keeps it per (symbol, atom) over the candidates of one search:
+    the scan runs up to 2^18 values where no value is admitted, and a search meets the same atom in hundreds of
+    candidates (a third of the slowest check of examples/sgemm_sm80.cute.toml went here, issue 28)."""
     out = {}
-    for n, (_, atom, _) in zip(names, combo):
-        sym = symbols.lookup(n)
-        assert sym is not None
-        for v in range(sym.lo, sym.lo + 4 * MAX_MODULUS):
-            if sym.admits(v) and atom.evaluate({n: v}):
-                out[n] = v
-                break
-        else:
+    for n, (_, atom, text) in zip(names, combo):
+        if (n, text) not in known:
+            sym = symbols.lookup(n)
+            assert sym is not None
+            known[n, text] = next((v for v in range(sym.lo, sym.lo + 4 * MAX_MODULUS)
+                                   if sym.admits(v) and atom.evaluate({n: v})), None)
+        value = known[n, text]
+        if value is None:
             return None
+        out[n] = value
     return out
 
 
@@ -524,7 +533,8 @@ def _necessity_over_indices(op: str, args: Sequence[object], symbols: Symbols, c
         pinned = [eq(symbol(n), v) for n, v in values.items()]
         try:
             with using("cpp"):
-                v = decide_operation(op, args, _with(symbols, pinned), budget.part(UNITS_PER_SECOND), policy)
+                v = decide_operation(op, args, _with(symbols, pinned), budget.part(UNITS_PER_SECOND), policy,
+                                     settle_early=True)
         except LayoutError:
             continue  # no admitted value of the others: nothing to learn here
         if v.verdict == VALID:

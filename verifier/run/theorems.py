@@ -440,7 +440,8 @@ def strategy(v: Verdict, domain: str) -> str:
     """Which of the engine's routes decided the verdict, read from its decisions."""
     over = "unbounded integers" if domain == "positive" else "int32"
     if v.verdict in (VALID, PROVED):
-        routes = {o.route for o in v.obligations if o.deciding}
+        # an obligation the encoding's simplifier proved is on the Z3 route (its first stage)
+        routes = {engine.FULL if o.route == engine.SIMPLIFIED else o.route for o in v.obligations if o.deciding}
         if routes <= {engine.FULL}:
             return f"Z3 over {over}"
         return f"Z3 over {over}" + (" and " + ", ".join(sorted(r for r in routes if r and r != engine.FULL))

@@ -44,6 +44,30 @@ def _smallest(symbols: Symbols) -> dict[str, int]:
     return {s.name: -(-s.lo // s.multiple_of) * s.multiple_of for s in symbols}
 
 
+# Values of one symbol scanned for its own relations (``_smallest_alone``).
+SCAN = 1 << 12
+
+
+def _smallest_alone(symbols: Symbols) -> dict[str, int]:
+    """Each symbol's smallest admitted value that also satisfies the relations over it alone (``M % 8 == 0``,
+    ``M >= 2``): a guard candidate's assumptions, which ``_smallest`` misses and the solver needs a context for
+    (4 ms, run for each of a guard search's candidates, issue 28).  A value the scan does not find is left at its
+    smallest; the caller checks the whole point concretely."""
+    out = _smallest(symbols)
+    for sym in symbols:
+        own = [r for r in symbols.relations if set(r.expr.symbols()) == {sym.name}]
+        if not own:
+            continue
+        for v in range(out[sym.name], out[sym.name] + SCAN * sym.multiple_of, sym.multiple_of):
+            try:
+                if sym.admits(v) and all(bool(r.evaluate({sym.name: v})) for r in own):
+                    out[sym.name] = v
+                    break
+            except (UndefinedBehavior, ZeroDivisionError):
+                continue
+    return out
+
+
 def _admits(symbols: Symbols, values: Mapping[str, int]) -> bool:
     """The values satisfy every assumption, evaluated as C++ would (a division by zero does not satisfy)."""
     if not all(s.admits(values[s.name]) for s in symbols):
@@ -58,9 +82,9 @@ def admitted_value(symbols: Symbols, budget: float = BUDGET) -> tuple[dict[str, 
     """A value the assumptions admit (checked concretely), or ``(None, reason)`` when none was found in time.
 
     Raises ``VacuousAssumptions`` when the solver proves that none exists, naming the assumptions that conflict."""
-    first = _smallest(symbols)
-    if _admits(symbols, first):
-        return first, None
+    for first in (_smallest(symbols), _smallest_alone(symbols)):
+        if _admits(symbols, first):
+            return first, None
     import z3
 
     from verifier.solver.encoding import Encoder, Unencodable

@@ -249,6 +249,19 @@ class Encoder:
         self._collect_divisors(e)
         return self._encode_bool(self.simplifier.simplify(e))
 
+    def simplifies_to_true(self, x: Expr | Bool) -> bool:
+        """Whether ``boolean(x)`` would be the constant true: the simplifier proves ``x`` from the intervals and
+        divisibilities of the assumptions, and a solver asked for its negation could only answer unsat.  The
+        divisors are recorded as ``boolean`` records them; no term is built (and no context created)."""
+        e = x.expr if isinstance(x, Bool) else x
+        self._collect_divisors(e)
+        simple = self.simplifier.simplify(e)
+        return type(simple) is Const and simple.value is True
+
+    def record_divisors(self, x: Expr | Int) -> None:
+        """Record the divisors of ``x`` as ``term`` would, without building its term."""
+        self._collect_divisors(x.expr if isinstance(x, Int) else x)
+
     def _encode_int(self, e: Expr) -> z3.ArithRef:
         got = self._cache.get(e)
         if got is None:

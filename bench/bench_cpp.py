@@ -1,6 +1,7 @@
 """Times ``cute-verify cpp`` on the host code of CUTLASS 4.2's examples/cute/tutorial/sgemm_sm80.cu (the half_t
 ``gemm_tn`` host code and its kernel's tiling, exposed as tests/cpp/sgemm_sm80.py does, read from the installed
-wheel): the compile cold (an empty program cache) and cached, the path exploration and the verdicts.
+wheel) with the block and thread indices symbolic over their whole range (test_sgemm_sm80's ranges): the compile
+cold (an empty program cache) and cached, the path exploration and the verdicts.
 
     python bench/bench_cpp.py          # prints one JSON object
 """
@@ -21,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 def main() -> None:
     from tests.cpp import sgemm_sm80
     from tests.cpp.test_sgemm_sm80 import ASSUME, RANGES
-    from verifier.run import cpp
+    from verifier.oracle import cpp
 
     ranges = RANGES
     with tempfile.TemporaryDirectory() as tmp:
@@ -36,6 +37,7 @@ def main() -> None:
         t2 = time.perf_counter()
     print(json.dumps({
         "function": "sgemm_sm80.cu::gemm_tn host code and the kernel's tiling (test_sgemm_sm80's ranges)",
+        "ranges": " ".join(f"{k}={lo}..{hi}" for k, (lo, hi) in ranges.items()),
         "cores": os.cpu_count(),
         "cold": {"total_s": round(t1 - t0, 2), **{k: round(v, 2) for k, v in cold.timings.items()}},
         "cached": {"total_s": round(t2 - t1, 2), "compile_cached": warm.cached,

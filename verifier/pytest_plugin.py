@@ -60,6 +60,8 @@ class SpecItem(pytest.Item):
         from verifier.run import batch
         from verifier.testing import context_tables
 
+        if self.check.cpp is not None:
+            import verifier.oracle.cpp  # noqa: F401  (registers the cpp front end with run/batch.py)
         cache = None if self.config.getoption("cute_no_cache") else batch.ResultCache()
         [r] = batch.run([self.check], cache=cache)
         if not r.matched:

@@ -1,4 +1,5 @@
-"""``cute-verify cpp``: the user's own C++ run on CuTe's headers with symbolic run-time integers (verifier/run/cpp.py).
+"""``cute-verify cpp``: the user's own C++ run on CuTe's headers with symbolic run-time integers
+(verifier/oracle/cpp.py).
 
 Each C++ function here is compiled once (the program cache keys it by its driver's text); the spec file
 ``data/seeds.spec.toml`` states the same layouts, and its verdicts are compared with the C++ front end's."""
@@ -15,7 +16,7 @@ from verifier.algebra.registry import CALL, RECAST, REGISTRY, SLICE, TEMPLATED, 
 from verifier.cli.app import main
 from verifier.cli.cpp import shown
 from verifier.engine.verdicts import INVALID, UNKNOWN, VALID
-from verifier.run import cpp
+from verifier.oracle import cpp
 
 DATA = Path(__file__).parent / "data"
 
@@ -87,7 +88,8 @@ def test_seed_recast_found_at_its_lines_and_spec_agrees() -> None:
     assert r.exit_code == 1
     # the same layouts as a spec file: the same verdicts, operation by operation
     checks = {c.name: c for c in load([DATA / "seeds.spec.toml"])}
-    results = {res.check.name: res.verdict.verdict for res in batch.run(list(checks.values()))}
+    # two worker processes: the cpp check runs in a spawned worker, handed the C++ front end's registration
+    results = {res.check.name: res.verdict.verdict for res in batch.run(list(checks.values()), jobs=2)}
     assert results["004 recast of a run-time (16):(1) from 16 to 32 bits"] == recast.verdict.verdict
     assert results["004 upcast<2> of a run-time (16):(1)"] == up.verdict.verdict
     assert results["the seeds' C++ as a cpp check"] == INVALID
@@ -164,3 +166,14 @@ def test_bad_arguments_are_bad_input() -> None:
     fn = cpp.find_function(DATA / "seeds.cpp", "recast_16")
     with pytest.raises(cpp.CppInputError, match="no integer parameter"):
         cpp.declare(fn, {"q": (1, 2)}, ())
+
+
+@pytest.mark.cute
+def test_an_obligation_on_two_paths_is_proved_on_both() -> None:
+    # the same division on both sides of `d > 4` (ub.cpp:28): proved where d > 4, it fails at d = 0 on the other
+    # path, which must be asked too (an obligation proved on its first path only was a wrong "valid")
+    r = cpp.verify_cpp(f"{DATA / 'ub.cpp'}::two_paths", {"m": (1, 4096), "d": (0, 8)})
+    assert r.paths == 2
+    [f] = _at(r, 28, "undefined behaviour")
+    assert f.verdict.verdict == INVALID
+    assert f.verdict.counterexample is not None and f.verdict.counterexample.params["d"] == 0

@@ -11,11 +11,17 @@ import pytest
 
 from tests.cpp import sgemm_sm80
 from verifier.engine.verdicts import INVALID, VALID
-from verifier.run import cpp
+from verifier.oracle import cpp
+from verifier.run import batch
+from verifier.run.spec import load
 
-# One thread of one CTA past the first row of threads (tid 9: its rows start ldA elements in), sizes whose offsets
-# fit in int32: the exploration of every thread takes minutes (bench/bench_cpp.py).
-RANGES = {**{n: (1, 4096) for n in ("m", "n", "k", "ldA", "ldB", "ldC")}, "bx": (0, 1), "by": (0, 1), "tid": (9, 9)}
+DATA = Path(__file__).parent / "data"
+
+# Every thread of every CTA (128 threads, as many CTAs as the tiles of M and N), sizes whose offsets fit in int32.
+# The thread index stays symbolic through the swizzled smem partitions (include/cute_symbolic_swizzle.hpp): the
+# only branches are the prologue's k-tile count.
+RANGES = {**{n: (1, 4096) for n in ("m", "n", "k", "ldA", "ldB", "ldC")}, "bx": (0, 31), "by": (0, 31),
+          "tid": (0, 127)}
 ASSUME = ["bx*128 < m", "by*128 < n"]
 
 
@@ -25,6 +31,8 @@ def test_sgemm_sm80_host_and_tiling(tmp_path: Path) -> None:
     src.write_text(sgemm_sm80.exposed())
     lines = src.read_text().split("\n")
     r = cpp.verify_cpp(f"{src}::gemm_tn_host", RANGES, ASSUME, strict=True)
+    # no decision on the block or thread index: the paths are the prologue loop's (k <= 64, <= 128, > 128)
+    assert r.paths == 3 and not [f for f in r.findings if f.kind == "exploration"]
     by_line: dict[int | None, list[cpp.Finding]] = {}
     for f in r.findings:
         by_line.setdefault(f.line, []).append(f)
@@ -51,3 +59,20 @@ def test_sgemm_sm80_host_and_tiling(tmp_path: Path) -> None:
     for n in (103, 104, 105, 145, 146, 362, 363):
         assert [f.verdict.verdict for f in fixed.findings if f.line == n] in ([VALID], [])
     assert all(f.verdict.verdict != INVALID for f in fixed.findings)
+    assert fixed.exit_code == 0  # every finding valid, the swizzle atom's composition (line 358) included
+    # the same layouts written as a spec file (data/sgemm_sm80.spec.toml): the same verdict at each line, for the
+    # function as written and for the fixed variant
+    spec = {res.check.name: res.verdict.verdict for res in batch.run(load([DATA / "sgemm_sm80.spec.toml"]))}
+    twins = {"the swizzle atom": (r, 358, "operation"),
+             "sA, sB: the swizzle atom tiled to (_128,_64,_3)": (r, 362, "operation"),
+             "gA: the CTA's k-tiles of A": (r, 103, "operation"), "gB: the CTA's k-tiles of B": (r, 104, "operation"),
+             "gC: the CTA's tile of C": (r, 105, "operation"),
+             "copyA: the thread's 128-bit vectors of A": (r, 145, "undefined behaviour"),
+             "fixed gA": (fixed, 103, "operation"), "fixed copyA": (fixed, 145, "undefined behaviour")}
+    assert set(twins) == set(spec)
+    for name, (report, n, kind) in twins.items():
+        for line in (n, 363) if n == 362 else (n,):
+            found = [f.verdict.verdict for f in report.findings if f.line == line and f.kind == kind]
+            if kind == "undefined behaviour" and not found:
+                found = [VALID]  # every alignment obligation of the line proved: no finding
+            assert found == [spec[name]], (name, line, found, spec[name])

@@ -115,22 +115,12 @@ def test_a_cycle_is_found_when_there_is_one() -> None:
     assert _cycle({"a": {"b"}, "b": set()}) is None
 
 
-# The one known exception (docs/architecture.md, "Layers"): the C++ front end (run/cpp.py) compiles the user's code
-# with the oracle's machinery and the symbolic integer, and shares the DSL tracer's partition verdict, while spec
-# files (run/spec.py, run/batch.py) name C++ checks.  Its place is above the oracle, reached from spec files through
-# a front-end hook; until it moves there, exactly these edges are allowed, and any other upward import fails.
-KNOWN_UPWARD = frozenset({"verifier.run.cpp -> verifier.oracle.cute_cpp",
-                          "verifier.run.cpp -> verifier.oracle.symbolic",
-                          "verifier.run.cpp -> verifier.dsl.tracer"})
-
-
 def test_layers_import_only_downwards() -> None:
     upward = [
         f"{m} -> {t}" for m, ts in _internal(_graph()).items() for t in ts
         if (lm := _layer(m)) is not None and (lt := _layer(t)) is not None and lt > lm
     ]
-    assert sorted(set(upward) - KNOWN_UPWARD) == []
-    assert set(upward) == KNOWN_UPWARD  # an exception that no longer occurs is taken off the list
+    assert sorted(set(upward)) == []
 
 
 def test_every_shipped_module_is_in_a_layer() -> None:

@@ -3,7 +3,7 @@
 
 Compiles the user's function against CuTe's headers with the symbolic run-time integer for its integer parameters,
 explores its paths and decides every CuTe layout operation it performs, every ``cute_verify::expect_*`` property it
-states and the undefined behaviour of the arithmetic on its run-time integers (``verifier/run/cpp.py``).  Reports
+states and the undefined behaviour of the arithmetic on its run-time integers (``verifier/oracle/cpp.py``).  Reports
 at the C++ file's lines.  Exit status: 0 valid, 1 invalid, 2 bad input (a file that does not compile: the
 compiler's first error), 3 unknown, 4 internal error."""
 
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from verifier.cli.args import timeout_arg
 
 if TYPE_CHECKING:
-    from verifier.run.cpp import Report
+    from verifier.oracle.cpp import Report
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -53,7 +53,8 @@ def shown(path: Path) -> str:
 
 def cmd_cpp(args: argparse.Namespace) -> int:
     from verifier.core.errors import LayoutError
-    from verifier.run.cpp import INCLUDE, parse_ranges, verify_cpp
+    from verifier.oracle.cpp import parse_ranges, verify_cpp
+    from verifier.oracle.symbolic import INCLUDE
     from verifier.run.files import write_atomic
 
     if args.print_include:
@@ -85,7 +86,7 @@ def _params(report: Report, values: dict[str, int]) -> str:
 
 def render_text(report: Report) -> str:
     from verifier.engine.verdicts import INVALID, UNKNOWN, VALID
-    from verifier.run.cpp import can_implement
+    from verifier.oracle.cpp import can_implement
 
     lines = []
     src = report.fn.text.split("\n")
@@ -119,7 +120,7 @@ def render_text(report: Report) -> str:
 
 
 def render_json(report: Report) -> str:
-    from verifier.run.cpp import can_implement
+    from verifier.oracle.cpp import can_implement
 
     return json.dumps({
         "tool": "cute-layout-verifier", "file": shown(report.fn.path), "function": report.fn.name,

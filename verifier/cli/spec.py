@@ -70,6 +70,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     start = time.monotonic()
     # Text to standard output streams: each check's lines as soon as it and the checks before it are decided.
     stream = fmt == "text" and (not args.output or args.output == "-")
+    if any(c.cpp is not None for c in checks):
+        import verifier.oracle.cpp  # noqa: F401  (registers the cpp front end with run/batch.py)
     results = batch.run(checks, jobs=jobs, cache=None if args.no_cache else batch.ResultCache(),
                         progress=not args.quiet, on_result=_printer(args) if stream else None)
     seconds = time.monotonic() - start

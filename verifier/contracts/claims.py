@@ -526,9 +526,13 @@ def swizzled_claims(op: str, args: Sequence[object]) -> list[Claim] | None:
     """The claims of ``op`` on operands of which one is swizzled, stated as for layouts (CMP-POST, RI-POST,
     LI-POST and LI-3), or None when these operands are not of that kind."""
     from verifier.algebra.registry import apply
-    from verifier.core.swizzle import ComposedLayout
+    from verifier.core.swizzle import ComposedLayout, Swizzle
 
-    fns = [a for a in args if isinstance(a, Layout | ComposedLayout) and _evaluable(a)]
+    # a bare swizzle functor is a function too, as the outer operand of a composition (CuTe's swizzle atoms:
+    # composition(Swizzle<3,3,3>{}, Layout<...>{}))
+    fns = [a for k, a in enumerate(args)
+           if (isinstance(a, Layout | ComposedLayout) or (op == "composition" and k == 0 and isinstance(a, Swizzle)))
+           and _evaluable(a)]
     if op not in SWIZZLED_CLAIMS or len(fns) != len(args):
         return None
     out = apply(op, *fns)
@@ -538,11 +542,15 @@ def swizzled_claims(op: str, args: Sequence[object]) -> list[Claim] | None:
         return None
     if op == "composition":
         a, b = fns
+        if isinstance(b, Swizzle):
+            return None
         return [_same_size("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022",
                            b.size(), r.size()),
                 _claim("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
                        "layout.hpp:1022", b.size(), a(b(_I)), r(_I))]
     (x,) = fns
+    if isinstance(x, Swizzle):
+        return None
     if op == "right_inverse":
         return [_claim("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260", r.size(), _I,
                        x(r(_I)))]

@@ -516,48 +516,18 @@ class Finding:
 def verify_trace(t: Trace, timeout: float | None = None, strict: bool = False) -> list[Finding]:
     """Each recorded operation verified for every admitted value of the parameters, with dsl semantics
     (``strict``: warnings, such as a partial last tile, are errors)."""
-    from verifier.engine.verdicts import Policy
-    from verifier.engine.verify import verify
+    from verifier.engine.verify import partition_verdict, verify
 
     out = []
     for r in t.ops:
         v = verify(r.op, list(r.args), t.symbols, timeout=timeout, semantics="dsl", policy=Policy(strict=strict))
         if r.op in PARTITIONS and v.verdict == "unknown":
-            v = _partition_verdict(r, v, t.symbols, timeout, Policy(strict=strict))
+            v = partition_verdict(r.op, r.args, v, t.symbols, timeout, Policy(strict=strict), semantics="dsl")
         out.append(Finding(r, v))
     return out
 
 
 PARTITIONS = {"local_tile": 0, "local_partition": 0}
-
-
-def _partition_verdict(r: Recorded, v: Verdict, symbols: Symbols, timeout: float | None, policy: Policy,
-                       semantics: str = "dsl") -> Verdict:
-    """local_tile / local_partition have no symbolic postcondition of their own: they are the zipped_divide they
-    slice (``algebra.local_tile``) plus the bounds of the slice (IX-2, IX-3). Valid when the divide is valid and
-    those obligations are proved; otherwise the divide's verdict (its counterexample) or the unknown."""
-    from dataclasses import replace
-
-    from verifier.core.int_tuple import product_each
-    from verifier.engine.verdicts import PROVED, VALID
-    from verifier.engine.verify import verify
-
-    layout, tiler = r.args[0], r.args[1]
-    if r.op == "local_partition":
-        tiler = product_each(tiler.shape)  # type: ignore[attr-defined]
-    if r.op == "local_tile" and len(r.args) > 3 and r.args[3] is not None:
-        # a projection (Step<_1,X,_1>): the tiler CuTe divides by is the diced one
-        from verifier.algebra.ops import dice
-
-        tiler = dice(r.args[3], tiler)
-    d = verify("zipped_divide", [layout, tiler], symbols, timeout=timeout, semantics=semantics, policy=policy)
-    bounds = [o for o in v.obligations if o.deciding and o.id.startswith("IX")]
-    if d.verdict != VALID:
-        return replace(d, op=v.op, inputs=v.inputs, result=v.result,
-                       reason=f"its zipped_divide is {d.verdict}: {d.reason}")
-    if all(o.status == PROVED for o in v.obligations if o.deciding):
-        return replace(v, verdict=VALID, reason=None, obligations=(*v.obligations, *d.obligations))
-    return replace(v, reason=f"{v.reason}; bounds: " + ", ".join(f"{o.id} {o.status}" for o in bounds))
 
 
 def sample_values(t: Trace) -> list[int]:

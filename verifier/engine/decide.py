@@ -530,6 +530,12 @@ def _result_items(args: Sequence[object], outcome: registry.Outcome, symbols: Sy
                  "wherever the operands do", "stride.hpp:60-124", OVERFLOW, True, (), cond, replay)]
 
 
+def _bare_swizzle(args: Sequence[object]) -> bool:
+    from verifier.core.swizzle import Swizzle
+
+    return bool(args) and isinstance(args[0], Swizzle)
+
+
 def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, policy: Policy,
                      settle_early: bool = False) -> Verdict:
     """The verdict on ``op(*args)`` within ``budget``, without a guard (``engine.verify`` adds it): the domain
@@ -588,6 +594,11 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
                            "scaled-basis (E<i>) operands only on concrete values; these have symbols",
                            assumptions=assumptions)
         # The contract stated over the functions' values, a symbolic swizzle bit by bit (claims.SWIZZLED_CLAIMS).
+        items = _claim_items(op, args, built) + _obligation_items(op, args, outcome, True, True)
+        symbolic_post = True
+    elif op == "composition" and _bare_swizzle(args) and (built := claims.swizzled_claims(op, args)) is not None:
+        # A swizzle functor after a layout (a swizzle atom): the algebra records no postcondition for it, the
+        # contract over the functions' values decides it (as for symbolic operands above).
         items = _claim_items(op, args, built) + _obligation_items(op, args, outcome, True, True)
         symbolic_post = True
     elif any(_unmodelled(a, op) for a in args):

@@ -80,3 +80,34 @@ def _dsl_form(op: str, args: Sequence[object], symbols: Symbols) -> str:
 
 
 __all__ = ["GUARD_SHARE", "verify"]
+
+
+# The operations with no symbolic postcondition of their own, decided through the zipped_divide they slice (the
+# DSL tracer and the C++ front end both ask ``partition_verdict``).
+PARTITIONS = ("local_tile", "local_partition")
+
+
+def partition_verdict(op: str, args: Sequence[object], v: Verdict, symbols: Symbols, timeout: float | None,
+                      policy: Policy, semantics: str = "cpp") -> Verdict:
+    """local_tile / local_partition have no symbolic postcondition of their own: they are the zipped_divide they
+    slice (``algebra.local_tile``) plus the bounds of the slice (IX-2, IX-3). Valid when the divide is valid and
+    those obligations are proved; otherwise the divide's verdict (its counterexample) or the unknown."""
+    from verifier.core.int_tuple import product_each
+    from verifier.engine.verdicts import PROVED
+
+    layout, tiler = args[0], args[1]
+    if op == "local_partition":
+        tiler = product_each(tiler.shape)  # type: ignore[attr-defined]
+    if op == "local_tile" and len(args) > 3 and args[3] is not None:
+        # a projection (Step<_1,X,_1>): the tiler CuTe divides by is the diced one
+        from verifier.algebra.ops import dice
+
+        tiler = dice(args[3], tiler)
+    d = verify("zipped_divide", [layout, tiler], symbols, timeout=timeout, semantics=semantics, policy=policy)
+    bounds = [o for o in v.obligations if o.deciding and o.id.startswith("IX")]
+    if d.verdict != VALID:
+        return replace(d, op=v.op, inputs=v.inputs, result=v.result,
+                       reason=f"its zipped_divide is {d.verdict}: {d.reason}")
+    if all(o.status == PROVED for o in v.obligations if o.deciding):
+        return replace(v, verdict=VALID, reason=None, obligations=(*v.obligations, *d.obligations))
+    return replace(v, reason=f"{v.reason}; bounds: " + ", ".join(f"{o.id} {o.status}" for o in bounds))

@@ -23,9 +23,10 @@ import functools
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from verifier.core.errors import UndefinedBehavior
 from verifier.core.integers import Bool, Const, Expr, Op, Sym, and_, not_
@@ -277,6 +278,8 @@ class Translator:
             if unsigned and not src.startswith("u"):
                 return _wrap(args[0], _bits(n.type))
             return args[0]  # a narrowing one records NARROW: its value is kept where that holds
+        if n.op == "ite":  # a select on a symbolic condition (cute_symbolic::select): no decision
+            return Op("ite", tuple(args))
         if n.op in ("neg", "zneg"):
             e: Expr = Op("neg", (args[0],))
             return _wrap(e, _bits(n.type)) if unsigned else e
@@ -433,47 +436,70 @@ def _initial(symbols: Symbols, budget: Budget) -> tuple[dict[str, int] | None, s
     return None, why or "the assumptions admit no value"
 
 
-def explore(cases: Sequence[CppCase], tables: Sequence[Symbols], *, max_paths: int = 32,
-            binary: Binary | None = None) -> tuple[Binary, list[Exploration]]:
-    """Every feasible path of each case under its table's assumptions, in rounds (one process per round)."""
-    binary = binary or build(cases)
-    results = [Exploration() for _ in cases]
-    seen: list[set[tuple[Expr, ...]]] = [set() for _ in cases]
-    asked: list[set[tuple[Expr, ...]]] = [set() for _ in cases]
-    # (case, values, the first decision that may flip, the conditions already excluded at that decision): a
-    # decision that reads a run-time value as a builtin is an equality with the value it read, and flipping it once
-    # only excludes that value; the run that follows reads another value at the same place, which must flip again
-    # with both excluded, until no value is left (as run/cpp.py's exploration does).
-    pending: list[tuple[int, dict[str, int], int, tuple[Bool, ...]]] = []
-    for k, table in enumerate(tables):
-        if k in binary.rejected:
-            results[k].paths.append(Path_((), Run(rejected=binary.rejected[k]), {}))
-            continue
-        env, why = _initial(table, Budget(DECISION_UNITS))
-        if env is None:
-            results[k].unknown = f"no admitted value: {why}"
-            continue
-        pending.append((k, env, 0, ()))
+class Unexplorable(Exception):
+    """A run whose paths cannot be followed (a loop bound by a run-time value): ``at`` is the caller's place."""
+
+    def __init__(self, reason: str, at: object = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.at = at
+
+
+R = TypeVar("R")
+
+
+@dataclass
+class Explored(Generic[R]):
+    """The paths of one job (its decisions as taken, its run, values that take it), or where it stopped."""
+
+    paths: list[tuple[tuple[Bool, ...], R, dict[str, int]]] = field(default_factory=list)
+    unknown: str | None = None
+    at: object = None  # the caller's place of the decision it stopped at (``place``), or an Unexplorable's
+    runs: int = 0
+
+
+def concolic(tables: Sequence[Symbols], starts: Sequence[dict[str, int]],
+             run: Callable[[Sequence[tuple[int, dict[str, int]]]], Sequence[R]],
+             decisions: Callable[[R], tuple[Bool, ...]], place: Callable[[R, int | None], object], *,
+             max_paths: int) -> list[Explored[R]]:
+    """The one concolic exploration (the symbolic back end's cases and ``cute-verify cpp``'s function): every
+    feasible path of each job k (its symbols and assumptions ``tables[k]``, first run on ``starts[k]``), in rounds,
+    each round one call of ``run`` on every pending (job, values).  After each new path, the solver is asked once
+    for values that keep decisions [0, i) and flip decision i, for each i; the paths found cover every admitted
+    value when no job stops.  A job stops (``unknown``, with ``place`` of the run and decision) past ``max_paths``
+    paths, where the solver cannot answer, or where ``decisions`` raises ``Unexplorable``.
+
+    A decision that reads a run-time value as a builtin is an equality with the value it read, and flipping it
+    once only excludes that value; the run that follows reads another value at the same place, which must flip
+    again with both excluded, until no value is left (a missed value is a wrong proof): each pending run carries
+    the first decision that may flip and the conditions already excluded there."""
+    results: list[Explored[R]] = [Explored() for _ in tables]
+    seen: list[set[tuple[Expr, ...]]] = [set() for _ in tables]
+    asked: list[set[tuple[Expr, ...]]] = [set() for _ in tables]
+    pending: list[tuple[int, dict[str, int], int, tuple[Bool, ...]]] = [
+        (k, dict(env), 0, ()) for k, env in enumerate(starts)]
     while pending:
-        runs = run(binary, cases, [(k, env) for k, env, _, _ in pending])
+        runs = run([(k, env) for k, env, _, _ in pending])
         nxt: list[tuple[int, dict[str, int], int, tuple[Bool, ...]]] = []
         for (k, env, start, excluded), r in zip(pending, runs):
             ex = results[k]
             if ex.unknown is not None:
                 continue
-            if r.unencodable is not None:
-                ex.unknown = r.unencodable
+            ex.runs += 1
+            try:
+                conds = decisions(r)
+            except Unexplorable as exc:
+                ex.unknown, ex.at = exc.reason, exc.at
                 continue
-            conds = tuple(c for c, _ in r.decisions)
             key = tuple(c.expr for c in conds)
             if key in seen[k]:
                 continue
             seen[k].add(key)
             if len(ex.paths) >= max_paths:
-                where = place(binary, r.decisions[-1][1]) if r.decisions else "?"
-                ex.unknown = f"more than {max_paths} paths (a decision at {where})"
+                ex.unknown = f"more than {max_paths} paths"
+                ex.at = place(r, len(conds) - 1 if conds else None)
                 continue
-            ex.paths.append(Path_(conds, r, dict(env)))
+            ex.paths.append((conds, r, dict(env)))
             for i in range(start, len(conds)):
                 also = excluded if i == start else ()
                 if also and any(conds[i].expr == e.expr for e in also):
@@ -487,9 +513,46 @@ def explore(cases: Sequence[CppCase], tables: Sequence[Symbols], *, max_paths: i
                 if status == "sat" and values is not None:
                     nxt.append((k, {**env, **values}, i, (*also, not_(conds[i]))))
                 elif status == "unknown":
-                    ex.unknown = f"the solver could not decide a branch at {place(binary, r.decisions[i][1])}: {why}"
+                    ex.unknown = f"the solver could not decide a branch: {why}"
+                    ex.at = place(r, i)
                     break
         pending = [p for p in nxt if results[p[0]].unknown is None]
+    return results
+
+
+def explore(cases: Sequence[CppCase], tables: Sequence[Symbols], *, max_paths: int = 32,
+            binary: Binary | None = None) -> tuple[Binary, list[Exploration]]:
+    """Every feasible path of each case under its table's assumptions (``concolic``, one process per round)."""
+    binary = binary or build(cases)
+    results = [Exploration() for _ in cases]
+    jobs: list[int] = []
+    starts: list[dict[str, int]] = []
+    for k, table in enumerate(tables):
+        if k in binary.rejected:
+            results[k].paths.append(Path_((), Run(rejected=binary.rejected[k]), {}))
+            continue
+        env, why = _initial(table, Budget(DECISION_UNITS))
+        if env is None:
+            results[k].unknown = f"no admitted value: {why}"
+            continue
+        jobs.append(k)
+        starts.append(env)
+
+    def decisions(r: Run) -> tuple[Bool, ...]:
+        if r.unencodable is not None:
+            raise Unexplorable(r.unencodable)
+        return tuple(c for c, _ in r.decisions)
+
+    def where(r: Run, i: int | None) -> object:
+        return place(binary, r.decisions[i][1]) if i is not None else "?"
+
+    found = concolic([tables[k] for k in jobs], starts,
+                     lambda queries: run(binary, cases, [(jobs[j], env) for j, env in queries]),
+                     decisions, where, max_paths=max_paths)
+    for k, f in zip(jobs, found):
+        results[k].paths = [Path_(conds, r, env) for conds, r, env in f.paths]
+        if f.unknown is not None:
+            results[k].unknown = f.unknown if f.at is None else f"{f.unknown} (a decision at {f.at})"
     return binary, results
 
 

@@ -50,16 +50,26 @@ class CheckResult:
         return self.verdict.verdict == self.check.expect
 
 
+# The front ends a check can name besides an operation or a property, each run by a layer above this one that
+# registers it on import (``cpp``: the C++ front end, verifier/oracle/cpp.py): this layer names no module above it.
+# The worker processes of ``run`` are handed the registrations (a function pickles as its module and name).
+FRONT_ENDS: dict[str, Callable[[Check], Verdict]] = {}
+
+
+def register_front_end(key: str, run_check: Callable[[Check], Verdict]) -> None:
+    FRONT_ENDS[key] = run_check
+
+
 def decide(check: Check) -> Verdict:
     """The engine's verdict on one check."""
     from verifier.engine.checks import check as check_property
     from verifier.engine.verify import verify
 
     if check.cpp is not None:
-        from verifier.run.cpp import parse_ranges, summary_verdict, verify_cpp
-
-        report = verify_cpp(check.cpp, parse_ranges(check.args), check.assume, timeout=check.timeout)
-        return summary_verdict(report)
+        if "cpp" not in FRONT_ENDS:
+            raise LayoutError(f"{check.name}: a cpp check needs the C++ front end: import verifier.oracle.cpp "
+                              "(cute-verify and the pytest plugin do)")
+        return FRONT_ENDS["cpp"](check)
     args, symbols = check.problem()
     if check.is_property:
         return check_property(check.op, args, symbols, timeout=check.timeout, rlimit=check.rlimit,
@@ -68,11 +78,13 @@ def decide(check: Check) -> Verdict:
                   semantics=check.semantics)
 
 
-def _worker_init() -> None:
-    """A worker leaves Ctrl-C to the parent, which stops it (a terminal sends SIGINT to the whole group)."""
+def _worker_init(front_ends: dict[str, Callable[[Check], Verdict]] | None = None) -> None:
+    """A worker leaves Ctrl-C to the parent, which stops it (a terminal sends SIGINT to the whole group), and runs
+    the front ends the parent has."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    FRONT_ENDS.update(front_ends or {})
 
 
 def _timed(check: Check) -> tuple[Verdict, float]:
@@ -117,7 +129,7 @@ def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None
     (so a caller streams its report and the order never depends on which worker finishes first).  With
     ``progress``, a progress line on standard error while checks are decided (only when it is a terminal): checks
     done / total, the elapsed time and the check in progress."""
-    # a cpp check is not cached here: its compiled program is (run/cpp.py), and its source may change under it
+    # a cpp check is not cached here: its compiled program is (oracle/cpp.py), and its source may change under it
     keys = [cache_key(c) if c.cpp is None else "" for c in checks] if cache is not None else []
     results: list[CheckResult | None] = [None] * len(checks)
     shown = 0
@@ -163,7 +175,8 @@ def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None
         if jobs > 1 and len(todo) > 1:
             # spawn, not fork: a forked child would inherit Z3's state from the loading (assumption checks) above.
             ctx = multiprocessing.get_context("spawn")
-            pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx, initializer=_worker_init)
+            pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx, initializer=_worker_init,
+                                       initargs=(dict(FRONT_ENDS),))
             try:
                 futures = {pool.submit(_timed, checks[k]): k for k in todo}
                 for future in as_completed(futures):

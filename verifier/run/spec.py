@@ -103,7 +103,7 @@ class Check:
     rlimit: int | None = None  # the solver's budget in Z3 resource units (None: the engine's default)
     strict: bool = False  # the file's ``strict = true``: warnings are errors
     ignore: tuple[str, ...] = ()  # obligations left out of the verdict (``ignore = ["DIV-EXACT"]``)
-    cpp: str | None = None  # ``cpp = "kernel.cu::layouts"``: a C++ function (run/cpp.py), its args its --arg ranges
+    cpp: str | None = None  # ``cpp = "kernel.cu::layouts"``: a C++ function (oracle/cpp.py runs it), args: ranges
 
     @property
     def policy(self) -> Policy:
@@ -681,7 +681,7 @@ def _cpp_check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], nam
                defaults: _Limits) -> Check:
     """``cpp = "kernel.cu::layouts"`` (relative to the spec file) with ``args = ["M=1..4096", ...]`` (the
     function's parameter ranges, as ``cute-verify cpp --arg``) and ``assume``: the whole function verified
-    (``run/cpp.py``); its verdict is valid only when every finding is."""
+    (``oracle/cpp.py``); its verdict is valid only when every finding is."""
     from verifier.run import cpp
 
     for k in ("op", "property", "params", "extended", "bits", "element_bits", "access_bits", "offset", "semantics"):

@@ -21,3 +21,10 @@ void proven(int m) {
   auto t = zipped_divide(l, Shape<_4, _8>{});
   (void)t;
 }
+
+// The same division on two paths: proved where d > 4 only, so it must be asked on both.
+void two_paths(int m, int d) {
+  int e = d > 4 ? d : d;
+  auto tiles = shape_div(make_shape(m), make_shape(e));
+  (void)tiles;
+}

@@ -77,7 +77,7 @@ struct Graph {
   bool print_refs = false;  // print a value as its node (v__N) instead of its expression
   bool quiet = false;       // building an operand: its arithmetic is the caller's, not CuTe's (no obligation)
   // Called after each decision ('D') and obligation ('O') is recorded, with its index: `cute-verify cpp` takes the
-  // call stack there, to name the line of the user's code that led to it (verifier/run/cpp.py).
+  // call stack there, to name the line of the user's code that led to it (verifier/oracle/cpp.py).
   void (*on_event)(char kind, size_t index) = nullptr;
 
   int intern(Node n) {
@@ -102,12 +102,19 @@ inline Graph& graph() {
 
 // The place in the binary that called an operator: the driver maps it to a file and line (addr2line) when it
 // names a decision or an obligation.
+// dladdr searches the loaded objects' symbols on every call: the answer for each address is remembered (the call
+// stacks of a run's decisions and obligations go through the same few hundred places).
 inline unsigned long long relative(void* addr) {
+  static std::unordered_map<void*, unsigned long long> known;
+  auto it = known.find(addr);
+  if (it != known.end()) { return it->second; }
   Dl_info info;
+  unsigned long long r = 0;
   if (addr != nullptr && dladdr(addr, &info) != 0 && info.dli_fbase != nullptr) {
-    return (unsigned long long)((char*)addr - (char*)info.dli_fbase);
+    r = (unsigned long long)((char*)addr - (char*)info.dli_fbase);
   }
-  return 0;
+  known.emplace(addr, r);
+  return r;
 }
 
 inline int node(std::string op, std::string type, std::vector<int> args, long long lit = 0, std::string name = "") {
@@ -499,6 +506,16 @@ inline void format(std::string& out, int id, int depth = 0) {
     return;
   }
   if (n.op == "cast") { format(out, n.args[0], depth); return; }
+  if (n.args.size() == 3) {  // ite (cute_symbolic_swizzle.hpp's select)
+    out += "(";
+    format(out, n.args[0], depth + 1);
+    out += " ? ";
+    format(out, n.args[1], depth + 1);
+    out += " : ";
+    format(out, n.args[2], depth + 1);
+    out += ")";
+    return;
+  }
   if (n.args.size() == 1) {
     if (n.op == "neg" || n.op == "~" || n.op == "not") {
       out += n.op == "neg" ? "-(" : n.op == "~" ? "~(" : "!(";

@@ -9,7 +9,7 @@
 // compiles to nothing and needs nothing of CuTe.  Under the tool (which defines CUTE_VERIFY and includes
 // cute_symbolic.hpp and CuTe first) each call prints what it states, with its operands as CuTe prints them (each
 // run-time leaf a reference to its symbolic value) and the call's file and line (GCC's __builtin_FILE /
-// __builtin_LINE as default arguments: the caller's place, C++17), for verifier/run/cpp.py to decide.
+// __builtin_LINE as default arguments: the caller's place, C++17), for verifier/oracle/cpp.py to decide.
 #pragma once
 
 namespace cute_verify {

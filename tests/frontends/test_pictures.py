@@ -104,6 +104,18 @@ def test_tv_layout_is_coloured_by_thread_and_labelled_t_v() -> None:
         pic.to_svg(tv, tv=True, tile=parse("(_2,_2)"))
 
 
+def test_a_swizzled_tv_layout_has_its_domain_s_rank() -> None:
+    # Sw<1,0,1> maps x to x ^ ((x & 2) >> 1): thread 1's indices 2, 3 become 3, 2.  The swizzled layout once read
+    # as rank 1 ("a thread/value layout has rank 2") through the free function rank().
+    tv = parse("Sw<1,0,1> o _0 o (_4,_2):(_2,_1)")
+    labels = _labels(_svg(pic.to_svg(tv, tv=True, tile=parse("(_2,_4)"))))
+    swizzled = {0: 0, 1: 1, 2: 3, 3: 2, 4: 4, 5: 5, 6: 7, 7: 6}
+    for t in range(4):
+        for v in range(2):
+            idx = swizzled[2 * t + v]
+            assert labels[(idx % 2, idx // 2)] == f"T{t}V{v}"
+
+
 def _injective_verdict() -> tuple[object, object]:
     table = Symbols()
     layout = parse_layout("(M,_4):(_1,_2)", table)

@@ -36,8 +36,8 @@ from verifier.core.basis import has_basis
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import IntTuple, format_tuple, leaves, product
 from verifier.core.integers import Int, S
-from verifier.core.layouts import Layout, rank, size
-from verifier.core.swizzle import flag_bits, smem_bit_address
+from verifier.core.layouts import Layout, size
+from verifier.core.swizzle import ComposedLayout, flag_bits, smem_bit_address
 from verifier.engine.verdicts import Counterexample, Verdict
 from verifier.notation.interop import coerce
 
@@ -90,12 +90,10 @@ def _tv(tid: int) -> tuple[tuple[int, int, int], str]:
 
 
 def _concrete(layout: object, params: Mapping[str, int] | None, what: str = "the layout",
-              coordinates: bool = False) -> Layout:
+              coordinates: bool = False) -> Layout | ComposedLayout:
     """``layout`` with ``params`` substituted, checked drawable: concrete, positive extents, at most ``MAX_CELLS``
     cells.  A swizzled or composed layout is drawn through its function; scaled-basis strides (an identity
     layout, whose values are coordinates) only where ``coordinates`` allows them."""
-    from verifier.core.swizzle import ComposedLayout
-
     layout = coerce(layout)
     if not isinstance(layout, Layout | ComposedLayout):
         raise LayoutError(f"can only draw a layout Shape:Stride, not {type(layout).__name__}")
@@ -118,10 +116,10 @@ def _concrete(layout: object, params: Mapping[str, int] | None, what: str = "the
     n = int(layout.size())
     if n > MAX_CELLS:
         raise LayoutError(f"{what} {layout} has {n} cells; at most {MAX_CELLS} can be drawn")
-    return layout  # type: ignore[return-value]
+    return layout
 
 
-def _rows(layout: Layout) -> int:
+def _rows(layout: Layout | ComposedLayout) -> int:
     return int(product(layout.shape[0])) if type(layout.shape) is tuple and len(layout.shape) >= 2 else 1
 
 
@@ -160,8 +158,8 @@ def _smem_element(lay: object, bits: int, i: int) -> tuple[int, str]:
 def tv_picture(tv: object, tile: IntTuple | None = None, params: Mapping[str, int] | None = None) -> Picture:
     """A thread/value layout ``(thr, val) -> idx`` over the index grid of ``tile`` (default: one row)."""
     lay = _concrete(tv, params, "the TV layout")
-    if rank(lay) != 2:
-        raise LayoutError(f"a thread/value layout has rank 2 (thr,val); {lay} has rank {rank(lay)}")
+    if lay.rank() != 2:  # the method: a swizzled layout's rank is its domain's (rank() of it read 1)
+        raise LayoutError(f"a thread/value layout has rank 2 (thr,val); {lay} has rank {lay.rank()}")
     values = lay.values()
     if tile is None:
         m_size, n_size = 1, max(values) + 1 if values else 1
@@ -173,7 +171,7 @@ def tv_picture(tv: object, tile: IntTuple | None = None, params: Mapping[str, in
         n_size = int(product(modes[-1])) if len(modes) == 2 else int(product(modes[0]))
     if m_size * n_size > MAX_CELLS:
         raise LayoutError(f"the tile has {m_size * n_size} cells; at most {MAX_CELLS} can be drawn")
-    threads = int(size(lay, 0))
+    threads = int(size(lay.shape, 0))
     filled: dict[tuple[int, int], Cell] = {}
     for k, idx in enumerate(values):
         t, v = k % threads, k // threads

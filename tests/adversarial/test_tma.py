@@ -38,3 +38,17 @@ def test_the_judge_catches_a_wrong_valid(cute) -> None:
         answer = fam.decide(case)
         assert fam.judge(case, answer, run) is None, (case, answer, run)
     assert fam.decide(neg).verdict == "invalid" and fam.decide(wrap).verdict == "invalid"
+
+
+@pytest.mark.cute
+def test_a_static_negative_stride_past_the_fifth_mode_lets_cute_assert_in_its_own_order(cute) -> None:
+    """Found by a long run (seed 112): six gmem modes, the last with the static stride _-64, merged into box mode 4.
+    CuTe's uint64_t recurrence over the negative stride asserts TMA-GSTRIDE first; the tool refutes that and the
+    extent CuTe would check later. The judge took only run-time negative strides into account."""
+    c = fam.Case(16, "(_64,_8):(_1,_64)", "(g0,g1,g2,g3,g4,g5):(_1,d1,d2,d3,d4,_-64)",
+                 (("d1", 4096), ("d2", 8192), ("d3", 1), ("d4", 65), ("g0", 4096), ("g1", 1000), ("g2", 4096),
+                  ("g3", 64), ("g4", 4096), ("g5", 1000)), frozenset({"d2", "d3", "g1", "g2", "g3", "g4", "g5"}))
+    [r] = fam.host_runs([c])
+    answer = fam.decide(c)
+    assert r.checked == "TMA-GSTRIDE" and answer.verdict == "invalid" and "TMA-GSTRIDE" in answer.refuted
+    assert fam.judge(c, answer, r) is None, (answer, r)

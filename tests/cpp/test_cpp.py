@@ -128,6 +128,13 @@ def test_valid_function_json_and_sarif(tmp_path: Path, capsys: pytest.CaptureFix
     [loc] = sarif["runs"][0]["results"][0]["locations"]
     assert loc["physicalLocation"]["region"]["startLine"] == 21
     assert loc["physicalLocation"]["artifactLocation"]["uri"].endswith("ub.cpp")
+    # the same layout as a spec file, and the C++ function named by one: the same verdict
+    from verifier.run import batch
+    from verifier.run.spec import load
+
+    spec = {res.check.name: res.verdict.verdict for res in batch.run(load([DATA / "ub.spec.toml"]))}
+    assert spec == {"proven: zipped_divide of (m,8):(8,1) by 4x8": obj["findings"][0]["verdict"],
+                    "proven, as the C++ function": obj["findings"][0]["verdict"]}
 
 
 @pytest.mark.cute

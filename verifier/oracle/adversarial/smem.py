@@ -39,7 +39,7 @@ from verifier.core.int_tuple import leaves
 from verifier.core.integers import S, symbol
 from verifier.core.layouts import Layout, size
 from verifier.core.swizzle import ComposedLayout, SmemPtrFlag, Swizzle, flag_bits
-from verifier.core.symbols import Symbols
+from verifier.core.symbols import INT32_MAX, Symbols
 from verifier.engine.banks import ACCESS_BITS, BANK_BYTES, BANKS, AccessModel, count, wavefronts
 from verifier.engine.checks import check
 from verifier.engine.verdicts import PROVED, REFUTED
@@ -330,11 +330,13 @@ def _judge_bounds(smem: object, bits: int, bits_of: list[int], rng: random.Rando
     hi = max(bits_of) + bits
     extent = max(1, rng.choice((hi // bits, -(-hi // bits), hi // bits - 1, len(bits_of), 1 << rng.randint(3, 12))))
     symbolic = rng.random() < 0.5  # the extent a run-time E >= extent, the worst case its least value
-    case = f"cute-verify check in_bounds '{smem}' " + (f"E --assume 'E >= {extent}'" if symbolic else str(extent))
+    wide = extent > INT32_MAX  # addresses past 2^31 (a mask at bit 31 sign-extends): E is an int64_t
+    case = f"cute-verify check in_bounds '{smem}' " + (
+        f"E --assume 'E >= {extent}'" + (" --symbol E=..:i64" if wide else "") if symbolic else str(extent))
     judged = 0
     symbols = Symbols()
     if symbolic:
-        symbols.declare("E", lo=extent)
+        symbols.declare("E", lo=extent, **({"bits": 64} if wide else {}))
     try:
         v = check("in_bounds", [smem, symbol("E") if symbolic else S(extent)], symbols)
     except LayoutError as exc:

@@ -742,11 +742,12 @@ def _decide_event(ev: Event, operands: list[object], symbols: Symbols, timeout: 
         return check(name, operands, symbols, timeout=timeout, policy=policy)
     if name == "conflict_free":
         smem, access, eb, ab = operands
-        return check("conflict_free", [smem, access], symbols, timeout=timeout, element_bits=int(eb),  # type: ignore[call-overload]
-                     access_bits=int(ab))  # type: ignore[call-overload]
+        return check("conflict_free", [smem, access], symbols, timeout=timeout, policy=policy,
+                     element_bits=int(eb), access_bits=int(ab))  # type: ignore[call-overload]
     if name == "tma_box":
         bits, smem, gmem = operands
-        return verify("make_tma_box", [int(bits), smem, gmem], symbols, timeout=timeout)  # type: ignore[call-overload]
+        return verify("make_tma_box", [int(bits), smem, gmem], symbols, timeout=timeout,  # type: ignore[call-overload]
+                      policy=policy)
     if name.startswith("canonical_gmma_"):
         from verifier.algebra.gmma import canonical_gmma
 

@@ -16,6 +16,8 @@ The default suite decides the representative subset of ``load_run.SUBSET``: 64 s
 7 minutes of wall clock on the 2-core development machine at a load of about 15.  ``python -m pytest -m long
 tests/engine/test_load.py`` decides every corpus case, registry example and theorem of proofs/ the same three ways
 (about 200 s of CPU a pass, by the items' times: some 10 minutes of one idle core).
+``python -m tests.support.load_spread`` runs that long variant spread over a many-core machine's CPUs (7 minutes on
+16 cores).
 """
 
 from __future__ import annotations

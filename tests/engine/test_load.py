@@ -24,71 +24,19 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from tests.support.load_compare import LOAD, collect, compare, start
 from verifier.solver.budget import NET
-
-ROOT = Path(__file__).resolve().parents[2]
-LOAD = 8
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs os.sched_setaffinity (Linux)")
 
 
-def _cpu() -> int:
-    return min(os.sched_getaffinity(0))
-
-
-def _start(which: str, shard: str, passes: str, hashseed: int) -> subprocess.Popen[str]:
-    cpu = _cpu()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": str(hashseed)}
-    return subprocess.Popen([sys.executable, "-m", "tests.support.load_run", "--set", which, "--shard", shard,
-                             "--passes", passes], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
-
-
-def _collect(procs: list[subprocess.Popen[str]]) -> dict[str, dict[str, object]]:
-    """``{pass: {item: record}}`` of the processes' output."""
-    out: dict[str, dict[str, object]] = {}
-    for p in procs:
-        stdout, stderr = p.communicate(timeout=3600)
-        assert p.returncode == 0, stderr[-2000:]
-        for line in stdout.splitlines():
-            row = json.loads(line)
-            out.setdefault(row["pass"], {})[row["item"]] = row["record"]
-    return out
-
-
-def _differences(a: object, b: object, path: str = "") -> list[str]:
-    if isinstance(a, dict) and isinstance(b, dict):
-        return [d for k in sorted(set(a) | set(b)) for d in _differences(a.get(k), b.get(k), f"{path}.{k}")]
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        return [d for k, (x, y) in enumerate(zip(a, b)) for d in _differences(x, y, f"{path}[{k}]")]
-    return [] if a == b else [f"{path}: {a!r} != {b!r}"]
-
-
-def _compare(runs: dict[str, dict[str, dict[str, object]]]) -> None:
-    (first, base), *others = runs.items()
-    assert len(base) >= 10
-    fired = [f"{run}/{k}" for run, records in runs.items() for k, r in records.items() if NET in json.dumps(r)]
-    assert not fired, f"the wall-clock safety net decided {fired[:5]}"
-    differ = []
-    for name, records in others:
-        assert set(records) == set(base), (name, sorted(set(base) ^ set(records)))
-        for item in base:
-            d = _differences(base[item], records[item])
-            if d:
-                differ.append(f"{item}: {first} vs {name}: " + "; ".join(x[:300] for x in d[:4]))
-    assert not differ, "\n".join(differ)
-
-
 def _same_answers(which: str) -> None:
-    one = _collect([_start(which, "0/1", "forward,reverse", 1)])
-    loaded = _collect([_start(which, f"{k}/{LOAD}", "forward", 2 + k) for k in range(LOAD)])
-    _compare({"one process, in order": one["forward"], "the same process, reversed": one["reverse"],
+    one = collect([start(which, "0/1", "forward,reverse", 1)])
+    loaded = collect([start(which, f"{k}/{LOAD}", "forward", 2 + k) for k in range(LOAD)])
+    compare({"one process, in order": one["forward"], "the same process, reversed": one["reverse"],
               f"{LOAD} processes on one CPU": loaded["forward"]})
 
 

@@ -13,30 +13,29 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import tests.engine.test_load as tl  # noqa: E402
+from tests.support.load_compare import LOAD, collect, compare, start  # noqa: E402
 
 
 def main() -> None:
     cpus = sorted(os.sched_getaffinity(0))
     P = len(cpus) // 2
-    L = tl.LOAD
+    L = LOAD
     t0 = time.time()
     one_p = []
     loaded_p = []
     for g in range(P):
-        tl._cpu = lambda c=cpus[2 * g]: c
-        one_p.append(tl._start("all", f"{g}/{P}", "forward,reverse", 1 + g))
-        tl._cpu = lambda c=cpus[2 * g + 1]: c
-        loaded_p += [tl._start("all", f"{g + P * j}/{P * L}", "forward", 100 + g * L + j) for j in range(L)]
-    loaded = tl._collect(loaded_p)
+        one_p.append(start("all", f"{g}/{P}", "forward,reverse", 1 + g, cpus[2 * g]))
+        loaded_p += [start("all", f"{g + P * j}/{P * L}", "forward", 100 + g * L + j, cpus[2 * g + 1])
+                     for j in range(L)]
+    loaded = collect(loaded_p)
     t1 = time.time()
-    one = tl._collect(one_p)
+    one = collect(one_p)
     t2 = time.time()
     print(f"{P} groups on {len(cpus)} CPUs; items: {len(one['forward'])} (loaded: {len(loaded['forward'])}); "
           f"loaded shards done at {t1-t0:.0f} s, one-process runs at {t2-t0:.0f} s", flush=True)
     runs = {"one process, in order": one["forward"], "the same process, reversed": one["reverse"],
             f"{L} processes on one CPU": loaded["forward"]}
-    tl._compare(runs)
+    compare(runs)
     print("PASSED: same answers in every run; the safety net never fired")
 
 

@@ -59,11 +59,13 @@ class Record:
     tries: int = 1               # the times an error was run (a success does not say how many Dask retried)
     seconds: float = 0.0         # fn's own time on its worker
     worker: str = ""             # host:pid of the worker that computed it
+    memory_mb: float = 0.0       # that worker's peak resident memory when it answered
 
     def line(self, tool: str, cutlass: str) -> str:
         return json.dumps({"key": self.key, "tool": tool, "cutlass": cutlass, "status": self.status,
                            "result": self.result, "error": self.error, "tries": self.tries,
-                           "seconds": round(self.seconds, 6), "worker": self.worker}, sort_keys=True) + "\n"
+                           "seconds": round(self.seconds, 6), "worker": self.worker,
+                           "memory_mb": round(self.memory_mb, 1)}, sort_keys=True) + "\n"
 
     @staticmethod
     def parse(text: str) -> tuple[Record, str, str] | None:
@@ -77,7 +79,8 @@ class Record:
             if obj["status"] == "ok" and not isinstance(result, dict):
                 return None
             return (Record(obj["key"], obj["status"], result, obj.get("error"), int(obj.get("tries", 1)),
-                           float(obj.get("seconds", 0.0)), str(obj.get("worker", ""))), obj["tool"], obj["cutlass"])
+                           float(obj.get("seconds", 0.0)), str(obj.get("worker", "")),
+                           float(obj.get("memory_mb", 0.0))), obj["tool"], obj["cutlass"])
         except (ValueError, TypeError):
             return None
 
@@ -308,28 +311,40 @@ def _cores() -> int:
 # -- what runs on a worker ----------------------------------------------------------------------------------------
 
 
-def call(fn: Fn, payload: Any) -> tuple[str, str, float, str]:
-    """``fn(payload)`` on a worker: (``ok`` and its JSON text | ``bad`` and why, seconds, worker).  A result that
-    is not a JSON-able dict is answered as ``bad`` rather than raised, since retrying a function of the payload
-    alone cannot change it."""
+Answer = tuple[str, str, float, str, float]
+
+
+def call(fn: Fn, payload: Any) -> Answer:
+    """``fn(payload)`` on a worker: (``ok`` and its JSON text | ``bad`` and why, seconds, worker, its peak memory in
+    MB).  A result that is not a JSON-able dict is answered as ``bad`` rather than raised, since retrying a function
+    of the payload alone cannot change it."""
     t0 = time.perf_counter()
     result = fn(payload)
     seconds = time.perf_counter() - t0
     worker = f"{socket.gethostname()}:{os.getpid()}"
+    memory = _peak_memory_mb()
     if not isinstance(result, dict):
-        return "bad", f"the result is a {type(result).__name__}, not a dict", seconds, worker
+        return "bad", f"the result is a {type(result).__name__}, not a dict", seconds, worker, memory
     try:
         text = json.dumps(result, sort_keys=True, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        return "bad", f"the result is not JSON: {exc}", seconds, worker
-    return "ok", text, seconds, worker
+        return "bad", f"the result is not JSON: {exc}", seconds, worker, memory
+    return "ok", text, seconds, worker, memory
 
 
-def _record(key: str, answer: tuple[str, str, float, str]) -> Record:
-    status, text, seconds, worker = answer
+def _peak_memory_mb() -> float:
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        return 0.0
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def _record(key: str, answer: Answer) -> Record:
+    status, text, seconds, worker, memory = answer
     if status == "ok":
-        return Record(key, "ok", json.loads(text), None, 1, seconds, worker)
-    return Record(key, "error", None, text, 1, seconds, worker)
+        return Record(key, "ok", json.loads(text), None, 1, seconds, worker, memory)
+    return Record(key, "error", None, text, 1, seconds, worker, memory)
 
 
 def _failure(exc: BaseException) -> str:
@@ -423,7 +438,7 @@ def _run_local(todo: list[str], items: Mapping[str, Any], fn: Fn, workers: int, 
         pool = ProcessPoolExecutor(max_workers=width, mp_context=multiprocessing.get_context("spawn"))
         if first:
             out.startup, first = time.monotonic() - t0, False
-        inflight: dict[Future[tuple[str, str, float, str]], str] = {}
+        inflight: dict[Future[Answer], str] = {}
         try:
             while source or inflight:
                 while source and len(inflight) < width:

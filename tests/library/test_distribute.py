@@ -263,3 +263,12 @@ def test_the_store(tmp_path: Path) -> None:
                              ({"workers": 0}, "--workers 0"), ({"engine": "local", "address": "x"}, "--address")]:
             with pytest.raises(LayoutError, match=message):
                 sweep({"new": {}}, flaky, store, **bad)
+
+
+def test_the_progress_line() -> None:
+    out = distribute.Sweep(total=100, engine="dask", workers=4, cached=40)
+    assert distribute._progress(out, 60, 0.0, now=0.0) == "[40/100] starting dask (4 workers)"
+    out.startup, out.computed, out.errors = 1.0, 20, 1
+    line = distribute._progress(out, 60, 0.0, now=11.0)  # 20 keys in 10 s of sweeping: 40 to go, 20 s
+    assert line == "[60/100] 40 cached, 20 computed, 1 errors, 2.00 keys/s, ETA 0m20s"
+    assert distribute._duration(3 * 3600 + 125) == "3h02m" and distribute._duration(float("inf")) == "?"

@@ -67,3 +67,8 @@ def flaky(payload: dict[str, Any]) -> dict[str, Any]:
     if payload.get("die"):
         os.kill(os.getpid(), signal.SIGKILL)
     return {"key": payload["key"]}
+
+
+def all_corpus_items() -> dict[str, dict[str, Any]]:
+    """Every parametric corpus case, keyed by id (the benchmark's default workload)."""
+    return corpus_items(None)

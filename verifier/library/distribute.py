@@ -275,9 +275,9 @@ def sweep(items: Mapping[str, Any], fn: Fn, store: ResultStore, *, engine: str =
     return out
 
 
-def _progress(out: Sweep, todo: int, start: float) -> str:
+def _progress(out: Sweep, todo: int, start: float, now: float | None = None) -> str:
     done = out.computed
-    elapsed = time.monotonic() - start - out.startup
+    elapsed = (time.monotonic() if now is None else now) - start - out.startup
     if out.startup == 0.0 and done == 0:
         return f"[{out.cached}/{out.total}] starting {out.engine} ({out.workers} workers)"
     rate = done / elapsed if elapsed > 0 else 0.0
@@ -388,10 +388,15 @@ def _run_dask(todo: list[str], items: Mapping[str, Any], fn: Fn, address: str | 
         pending: dict[str, str] = {}   # Dask key -> our key
         done = dd.as_completed([], with_results=False)
 
+        threads = {"n": 0, "at": -math.inf}
+
         def fill() -> None:
             # a bounded window rather than every key at once: the scheduler's memory stays flat on a million keys,
-            # and twice the threads keep every worker busy while results come back
-            window = 2 * max(1, sum(client.nthreads().values())) + 4
+            # and four tasks a thread keep every worker busy while results come back.  The threads are asked for
+            # once a second (workers join and leave a running cluster), not at each result: that is a round trip.
+            if time.monotonic() - threads["at"] > 1.0:
+                threads["n"], threads["at"] = sum(client.nthreads().values()), time.monotonic()
+            window = 4 * max(1, threads["n"]) + 16
             while queue and len(pending) < window:
                 k = queue.popleft()
                 f = client.submit(call, fn, items[k], key=f"cute-verify-{tag}-{k}", retries=retries, pure=False)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import os
 import platform
 import sys
 import tempfile
@@ -33,6 +32,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from verifier.library.distribute import ResultStore, Sweep, sweep  # noqa: E402
+from verifier.run.batch import default_jobs  # noqa: E402
 
 
 def _named(text: str) -> Any:
@@ -40,15 +40,8 @@ def _named(text: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
 def _default_workers() -> list[int]:
-    n, out = _cores(), []
+    n, out = default_jobs(), []
     w = 1
     while w < n:
         out.append(w)
@@ -114,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     base: Mapping[str, Any] = _named(args.items)()
     items = {f"{k}#{r}" if args.repeat > 1 else k: v for r in range(args.repeat) for k, v in base.items()}
     fn = _named(args.fn)
-    report: dict[str, Any] = {"machine": {"cores": _cores(), "python": platform.python_version(),
+    report: dict[str, Any] = {"machine": {"cores": default_jobs(), "python": platform.python_version(),
                                           "platform": platform.platform()},
                               "workload": {"items": args.items, "fn": args.fn, "keys": len(items)}, "runs": []}
     with tempfile.TemporaryDirectory() as tmp:

@@ -272,3 +272,33 @@ def test_the_progress_line() -> None:
     line = distribute._progress(out, 60, 0.0, now=11.0)  # 20 keys in 10 s of sweeping: 40 to go, 20 s
     assert line == "[60/100] 40 cached, 20 computed, 1 errors, 2.00 keys/s, ETA 0m20s"
     assert distribute._duration(3 * 3600 + 125) == "3h02m" and distribute._duration(float("inf")) == "?"
+
+
+def test_the_benchmark_runs(tmp_path: Path) -> None:
+    """``bench/bench_library.py`` on a tiny workload and the local engine writes every figure (never timed here)."""
+    from bench import bench_library
+
+    out = tmp_path / "library.json"
+    assert bench_library.main(["--engine", "local", "--workers", "1,2", "--items", "tests.support.library_work:"
+                               "noop_items", "--fn", "tests.support.library_work:noop", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["workload"]["keys"] == 8 and [r["workers"] for r in report["runs"]] == [1, 2]
+    for run in report["runs"]:
+        assert (run["computed"], run["errors"], run["cache_hit_run"]["computed"]) == (8, 0, 0)
+        assert run["keys_per_s"] > 0 and run["peak_memory_mb_per_worker"] > 0 and 1 <= run["workers_seen"] <= 2
+
+
+def test_the_command_line_options(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import argparse
+
+    p = argparse.ArgumentParser()
+    distribute.add_sweep_options(p)
+    args = p.parse_args(["--engine", "dask", "--address", "tcp://h:8786", "--retries", "0", "--retry-errors"])
+    assert distribute.sweep_options(args) == {"engine": "dask", "address": "tcp://h:8786", "workers": None,
+                                              "retries": 0, "retry_errors": True}
+    monkeypatch.setenv("CUTE_VERIFY_CACHE", str(tmp_path / "cache"))
+    assert distribute.store_path(args) == tmp_path / "cache" / "library" / "results.jsonl"
+    assert (tmp_path / "cache" / "library").is_dir()
+    assert distribute.store_path(p.parse_args(["--store", "x.jsonl"])) == Path("x.jsonl")
+    with pytest.raises(SystemExit):
+        p.parse_args(["--engine", "ray"])

@@ -72,3 +72,8 @@ def flaky(payload: dict[str, Any]) -> dict[str, Any]:
 def all_corpus_items() -> dict[str, dict[str, Any]]:
     """Every parametric corpus case, keyed by id (the benchmark's default workload)."""
     return corpus_items(None)
+
+
+def noop_items() -> dict[str, int]:
+    """Eight keys for ``noop`` (the benchmark's smoke test)."""
+    return {f"k{i}": i for i in range(8)}

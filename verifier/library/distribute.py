@@ -24,6 +24,7 @@ machine) resumes from what it had computed and a second run with nothing changed
 
 from __future__ import annotations
 
+import argparse
 import collections
 import json
 import math
@@ -39,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.core.errors import LayoutError
+from verifier.run.batch import cache_root, default_jobs
 from verifier.run.status import StatusLine
 
 ENGINES = ("auto", "dask", "local")
@@ -235,7 +237,7 @@ def sweep(items: Mapping[str, Any], fn: Fn, store: ResultStore, *, engine: str =
     if engine == "dask" and not _has_dask():
         raise LayoutError("--engine dask: Dask distributed is not installed (pip install 'cute-layout-verifier"
                           "[cluster]'), or use --engine local")
-    n = workers or _cores()
+    n = workers or default_jobs()
     out = Sweep(total=len(items), engine=engine, workers=n)
     todo = []
     for k in items:
@@ -301,11 +303,40 @@ def _has_dask() -> bool:
     return True
 
 
-def _cores() -> int:
+def add_sweep_options(p: argparse.ArgumentParser) -> None:
+    """The options of a command that sweeps (``cute-verify library``); ``sweep_options`` reads them back."""
+    g = p.add_argument_group("distribution (docs/library.md)")
+    g.add_argument("--engine", choices=ENGINES, default="auto",
+                   help="dask: Dask distributed; local: local processes; auto (default): dask when it is installed")
+    g.add_argument("--address", default=None, metavar="ADDR",
+                   help="a running Dask scheduler, as tcp://HOST:8786 (default: a local cluster of --workers)")
+    g.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="processes of the local cluster or pool (default: the cores this process may use)")
+    g.add_argument("--retries", type=int, default=DEFAULT_RETRIES, metavar="N",
+                   help=f"tries after the first of a key that fails or takes its worker down (default "
+                   f"{DEFAULT_RETRIES}); then it is recorded as an error")
+    g.add_argument("--retry-errors", action="store_true", help="run again the keys the store holds as errors")
+    g.add_argument("--store", default=None, metavar="FILE",
+                   help="the results, appended as they arrive (default: library/results.jsonl in the result cache, "
+                   "$CUTE_VERIFY_CACHE or ~/.cache/cute-layout-verifier)")
+
+
+def sweep_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of ``sweep`` that ``add_sweep_options``'s options give."""
+    return {"engine": args.engine, "address": args.address, "workers": args.workers, "retries": args.retries,
+            "retry_errors": args.retry_errors}
+
+
+def store_path(args: argparse.Namespace) -> Path:
+    """``--store``, else the default store in the result cache (whose folder is created)."""
+    if args.store is not None:
+        return Path(args.store)
+    folder = cache_root() / "library"
     try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LayoutError(f"{folder}: {exc.strerror} (name a store with --store)") from None
+    return folder / "results.jsonl"
 
 
 # -- what runs on a worker ----------------------------------------------------------------------------------------

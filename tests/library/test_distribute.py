@@ -260,9 +260,10 @@ def test_the_store(tmp_path: Path) -> None:
         ResultStore(tmp_path / "no" / "s.jsonl", TOOL, CUTLASS).open()
     with ResultStore(path, TOOL, CUTLASS) as store:
         for bad, message in [({"engine": "ray"}, "--engine ray"), ({"retries": -1}, "--retries"),
-                             ({"workers": 0}, "--workers 0"), ({"engine": "local", "address": "x"}, "--address")]:
+                             ({"workers": 0}, "--workers 0"), ({"engine": "local", "address": "x"}, "--address"),
+                             ({"engine": "local", "fn": lambda p: p}, "module-level function")]:
             with pytest.raises(LayoutError, match=message):
-                sweep({"new": {}}, flaky, store, **bad)
+                sweep({"new": {}}, bad.pop("fn", flaky), store, **bad)
 
 
 def test_the_progress_line() -> None:

@@ -30,6 +30,7 @@ import json
 import math
 import multiprocessing
 import os
+import pickle
 import socket
 import time
 from collections.abc import Callable, Mapping
@@ -237,6 +238,12 @@ def sweep(items: Mapping[str, Any], fn: Fn, store: ResultStore, *, engine: str =
     if engine == "dask" and not _has_dask():
         raise LayoutError("--engine dask: Dask distributed is not installed (pip install 'cute-layout-verifier"
                           "[cluster]'), or use --engine local")
+    if engine == "local":
+        try:  # the pool pickles by reference: a lambda or a nested function would fail on every key
+            pickle.dumps(fn)
+        except (pickle.PicklingError, AttributeError, TypeError) as exc:
+            raise LayoutError(f"{getattr(fn, '__qualname__', fn)}: a sweep's function must be a module-level "
+                              f"function ({exc})") from None
     n = workers or default_jobs()
     out = Sweep(total=len(items), engine=engine, workers=n)
     todo = []
@@ -409,7 +416,10 @@ def _run_dask(todo: list[str], items: Mapping[str, Any], fn: Fn, address: str | 
             raise LayoutError(f"--address {address}: no Dask scheduler answers ({exc})") from None
     try:
         if address is not None:
-            client.wait_for_workers(1, timeout=60)
+            try:
+                client.wait_for_workers(1, timeout=60)
+            except (OSError, TimeoutError):
+                raise LayoutError(f"--address {address}: no worker joined the scheduler in 60 s") from None
             out.workers = len(client.nthreads())
         out.startup = time.monotonic() - t0
         # The name of a task is its key in this sweep: two sweeps on one scheduler, or a key resubmitted by a later

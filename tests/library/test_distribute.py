@@ -303,3 +303,15 @@ def test_the_command_line_options(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     assert distribute.store_path(p.parse_args(["--store", "x.jsonl"])) == Path("x.jsonl")
     with pytest.raises(SystemExit):
         p.parse_args(["--engine", "ray"])
+
+
+def test_a_result_keep_refuses_is_returned_but_computed_again(tmp_path: Path) -> None:
+    from tests.support.library_work import noop
+
+    items = {"a": 1, "b": 2, "c": 3}
+    with ResultStore(tmp_path / "s.jsonl", TOOL, CUTLASS) as store:
+        out = sweep(items, noop, store, engine="local", workers=1, keep=lambda r: r["payload"] != 2)
+        assert (out.computed, out.not_kept, out.records["b"].result) == (3, 1, {"payload": 2})
+        assert sorted(store.records) == ["a", "c"]
+        again = sweep(items, noop, store, engine="local", workers=1)
+    assert (again.cached, again.computed) == (2, 1)

@@ -166,7 +166,12 @@ class ResultStore:
         """Append ``record`` (one ``write`` of its whole line: a crash never leaves half a record that parses)."""
         if self._fd is None:
             raise RuntimeError("the store is not open")
-        os.write(self._fd, record.line(self.tool, self.cutlass).encode())
+        data = memoryview(record.line(self.tool, self.cutlass).encode())
+        try:
+            while data:  # a regular file takes a whole write unless the disk fills (then the line stays torn)
+                data = data[os.write(self._fd, data):]
+        except OSError as exc:
+            raise LayoutError(f"{self.path}: {exc.strerror}: the sweep stops (what is stored stays)") from None
         self._merge(record)
         now = time.monotonic()
         if now - self._synced >= self.sync_every:  # the OS has every record already; this bounds a power loss's
@@ -202,7 +207,7 @@ class Sweep:
     workers: int
     records: dict[str, Record] = field(default_factory=dict)
     cached: int = 0              # keys the store already held
-    computed: int = 0            # keys computed (and stored) by this run
+    computed: int = 0            # keys computed by this run (and stored, unless ``keep`` refused)
     errors: int = 0              # keys recorded as errors by this run
     not_kept: int = 0            # results that ``keep`` refused to store (returned, recomputed next time)
     seconds: float = 0.0         # wall time of the computing part

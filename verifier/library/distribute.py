@@ -409,16 +409,20 @@ def _run_dask(todo: list[str], items: Mapping[str, Any], fn: Fn, address: str | 
     # The scheduler of a local cluster runs in this process and reads the failures it allows a task (the workers
     # it took down with it) when it starts; a running scheduler (``address``) keeps its own setting.
     with dask.config.set({"distributed.scheduler.allowed-failures": retries}):
-        try:
-            if address is None:
+        if address is None:
+            try:
                 cluster = dd.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=40)
-                client = dd.Client(cluster)
-            else:
-                cluster = None
+                                          dashboard_address=None, silence_logs=40)
+            except (OSError, TimeoutError, RuntimeError) as exc:
+                # a worker that cannot start: say, a main module without ``if __name__ == "__main__"`` guarding it
+                raise LayoutError(f"a local Dask cluster of {workers} workers did not start: {exc}") from None
+            client = dd.Client(cluster)
+        else:
+            cluster = None
+            try:
                 client = dd.Client(address, timeout="30s")
-        except (OSError, TimeoutError) as exc:
-            raise LayoutError(f"--address {address}: no Dask scheduler answers ({exc})") from None
+            except (OSError, TimeoutError) as exc:
+                raise LayoutError(f"--address {address}: no Dask scheduler answers ({exc})") from None
     try:
         if address is not None:
             try:

@@ -129,22 +129,23 @@ class ResultStore:
         self._fd = fd
 
     def _read(self, fd: int) -> None:
-        with open(os.dup(fd), "rb") as f:
+        torn = False
+        with open(os.dup(fd), "rb") as f:  # line by line: a store of 100,000 verdicts is most of a GB
             f.seek(0)
-            data = f.read()
-        for raw in data.split(b"\n"):
-            if not raw.strip():
-                continue
-            parsed = Record.parse(raw.decode("utf-8", "replace"))
-            if parsed is None:
-                self.skipped += 1
-                continue
-            record, tool, cutlass = parsed
-            if (tool, cutlass) != (self.tool, self.cutlass):
-                self.other_versions += 1
-                continue
-            self._merge(record)
-        if data and not data.endswith(b"\n"):
+            for raw in f:
+                torn = not raw.endswith(b"\n")
+                if not raw.strip():
+                    continue
+                parsed = Record.parse(raw.decode("utf-8", "replace"))
+                if parsed is None:
+                    self.skipped += 1
+                    continue
+                record, tool, cutlass = parsed
+                if (tool, cutlass) != (self.tool, self.cutlass):
+                    self.other_versions += 1
+                    continue
+                self._merge(record)
+        if torn:
             # a torn last line: the next record starts on a line of its own, and the torn one stays unreadable
             os.write(fd, b"\n")
 

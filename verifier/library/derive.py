@@ -32,6 +32,12 @@ inline void __syncwarp(unsigned = 0xffffffffu) {}
 #include <cuda_runtime_api.h>
 extern "C" cudaError_t cudaGetLastError() { return cudaErrorNotSupported; }
 extern "C" cudaError_t cudaMemsetAsync(void*, int, size_t, cudaStream_t) { return cudaErrorNotSupported; }
+#include <cuda.h>
+// The driver's descriptor encoder, reached only after CuTe's own host checks of the TMA box (its asserts,
+// copy_traits_sm90_tma.hpp:949-990), which are what the "tma" mode replays; it accepts what reaches it.
+extern "C" CUresult cuTensorMapEncodeTiled(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+    const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+    CUtensorMapL2promotion, CUtensorMapFloatOOBfill) { return CUDA_SUCCESS; }
 #include <cutlass/cutlass.h>
 #include <cutlass/arch/arch.h>
 namespace cutlass::arch { inline int SmId() { return 0; } inline int LaneId() { return 0; } }  // device-only there
@@ -123,6 +129,21 @@ template <class Kernel> int accepts(const long long* p) {
     return -1;
   }
 }
+// The mainloop's to_underlying_arguments (make_tma_copy of A and B from the problem shape and strides), run on
+// concrete arguments: it returns, or CuTe's host asserts abort.
+template <class Kernel> int builds_tma(const long long* p) {
+  if constexpr (plain_args<Kernel>::value) {
+    typename Kernel::Arguments args{};
+    typename Kernel::ProblemShape shape{int(p[0]), int(p[1]), int(p[2]), int(p[3])};
+    set_strides(args.mainloop.dA, p + 4);
+    set_strides(args.mainloop.dB, p + 7);
+    static char storage[1 << 20];
+    (void)Kernel::CollectiveMainloop::to_underlying_arguments(shape, args.mainloop, storage);
+    return 1;
+  } else {
+    return -1;
+  }
+}
 """
 
 MAIN = r"""
@@ -131,11 +152,12 @@ int main(int argc, char** argv) {
     for (long long k = 0; k < kCases; ++k) { printf("@@CASE %lld\n", k); kShow[k](); }
     return 0;
   }
-  // "accepts": lines of "case M N K L a0 a1 a2 b0 b1 b2 c0 c1 c2 d0 d1 d2"
+  // "accepts" (or "tma"): lines of "case M N K L a0 a1 a2 b0 b1 b2 c0 c1 c2 d0 d1 d2"
+  bool tma = argc > 1 && std::strcmp(argv[1], "tma") == 0;
   long long k, p[16];
   while (scanf("%lld", &k) == 1) {
     for (int i = 0; i < 16; ++i) if (scanf("%lld", &p[i]) != 1) return 3;
-    int r = (k >= 0 && k < kCases) ? kAccepts[k](p) : -2;
+    int r = (k < 0 || k >= kCases) ? -2 : tma ? kTma[k](p) : kAccepts[k](p);
     printf("@@ACCEPTS %lld %d\n", k, r);
     fflush(stdout);
   }
@@ -166,6 +188,7 @@ def _unit(instances: Sequence[Instance]) -> cute_cpp.TranslationUnit:
             if k in rejected:
                 lines.append(f'static void show_{k}() {{ printf("@@REJECTED\\n"); }}')
                 lines.append(f"static int accepts_{k}(const long long*) {{ return -3; }}")
+                lines.append(f"static int tma_{k}(const long long*) {{ return -3; }}")
             else:
                 lines.append(f"namespace key_{k} {{")
                 lines.extend(inst.source.strip("\n").split("\n"))
@@ -173,11 +196,14 @@ def _unit(instances: Sequence[Instance]) -> cute_cpp.TranslationUnit:
                 n = f"key_{k}::{inst.name}"
                 lines.append(f"static void show_{k}() {{ show<{n}_mainloop, {n}_epilogue, {n}>(); }}")
                 lines.append(f"static int accepts_{k}(const long long* p) {{ return accepts<{n}>(p); }}")
+                lines.append(f"static int tma_{k}(const long long* p) {{ return builds_tma<{n}>(p); }}")
             spans[k] = (start, len(lines))
         lines.append(f"static const long long kCases = {len(instances)};")
         lines.append(f"static void (*kShow[])() = {{{', '.join(f'show_{k}' for k in range(len(instances)))}}};")
         lines.append("static int (*kAccepts[])(const long long*) = {"
                      + ", ".join(f"accepts_{k}" for k in range(len(instances))) + "};")
+        lines.append("static int (*kTma[])(const long long*) = {"
+                     + ", ".join(f"tma_{k}" for k in range(len(instances))) + "};")
         lines.extend(MAIN.strip("\n").split("\n"))
         return "\n".join(lines) + "\n", spans
     return unit
@@ -200,6 +226,14 @@ class Program:
         out = subprocess.run([str(self.binary.path)], input=text, capture_output=True, text=True, check=True,
                              timeout=120)
         return [int(line.split()[2]) for line in out.stdout.splitlines() if line.startswith("@@ACCEPTS")]
+
+    def builds_tma(self, k: int, values: Sequence[int]) -> tuple[bool, str]:
+        """Run the mainloop's ``to_underlying_arguments`` of case k at one query (in its own process: a failing
+        CuTe assert aborts it): whether it returned, and CuTe's message when it did not."""
+        out = subprocess.run([str(self.binary.path), "tma"], input=f"{k} {' '.join(str(int(v)) for v in values)}\n",
+                             capture_output=True, text=True, check=False, timeout=120)
+        ok = out.returncode == 0 and "@@ACCEPTS" in out.stdout and out.stdout.split()[-1] == "1"
+        return ok, (out.stderr.strip().splitlines() or [f"exit {out.returncode}"])[-1]
 
 
 def compile_instances(instances: Sequence[Instance], include: Path | None = None,

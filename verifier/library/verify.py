@@ -30,11 +30,10 @@ from typing import Any
 from verifier.algebra.gmma import canonical_gmma
 from verifier.algebra.registry import apply
 from verifier.core.errors import LayoutError
-from verifier.core.symbols import Symbol, declaration
+from verifier.core.symbols import Symbol, Symbols, declaration
 from verifier.engine.verdicts import INVALID, VALID, Verdict
 from verifier.library import derive
 from verifier.notation.cpp import parse
-from verifier.core.symbols import Symbols
 from verifier.run import problems
 from verifier.run.batch import decide
 from verifier.run.spec import Check
@@ -191,8 +190,8 @@ def verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
         return {**out, "status": "not derived", "reason": f"mainloop {mainloop.split('<')[0]} not modelled yet"}
     strides = {x: str(d[f"STRIDE_{x}"]) for x in ("A", "B", "C", "D") if f"STRIDE_{x}" in d}
     accept = acceptance(fields, strides)
-    out["can_implement"] = {"condition": [*accept, *NO_OVERFLOW], "sources": list(ACCEPTANCE_SOURCES), "note": ACCEPTANCE_NOTE,
-                            "derivation": "hand-read"}
+    out["can_implement"] = {"condition": [*accept, *NO_OVERFLOW], "sources": list(ACCEPTANCE_SOURCES),
+                            "note": ACCEPTANCE_NOTE, "derivation": "hand-read"}
     tile = parse(str(d["TILE"]))
     blk = [str(t) for t in tile]  # type: ignore[union-attr]
     checks: dict[str, Any] = {}

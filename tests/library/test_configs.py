@@ -9,7 +9,7 @@ import logging
 import pytest
 
 from verifier.core.errors import LayoutError
-from verifier.library.configs import enumerate_gemms
+from verifier.library.configs import Config, enumerate_gemms
 from verifier.library.keys import group, key_of
 
 FILTER = "cutlass3x_sm90_tensorop_gemm_f16_f16_f32_f16_f16_128x*"
@@ -59,3 +59,31 @@ def test_keys_merge_configurations_that_differ_only_in_name_and_scheduler() -> N
 def test_an_unknown_architecture_is_bad_input() -> None:
     with pytest.raises(LayoutError, match="--arch"):
         enumerate_gemms("80", "all")
+
+
+def _config(name: str, scheduler: str = "Default", tile: tuple[int, int, int] = (128, 128, 64)) -> Config:
+
+    return Config(name=name, arch="90a", gemm_kind="Universal3x", is_3x=True, tile=tile, cluster=(1, 2, 1), stages=0,
+                  instruction=(64, 128, 16), element_a="f16", element_b="f16", element_c="f16", element_d="f16",
+                  element_accumulator="f32", element_epilogue="f32", layout_a="RowMajor", layout_b="ColumnMajor",
+                  layout_c="ColumnMajor", layout_d="ColumnMajor", align_a=8, align_b=8, align_c=8, align_d=8,
+                  kernel_schedule="TmaWarpSpecializedCooperative", epilogue_schedule="TmaWarpSpecializedCooperative",
+                  tile_scheduler=scheduler, epilogue_functor="LinearCombination", mixed_input="None")
+
+
+def test_keys_of_hand_built_configurations() -> None:
+    groups = group([_config("a"), _config("b", "StreamK"), _config("c", tile=(64, 128, 64))], "tool", "4.2.0")
+    assert [g.configs for g in groups] == [("a", "b"), ("c",)]
+    assert groups[0].representative == "a" and "tile_scheduler" not in groups[0].fields
+
+
+def test_can_implement_acceptance_reads_the_unit_stride_mode() -> None:
+    from verifier.library.verify import _stride, acceptance
+
+    k_major = "cute::tuple<long int, cute::C<1>, long int>"
+    m_major = "cute::tuple<cute::C<1>, long int, long int>"
+    assert _stride(k_major, ("ldA", "ldA", "bsA")) == ("(ldA,_1,bsA)", ["ldA", 1, "bsA"])
+    fields = {"element_a": "f16", "element_b": "e4m3", "element_c": "void", "element_d": "f32"}
+    cond = acceptance(fields, {"A": k_major, "B": m_major, "C": m_major, "D": m_major})
+    # A: K % (128/16); B (N-major, 8-bit): N % 16; C is void: no condition; D: M % (128/32).
+    assert cond == ["K % 8 == 0", "M % 4 == 0", "N % 16 == 0"]

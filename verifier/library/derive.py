@@ -87,6 +87,7 @@ template <class S> void set_strides(S& s, const long long* v) {
 #define BITS_IF(C, M, TAG) \
   if constexpr (has_##M<C>::value) printf("@@" TAG " %d\n", int(cute::sizeof_bits_v<typename C::M>));
 
+template <class Kernel> void show_tma_tensors();
 template <class Mainloop, class Epilogue, class Kernel> void show() {
   LAYOUT_IF(Mainloop, SmemLayoutA, "SMEM_A") LAYOUT_IF(Mainloop, SmemLayoutB, "SMEM_B")
   LAYOUT_IF(Mainloop, SmemLayoutAtomA, "ATOM_A") LAYOUT_IF(Mainloop, SmemLayoutAtomB, "ATOM_B")
@@ -105,6 +106,7 @@ template <class Mainloop, class Epilogue, class Kernel> void show() {
   TYPE_IF(Epilogue, StrideC, "STRIDE_C") TYPE_IF(Epilogue, StrideD, "STRIDE_D")
   LAYOUT_IF(Epilogue, SmemLayoutC, "EPI_SMEM_C") LAYOUT_IF(Epilogue, SmemLayoutD, "EPI_SMEM_D")
   printf("@@KERNEL %s\n", type_name<Kernel>().c_str());
+  show_tma_tensors<Kernel>();
 }
 
 // can_implement of the kernel on concrete arguments: (M,N,K,L) and the strides of A (M,K,L), B (N,K,L),
@@ -129,6 +131,27 @@ template <class Kernel> int accepts(const long long* p) {
     return -1;
   }
 }
+// The TMA coordinate tensors load_init tiles (get_tma_tensor of (M,K,L) and (N,K,L)), built at one sample problem
+// (extents and packed strides multiples of 128): their strides are static scaled bases, fixed by the stride and
+// smem layout types alone, so they are the same for every problem; the shapes are the sample's.
+template <class Kernel, class = void> struct has_tma_params : std::false_type {};
+template <class Kernel> struct has_tma_params<Kernel, std::void_t<
+    decltype(std::declval<typename Kernel::CollectiveMainloop::Params>().tma_load_a),
+    decltype(std::declval<typename Kernel::CollectiveMainloop::Params>().tma_load_b)>> : std::true_type {};
+template <class Kernel> void show_tma_tensors() {
+  if constexpr (plain_args<Kernel>::value && has_tma_params<Kernel>::value) {
+    typename Kernel::Arguments args{};
+    typename Kernel::ProblemShape shape{1024, 1024, 1024, 2};
+    const long long packed[3] = {1024, 1024, 1024 * 1024};
+    set_strides(args.mainloop.dA, packed);
+    set_strides(args.mainloop.dB, packed);
+    static char storage[1 << 20];
+    auto params = Kernel::CollectiveMainloop::to_underlying_arguments(shape, args.mainloop, storage);
+    line("TMA_TENSOR_A", params.tma_load_a.get_tma_tensor(cute::make_shape(1024, 1024, 2)).layout());
+    line("TMA_TENSOR_B", params.tma_load_b.get_tma_tensor(cute::make_shape(1024, 1024, 2)).layout());
+  }
+}
+
 // The mainloop's to_underlying_arguments (make_tma_copy of A and B from the problem shape and strides), run on
 // concrete arguments: it returns, or CuTe's host asserts abort.
 template <class Kernel> int builds_tma(const long long* p) {

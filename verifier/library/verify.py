@@ -86,7 +86,21 @@ def _stride(type_text: str, names: Sequence[str]) -> tuple[str, list[str | int]]
     return f"({','.join(parts)})", values
 
 
+# Verdicts of the layout problems this process has decided: keys share most of them (the tiling depends only on
+# the tile and the projection, the TMA box on the element width, the stage and the stride pattern). A verdict is
+# a function of its problem, so reusing it changes no answer.
+_DECIDED: dict[tuple[object, ...], Verdict] = {}
+
+
 def _check(name: str, op: str, args: Sequence[str], symbols: Sequence[Symbol], assume: Sequence[str]) -> Verdict:
+    memo = (op, tuple(args), tuple(symbols), tuple(assume))
+    if memo in _DECIDED:
+        return _DECIDED[memo]
+    _DECIDED[memo] = _decide(name, op, args, symbols, assume)
+    return _DECIDED[memo]
+
+
+def _decide(name: str, op: str, args: Sequence[str], symbols: Sequence[Symbol], assume: Sequence[str]) -> Verdict:
     c = Check(name=name, op=op, is_property=False, args=tuple(args), expect="valid", timeout=None, file="library",
               line=0, assume=tuple(assume), symbols=tuple(symbols))
     return decide(c)
@@ -214,12 +228,16 @@ def verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
         can = canonical_gmma(parse(stage), bits, major)
         checks[f"gmma_{x}"] = {"verdict": VALID if can.accepted else INVALID, "reason": can.reason,
                                "stage": stage, "derivation": "cutlass"}
-        # load_init tiles the TMA coordinate tensor (get_tma_tensor), whose strides are scaled bases, not the
-        # strides: written by hand in the gmem modes' order (the basis order make_tma_copy picks is not printed).
-        coords = f"({r},K,L):(_1@0,_1@1,_1@2)"
+        # load_init tiles the TMA coordinate tensor (get_tma_tensor), whose strides are scaled bases: compiled
+        # CUTLASS printed them at a sample problem (they are static, the same for every problem); without that
+        # print, the gmem modes' order is written by hand.
+        printed_coords = d.get(f"TMA_TENSOR_{x}")
+        basis = str(printed_coords).split(":", 1)[1] if printed_coords else "(_1@0,_1@1,_1@2)"
+        coords = f"({r},K,L):{basis}"
+        tiling_how = "cutlass" if printed_coords else "hand-derived"
         for part, op, args, how in (("tma", "make_tma_box", [str(bits), stage, gmem], "cutlass"),
                                     ("tiling", "local_tile", [coords, str(d["TILE"]), "(_,_,_)", step],
-                                     "hand-derived")):
+                                     tiling_how)):
             v = _check(f"{part} {x}", op, args, syms, accept)
             checks[f"{part}_{x}"] = {**_verdict(v), "op": op, "args": args, "derivation": how}
             # Only a TMA finding has a compiled replay yet (CuTe's host asserts in make_tma_copy).

@@ -40,6 +40,13 @@ def test_a_known_configuration_is_derived_verified_and_its_finding_replayed() ->
     assert replay["can_implement"] == 1 and replay["make_tma_copy_returns"] is False
     assert "copy_traits_sm90_tma.hpp" in replay["cute"] and "gmem_prob_stride" in replay["cute"]
     assert (replay["query"][4] * 2) % 16 != 0  # the witness's ldA, in bytes
+    # The other direction: the box needs aligned strides, not an aligned K; can_implement rejects K = 9 with
+    # 16-byte strides, where make_tma_copy builds the descriptor.
+    safe = [f for f in r["findings"] if f["kind"] == "rejected_but_safe" and f["check"] == "tma_A_aligned_strides"]
+    assert safe and safe[0]["confirmed"] and safe[0]["witness"]["K"] % 8 != 0
+    assert safe[0]["replay"]["can_implement"] == 0 and safe[0]["replay"]["make_tma_copy_returns"] is True
+    # The CTA tiling is of the TMA coordinate tensor whose strides compiled CUTLASS printed.
+    assert d["TMA_TENSOR_A"].endswith(":(_1@1,_1@0,_1@2)") and r["checks"]["tiling_A"]["derivation"] == "cutlass"
     assert r["verdict"] == "invalid" and r["status"] == "verified"
 
 

@@ -63,3 +63,23 @@ def test_a_correct_stride_passes_compiled_can_implement_and_make_tma_copy() -> N
     q_bad_k = list(q)
     q_bad_k[2] = 100  # K % 8 != 0: can_implement rejects
     assert p.accepts([(0, q_bad_k)]) == [0]
+
+
+@pytest.mark.cute
+def test_can_implement_overflows_int_on_a_large_problem() -> None:
+    """can_implement's size(make_shape(M,K,L)) is an int product: UBSan traps at M = N = K = 65536."""
+    import subprocess
+
+    from verifier.library.derive import Instance, compile_instances
+
+    e = enumerate_gemms("90a", NAME)
+    p = compile_instances([Instance(NAME, e.source(NAME))], sanitize=True)
+    big = 65536
+    q = [big, big, big, 1, big, 1, big * big, big, 1, big * big, 1, big, big * big, 1, big, big * big]
+    run = subprocess.run([str(p.binary.path)], input="0 " + " ".join(map(str, q)) + "\n", capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode != 0 and "signed integer overflow: 65536 * 65536" in run.stderr
+    small = [128, 128, 128, 1, 128, 1, 128 * 128, 128, 1, 128 * 128, 1, 128, 128 * 128, 1, 128, 128 * 128]
+    ok = subprocess.run([str(p.binary.path)], input="0 " + " ".join(map(str, small)) + "\n", capture_output=True,
+                        text=True, timeout=120)
+    assert ok.returncode == 0 and "@@ACCEPTS 0 1" in ok.stdout

@@ -57,7 +57,11 @@ _BITS = {"f16": 16, "bf16": 16, "f32": 32, "tf32": 32, "f64": 64, "s8": 8, "u8":
 # The mainloop policies whose collective (sm90_mma_tma_gmma_ss_warpspecialized.hpp) the checks and the
 # acceptance condition are read from; a policy with another collective (sparse, FP8, mixed input, rmem A,
 # cp.async, ptr-array, SM100) is reported as not derived, with its name.
-SUPPORTED_MAINLOOPS = ("cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<",)
+SUPPORTED_MAINLOOPS = ("cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<",
+                       # sm90_mma_tma_gmma_ss_warpspecialized_fp8.hpp: the same smem layouts (130-137), load_init
+                       # (295) and alignment checks (240-251); its other conjunct, the MMA promotion interval
+                       # (253), is not about the problem's size.
+                       "cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<")
 
 
 def _top_args(text: str) -> list[str]:

@@ -27,6 +27,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    "instead of the installed nvidia-cutlass")
     p.add_argument("-o", "--output", metavar="REPORT.json", default="library-report.json",
                    help="the JSON report (default library-report.json)")
+    p.add_argument("--html", metavar="REPORT.html", help="also write the report as an HTML page")
     p.add_argument("--limit", type=int, metavar="N", help="verify only the first N keys (the rest are listed "
                    "as not verified)")
     p.add_argument("--batch", type=int, default=16, metavar="N", help="keys compiled into one program (default 16)")
@@ -82,6 +83,8 @@ def cmd_library(args: argparse.Namespace) -> int:
             "seconds": {"enumerate": round(enumerated, 2), "total": round(time.monotonic() - start, 2)}}
     data = report.build(meta, results, all_configs, pending)
     report.write(args.output, data)
+    if args.html:
+        report.write_html(args.html, data)
     c = data["counts"]
     print(f"{c['configurations']} configurations, {c['keys']} keys, {c['keys_verified']} verified, "
           f"{c['findings']} findings -> {args.output}")

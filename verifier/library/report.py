@@ -53,3 +53,54 @@ def write(path: str | os.PathLike[str], report: Mapping[str, Any]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def html(report: Mapping[str, Any]) -> str:
+    """The report as one HTML page: the counts per architecture, GEMM kind, kernel schedule and status, then every
+    finding with its witness, its compiled replay and the kernels it affects."""
+    from html import escape
+
+    def table(title: str, counts: Mapping[str, int]) -> str:
+        rows = "".join(f"<tr><td>{escape(str(k))}</td><td>{v}</td></tr>" for k, v in sorted(counts.items()))
+        return f"<h3>{escape(title)}</h3><table><tr><th></th><th>configurations</th></tr>{rows}</table>"
+
+    configs = report["configurations"]
+    fields = {k["key"]: (k.get("derived") or {}) for k in report["keys"]}
+    parts = [f"<h1>CUTLASS {escape(str(report.get('cutlass')))}: {report['counts']['configurations']} GEMM "
+             f"configurations, {report['counts']['keys']} keys</h1>",
+             f"<p>tool {escape(str(report.get('tool')))}; generator --kernels {escape(str(report.get('kernels')))}"
+             f"; {report['counts']['keys_verified']} keys verified, {report['counts']['findings']} findings "
+             "(each replayed on compiled CUTLASS)</p>",
+             table("by architecture", Counter(c["arch"] for c in configs)),
+             table("by status", Counter(c["status"] for c in configs)),
+             table("by verdict", Counter(str(c["verdict"]) for c in configs))]
+    policies = Counter(str(fields.get(c["key"], {}).get("MAINLOOP", "not compiled")).split("<")[0] for c in configs)
+    parts.append(table("by mainloop (as compiled CUTLASS names it)", policies))
+    parts.append("<h2>Findings</h2>")
+    for f in report["findings"]:
+        kernels = f["kernels"]
+        replay = f.get("replay", {})
+        parts.append(
+            f"<h3>{escape(f['kind'])}: {escape(f['check'])}</h3><p>{escape(str(f.get('reason')))}</p>"
+            f"<p>witness: <code>{escape(str(f['witness']))}</code>; compiled replay: can_implement = "
+            f"{replay.get('can_implement')}, make_tma_copy returns = {replay.get('make_tma_copy_returns')}"
+            f"<br><code>{escape(str(replay.get('cute', ''))[-300:])}</code></p>"
+            f"<p>{len(kernels)} kernels: " + ", ".join(f"<code>{escape(k)}</code>" for k in kernels[:20])
+            + (" ..." if len(kernels) > 20 else "") + "</p>")
+    style = "<style>body{font-family:sans-serif}td,th{padding:2px 8px;border-bottom:1px solid #ddd}</style>"
+    return f"<!doctype html><html><head><meta charset='utf-8'><title>cute-verify library</title>{style}</head>" \
+           f"<body>{''.join(parts)}</body></html>\n"
+
+
+def write_html(path: str | os.PathLike[str], report: Mapping[str, Any]) -> None:
+    """Write the HTML page atomically, as ``write`` does the JSON."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(html(report))
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

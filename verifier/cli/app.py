@@ -228,6 +228,7 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     "verifier.cli.crd2idx": ("crd2idx",),
     "verifier.cli.selfcheck": ("selfcheck",),
     "verifier.cli.rule": ("rule",),
+    "verifier.cli.library": ("library",),
 }
 _OWN = ("eval", "check")
 _FIXED = frozenset((*_OWN, *(name for names in _GROUPS.values() for name in names)))  # every command but the operations

@@ -29,8 +29,10 @@ Optional keys of a check: ``params`` (``{M = 128}``, as ``--param``), ``extended
 
 Loading validates everything before any check runs, and every problem is a ``SpecError``: one line naming the
 file, the line and the key (``gemm.cute.toml:12: check[3].args[1]: ...``).  Assumptions that no value satisfies
-(an empty range, no multiple in range, relations that contradict each other, decided by the engine) are errors
-too: a check over an empty set of values would be vacuously valid.
+(an empty range, no multiple in range, relations that contradict each other) are errors too: a check over an
+empty set of values would be vacuously valid.  Parsing (``parse_suite``) never asks the solver: it returns the
+checks and the assumptions that must admit a value (``Admission``), which ``load_suite`` then decides through
+``engine.problem.decide`` (``admit``).
 
 A loaded ``Check`` is plain, picklable data (texts, not parsed objects), so that worker processes and the result
 cache (``batch.py``) can rebuild the exact problem from it.  Each check is decided over only the symbols its

@@ -5,9 +5,9 @@ whether its statement is expected to be **proved** (it holds for every allowed v
 counterexample exists; the engine replays it concretely before reporting it).  Statements:
 
 * ``valid(op, *args)``: CuTe's ``op`` on these operands computes a correct result (its postcondition of
-  ``docs/semantics.md``, no division by zero): ``engine.verify``;
+  ``docs/semantics.md``, no division by zero): an ``Operation`` problem;
 * ``check(prop, *args)``, and the shorthands ``bijective``, ``injective``, ``equivalent``, ``compatible``,
-  ``in_bounds``: a property of layouts (``checks.check``);
+  ``in_bounds``: a property of layouts (a ``Property`` problem);
 * ``equal(X, Y)``: two layouts are the same ``Shape:Stride``: the same profile and equal integers at every value;
 * ``forall(build, *args)``: a custom claim built from the model: ``build(*operands)`` returns ``claims.Claim``s
   over the witnesses ``#i``, ``#j``, ``#k`` (non-negative ranges), each decided by ``engine.Engine.decide``.

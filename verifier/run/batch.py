@@ -1,6 +1,6 @@
 """Running the checks of spec files: serially or in worker processes, one shard of a suite, with a result cache.
 
-* ``run(checks, jobs)`` decides each check with the engine (``verify`` for an operation, ``check`` for a property)
+* ``run(checks, jobs)`` decides each check with ``engine.problem.decide`` (an operation, a property or a C++ function)
   and compares the verdict with the expected one.  Worker processes get the check as plain data and rebuild its
   problem, so ``jobs > 1`` decides exactly the problems a serial run decides (only a check that runs into its time
   budget can come out differently, as ``unknown``).
@@ -29,8 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.core.errors import LayoutError
-from verifier.engine.problem import DECIDERS
-from verifier.engine.problem import decide as decide_problem
+from verifier.engine.problem import DECIDERS, decide
 from verifier.engine.verdicts import UNKNOWN, Verdict
 from verifier.notation.cpp import show
 from verifier.run import files
@@ -53,11 +52,6 @@ class CheckResult:
         return self.verdict.verdict == self.check.expect
 
 
-def decide(check: Check) -> Verdict:
-    """The engine's verdict on one check (``engine.problem.decide``: a check is a problem of its own kind)."""
-    return decide_problem(check)
-
-
 def _worker_init(deciders: dict[str, Callable[[Any], Verdict]] | None = None) -> None:
     """A worker leaves Ctrl-C to the parent, which stops it (a terminal sends SIGINT to the whole group), and
     decides the kinds of problems the parent does (``engine.problem.DECIDERS``: the C++ front end registers its
@@ -71,7 +65,7 @@ def _worker_init(deciders: dict[str, Callable[[Any], Verdict]] | None = None) ->
 def _timed(check: Check) -> tuple[Verdict, float]:
     start = time.monotonic()
     try:
-        v = decide(check)
+        v = decide(check)  # a check is a problem of its own kind (run/spec.py registers it)
     except (LayoutError, ArithmeticError, RecursionError) as exc:
         # Input errors were caught when the spec was loaded; what is left is a limit of the model (a value too
         # large to enumerate, a nesting too deep): report it as undecided rather than stop the suite.

@@ -146,18 +146,19 @@ def _eval_function(layout: Layout | ComposedLayout, as_json: bool) -> int:
 
 
 def cmd_op(args: argparse.Namespace) -> int:
-    from verifier.engine.verify import verify
+    from verifier.engine.problem import Operation, decide
     from verifier.present.report import to_json, to_text
 
     operands, symbols = problem_from(args, args.command)
-    v = verify(args.command, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=policy_from(args),
-               semantics=args.semantics)
+    v = decide(Operation(args.command, tuple(operands), symbols, policy_from(args), args.timeout, args.rlimit,
+                         semantics=args.semantics))
     emit(args, to_json(v) if args.json else to_text(v, verbose=args.verbose))
     return v.exit_code
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from verifier.engine.checks import PROPERTIES, check
+    from verifier.engine.checks import PROPERTIES
+    from verifier.engine.problem import Property, decide
     from verifier.present.report import to_json, to_text
 
     if args.property not in PROPERTIES:
@@ -173,8 +174,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         options["extended"] = True
     if args.property == "no_overflow":
         options["bits"] = args.bits
-    v = check(args.property, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=policy_from(args),
-              budget=None, **options)
+    v = decide(Property(args.property, tuple(operands), symbols, tuple(options.items()), policy_from(args),
+                        args.timeout, args.rlimit))
     emit(args, to_json(v) if args.json else to_text(v, verbose=args.verbose))
     return v.exit_code
 

@@ -24,6 +24,21 @@ from operator import mul, truediv
 from typing import TypeVar, Union
 
 from verifier.algebra import swizzled as _swizzled
+from verifier.algebra.declare import (
+    BINARY,
+    CALL,
+    INDEX,
+    OFFSET_LAYOUT,
+    RECAST,
+    RECAST_FORM,
+    RECORDED,
+    SLICE,
+    TEMPLATED,
+    TENSOR,
+    TRACED,
+    UNARY,
+    declare,
+)
 from verifier.core import integers as _integers
 from verifier.core import obligations as _obligations
 from verifier.core import semantics as _semantics
@@ -309,6 +324,8 @@ def _check_profile(layout: Layout, profile: tuple[IntTuple, ...], source: str) -
         raise CuteRejection("static assertion failed: tuple_size<IntTuple>::value <= Layout::rank", source)
 
 
+@declare(("L", "S?"), "layout.hpp:864-890", "_coalesce", records=("COA",), basis=True, cpp=CALL,
+         dsl=(UNARY, TRACED, RECORDED), sweep=True, example=("((M,N),K):((_1,M),M*N)",))
 @pure
 def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     """``coalesce(L)`` and by-mode ``coalesce(L, profile)`` (layout.hpp:864-890)."""
@@ -345,6 +362,8 @@ def coalesce_shape(shape: IntTuple, merge_dynamic: bool = True) -> IntTuple:
     return acc
 
 
+@declare(("L",), "layout.hpp:914-920", "_filter_zeros", records=("FZ",), cpp=CALL, dsl=(UNARY, TRACED),
+         example=("(M,_2,N):(_1,_0,M)",))
 def filter_zeros(layout: Layout) -> Layout:
     """``filter_zeros(L)`` (layout.hpp:914-920): a static-``_0`` stride makes its extent ``_1``."""
     for x in leaf_list(layout.stride):
@@ -363,6 +382,8 @@ def filter_zeros(layout: Layout) -> Layout:
     return Layout(go(layout.stride, layout.shape), layout.stride)
 
 
+@declare(("L", "S?"), "layout.hpp:933-955", "_filter", records=("FLT",), basis=True, cpp=CALL,
+         dsl=(UNARY, TRACED, RECORDED), example=("(M,_2,N):(_1,_0,M)",))
 def filter(layout: Layout, profile: IntTuple | None = None) -> Layout:  # noqa: A001 - CuTe's name
     """``filter(L)`` (layout.hpp:933-955): ``coalesce(filter_zeros(L))``. A dynamic zero stride is not removed."""
     if profile is not None and type(profile) is tuple:
@@ -532,6 +553,8 @@ def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
         _exact_rules(a, b)
 
 
+@declare(("L", "T"), "layout.hpp:1132-1161", "_composition_tiled", records=("CMP", "SW"), swizzled=True, basis=True,
+         cpp=CALL, dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "(_4,_2):(_2,_1)"))
 @pure
 def composition(a: Layout, b: Tiler) -> Layout:
     """``composition(A, B)``: B a layout, a by-mode tiler ``<B0,B1,...>`` (extra A modes are dropped), a shape,
@@ -703,6 +726,8 @@ def _dsl_complement_checks(layout: Layout, cotarget: object) -> None:
                          "complement(((_4,_8)):((1,8)), _60) terminates the process)")
 
 
+@declare(("L", "S|L?"), "layout.hpp:1231-1247", "_complement_of", records=("CPL",), cpp=CALL,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_4,M):(_1,_4)",))
 @pure
 def complement(layout: Layout, cotarget: IntTuple | Layout | None = None) -> Layout:
     """``complement(L[, cotarget])`` (layout.hpp:1231-1247): the layout of the codomain positions L misses."""
@@ -779,6 +804,8 @@ def _wrapped(layout: Layout) -> tuple[list[Int], list[Int]]:
     return shape, stride  # type: ignore[return-value]
 
 
+@declare(("L",), "layout.hpp:1262-1303", "_right_inverse", records=("RI",), swizzled=True, cpp=CALL,
+         dsl=(UNARY, TRACED, RECORDED), sweep=True, example=("(_4,M):(_1,_4)",))
 def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
     """``right_inverse(L)`` (layout.hpp:1262-1303): only static strides take part; a mismatch is skipped."""
     if isinstance(layout, Underscore):
@@ -818,6 +845,8 @@ def _dsl_static_shape(layout: Layout, op: str) -> None:
         raise DslRefusal("expects an input with static shape", f"cute.{op}, DSL 4.8.1 (observed)")
 
 
+@declare(("L",), "layout.hpp:1321-1361", "_left_inverse", records=("LI",), swizzled=True, cpp=CALL,
+         dsl=(UNARY, TRACED, RECORDED), sweep=True, example=("(_4,M):(_1,_4)",))
 def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
     """``left_inverse(L)`` (layout.hpp:1321-1361): needs static strides; shapes are only read at the end."""
     if isinstance(layout, Underscore):
@@ -907,6 +936,8 @@ def _by_tiler(a: Layout, tiler: Tiler, with_layout: Callable[[Layout, Layout], L
     return with_layout(a, make_layout(tiler))  # type: ignore[arg-type]  # an integer n
 
 
+@declare(("L", "T"), "layout.hpp:1555-1582", "_divide", records=("DIV",), basis=True, cpp=CALL,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "<_128,_64>"))
 @pure
 def logical_divide(a: Layout, tiler: Tiler) -> Layout:
     """``logical_divide(A, T)`` (layout.hpp:1555-1582): ``A o (T, complement(T, shape(coalesce(A))))``, or by mode
@@ -936,21 +967,30 @@ def _divisor_complement(a: Layout, t: Layout) -> Layout:
     return c
 
 
+@declare(("L", "T"), "layout.hpp:1606-1614", "_divide", records=("DIV",), basis=True, cpp=CALL,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True,
+         example=("(M,N):(_1,M)", "<_128,_64>", "--assume", "M % 128 == 0", "--assume", "N % 64 == 0"))
 def zipped_divide(a: Layout, tiler: Tiler) -> Layout:
     """``zipped_divide`` (layout.hpp:1606-1614): ``((tile),(rest))``."""
     return tile_unzip(logical_divide(a, tiler), tiler)
 
 
+@declare(("L", "T"), "layout.hpp:1617-1628", "_divide", records=("DIV",), basis=True, cpp=CALL,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "<_128,_64>"))
 def tiled_divide(a: Layout, tiler: Tiler) -> Layout:
     """``tiled_divide`` (layout.hpp:1617-1628): ``((tile),rest0,rest1,...)``."""
     return _slice_modes(zipped_divide(a, tiler), [False, True])
 
 
+@declare(("L", "T"), "layout.hpp:1631-1643", "_divide", records=("DIV",), basis=True, cpp=CALL,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "<_128,_64>"))
 def flat_divide(a: Layout, tiler: Tiler) -> Layout:
     """``flat_divide`` (layout.hpp:1631-1643): ``(tile0,tile1,...,rest0,rest1,...)``."""
     return _slice_modes(zipped_divide(a, tiler), [True, True])
 
 
+@declare(("L", "T"), "layout.hpp:1649-1674", "_product", records=("PRD",), cpp=CALL, dsl=(BINARY, TRACED, RECORDED),
+         sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def logical_product(block: Layout, tiler: Tiler) -> Layout:
     """``logical_product(A, B)`` (layout.hpp:1649-1674): ``(A, complement(A, size(A)*cosize(B)) o B)``."""
     return _by_tiler(block, tiler, lambda x, t: _product_postcondition(
@@ -974,6 +1014,8 @@ def _dsl_static_block(block: Layout) -> Layout:
     return block
 
 
+@declare(("L", "T"), "layout.hpp:1687-1695", "_product", records=("PRD",), cpp=CALL, dsl=(BINARY, TRACED, RECORDED),
+         sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def zipped_product(block: Layout, tiler: Tiler) -> Layout:
     if dsl() and not isinstance(tiler, Layout):
         # DSL branch (DSL 4.8.1 cute.zipped/tiled/flat_product, observed on zipped_product((_3):(_1), <_2>)): its
@@ -983,10 +1025,14 @@ def zipped_product(block: Layout, tiler: Tiler) -> Layout:
     return tile_unzip(logical_product(block, tiler), tiler)
 
 
+@declare(("L", "T"), "layout.hpp:1698-1709", "_product", records=("PRD",), cpp=CALL, dsl=(BINARY, TRACED, RECORDED),
+         sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def tiled_product(block: Layout, tiler: Tiler) -> Layout:
     return _slice_modes(zipped_product(block, tiler), [False, True])
 
 
+@declare(("L", "T"), "layout.hpp:1712-1724", "_product", records=("PRD",), cpp=CALL, dsl=(BINARY, TRACED, RECORDED),
+         sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def flat_product(block: Layout, tiler: Tiler) -> Layout:
     return _slice_modes(zipped_product(block, tiler), [True, True])
 
@@ -1010,6 +1056,8 @@ def _zip_layouts(x: Layout, y: Layout) -> Layout:
     return Layout(z(x.shape, y.shape), z(x.stride, y.stride))
 
 
+@declare(("L", "L"), "layout.hpp:1730-1742", "_padded_product", records=("PRD",), cpp=CALL,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def blocked_product(block: Layout, tiler: Layout) -> Layout:
     """``blocked_product`` (layout.hpp:1730-1742): a 1-D product of the padded layouts, modes re-paired."""
     r = max(rank(block), rank(tiler))
@@ -1018,6 +1066,8 @@ def blocked_product(block: Layout, tiler: Layout) -> Layout:
     return _zip_layouts(m0, m1)
 
 
+@declare(("L", "L"), "layout.hpp:1748-1760", "_padded_product", records=("PRD",), cpp=CALL,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def raked_product(block: Layout, tiler: Layout) -> Layout:
     """``raked_product`` (layout.hpp:1748-1760): as blocked_product with the tile and block modes swapped."""
     r = max(rank(block), rank(tiler))
@@ -1080,6 +1130,8 @@ def _dsl_shape_div(a: Int, b: Int) -> Int:
     return Int(Op("ite", (ne(q, S(0)).expr, q.expr, alt.expr)), False)
 
 
+@declare(("L",), "layout.hpp:1809-1841", "_upcast", records=("UP", "RC"), template=1, cpp=TEMPLATED, dsl=(RECAST_FORM,),
+         sweep=True, example=("2", "(M,K):(K,_1)"))
 def upcast(n: int, layout: Layout) -> Layout:
     """``upcast<N>(L)``: the same memory in N-times wider elements. A dynamic stride is divided blindly."""
     _check_ratio(n, "upcast")
@@ -1100,6 +1152,8 @@ def _downcast(n: int, shape: IntTuple, stride: IntTuple) -> Layout:
         return Layout(shape, stride * S(n))
 
 
+@declare(("L",), "layout.hpp:1844-1867", "_downcast", records=("DN",), template=1, cpp=TEMPLATED, dsl=(RECAST_FORM,),
+         sweep=True, example=("2", "(M,K):(K,_1)"))
 def downcast(n: int, layout: Layout) -> Layout:
     """``downcast<N>(L)``: the same memory in N-times narrower elements; needs a static ``_1`` stride."""
     _check_ratio(n, "downcast")
@@ -1110,6 +1164,8 @@ def downcast(n: int, layout: Layout) -> Layout:
     return _recast_postcondition("DN-POST", n, layout, _downcast(n, layout.shape, layout.stride))
 
 
+@declare(("L",), "layout.hpp:1870-1891", "_recast_layout", records=("UP", "DN", "RC"), template=2, cpp=RECAST,
+         dsl=(RECAST_FORM, RECORDED), sweep=True, widths=(0, 1), example=("16", "32", "(M,K):(K,_1)"))
 def recast_layout(old_bits: int, new_bits: int, layout: Layout) -> Layout:
     """``recast_layout<Old,New>(L)`` by element bit widths (layout.hpp:1870-1891)."""
     if old_bits <= 0 or new_bits <= 0:
@@ -1139,6 +1195,8 @@ def _check_ratio(n: int, op: str) -> None:
 # -- max_common, nullspace, ordered layouts (layout.hpp:1380-1508; stride.hpp:402-465) ------------------------------
 
 
+@declare(("L", "L"), "layout.hpp:1380-1395", "_max_common_layout", records=("MCL",), cpp=CALL,
+         dsl=(BINARY, TRACED, RECORDED), example=("(M,N):(_1,M)", "(M,N):(_1,M)"))
 def max_common_layout(a: Layout, b: Layout) -> Layout:
     """``max_common_layout`` (layout.hpp:1380-1395)."""
     inv_b = right_inverse(b)
@@ -1201,11 +1259,15 @@ def compact_order(shape: IntTuple, order: IntTuple) -> IntTuple:
     return go(shape, order)
 
 
+@declare(("S", "S"), "layout.hpp:422-428", "_make_ordered_layout", records=("ORD",), cpp=CALL,
+         example=("(M,N,_4)", "(_1,_0,_2)"))
 def make_ordered_layout(shape: IntTuple, order: IntTuple) -> Layout:
     """``make_ordered_layout`` (layout.hpp:422-428)."""
     return Layout(shape, compact_order(shape, order))
 
 
+@declare(("L",), "layout.hpp:438-445", "_make_layout_like", records=("LIKE",), cpp=CALL, dsl=(UNARY, TRACED, RECORDED),
+         example=("(M,N):(N,_1)",))
 def make_layout_like(layout: Layout) -> Layout:
     """``make_layout_like`` (layout.hpp:438-445): compact, in the order of L's strides, static zeros kept."""
     fz = filter_zeros(layout)
@@ -1226,6 +1288,8 @@ def evenly_divides(shape: IntTuple, tiler: Tiler) -> Bool:
     return eq(product(shape), b_size * product(ceil_div(shape, b_shape)))  # type: ignore[arg-type]
 
 
+@declare(("L", "S", "O?"), "layout.hpp:1774-1799", "_tile_to_shape", records=("TTS",), cpp=CALL, dsl=(TRACED, RECORDED),
+         sweep=True, example=("(_4,_8):(_8,_1)", "(M,N)"))
 def tile_to_shape(block: Layout, target: IntTuple, order: IntTuple | str = "LayoutLeft") -> Layout:
     """``tile_to_shape`` (layout.hpp:1774-1799): replicate ``block`` over ``target`` by a blocked product whose
     tile counts are ``ceil_div(target, block)`` (rounded up when the target is dynamic: TTS-2)."""
@@ -1386,6 +1450,8 @@ def _tile_to_shape_postcondition(block: Layout, target: IntTuple, r: Layout) -> 
     return r
 
 
+@declare(("L",), "layout.hpp:1482-1508", "_nullspace", records=("NUL",), cpp=CALL, dsl=(UNARY, TRACED, RECORDED),
+         example=("(M,_2,N):(_1,_0,M)",))
 def nullspace(layout: Layout) -> Layout:
     """``nullspace`` (layout.hpp:1482-1508): the modes with a static ``_0`` stride (a dynamic 0 is missed).
     Its contract, NUL-POST, is in ``contracts.claims``."""
@@ -1396,6 +1462,8 @@ def nullspace(layout: Layout) -> Layout:
     return _nullspace(layout)
 
 
+@declare(("L", "L"), "layout.hpp:1404-1416", "_max_common_vector", result=INDEX, records=("MCV",), cpp=CALL,
+         dsl=(BINARY, TRACED), example=("(M,N):(_1,M)", "(M,N):(_1,M)"))
 def max_common_vector(a: Layout, b: Layout) -> Int:
     """``max_common_vector`` (layout.hpp:1404-1416). MCV-1: a and b have the same domain; MCV-POST: the first N
     elements of memory are the same 1-D coordinates of both, within both domains."""
@@ -1490,12 +1558,16 @@ def record_slice_in(coord: Coord, shape: IntTuple, source: str) -> None:
     record("SLICE-IN", SLICE_IN, source, NEVER, _bounds(coord, shape))
 
 
+@declare(("C", "L"), "layout.hpp:689-695", "_slice", name="slice", records=("SLICE", "SLC"), cpp=SLICE, indices=(0,),
+         example=("(_,2)", "(M,N):(_1,M)"))
 def slice_view(coord: Coord, layout: Layout) -> Layout:
     """The ``slice`` operation a user asks for: ``slice_layout`` with SLICE-IN recorded."""
     record_slice_in(coord, layout.shape, "layout.hpp:689-695")
     return slice_layout(coord, layout)
 
 
+@declare(("C", "L"), "layout.hpp:698-703", "_slice_and_offset", name="slice_and_offset", result=OFFSET_LAYOUT,
+         records=("SLICE", "SLC"), cpp=SLICE, indices=(0,), example=("(_,2)", "(M,N):(_1,M)"))
 def slice_and_offset_view(coord: Coord, layout: Layout) -> OffsetLayout:
     """The ``slice_and_offset`` operation a user asks for: ``slice_and_offset`` with SLICE-IN recorded."""
     record_slice_in(coord, layout.shape, "layout.hpp:698-703")
@@ -1549,6 +1621,8 @@ def _lift_dice(a: object, b: object) -> tuple[object, ...]:
     return () if isinstance(a, Underscore) else (b,)
 
 
+@declare(("L", "T", "C", "C?"), "tensor_impl.hpp:976-1069", "_local_tile", result=OFFSET_LAYOUT, records=("IX-2",),
+         basis=True, cpp=TENSOR, dsl=(RECORDED,), indices=(2,), example=("(M,N):(_1,M)", "<_128,_64>", "(1,1)"))
 def local_tile(layout: Layout, tiler: Tiler, coord: Coord, proj: object = None) -> OffsetLayout:
     """``local_tile(tensor, tiler, coord)`` = ``inner_partition`` (tensor_impl.hpp:976-1044) on the tensor's
     layout: ``zipped_divide`` by the tiler, keep the tile mode, slice the rest mode at ``coord`` (a tuple is
@@ -1565,6 +1639,8 @@ def local_tile(layout: Layout, tiler: Tiler, coord: Coord, proj: object = None) 
     return view
 
 
+@declare(("L", "L", "I", "C?"), "tensor_impl.hpp:1076-1111", "_local_partition", result=OFFSET_LAYOUT, records=("IX",),
+         cpp=TENSOR, dsl=(RECORDED,), indices=(2,), example=("(M,N):(_1,M)", "(_2,_2):(_1,_2)", "1"))
 def local_partition(layout: Layout, thr_layout: Layout, index: Int, proj: object = None) -> OffsetLayout:
     """``local_partition(tensor, thr_layout, index)`` (tensor_impl.hpp:1076-1087): ``outer_partition`` by
     ``product_each(shape(thr_layout))`` at ``thr_layout.get_flat_coord(index)``: keep the rest mode (the

@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
+from verifier.algebra.declare import BOX, declare
 from verifier.core.basis import ScaledBasis
 from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.int_tuple import IntTuple, format_tuple, leaf_list
@@ -160,6 +161,15 @@ def _basis_mode(d: object) -> int:
     return d.modes[0]
 
 
+# Why make_tma_box has no C++ check of its own in the selfcheck.
+_NOT_COMPILED = ("not a CuTe function but the box make_tma_copy derives (detail::construct_tma_gbasis): "
+                 "tests/differential/test_tma.py compiles that call on its own")
+
+
+@declare(("L", "L"), "copy_traits_sm90_tma.hpp:723-845", "_make_tma_box", result=BOX, records=("TMA",), template=1,
+         swizzled=True, widths=(0,), not_compiled=_NOT_COMPILED,
+         example=("16", "Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_64):(_64,_1)", "(M,K):(K,_1)", "--assume",
+                  "K % 8 == 0"))
 def make_tma_box(element_bits: object, smem: object, gmem: object) -> TmaBox:
     """The TMA box of ``make_tma_copy(op, make_tensor(ptr<T>, GMEM), SMEM)`` for ``T`` of ``element_bits`` bits,
     recording the driver's constraints (module docstring).  No int32 overflow is watched: the box is type-level

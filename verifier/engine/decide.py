@@ -545,7 +545,9 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
     assumptions = symbols.described()
-    undecided = check_domain(op, args, symbols)
+    row = registry.REGISTRY.get(op)
+    positions = () if row is None else tuple(row.template + k for k in row.coordinates)
+    undecided = check_domain(op, args, symbols, positions=positions)
     if undecided is not None:
         return Verdict(op, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
     with under(symbols):  # CuTe's integer types: the symbols' widths, their ranges bound the intermediates

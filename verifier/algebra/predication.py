@@ -160,7 +160,14 @@ _VECTORIZED = (_VIA_PARTS + ". CuTe's copy(AutoVectorizingCopyWithAssumedAlignme
          records=("PRED", "COVER", "THR", "IX"), indices=(2, 5), not_compiled=_PREDICATED,
          example=("(M,K):(_1,M)", "(_128,_128,_32)", "(m,n,k)", "Step<_1,X,_1>", "(_32,_8):(_1,_32)", "t",
                   "(M,K)", "--symbol", "t=..255", "--assume", "m < (M+127)/128", "--assume",
-                  "k < (K+31)/32", "--assume", "M <= 4096", "--assume", "K <= 4096"))
+                  "k < (K+31)/32", "--assume", "M <= 4096", "--assume", "K <= 4096"),
+         docs=(("`predicated_copy(A, T, c, Step, thr or TiledCopy, t, residue)`",
+                "the thread's partition of the CTA tile and the identity tensor's coordinates partitioned alike "
+                "(`E<j>` strides evaluated component by component)",
+                "PRED-IN, PRED-AT (for every value index, under `elem_less(coord, residue)`), PRED-COVER, COVER-THR "
+                "(decided on the static tile, with the first thread and value that break it) and THR-ONCE (that "
+                "thread's index fails it, so the counterexample names the thread); the divide's DIV-EXACT does not "
+                "decide: the predicate is its guard"),))
 def predicated_copy(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, index: Int,
                     residue: IntTuple, shift: IntTuple | None = None) -> algebra.OffsetLayout:
     """What thread ``index`` accesses of ``A`` (its partition), recording the coordinate obligations of the
@@ -178,7 +185,11 @@ __all__ = ["domain_offset", "elem_less", "identity_components", "partitions", "p
          records=("ALIGN", "IX"), indices=(2, 5), not_compiled=_VECTORIZED,
          example=("(M,K):(_1,M)", "(_128,_128,_32)", "(m,n,k)", "Step<_1,X,_1>", "(_16,_16):(_1,_16)", "t",
                   "_8", "--symbol", "t=..255", "--assume", "m < (M+127)/128", "--assume",
-                  "k < (K+31)/32", "--assume", "M <= 4096", "--assume", "K <= 4096"))
+                  "k < (K+31)/32", "--assume", "M <= 4096", "--assume", "K <= 4096"),
+         docs=(("`vectorized_copy(A, T, c, Step, thr or TiledCopy, t, W)`",
+                "with the data pointer aligned to W elements, every W-element vector of the thread starts at a "
+                "multiple of W and is contiguous",
+                "ALIGN, ALIGN-CONTIG"),))
 def vectorized_copy(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, index: Int,
                     vector: Int) -> algebra.OffsetLayout:
     """The partition a thread copies with ``vector``-element accesses (``AutoVectorizingCopy``,

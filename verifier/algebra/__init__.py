@@ -31,11 +31,12 @@ _get, _listing = lazy_exports(globals(), _MODULES)
 
 
 def operations() -> dict[str, object]:
-    """The declared operations that are CuTe functions of their own name (a C++ check, the function named as the
-    operation): ``composition``, ``logical_divide``, ``upcast``, ... (``registry.REGISTRY``)."""
+    """The declared operations of CuTe's layout algorithms (``ops``) whose function is named as the operation:
+    ``composition``, ``logical_divide``, ``upcast``, ... (``registry.REGISTRY``)."""
     from verifier.algebra.registry import REGISTRY
 
-    return {n: r.fn for n, r in REGISTRY.items() if r.cpp is not None and getattr(r.fn, "__name__", "") == n}
+    return {n: r.fn for n, r in REGISTRY.items()
+            if getattr(r.fn, "__module__", "") == "verifier.algebra.ops" and getattr(r.fn, "__name__", "") == n}
 
 
 def __getattr__(name: str) -> object:

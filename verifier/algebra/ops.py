@@ -996,7 +996,7 @@ def _by_tiler(a: Layout, tiler: Tiler, with_layout: Callable[[Layout, Layout], L
     return with_layout(a, make_layout(tiler))  # type: ignore[arg-type]  # an integer n
 
 
-@declare(("L", "T"), "layout.hpp:1555-1582", "_divide", records=("DIV",), basis=True, cpp=CALL,
+@declare(("L", "T"), "layout.hpp:1555-1582", "_divide", records=("DIV", "CPL"), basis=True, cpp=CALL,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "<_128,_64>"),
          docs=(("`logical_divide(A, T)`",
                 "**DIV-POST**: with `Z = make_layout(T, complement(T, size(A)))` (the documented divisor, "
@@ -1036,7 +1036,7 @@ def _divisor_complement(a: Layout, t: Layout) -> Layout:
     return c
 
 
-@declare(("L", "T"), "layout.hpp:1606-1614", "_divide", records=("DIV",), basis=True, cpp=CALL,
+@declare(("L", "T"), "layout.hpp:1606-1614", "_divide", records=("DIV", "CPL"), basis=True, cpp=CALL,
          dsl=(BINARY, TRACED, RECORDED), sweep=True,
          example=("(M,N):(_1,M)", "<_128,_64>", "--assume", "M % 128 == 0", "--assume", "N % 64 == 0"),
          docs=(("`zipped/tiled/flat_divide`",
@@ -1048,22 +1048,22 @@ def zipped_divide(a: Layout, tiler: Tiler) -> Layout:
     return tile_unzip(logical_divide(a, tiler), tiler)
 
 
-@declare(("L", "T"), "layout.hpp:1617-1628", "_divide", records=("DIV",), basis=True, cpp=CALL,
+@declare(("L", "T"), "layout.hpp:1617-1628", "_divide", records=("DIV", "CPL"), basis=True, cpp=CALL,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "<_128,_64>"))
 def tiled_divide(a: Layout, tiler: Tiler) -> Layout:
     """``tiled_divide`` (layout.hpp:1617-1628): ``((tile),rest0,rest1,...)``."""
     return _slice_modes(zipped_divide(a, tiler), [False, True])
 
 
-@declare(("L", "T"), "layout.hpp:1631-1643", "_divide", records=("DIV",), basis=True, cpp=CALL,
+@declare(("L", "T"), "layout.hpp:1631-1643", "_divide", records=("DIV", "CPL"), basis=True, cpp=CALL,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "<_128,_64>"))
 def flat_divide(a: Layout, tiler: Tiler) -> Layout:
     """``flat_divide`` (layout.hpp:1631-1643): ``(tile0,tile1,...,rest0,rest1,...)``."""
     return _slice_modes(zipped_divide(a, tiler), [True, True])
 
 
-@declare(("L", "T"), "layout.hpp:1649-1674", "_product", records=("PRD",), cpp=CALL, dsl=(BINARY, TRACED, RECORDED),
-         sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"),
+@declare(("L", "T"), "layout.hpp:1649-1674", "_product", records=("PRD", "CPL"), cpp=CALL,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"),
          docs=(("`logical_product(A, B)`",
                 "**PRD-POST**: with `C = complement(A, size(A)*cosize(B))` meeting its contract, `size(R) == "
                 "size(A)*size(B)` and `R(i) == A(i % size(A)) + C(B(i / size(A)))` for `i < size(A)*size(B)`; "
@@ -1093,8 +1093,8 @@ def _dsl_static_block(block: Layout) -> Layout:
     return block
 
 
-@declare(("L", "T"), "layout.hpp:1687-1695", "_product", records=("PRD",), cpp=CALL, dsl=(BINARY, TRACED, RECORDED),
-         sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"),
+@declare(("L", "T"), "layout.hpp:1687-1695", "_product", records=("PRD", "CPL"), cpp=CALL,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"),
          docs=(("`zipped/tiled/flat/blocked/raked_product`",
                 "re-groupings of `logical_product` (of the padded layouts for blocked/raked): PRD-POST of that "
                 "product; blocked/raked give the same set of indices (their sorted values are those of the product)",
@@ -1108,14 +1108,14 @@ def zipped_product(block: Layout, tiler: Tiler) -> Layout:
     return tile_unzip(logical_product(block, tiler), tiler)
 
 
-@declare(("L", "T"), "layout.hpp:1698-1709", "_product", records=("PRD",), cpp=CALL, dsl=(BINARY, TRACED, RECORDED),
-         sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
+@declare(("L", "T"), "layout.hpp:1698-1709", "_product", records=("PRD", "CPL"), cpp=CALL,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def tiled_product(block: Layout, tiler: Tiler) -> Layout:
     return _slice_modes(zipped_product(block, tiler), [False, True])
 
 
-@declare(("L", "T"), "layout.hpp:1712-1724", "_product", records=("PRD",), cpp=CALL, dsl=(BINARY, TRACED, RECORDED),
-         sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
+@declare(("L", "T"), "layout.hpp:1712-1724", "_product", records=("PRD", "CPL"), cpp=CALL,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def flat_product(block: Layout, tiler: Tiler) -> Layout:
     return _slice_modes(zipped_product(block, tiler), [True, True])
 
@@ -1139,7 +1139,7 @@ def _zip_layouts(x: Layout, y: Layout) -> Layout:
     return Layout(z(x.shape, y.shape), z(x.stride, y.stride))
 
 
-@declare(("L", "L"), "layout.hpp:1730-1742", "_padded_product", records=("PRD",), cpp=CALL,
+@declare(("L", "L"), "layout.hpp:1730-1742", "_padded_product", records=("PRD", "CPL"), cpp=CALL,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def blocked_product(block: Layout, tiler: Layout) -> Layout:
     """``blocked_product`` (layout.hpp:1730-1742): a 1-D product of the padded layouts, modes re-paired."""
@@ -1149,7 +1149,7 @@ def blocked_product(block: Layout, tiler: Layout) -> Layout:
     return _zip_layouts(m0, m1)
 
 
-@declare(("L", "L"), "layout.hpp:1748-1760", "_padded_product", records=("PRD",), cpp=CALL,
+@declare(("L", "L"), "layout.hpp:1748-1760", "_padded_product", records=("PRD", "CPL"), cpp=CALL,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def raked_product(block: Layout, tiler: Layout) -> Layout:
     """``raked_product`` (layout.hpp:1748-1760): as blocked_product with the tile and block modes swapped."""
@@ -1772,8 +1772,9 @@ def _lift_dice(a: object, b: object) -> tuple[object, ...]:
     return () if isinstance(a, Underscore) else (b,)
 
 
-@declare(("L", "T", "C", "C?"), "tensor_impl.hpp:976-1069", "_local_tile", result=OFFSET_LAYOUT, records=("IX-2",),
-         basis=True, cpp=TENSOR, dsl=(RECORDED,), indices=(2,), example=("(M,N):(_1,M)", "<_128,_64>", "(1,1)"),
+@declare(("L", "T", "C", "C?"), "tensor_impl.hpp:976-1069", "_local_tile", result=OFFSET_LAYOUT,
+         records=("IX-2", "DIV", "CPL", "SLC"), basis=True, cpp=TENSOR, dsl=(RECORDED,), indices=(2,),
+         example=("(M,N):(_1,M)", "<_128,_64>", "(1,1)"),
          docs=(("`local_tile(A, T, c)`",
                 "CuTe's `inner_partition` (tensor_impl.hpp:976-1044): `zipped_divide(A, T)` sliced at "
                 "`(repeat<R0>(_), append<R1>(c, _))` (a non-tuple `c` indexes the whole rest mode); the result is "
@@ -1796,8 +1797,9 @@ def local_tile(layout: Layout, tiler: Tiler, coord: Coord, proj: object = None) 
     return view
 
 
-@declare(("L", "L", "I", "C?"), "tensor_impl.hpp:1076-1111", "_local_partition", result=OFFSET_LAYOUT, records=("IX",),
-         cpp=TENSOR, dsl=(RECORDED,), indices=(2,), example=("(M,N):(_1,M)", "(_2,_2):(_1,_2)", "1"),
+@declare(("L", "L", "I", "C?"), "tensor_impl.hpp:1076-1111", "_local_partition", result=OFFSET_LAYOUT,
+         records=("IX", "DIV", "CPL", "SLC"), cpp=TENSOR, dsl=(RECORDED,), indices=(2,),
+         example=("(M,N):(_1,M)", "(_2,_2):(_1,_2)", "1"),
          docs=(("`local_partition(A, thr, i)`",
                 "CuTe's `outer_partition` by `product_each(shape(thr))` at `thr.get_flat_coord(i)` "
                 "(tensor_impl.hpp:1076-1087): the thread's elements and its offset",

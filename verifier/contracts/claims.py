@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from verifier.algebra import ops as algebra
+from verifier.algebra.declare import LAYOUT
+from verifier.algebra.registry import REGISTRY
 from verifier.contracts.claim import _I, _J, Claim, _claim, _fact, _same_size
 from verifier.core.basis import Value, as_coordinate, has_basis
 from verifier.core.basis import add as value_add
@@ -458,8 +460,6 @@ def _builders() -> dict[str, Callable[..., list[Claim]]]:
     """Each operation's claim builder, as its declaration names it (``algebra.declare``).  A partition is a slice of
     a zipped_divide: the view is right when the divide is (its claims), and the coordinate is inside the grid
     (IX-2 / IX-3, recorded by the algebra and decided as obligations)."""
-    from verifier.algebra.registry import REGISTRY
-
     return {name: row.claims() for name, row in REGISTRY.items()}
 
 
@@ -480,8 +480,9 @@ def _composition_tiled(a: Layout, b: object) -> list[Claim]:
 
 
 # Operations whose claims are stated for swizzled (composed) operands too: their contracts compare values of the
-# functions, which a symbolic swizzle gives bit by bit (swizzle.py), so the engine decides them on symbols.
-SWIZZLED_CLAIMS = frozenset({"composition", "right_inverse", "left_inverse"})
+# functions, which a symbolic swizzle gives bit by bit (swizzle.py), so the engine decides them on symbols: those
+# declared to take swizzled operands whose result is a layout (``algebra.declare``).
+SWIZZLED_CLAIMS = frozenset(n for n, r in REGISTRY.items() if r.swizzled and r.result == LAYOUT)
 
 
 def _evaluable(f: object) -> bool:

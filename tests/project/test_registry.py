@@ -171,13 +171,6 @@ DECLARING = {"verifier/algebra/ops.py", "verifier/algebra/predication.py", "veri
 # Collections of operation or property names that are not tables of them: the dispatch of an independent oracle
 # or a special case on its own semantics (each states why), and tables not yet derived (``TODO``).
 ALLOWED = {
-    ("verifier/algebra/composed.py", ("blocked_product", "coalesce", "filter", "flat_divide", "flat_product",
-                                      "logical_divide", "logical_product", "raked_product", "tile_to_shape",
-                                      "tiled_divide", "tiled_product", "zipped_divide", "zipped_product")):
-        "TODO: the operations CuTe forwards to a composed layout's inner layout (layout_composed.hpp:446-582)",
-    ("verifier/algebra/composed.py", ("downcast", "recast_layout", "upcast")):
-        "TODO: the recasts of a composed layout (its own algorithm, recast_composed)",
-    ("verifier/algebra/composed.py", ("slice", "slice_and_offset")): "TODO: the slices of a composed layout",
     ("verifier/algebra/composed.py", ("downcast", "upcast")): "dispatch of the composed recast's algorithm",
     ("verifier/cli/selfcheck.py", ("blocked_product", "coalesce", "complement", "composition", "filter",
                                    "left_inverse", "logical_divide", "logical_product", "max_common_vector",

@@ -28,6 +28,10 @@ RESULTS = (LAYOUT, INDEX, OFFSET_LAYOUT, PAIR, TILED, BOX)
 # (RECORDED).
 UNARY, BINARY, RECAST_FORM, TRACED, RECORDED = "unary", "binary", "recast", "traced", "recorded"
 DSL_USES = (UNARY, BINARY, RECAST_FORM, TRACED, RECORDED)
+# What CuTe does with a composed layout ``A o O o B`` as the first operand (Operation.composed,
+# ``algebra.composed``): forwards the operation to B (layout_composed.hpp:446-582), recasts the swizzle with it, or
+# slices B and folds the offset.
+BY_INNER, BY_RECAST, BY_SLICE = "forwarded to the inner layout", "recast with its swizzle", "sliced"
 # The module that holds the contracts not yet written beside their algorithm (``Operation.contract`` by name).
 CLAIMS_MODULE = "verifier.contracts.claims"
 
@@ -42,8 +46,9 @@ class Operation:
     ``L`` a layout, ``T`` a tiler, ``S`` a shape, ``C`` a coordinate (may hold ``_``), ``I`` an integer, ``O`` an
     order; ``A|B`` either, a trailing ``?`` optional.  ``result``: what it returns (``RESULTS``).  ``swizzled`` /
     ``basis``: it takes swizzles and composed layouts / scaled-basis strides directly (CuTe's overloads,
-    ``algebra.swizzled``); the operations CuTe forwards to a composed layout's inner layout are
-    ``algebra.composed.OPERATIONS``.  ``cpp``: how compiled CuTe is called for it (``oracle.cute_cpp.operation_case``):
+    ``algebra.swizzled``); ``composed``: what CuTe does with a composed layout as its first operand (``BY_INNER``,
+    ``BY_RECAST``, ``BY_SLICE``; ``algebra.composed``).  ``cpp``: how compiled CuTe is called for it
+    (``oracle.cute_cpp.operation_case``):
     ``CALL`` the function of that name, ``TEMPLATED`` with its template integers (``upcast<N>``), ``RECAST``
     ``recast_layout<uint_bit_t<Old>, uint_bit_t<New>>``, ``SLICE`` through ``slice_and_offset``, ``TENSOR`` on a
     tensor over a counting iterator; or ``None`` with ``not_compiled`` saying why it has no C++ check of its own.
@@ -82,6 +87,7 @@ class Operation:
     indices: tuple[int, ...] = ()
     widths: tuple[int, ...] = ()
     docs: tuple[tuple[str, str, str], ...] = ()
+    composed: str = ""
 
     @property
     def coordinates(self) -> tuple[int, ...]:
@@ -130,6 +136,6 @@ def collect(modules: tuple[str, ...]) -> Mapping[str, Operation]:
     return dict(DECLARED)
 
 
-__all__ = ["BINARY", "BOX", "CALL", "DECLARED", "DSL_USES", "INDEX", "LAYOUT", "OFFSET_LAYOUT", "PAIR",
-           "RECAST", "RECAST_FORM", "RECORDED", "RESULTS", "SLICE", "TEMPLATED", "TENSOR", "TILED", "TRACED",
-           "UNARY", "Operation", "collect", "declare"]
+__all__ = ["BINARY", "BOX", "BY_INNER", "BY_RECAST", "BY_SLICE", "CALL", "DECLARED", "DSL_USES", "INDEX", "LAYOUT",
+           "OFFSET_LAYOUT", "PAIR", "RECAST", "RECAST_FORM", "RECORDED", "RESULTS", "SLICE", "TEMPLATED", "TENSOR",
+           "TILED", "TRACED", "UNARY", "Operation", "collect", "declare"]

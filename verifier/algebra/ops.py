@@ -26,6 +26,9 @@ from typing import TypeVar, Union
 from verifier.algebra import swizzled as _swizzled
 from verifier.algebra.declare import (
     BINARY,
+    BY_INNER,
+    BY_RECAST,
+    BY_SLICE,
     CALL,
     INDEX,
     OFFSET_LAYOUT,
@@ -325,6 +328,7 @@ def _check_profile(layout: Layout, profile: tuple[IntTuple, ...], source: str) -
 
 
 @declare(("L", "S?"), "layout.hpp:864-890", "_coalesce", records=("COA",), basis=True, cpp=CALL,
+         composed=BY_INNER,
          dsl=(UNARY, TRACED, RECORDED), sweep=True, example=("((M,N),K):((_1,M),M*N)",),
          docs=(("`coalesce(L)`, `coalesce(L, profile)`",
                 "`size(R) == size(L)` and `R(i) == L(i)` (layout.hpp:861-863); CuTe merges only statically provable "
@@ -391,6 +395,7 @@ def filter_zeros(layout: Layout) -> Layout:
 
 
 @declare(("L", "S?"), "layout.hpp:933-955", "_filter", records=("FLT",), basis=True, cpp=CALL,
+         composed=BY_INNER,
          dsl=(UNARY, TRACED, RECORDED), example=("(M,_2,N):(_1,_0,M)",),
          docs=(("`filter(L)`",
                 "`R(i) == L'(i)` where `L'` is `L` with its static-0-stride modes removed",
@@ -997,6 +1002,7 @@ def _by_tiler(a: Layout, tiler: Tiler, with_layout: Callable[[Layout, Layout], L
 
 
 @declare(("L", "T"), "layout.hpp:1555-1582", "_divide", records=("DIV", "CPL"), basis=True, cpp=CALL,
+         composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "<_128,_64>"),
          docs=(("`logical_divide(A, T)`",
                 "**DIV-POST**: with `Z = make_layout(T, complement(T, size(A)))` (the documented divisor, "
@@ -1037,6 +1043,7 @@ def _divisor_complement(a: Layout, t: Layout) -> Layout:
 
 
 @declare(("L", "T"), "layout.hpp:1606-1614", "_divide", records=("DIV", "CPL"), basis=True, cpp=CALL,
+         composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True,
          example=("(M,N):(_1,M)", "<_128,_64>", "--assume", "M % 128 == 0", "--assume", "N % 64 == 0"),
          docs=(("`zipped/tiled/flat_divide`",
@@ -1049,6 +1056,7 @@ def zipped_divide(a: Layout, tiler: Tiler) -> Layout:
 
 
 @declare(("L", "T"), "layout.hpp:1617-1628", "_divide", records=("DIV", "CPL"), basis=True, cpp=CALL,
+         composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "<_128,_64>"))
 def tiled_divide(a: Layout, tiler: Tiler) -> Layout:
     """``tiled_divide`` (layout.hpp:1617-1628): ``((tile),rest0,rest1,...)``."""
@@ -1056,6 +1064,7 @@ def tiled_divide(a: Layout, tiler: Tiler) -> Layout:
 
 
 @declare(("L", "T"), "layout.hpp:1631-1643", "_divide", records=("DIV", "CPL"), basis=True, cpp=CALL,
+         composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "<_128,_64>"))
 def flat_divide(a: Layout, tiler: Tiler) -> Layout:
     """``flat_divide`` (layout.hpp:1631-1643): ``(tile0,tile1,...,rest0,rest1,...)``."""
@@ -1063,6 +1072,7 @@ def flat_divide(a: Layout, tiler: Tiler) -> Layout:
 
 
 @declare(("L", "T"), "layout.hpp:1649-1674", "_product", records=("PRD", "CPL"), cpp=CALL,
+         composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"),
          docs=(("`logical_product(A, B)`",
                 "**PRD-POST**: with `C = complement(A, size(A)*cosize(B))` meeting its contract, `size(R) == "
@@ -1094,6 +1104,7 @@ def _dsl_static_block(block: Layout) -> Layout:
 
 
 @declare(("L", "T"), "layout.hpp:1687-1695", "_product", records=("PRD", "CPL"), cpp=CALL,
+         composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"),
          docs=(("`zipped/tiled/flat/blocked/raked_product`",
                 "re-groupings of `logical_product` (of the padded layouts for blocked/raked): PRD-POST of that "
@@ -1109,12 +1120,14 @@ def zipped_product(block: Layout, tiler: Tiler) -> Layout:
 
 
 @declare(("L", "T"), "layout.hpp:1698-1709", "_product", records=("PRD", "CPL"), cpp=CALL,
+         composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def tiled_product(block: Layout, tiler: Tiler) -> Layout:
     return _slice_modes(zipped_product(block, tiler), [False, True])
 
 
 @declare(("L", "T"), "layout.hpp:1712-1724", "_product", records=("PRD", "CPL"), cpp=CALL,
+         composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def flat_product(block: Layout, tiler: Tiler) -> Layout:
     return _slice_modes(zipped_product(block, tiler), [True, True])
@@ -1140,6 +1153,7 @@ def _zip_layouts(x: Layout, y: Layout) -> Layout:
 
 
 @declare(("L", "L"), "layout.hpp:1730-1742", "_padded_product", records=("PRD", "CPL"), cpp=CALL,
+         composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def blocked_product(block: Layout, tiler: Layout) -> Layout:
     """``blocked_product`` (layout.hpp:1730-1742): a 1-D product of the padded layouts, modes re-paired."""
@@ -1150,6 +1164,7 @@ def blocked_product(block: Layout, tiler: Layout) -> Layout:
 
 
 @declare(("L", "L"), "layout.hpp:1748-1760", "_padded_product", records=("PRD", "CPL"), cpp=CALL,
+         composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def raked_product(block: Layout, tiler: Layout) -> Layout:
     """``raked_product`` (layout.hpp:1748-1760): as blocked_product with the tile and block modes swapped."""
@@ -1214,6 +1229,7 @@ def _dsl_shape_div(a: Int, b: Int) -> Int:
 
 
 @declare(("L",), "layout.hpp:1809-1841", "_upcast", records=("UP", "RC"), template=1, cpp=TEMPLATED, dsl=(RECAST_FORM,),
+         composed=BY_RECAST,
          sweep=True, example=("2", "(M,K):(K,_1)"),
          docs=(("`upcast<N>(L)`",
                 "**UP-POST**, the same bytes addressed: `size(R)*N == size(L)` and the multiset `{N*R(i)+k : i < "
@@ -1242,6 +1258,7 @@ def _downcast(n: int, shape: IntTuple, stride: IntTuple) -> Layout:
 
 
 @declare(("L",), "layout.hpp:1844-1867", "_downcast", records=("DN",), template=1, cpp=TEMPLATED, dsl=(RECAST_FORM,),
+         composed=BY_RECAST,
          sweep=True, example=("2", "(M,K):(K,_1)"),
          docs=(("`downcast<N>(L)`",
                 "**DN-POST**, the mirror: `size(R) == size(L)*N` and `{R(i)}` equals `{N*L(j)+k : j < size(L), k < "
@@ -1259,6 +1276,7 @@ def downcast(n: int, layout: Layout) -> Layout:
 
 
 @declare(("L",), "layout.hpp:1870-1891", "_recast_layout", records=("UP", "DN", "RC"), template=2, cpp=RECAST,
+         composed=BY_RECAST,
          dsl=(RECAST_FORM, RECORDED), sweep=True, widths=(0, 1), example=("16", "32", "(M,K):(K,_1)"),
          docs=(("`recast_layout<Old,New>(L)`",
                 "`downcast`/`upcast` by the reduced ratio of bit widths, with their postconditions",
@@ -1396,6 +1414,7 @@ def evenly_divides(shape: IntTuple, tiler: Tiler) -> Bool:
 
 
 @declare(("L", "S", "O?"), "layout.hpp:1774-1799", "_tile_to_shape", records=("TTS",), cpp=CALL, dsl=(TRACED, RECORDED),
+         composed=BY_INNER,
          sweep=True, example=("(_4,_8):(_8,_1)", "(M,N)"),
          docs=(("`tile_to_shape(block, trg)`",
                 "**TTS-POST**: the result's top modes have the sizes of `product_each(trg)` (`compatible(trg, R)` "
@@ -1684,6 +1703,7 @@ def record_slice_in(coord: Coord, shape: IntTuple, source: str) -> None:
 
 
 @declare(("C", "L"), "layout.hpp:689-695", "_slice", name="slice", records=("SLICE", "SLC"), cpp=SLICE, indices=(0,),
+         composed=BY_SLICE,
          example=("(_,2)", "(M,N):(_1,M)"),
          docs=(("`slice(c, L)`, `slice_and_offset(c, L)`",
                 "`slice(c, L)` keeps the modes of L under an `_` of `c`, nested ones spliced flat "
@@ -1698,6 +1718,7 @@ def slice_view(coord: Coord, layout: Layout) -> Layout:
 
 
 @declare(("C", "L"), "layout.hpp:698-703", "_slice_and_offset", name="slice_and_offset", result=OFFSET_LAYOUT,
+         composed=BY_SLICE,
          records=("SLICE", "SLC"), cpp=SLICE, indices=(0,), example=("(_,2)", "(M,N):(_1,M)"),
          docs=(("`slice_and_offset(c, Sw o O o L)`, `slice(c, Sw o O o L)`",
                 "**SLICE-POST**: the view addresses what the tensor did, `R(i) + offset == Sw(O + L(c with i at the "

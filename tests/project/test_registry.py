@@ -175,13 +175,11 @@ ALLOWED = {
     ("verifier/cli/selfcheck.py", ("blocked_product", "coalesce", "complement", "composition", "filter",
                                    "left_inverse", "logical_divide", "logical_product", "max_common_vector",
                                    "right_inverse", "tiled_divide", "zipped_divide")):
-        "TODO: which operand the selfcheck's generated cases draw",
+        "a choice of corpus: the operations the selfcheck draws random cases for, and the second operand drawn",
     ("verifier/cli/selfcheck.py", ("complement", "left_inverse", "right_inverse")):
         "dispatch: the selfcheck's generator draws injective layouts for these",
     ("verifier/dsl/harness.py", ("local_partition", "local_tile")): "dispatch: the DSL's partition calls",
     ("verifier/dsl/harness.py", ("coalesce", "filter")): "dispatch: the DSL's profile argument",
-    ("verifier/engine/verify.py", ("local_partition", "local_tile")):
-        "TODO: the partitions decided through the zipped_divide they slice",
     ("verifier/oracle/adversarial/swizzle.py", ("bijective", "in_bounds", "injective")):
         "dispatch of an adversarial generator",
     ("verifier/oracle/cpp.py", ("bijective", "conflict_free", "equivalent", "in_bounds", "injective")):

@@ -48,10 +48,11 @@ class Operation:
     ``basis``: it takes swizzles and composed layouts / scaled-basis strides directly (CuTe's overloads,
     ``algebra.swizzled``); ``composed``: what CuTe does with a composed layout as its first operand (``BY_INNER``,
     ``BY_RECAST``, ``BY_SLICE``; ``algebra.composed``).  ``cpp``: how compiled CuTe is called for it
-    (``oracle.cute_cpp.operation_case``):
-    ``CALL`` the function of that name, ``TEMPLATED`` with its template integers (``upcast<N>``), ``RECAST``
-    ``recast_layout<uint_bit_t<Old>, uint_bit_t<New>>``, ``SLICE`` through ``slice_and_offset``, ``TENSOR`` on a
-    tensor over a counting iterator; or ``None`` with ``not_compiled`` saying why it has no C++ check of its own.
+    (``oracle.cute_cpp.operation_case``): ``CALL`` the function of that name, ``TEMPLATED`` with its template
+    integers (``upcast<N>``), ``RECAST`` ``recast_layout<uint_bit_t<Old>, uint_bit_t<New>>``, ``SLICE`` through
+    ``slice_and_offset``, ``TENSOR`` on a tensor over a counting iterator; or ``None`` with ``not_compiled`` saying
+    why it has no C++ check of its own.  ``through``: the operation it is decided through where it has no symbolic
+    postcondition of its own (a partition: the ``zipped_divide`` it slices, ``engine.verify``).
     ``dsl``: how the CuTe DSL reaches it (``DSL_USES``).  ``sweep``: compiled CuTe's results are compared with its
     contract over a corpus (``oracle.sweep``).  ``example``: a representative dynamic case, the command-line
     arguments after the operation's name (shown in ``cute-verify OP --help``, decided by
@@ -88,6 +89,7 @@ class Operation:
     widths: tuple[int, ...] = ()
     docs: tuple[tuple[str, str, str], ...] = ()
     composed: str = ""
+    through: str = ""
 
     @property
     def coordinates(self) -> tuple[int, ...]:

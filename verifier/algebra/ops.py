@@ -1795,6 +1795,7 @@ def _lift_dice(a: object, b: object) -> tuple[object, ...]:
 
 @declare(("L", "T", "C", "C?"), "tensor_impl.hpp:976-1069", "_local_tile", result=OFFSET_LAYOUT,
          records=("IX-2", "DIV", "CPL", "SLC"), basis=True, cpp=TENSOR, dsl=(RECORDED,), indices=(2,),
+         through="zipped_divide",
          example=("(M,N):(_1,M)", "<_128,_64>", "(1,1)"),
          docs=(("`local_tile(A, T, c)`",
                 "CuTe's `inner_partition` (tensor_impl.hpp:976-1044): `zipped_divide(A, T)` sliced at "
@@ -1819,7 +1820,7 @@ def local_tile(layout: Layout, tiler: Tiler, coord: Coord, proj: object = None) 
 
 
 @declare(("L", "L", "I", "C?"), "tensor_impl.hpp:1076-1111", "_local_partition", result=OFFSET_LAYOUT,
-         records=("IX", "DIV", "CPL", "SLC"), cpp=TENSOR, dsl=(RECORDED,), indices=(2,),
+         records=("IX", "DIV", "CPL", "SLC"), cpp=TENSOR, dsl=(RECORDED,), indices=(2,), through="zipped_divide",
          example=("(M,N):(_1,M)", "(_2,_2):(_1,_2)", "1"),
          docs=(("`local_partition(A, thr, i)`",
                 "CuTe's `outer_partition` by `product_each(shape(thr))` at `thr.get_flat_coord(i)` "

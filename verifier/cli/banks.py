@@ -24,16 +24,6 @@ if TYPE_CHECKING:
     from verifier.core.symbols import Symbols
 
 
-def add_options(p: argparse.ArgumentParser) -> None:
-    """The options of ``check conflict_free``."""
-    p.add_argument("--element-bits", type=int, default=None, metavar="B",
-                   help="conflict_free: the element width in bits (16 for half)")
-    p.add_argument("--access-bits", type=int, default=None, metavar="W",
-                   help="conflict_free: the bits each thread accesses (8, 16, 32, 64, 128; 128 for ldmatrix)")
-    p.add_argument("--offset", default=None, metavar="EXPR",
-                   help="conflict_free: a tile-coordinate offset added to every thread's coordinate (a stage)")
-
-
 def check_options(args: argparse.Namespace, symbols: Symbols) -> dict[str, Any]:
     """The options of ``check conflict_free`` from the command line (bad input: a one-line LayoutError)."""
     from verifier.engine.banks import AccessModel
@@ -134,4 +124,4 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     b.set_defaults(func=cmd_bank_conflicts)
 
 
-__all__ = ["add_options", "add_parser", "check_options", "cmd_bank_conflicts", "cmd_check_conflict_free"]
+__all__ = ["add_parser", "check_options", "cmd_bank_conflicts", "cmd_check_conflict_free"]

@@ -21,8 +21,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from verifier.algebra import ops as algebra
+from verifier.algebra.declare import LAYOUT
+from verifier.algebra.registry import REGISTRY
 from verifier.contracts.claim import _I, _J, Claim, _claim, _fact, _same_size
-from verifier.contracts.predication import predicated_copy_claims, vector_claims
 from verifier.core.basis import Value, as_coordinate, has_basis
 from verifier.core.basis import add as value_add
 from verifier.core.errors import CuteRejection, UndefinedBehavior
@@ -442,44 +443,24 @@ def _make_tma_box(element_bits: int, smem: object, gmem: Layout) -> list[Claim]:
                    size(walked), expected, walked(_I))]
 
 
-_PRODUCTS = ("logical_product", "zipped_product", "tiled_product", "flat_product")
-_DIVIDES = ("logical_divide", "zipped_divide", "tiled_divide", "flat_divide")
+def _complement_of(layout: Layout, cotarget: object = None) -> list[Claim]:
+    """complement's claims for its operands as CuTe takes them: the cotarget a shape, a layout (its shape) or
+    absent (``cosize(filter(L))``)."""
+    return _complement(layout, cosize(algebra.filter(layout)) if cotarget is None else
+                       (cotarget.shape if isinstance(cotarget, Layout) else cotarget))  # type: ignore[arg-type]
 
-BUILDERS: dict[str, Callable[..., list[Claim]]] = {
-    "composition": lambda a, b: _composition_tiled(a, b),
-    "complement": lambda layout, cotarget=None: _complement(
-        layout, cosize(algebra.filter(layout)) if cotarget is None else
-        (cotarget.shape if isinstance(cotarget, Layout) else cotarget)),
-    "right_inverse": _right_inverse,
-    "left_inverse": _left_inverse,
-    "coalesce": _coalesce,
-    **{op: _divide for op in _DIVIDES},
-    **{op: _product for op in _PRODUCTS},
-    # blocked/raked products are logical_product of the rank-padded layouts with the modes re-paired: the same
-    # indices, so the claims of that logical_product decide them.
-    "upcast": _upcast,
-    "downcast": _downcast,
-    "recast_layout": _recast_layout,
-    "tile_to_shape": _tile_to_shape,
-    "blocked_product": lambda a, b: _product(*_padded(a, b)),
-    "raked_product": lambda a, b: _product(*_padded(a, b)),
-    "filter": _filter,
-    "filter_zeros": _filter_zeros,
-    "nullspace": _nullspace,
-    "max_common_vector": _max_common_vector,
-    "max_common_layout": _max_common_layout,
-    "make_ordered_layout": _make_ordered_layout,
-    "make_layout_like": _make_layout_like,
-    "slice": _slice,
-    "slice_and_offset": _slice_and_offset,
-    "local_tile": _local_tile,
-    "local_partition": _local_partition,
-    # A partition is a slice of a zipped_divide: the view is right when the divide is (its claims), and the
-    # coordinate is inside the grid (IX-2 / IX-3, recorded by the algebra and decided as obligations).
-    "predicated_copy": predicated_copy_claims,
-    "vectorized_copy": vector_claims,
-    "make_tma_box": _make_tma_box,
-}
+
+def _padded_product(a: Layout, b: Layout) -> list[Claim]:
+    """blocked/raked products are logical_product of the rank-padded layouts with the modes re-paired: the same
+    indices, so the claims of that logical_product decide them."""
+    return _product(*_padded(a, b))
+
+
+def _builders() -> dict[str, Callable[..., list[Claim]]]:
+    """Each operation's claim builder, as its declaration names it (``algebra.declare``).  A partition is a slice of
+    a zipped_divide: the view is right when the divide is (its claims), and the coordinate is inside the grid
+    (IX-2 / IX-3, recorded by the algebra and decided as obligations)."""
+    return {name: row.claims() for name, row in REGISTRY.items()}
 
 
 def _padded(a: Layout, b: Layout) -> tuple[Layout, Layout]:
@@ -499,8 +480,9 @@ def _composition_tiled(a: Layout, b: object) -> list[Claim]:
 
 
 # Operations whose claims are stated for swizzled (composed) operands too: their contracts compare values of the
-# functions, which a symbolic swizzle gives bit by bit (swizzle.py), so the engine decides them on symbols.
-SWIZZLED_CLAIMS = frozenset({"composition", "right_inverse", "left_inverse"})
+# functions, which a symbolic swizzle gives bit by bit (swizzle.py), so the engine decides them on symbols: those
+# declared to take swizzled operands whose result is a layout (``algebra.declare``).
+SWIZZLED_CLAIMS = frozenset(n for n, r in REGISTRY.items() if r.swizzled and r.result == LAYOUT)
 
 
 def _evaluable(f: object) -> bool:
@@ -666,6 +648,9 @@ def _truth(b: Bool, values: Mapping[str, int]) -> bool:
         return bool(b.value)
     return bool(b.evaluate(values))
 
+
+# Read at the end of the module: a declaration names its builder here, which must exist by then.
+BUILDERS: dict[str, Callable[..., list[Claim]]] = _builders()
 
 __all__ = ["BUILDERS", "Claim", "Replay", "TooLarge", "build", "evaluate", "first_failure", "has_postcondition",
            "replay", "substitute_operand"]

@@ -545,7 +545,9 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
     assumptions = symbols.described()
-    undecided = check_domain(op, args, symbols)
+    row = registry.REGISTRY.get(op)
+    positions = () if row is None else tuple(row.template + k for k in row.coordinates)
+    undecided = check_domain(op, args, symbols, positions=positions)
     if undecided is not None:
         return Verdict(op, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
     with under(symbols):  # CuTe's integer types: the symbols' widths, their ranges bound the intermediates
@@ -644,7 +646,13 @@ def _overflow_first(outcome: registry.Outcome, cex: Counterexample, reason: str 
 
 def shown_result(result: object, symbols: Symbols) -> str:
     """The result as printed: each symbolic leaf simplified under the assumptions (``M+1-1`` is ``M``, and
-    ``min(M,128)`` is 128 when ``M >= 128`` is assumed) where that is shorter; static/dynamic flags are kept."""
+    ``min(M,128)`` is 128 when ``M >= 128`` is assumed) where that is shorter; static/dynamic flags are kept.  A
+    pair (``declare.PAIR``, a tiler and a layout) is each of its parts as printed, in CuTe notation."""
+    if type(result) is tuple:
+        from verifier.core.int_tuple import format_tuple
+
+        return "(" + ", ".join(format_tuple(x) if type(x) is tuple else shown_result(x, symbols)
+                               for x in result) + ")"
     if result is None or not any(True for _ in symbols):  # nothing symbolic to simplify (and z3 stays unloaded)
         return str(result)
     from verifier.core.int_tuple import transform_leaf

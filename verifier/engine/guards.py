@@ -307,19 +307,15 @@ def _upper_bounds(symbols: Symbols) -> dict[str, int]:
 # The operands of a kernel operation that are positions in the grid, not sizes of the problem: a tile coordinate
 # (blockIdx), a thread index (threadIdx).  A guard is what ``can_implement`` checks of the problem, so it constrains
 # none of the symbols found only there (``t % 64 == 0`` would "prove" a copy aligned by idling threads).
-INDEX_OPERANDS: dict[str, tuple[int, ...]] = {
-    "local_tile": (2,),
-    "local_partition": (2,),
-    "predicated_copy": (2, 5),
-    "vectorized_copy": (2, 5),
-}
+# (The declaration of each operation says which operands are indices: ``Operation.indices``.)
 
 
 def guard_symbols(op: str, args: Sequence[object], names: list[str]) -> list[str]:
-    """The symbols a guard of ``op(*args)`` may constrain: for a kernel operation (``INDEX_OPERANDS``), those of
-    its other operands; otherwise every one of ``names``."""
-    index = INDEX_OPERANDS.get(op)
-    if index is None:
+    """The symbols a guard of ``op(*args)`` may constrain: for a kernel operation (one with index operands,
+    ``Operation.indices``), those of its other operands; otherwise every one of ``names``."""
+    row = registry.REGISTRY.get(op)
+    index = () if row is None else row.indices
+    if not index:
         return names
     sizes = set().union(*(_operand_symbols(a) for k, a in enumerate(args) if k not in index))
     return [n for n in names if n in sizes]

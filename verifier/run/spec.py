@@ -55,6 +55,7 @@ from verifier.core.errors import LayoutError, did_you_mean
 from verifier.core.semantics import SEMANTICS
 from verifier.core.symbols import DeclarationError, Symbol, Symbols, declaration
 from verifier.engine.problem import Admits, Operation, Property, decide, register
+from verifier.engine.property import Option
 from verifier.engine.verdicts import REFUTED, Policy, Verdict
 from verifier.notation.cpp import parse_relation
 from verifier.run import problems
@@ -72,8 +73,22 @@ OP_VERDICTS = ("valid", "invalid", "unknown")
 PROPERTY_VERDICTS = ("proved", "refuted", "unknown")
 _TOP_KEYS = ("include", "rlimit", "timeout", "strict", "semantics", "symbols", "assume", "objects", "check")
 _SYMBOL_KEYS = ("min", "max", "multiple_of", "bits")
-_CHECK_KEYS = ("name", "op", "property", "args", "expect", "rlimit", "timeout", "assume", "params", "extended",
-               "bits", "element_bits", "access_bits", "offset", "ignore", "description", "semantics", "cpp")
+
+
+@functools.cache
+def _options() -> tuple[tuple[str, Option], ...]:
+    """Each property's options with the property, from their declarations (``engine.property``)."""
+    from verifier.engine.checks import PROPERTIES  # noqa: F401 - declares them
+    from verifier.engine.property import DECLARED
+
+    return tuple((p.name, o) for p in DECLARED.values() for o in p.options)
+
+
+@functools.cache
+def _check_keys() -> tuple[str, ...]:
+    """The keys a check may have."""
+    return ("name", "op", "property", "args", "expect", "rlimit", "timeout", "assume", "params",
+            *(o.name for _, o in _options()), "ignore", "description", "semantics", "cpp")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
@@ -664,11 +679,12 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
            symbols: tuple[Symbol, ...], relations: tuple[str, ...]) -> tuple[Check, Admission | None]:
     from verifier.algebra.registry import OPERATIONS
     from verifier.engine.checks import PROPERTIES
+    from verifier.engine.property import DECLARED
 
     for k in raw:
-        if k not in _CHECK_KEYS:
-            raise f.error((*key, k), f"unknown key {k!r}{did_you_mean(k, _CHECK_KEYS)}; a check has "
-                                          f"{', '.join(_CHECK_KEYS)}")
+        if k not in _check_keys():
+            raise f.error((*key, k), f"unknown key {k!r}{did_you_mean(k, _check_keys())}; a check has "
+                                          f"{', '.join(_check_keys())}")
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
         raise f.error((*key, "name") if "name" in raw else key, "every check needs a name (a non-empty string)")
@@ -701,23 +717,14 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
     for p, v in params.items():
         _integer(f, (*key, "params", p), v)
     options: list[tuple[str, object]] = []
-    if "extended" in raw:
-        if op != "equivalent" or not isinstance(raw["extended"], bool):
-            raise f.error((*key, "extended"), "extended = true|false belongs to property = \"equivalent\" only")
-        options.append(("extended", raw["extended"]))
-    if "bits" in raw:
-        if op != "no_overflow" or raw["bits"] not in (32, 64):
-            raise f.error((*key, "bits"), "bits = 32|64 belongs to property = \"no_overflow\" only")
-        options.append(("bits", raw["bits"]))
-    for opt in ("element_bits", "access_bits", "offset"):  # property = "conflict_free" (banks.py)
-        if opt in raw:
-            ok = isinstance(raw[opt], str) if opt == "offset" else isinstance(raw[opt], int)
-            form = '"EXPR"' if opt == "offset" else "N"
-            if op != "conflict_free" or not ok:
-                raise f.error((*key, opt), f'{opt} = {form} belongs to property = "conflict_free" only')
-            options.append((opt, raw[opt]))
-    if op == "conflict_free" and not {"element_bits", "access_bits"} <= set(raw):
-        raise f.error(key, 'property = "conflict_free" needs element_bits and access_bits')
+    for owner, o in _options():  # each property's options, as its declaration states them (engine.property)
+        if o.name in raw:
+            if op != owner or not o.admits(raw[o.name]):
+                raise f.error((*key, o.name), f'{o.name} = {o.form} belongs to property = "{owner}" only')
+            options.append((o.name, raw[o.name]))
+    needed = [o.name for o in DECLARED[op].options if o.required] if is_property else []
+    if needed and not set(needed) <= set(raw):
+        raise f.error(key, f'property = "{op}" needs {" and ".join(needed)}')
     description = raw.get("description")
     if description is not None and not isinstance(description, str):
         raise f.error((*key, "description"), "must be a string")
@@ -746,7 +753,7 @@ def _cpp_check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], nam
     (``oracle/cpp.py``); its verdict is valid only when every finding is."""
     from verifier.run import cpp
 
-    for k in ("op", "property", "params", "extended", "bits", "element_bits", "access_bits", "offset", "semantics"):
+    for k in ("op", "property", "params", *(o.name for _, o in _options()), "semantics"):
         if k in raw:
             raise f.error((*key, k), f"{k} does not belong to a cpp check (its function states what it checks)")
     target = raw["cpp"]

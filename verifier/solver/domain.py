@@ -16,7 +16,7 @@ domain shown to be non-empty.  A value found by the solver is checked by concret
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import leaves
@@ -29,12 +29,6 @@ from verifier.solver.solve import settle_memory
 # Nominal seconds, spent as Z3 resource units (budget.py) so that the answer does not depend on the machine's load;
 # these are small problems (a handful of relations over a handful of symbols).
 BUDGET = 2.0
-# Operands that are coordinates, not shapes: (operation, argument index).
-_COORDINATES = {("slice", 0), ("slice_and_offset", 0), ("local_tile", 2), ("local_partition", 2),
-                # projections (Step<_1,X,_1>) and the operands of predicated_copy that are coordinates
-                ("local_tile", 3), ("local_partition", 3), ("predicated_copy", 2), ("predicated_copy", 3),
-                ("predicated_copy", 5), ("predicated_copy", 7), ("vectorized_copy", 2), ("vectorized_copy", 3),
-                ("vectorized_copy", 5)}
 
 
 class VacuousAssumptions(LayoutError):
@@ -124,9 +118,9 @@ def admitted_value(symbols: Symbols, budget: float = BUDGET) -> tuple[dict[str, 
     return None, f"could not show that the assumptions admit a value: the solver gave up ({s.reason_unknown()})"
 
 
-def _shape_leaves(op: str, args: Sequence[object]) -> Iterator[tuple[int, Int]]:
+def _shape_leaves(args: Sequence[object], positions: Collection[int]) -> Iterator[tuple[int, Int]]:
     for k, a in enumerate(args):
-        if (op, k) in _COORDINATES:
+        if k in positions:
             continue
         yield from ((k, x) for x in _shapes(a))
 
@@ -148,15 +142,16 @@ def _shapes(a: object) -> Iterator[Int]:
 
 
 def check_domain(op: str, args: Sequence[object], symbols: Symbols, budget: float = BUDGET,
-                 shapes: bool = True) -> str | None:
+                 shapes: bool = True, positions: Collection[int] = ()) -> str | None:
     """Raise ``LayoutError`` when the assumptions admit no value or an operand's extent can be negative; return
-    the reason when that could not be decided within ``budget`` seconds, else None."""
+    the reason when that could not be decided within ``budget`` seconds, else None.  ``positions``: the operands
+    that are coordinates or indices, not extents (an operation's declaration says which, ``algebra.declare``)."""
     _, why = admitted_value(symbols, budget)
     if why is not None:
         return why
     if not shapes:
         return None
-    leaves_ = [(k, leaf) for k, leaf in _shape_leaves(op, args) if not leaf.concrete]
+    leaves_ = [(k, leaf) for k, leaf in _shape_leaves(args, positions) if not leaf.concrete]
     if not leaves_:
         return None  # the parser rejects a non-positive literal extent
     import z3

@@ -28,7 +28,17 @@ from verifier.core import integers as _integers
 from verifier.core import obligations as _obligations
 from verifier.core import semantics as _semantics
 from verifier.core import swizzle as _swizzle
-from verifier.core.basis import ScaledBasis, _coordinate, basis_get, coprofile, has_basis, stride_eq, stride_mul
+from verifier.core.basis import (
+    ScaledBasis,
+    _coordinate,
+    as_coordinate,
+    basis_get,
+    coprofile,
+    has_basis,
+    stride_eq,
+    stride_mul,
+)
+from verifier.core.claim import _I, Claim, _claim, _same_size, holds_everywhere
 from verifier.core.codomain import same_values
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import (
@@ -50,6 +60,7 @@ from verifier.core.integers import (
     IDLE,
     Bool,
     Const,
+    D,
     Int,
     S,
     abs_,
@@ -511,22 +522,37 @@ def _exact_rules(a: Layout, b: Layout) -> None:
                "layout.hpp:1036-1039", NEVER, Bool(Const(no_carry), False))
 
 
+def composition_claims(r: Layout, a: Layout, b: Layout) -> list[Claim]:
+    """composition's contract (layout.hpp:1022): ``size(R) == size(B)`` and ``R(i) == A(B(i))`` for every
+    ``i < size(B)``; B's scaled-basis values are coordinates of A (none beyond A's profile).  The engine decides it
+    on symbols (``contracts.claims``); on concrete operands the algorithm decides the same claims itself."""
+    extra = None
+    if has_basis(b.stride):  # B's values are coordinates of A, with no component beyond A's profile
+        coord, beyond = as_coordinate(b(_I), a.shape)
+        expected = a(coord)
+        extra = and_(*(eq(x, D(0)) for x in beyond))
+    else:
+        expected = a(b(_I))
+    return [
+        _same_size("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022",
+                   size(b), size(r)),
+        _claim("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
+               "layout.hpp:1022", size(b), expected, r(_I), extra),
+    ]
+
+
 @_not_cute
 def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
-    """The contract of composition (layout.hpp:1022): ``size(R) == size(B)`` and ``R(i) == A(B(i))``."""
+    """composition's contract on concrete operands, for a Recorder: its claims (``composition_claims``), each at
+    every ``i``.  A has a 0 extent before its last mode (a complement of an overlapping layout, which the DSL does
+    not refuse): A(B(i)) is itself a division by zero, so the contract fails; the composition computed its result
+    without evaluating A (a stride-0 B, layout.hpp:1045), and so does CuTe."""
     if not recording():  # every obligation below is recorded only for a Recorder: skip building them
         return
     record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
            eq(size(r), size(b)), CLAUSE)
     if enumerating() and a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
-        n = int(size(b))
-        try:
-            ok = int(size(r)) == n and all(int(r(i)) == int(a(int(b(i)))) for i in range(n))
-        except UndefinedBehavior:
-            # A has a 0 extent before its last mode (a complement of an overlapping layout, which the DSL does not
-            # refuse): A(B(i)) is itself a division by zero, so the contract fails; the composition computed its
-            # result without evaluating A (a stride-0 B, layout.hpp:1045), and so does CuTe.
-            ok = False
+        ok = holds_everywhere(composition_claims(r, a, b))
         record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
                "layout.hpp:1022", NEVER, Bool(Const(ok), False), POSTCONDITION)
         _exact_rules(a, b)

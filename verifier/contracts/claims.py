@@ -15,7 +15,6 @@ postcondition here are decided on the obligations the algebra records.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -24,8 +23,9 @@ from typing import TYPE_CHECKING
 from verifier.algebra import ops as algebra
 from verifier.contracts.claim import _I, _J, Claim, _claim, _fact, _same_size
 from verifier.contracts.predication import predicated_copy_claims, vector_claims
-from verifier.core.basis import Value, as_coordinate, has_basis
+from verifier.core.basis import Value, has_basis
 from verifier.core.basis import add as value_add
+from verifier.core.claim import TooLarge, _truth, first_failure
 from verifier.core.errors import CuteRejection, UndefinedBehavior
 from verifier.core.int_tuple import IntTuple, crd2crd, crd2idx, idx2crd, leaves, product, product_each
 from verifier.core.integers import Bool, Const, D, Int, Op, S, and_, eq, ge, le, lt, ne, or_, substitute
@@ -39,20 +39,8 @@ if TYPE_CHECKING:
 # -- per operation ---------------------------------------------------------------------------------------------
 
 
-def _composition(r: Layout, a: Layout, b: Layout) -> list[Claim]:
-    extra = None
-    if has_basis(b.stride):  # B's values are coordinates of A, with no component beyond A's profile
-        coord, beyond = as_coordinate(b(_I), a.shape)
-        expected = a(coord)
-        extra = and_(*(eq(x, D(0)) for x in beyond))
-    else:
-        expected = a(b(_I))
-    return [
-        _same_size("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022",
-                   size(b), size(r)),
-        _claim("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
-               "layout.hpp:1022", size(b), expected, r(_I), extra),
-    ]
+# composition's contract sits beside its algorithm (algebra/ops.py), which decides it on concrete values.
+_composition = algebra.composition_claims
 
 
 def _complement(r: Layout, layout: Layout, cotarget: IntTuple) -> list[Claim]:
@@ -614,27 +602,6 @@ def replay(op: str, args: Sequence[object], index: int, values: Mapping[str, int
         return Replay(False)
 
 
-class TooLarge(Exception):
-    """Enumerating the witnesses of a concrete claim would take more than the limit."""
-
-
-def first_failure(c: Claim, limit: int = 1 << 16) -> dict[str, int] | None:
-    """For a concrete claim, the first witness assignment where it fails, or None when it holds everywhere."""
-    if any(not (lo.concrete and hi.concrete) for _, lo, hi in c.ranges):
-        return _first_failure_nested(c, limit)  # a range over an earlier witness (#i < #j < size)
-    bounds = [(name, int(lo), int(hi)) for name, lo, hi in c.ranges]
-    count = 1
-    for _, lo, hi in bounds:
-        count *= max(0, hi - lo)
-    if count > limit:
-        raise TooLarge(f"{c.id}: {count} witness values to enumerate, more than {limit}")
-    for point in itertools.product(*(range(lo, hi) for _, lo, hi in bounds)):
-        w = dict(zip((name for name, _, _ in bounds), point))
-        if not _truth(c.holds, w):
-            return w
-    return None
-
-
 def evaluate(op: str, args: Sequence[object], limit: int = 1 << 14, result: object = None) -> list[tuple[Claim, str]]:
     """The contract of ``op(*args)`` on concrete operands (``result``: what it returned, computed here if None),
     each claim evaluated at every witness value: ``holds``, ``fails`` (undefined behaviour in evaluating it
@@ -650,31 +617,6 @@ def evaluate(op: str, args: Sequence[object], limit: int = 1 << 14, result: obje
             status = "fails"
         out.append((c, status))
     return out
-
-
-def _first_failure_nested(c: Claim, limit: int) -> dict[str, int] | None:
-    seen = [0]
-
-    def walk(k: int, env: dict[str, int]) -> dict[str, int] | None:
-        if k == len(c.ranges):
-            seen[0] += 1
-            if seen[0] > limit:
-                raise TooLarge(f"{c.id}: more than {limit} witness values to enumerate")
-            return None if _truth(c.holds, env) else env
-        name, lo, hi = c.ranges[k]
-        for x in range(int(lo.evaluate(env)), int(hi.evaluate(env))):
-            found = walk(k + 1, {**env, name: x})
-            if found is not None:
-                return found
-        return None
-
-    return walk(0, {})
-
-
-def _truth(b: Bool, values: Mapping[str, int]) -> bool:
-    if b.value is not None:
-        return bool(b.value)
-    return bool(b.evaluate(values))
 
 
 __all__ = ["BUILDERS", "Claim", "Replay", "TooLarge", "build", "evaluate", "first_failure", "has_postcondition",

@@ -38,7 +38,7 @@ from verifier.core.basis import (
     stride_eq,
     stride_mul,
 )
-from verifier.core.claim import _I, Claim, _claim, _same_size, holds_everywhere
+from verifier.core.claim import _I, Claim, _claim, _same_size, first_failure, holds_everywhere
 from verifier.core.codomain import same_values
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import (
@@ -1378,35 +1378,39 @@ def _recast_postcondition(id: str, n: int, wide: Layout, narrow: Layout) -> Layo
     return result
 
 
+def tile_to_shape_claims(r: Layout, block: Layout, target: object, order: object = "LayoutLeft") -> list[Claim]:
+    """tile_to_shape's contract (layout.hpp:1764-1773): mode k of the result is (block mode k, tile count); it has
+    the target's extent (TTS-SIZE) and is block mode k repeated, ``R_k(i) == block_k(i % b) + R_k(i - i % b)`` with
+    ``b = size(block_k)`` (TTS-POST).  Together over the modes this is ``R(x,y) == block(x) + R(0,y)``: fix every
+    other mode at 0 to see it is also necessary.  The engine decides it on symbols; on concrete operands the
+    algorithm decides the same claims itself (``_tile_to_shape_postcondition``)."""
+    trg = target.shape if isinstance(target, Layout) else target
+    extents = product_each(trg)  # type: ignore[arg-type]
+    extents = extents if type(extents) is tuple else (extents,)
+    modes = _modes(r)
+    padded = _modes(_append_to(block, len(modes)))
+    out: list[Claim] = []
+    src = "layout.hpp:1764-1773"
+    for k, (rk, bk, t) in enumerate(zip(modes, padded, extents)):
+        b = size(bk)
+        out += [_same_size("TTS-SIZE", f"mode {k} of the result has the target's extent", src, t, size(rk)),  # type: ignore[arg-type]  # t: an Int
+                _claim("TTS-POST", f"mode {k} of the result is block mode {k} repeated", src, size(rk),
+                       bk(_I % b) + rk((_I / b) * b), rk(_I))]
+    return out
+
+
 @_not_cute
 def _tile_to_shape_postcondition(block: Layout, target: IntTuple, r: Layout) -> Layout:
-    """TTS-POST: R has the target's mode sizes (``compatible(trg_shape, result)``, layout.hpp:1773) and is the
-    block repeated: R((x, y)) == block(x) + R((0, y)) for every block coordinate x and tile coordinate y."""
+    """TTS-POST on concrete values: R has the target's mode sizes (``compatible(trg_shape, result)``,
+    layout.hpp:1773; the TTS-SIZE claims) and, where it is small enough to enumerate, is the block repeated (the
+    TTS-POST claims of ``tile_to_shape_claims``)."""
     if not enumerating() or not (block.concrete and r.concrete and all(x.concrete for x in leaves(target))):
         return r
-    modes = _modes(r)
-    ok = len(modes) == len(target) and all(  # type: ignore[arg-type]  # target: a tuple here
-        int(size(m)) == int(t) for m, t in zip(modes, target))  # type: ignore[arg-type]  # target: a tuple here
+    claims = tile_to_shape_claims(r, block, target)
+    ok = len(_modes(r)) == len(target) and all(  # type: ignore[arg-type]  # target: a tuple here
+        first_failure(c) is None for c in claims if c.id == "TTS-SIZE")
     if ok and _enumerable(r):
-        bs = [int(size(m.shape[0])) for m in modes]  # type: ignore[index]
-        ps = [int(size(m.shape[1])) for m in modes]  # type: ignore[index]
-
-        def coords(extents: list[int]) -> list[tuple[int, ...]]:
-            out: list[tuple[int, ...]] = [()]
-            for e in extents:
-                out = [(*c, k) for k in range(e) for c in out]
-            return out
-
-        for y in coords(ps):
-            origin = int(r(tuple((S(0), S(k)) for k in y)))
-            for x in coords(bs):
-                bx = tuple(S(i) for i in x)
-                expect = int(block(bx if type(block.shape) is tuple else bx[0])) + origin
-                if int(r(tuple((S(i), S(k)) for i, k in zip(x, y)))) != expect:
-                    ok = False
-                    break
-            if not ok:
-                break
+        ok = all(first_failure(c) is None for c in claims if c.id == "TTS-POST")
     record("TTS-POST", "the result has the target's mode sizes and is the block repeated: R(x,y) == block(x) + "
            "R(0,y)", "layout.hpp:1764-1773", NEVER, _post(ok), POSTCONDITION)
     return r

@@ -210,23 +210,8 @@ def _recast_layout(r: Layout, old: int, new: int, layout: Layout) -> list[Claim]
     return []
 
 
-def _tile_to_shape(r: Layout, block: Layout, target: object, order: object = "LayoutLeft") -> list[Claim]:
-    """Mode k of the result is (block mode k, tile count): it has the target's extent and is block mode k repeated,
-    ``R_k(i) == block_k(i % b) + R_k(i - i % b)`` with ``b = size(block_k)``.  Together over the modes this is the
-    algebra's TTS-POST (``R(x,y) == block(x) + R(0,y)``): fix every other mode at 0 to see it is also necessary."""
-    trg = target.shape if isinstance(target, Layout) else target
-    extents = product_each(trg)  # type: ignore[arg-type]
-    extents = extents if type(extents) is tuple else (extents,)
-    modes = algebra._modes(r)
-    padded = algebra._modes(algebra._append_to(block, len(modes)))
-    out: list[Claim] = []
-    src = "layout.hpp:1764-1773"
-    for k, (rk, bk, t) in enumerate(zip(modes, padded, extents)):
-        b = size(bk)
-        out += [_same_size("TTS-SIZE", f"mode {k} of the result has the target's extent", src, t, size(rk)),  # type: ignore[arg-type]  # t: an Int
-                _claim("TTS-POST", f"mode {k} of the result is block mode {k} repeated", src, size(rk),
-                       bk(_I % b) + rk((_I / b) * b), rk(_I))]
-    return out
+# tile_to_shape's contract sits beside its algorithm (algebra/ops.py), which decides it on concrete values.
+_tile_to_shape = algebra.tile_to_shape_claims
 
 
 def _filter(r: Layout, layout: Layout, profile: IntTuple | None = None) -> list[Claim]:

@@ -27,14 +27,19 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-PARTS = ("parametric", "cutlass", "registry", "specs")
+PARTS = ("parametric", "cutlass", "registry", "specs", "proofs")
 # Fields of a verdict's JSON that say what was decided; the rest (descriptions, sources) cannot change with speed.
 COMPARED = ("verdict", "result", "reason", "counterexample", "condition", "condition_is_necessary",
             "necessity_witness", "condition_covers", "guard_note", "warnings")
 
 
 def _verdict_json(v: object) -> dict[str, object]:
+    from verifier.present.report import to_text
+
     out: dict[str, object] = v.to_json()  # type: ignore[attr-defined]
+    # What a user reads, default and verbose: a restructuring must leave every printed line as it was (issue 27).
+    out["printed"] = to_text(v)  # type: ignore[arg-type]
+    out["printed_verbose"] = to_text(v, verbose=True)  # type: ignore[arg-type]
     out["obligations"] = [{k: o[k] for k in ("id", "status", "counterexample", "reason")}
                           for o in out["obligations"]]  # type: ignore[attr-defined]
     return out
@@ -70,16 +75,21 @@ def _registry() -> Iterator[tuple[str, Callable[[], dict[str, object]]]]:
 
     from verifier.cli.app import main, operation_examples
 
+    def run(argv: list[str]) -> tuple[int, str, str]:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = main(argv)
+        return rc, out.getvalue(), err.getvalue()
+
     for op, argv in sorted(operation_examples().items()):
         def one(argv: list[str] = argv) -> dict[str, object]:
-            out = io.StringIO()
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-                rc = main([*argv, "--json"])
+            rc, out, _ = run([*argv, "--json"])
+            _, printed, printed_err = run(argv)
             try:
-                v = json.loads(out.getvalue())
+                v = json.loads(out)
             except json.JSONDecodeError:
-                return {"rc": rc, "output": out.getvalue()[-400:]}
-            return {"rc": rc, **{k: v.get(k) for k in COMPARED},
+                return {"rc": rc, "output": out[-400:], "printed": printed, "printed_stderr": printed_err}
+            return {"rc": rc, "printed": printed, "printed_stderr": printed_err, **{k: v.get(k) for k in COMPARED},
                     "obligations": [{k: o.get(k) for k in ("id", "status", "counterexample", "reason")}
                                     for o in v.get("obligations", [])]}
         yield f"registry/{op}", one
@@ -116,12 +126,23 @@ def _specs(folder: Path) -> Iterator[tuple[str, Callable[[], dict[str, object]]]
             yield f"spec/{where}:{c.name}", one
 
 
+def _proofs() -> Iterator[tuple[str, Callable[[], dict[str, object]]]]:
+    from verifier.run.theorems import load
+
+    for t in load([ROOT / "proofs"]):
+        def one(t: object = t) -> dict[str, object]:
+            r = t.run()  # type: ignore[attr-defined]
+            out = {k: v for k, v in r.to_json().items() if k != "seconds"}
+            return {**out, "detail": _verdict_json(r.detail)}
+        yield f"proof/{t.family}/{t.name}", one  # type: ignore[attr-defined]
+
+
 def record(parts: list[str], progress: bool = True) -> dict[str, dict[str, object]]:
     out: dict[str, dict[str, object]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         sources: dict[str, Callable[[], Iterator[tuple[str, Callable[[], dict[str, object]]]]]] = {
             "parametric": _parametric, "cutlass": _cutlass, "registry": _registry,
-            "specs": lambda: _specs(Path(tmp))}
+            "specs": lambda: _specs(Path(tmp)), "proofs": _proofs}
         for part in parts:
             for key, fn in sources[part]():
                 t0 = time.perf_counter()

@@ -36,6 +36,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+from tests.support import tiers
 from verifier.oracle import cute_cpp
 
 # Hypothesis's default deadline (200 ms an example) is wall-clock time: on a loaded machine a correct example fails
@@ -116,9 +117,14 @@ class _PatchOnImport(importlib.abc.MetaPathFinder):
         return spec
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m reads the marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The ``long`` variants run only when asked for by name (``-m long``, or a -m expression that names it): the
-    default run, the one the README gives, stays bounded."""
+    """Marks the fast tier (``-m fast``, tests/support/tiers.py).  The ``long`` variants run only when asked for by
+    name (``-m long``, or a -m expression that names it): the default run, the one the README gives, stays bounded."""
+    durations = tiers.recorded()
+    for item in items:
+        if tiers.is_fast(item, durations):
+            item.add_marker(pytest.mark.fast)
     if "long" in (config.getoption("markexpr") or ""):
         return
     kept = [item for item in items if item.get_closest_marker("long") is None]

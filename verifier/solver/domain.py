@@ -24,6 +24,7 @@ from verifier.core.integers import Int, format_expr
 from verifier.core.layouts import Layout, Tile
 from verifier.core.symbols import Symbols
 from verifier.solver.budget import UNITS_PER_SECOND, hang_guard
+from verifier.solver.solve import settle_memory
 
 # Nominal seconds, spent as Z3 resource units (budget.py) so that the answer does not depend on the machine's load;
 # these are small problems (a handful of relations over a handful of symbols).
@@ -107,6 +108,7 @@ def admitted_value(symbols: Symbols, budget: float = BUDGET) -> tuple[dict[str, 
             s.assert_and_track(enc.relation(rel), flag)
     except Unencodable as exc:
         return None, f"cannot encode the assumptions: {exc}"
+    settle_memory(enc.ctx)
     r = s.check()
     if r == z3.unsat:
         core = [tracked[c.get_id()] for c in s.unsat_core() if c.get_id() in tracked]
@@ -178,6 +180,7 @@ def check_domain(op: str, args: Sequence[object], symbols: Symbols, budget: floa
             s.push()
             s.add(enc.term(leaf) < 0)
             s.add(*(enc.term(d) != 0 for d in enc.divisors))
+            settle_memory(enc.ctx)
             r = s.check()
             if r == z3.sat:
                 values = enc.model_values(s.model(), {sym.name for sym in symbols})

@@ -25,6 +25,24 @@ if TYPE_CHECKING:
 PORTFOLIO_MIN = UNITS_PER_SECOND
 
 
+# Z3's strategies read the process's whole Z3 allocation (the "memory" probe: QF_BV's skips its bit-level
+# simplification past 300 MB, QF_NRA's picks a solver by it), so an answer could depend on what the process did
+# before (a verdict flipped from proved to unknown in a long test process).  Most of that allocation is dead
+# contexts held by Python reference cycles: above this many megabytes they are collected before a check, so the
+# probe reads about what a fresh process's would.
+MEMORY_MB = 64
+
+
+def settle_memory(ctx: z3.Context) -> None:
+    """Collects dead Z3 contexts when the process's Z3 allocation exceeds ``MEMORY_MB``, before a solver check."""
+    import gc
+
+    import z3
+
+    if z3.Probe("memory", ctx)(z3.Goal(ctx=ctx)) > MEMORY_MB:
+        gc.collect()
+
+
 def check_sat(s: z3.Solver, seconds: float, rlimit: int | None = None) -> z3.CheckSatResult:
     """``s.check()`` within ``rlimit`` Z3 resource units (if given) and the wall-clock safety net of ``seconds``.
     Z3 would catch Ctrl-C itself and answer unknown, which turned an interrupt into an ``unknown`` verdict and let
@@ -34,6 +52,7 @@ def check_sat(s: z3.Solver, seconds: float, rlimit: int | None = None) -> z3.Che
     s.set("timeout", max(1, int(seconds * 1000)))
     if rlimit is not None:
         s.set("rlimit", max(1, int(rlimit)))
+    settle_memory(s.ctx)
     r = s.check()
     if r == z3.unknown and (interrupted() or s.reason_unknown() == "interrupted from keyboard"):
         raise KeyboardInterrupt

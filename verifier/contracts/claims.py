@@ -3,10 +3,16 @@
 A ``Claim`` (``contracts.claim``) is one universally quantified statement over the symbols and witnesses.  The
 engine refutes a claim by finding an assignment where it fails and proves it by showing no such assignment exists.
 
-Claims are built by ordinary calls of the algebra on the operation's operands, with the witnesses as symbolic
-integers, so the same code serves both uses: with symbolic operands it gives the formula the engine encodes; with
-the operands and witnesses replaced by concrete values it gives the concrete verdict used to *replay* every
-counterexample (``replay``), which is how a refutation is confirmed before it is reported.
+A builder takes the operation's result and its operands (``build(op, args, result)``: the engine has the result
+from ``algebra.registry.apply``) and states what the result must satisfy, with the witnesses as symbolic integers;
+it does not run the operation again.  It calls the algebra only for what the statement itself is made of (the
+complement in ``Z = (T, complement(T))``, ``filter_zeros``, a slice's offset), and, for the rearranged divides and
+products (zipped, tiled, flat, blocked, raked), for the logical form whose modes their result holds.  The same
+code serves both uses: with symbolic operands it gives the formula the engine encodes; on concrete operands, with
+the operation run on them (``result_of``), it gives the concrete verdict used to *replay* every counterexample
+(``replay``), which is how a refutation is confirmed before it is reported.  Where a contract sits beside its
+algorithm (``algebra.ops.composition_claims``, ``tile_to_shape_claims``), the algorithm evaluates the same claims on
+concrete operands (``core.claim.holds_everywhere``) for its recorded postcondition.
 
 The postconditions are those of ``docs/semantics.md``: composition ``R(i) == A(B(i))``; complement's contract;
 the inverses; divide and product through their definitions; coalesce's ``R(i) == L(i)``.  Operations without a

@@ -508,7 +508,7 @@ def items_for(op: str, args: Sequence[object], outcome: registry.Outcome, symbol
     (with the symbols' widths) that the result evaluates without overflow where the operands do."""
     if _composed_slice(op, args):  # its contract is SLICE-POST, which the algebra records (algebra/composed_slice.py)
         return _obligation_items(op, args, outcome, have_claims=False)
-    built = claims.build(op, args)
+    built = claims.build(op, args, outcome.result)
     exact = bool(built) and all(c.exact for c in built)
     return _claim_items(op, args, built) + _obligation_items(op, args, outcome, bool(built), exact) + \
         _result_items(args, outcome, symbols)
@@ -590,7 +590,7 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
         items = items_for(op, args, outcome)
         symbolic_post = True
     elif any(_unmodelled(a, op) for a in args) and not all(_concrete(a) for a in args):
-        built = claims.swizzled_claims(op, args)
+        built = claims.swizzled_claims(op, args, outcome.result)
         if built is None:
             return Verdict(op, inputs, UNKNOWN, str(outcome.result), reason="the engine decides swizzled and "
                            "scaled-basis (E<i>) operands only on concrete values; these have symbols",
@@ -598,7 +598,8 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
         # The contract stated over the functions' values, a symbolic swizzle bit by bit (claims.SWIZZLED_CLAIMS).
         items = _claim_items(op, args, built) + _obligation_items(op, args, outcome, True, True)
         symbolic_post = True
-    elif op == "composition" and _bare_swizzle(args) and (built := claims.swizzled_claims(op, args)) is not None:
+    elif op == "composition" and _bare_swizzle(args) and \
+            (built := claims.swizzled_claims(op, args, outcome.result)) is not None:
         # A swizzle functor after a layout (a swizzle atom): the algebra records no postcondition for it, the
         # contract over the functions' values decides it (as for symbolic operands above).
         items = _claim_items(op, args, built) + _obligation_items(op, args, outcome, True, True)
@@ -872,7 +873,7 @@ def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: 
            if o.cute_checks == UB or (o.id in SELF_EVIDENT | CONTRACT and counts(o.id))):
         return False
     try:
-        built = [] if any(_unmodelled(a, op) for a in concrete) else claims.build(op, concrete)
+        built = [] if any(_unmodelled(a, op) for a in concrete) else claims.build(op, concrete, outcome.result)
         if not built:
             # The algebra's enumerated postconditions (swizzled and scaled-basis operands) include LI-3, the only
             # one stricter than CuTe's contract, which is not enumerated on its own: counted in both modes.

@@ -504,7 +504,7 @@ def _definitional_facts(op: str, args: Sequence[object], outcome: registry.Outco
     from verifier.engine.decide import _KEPT, _UNDEFINED, CONTRACT, _composed_slice
 
     # A composed slice's contract is its recorded SLICE-POST (items_for), not the plain slice's claims.
-    claim_ids = set() if _composed_slice(op, args) else {c.id for c in claims.build(op, args)}
+    claim_ids = set() if _composed_slice(op, args) else {c.id for c in claims.build(op, args, outcome.result)}
     out = []
     for item in items_for(op, args, outcome, symbols):
         if not item.deciding or item.ranges or item.id in claims.CONFIRM_BY_ORACLE:

@@ -268,12 +268,13 @@ def test_every_declaration_reads_its_severities_from_the_catalogue() -> None:
 
 # The addition of an operation and of a property, done on a copy of the tree: what each touches.
 
-_TV = '''def _make_layout_tv_claims(thr: Layout, val: Layout) -> list[Claim]:
-    """RI-POST of the raked product: its TV layout is a right inverse, mn(tv(i)) == i for i < size(thr)*size(val)."""
+_TV = '''def _make_layout_tv_claims(r: tuple[IntTuple, Layout], thr: Layout, val: Layout) -> list[Claim]:
+    """RI-POST of the raked product: the result's TV layout is a right inverse, mn(tv(i)) == i for
+    i < size(thr)*size(val)."""
     from verifier.core.claim import _claim
 
     mn = raked_product(thr, val)
-    tv = make_layout_tv(thr, val)[1]
+    tv = r[1]
     i = _integers.symbol("#i")
     return [_claim("RI-POST", "layout_mn(layout_tv(i)) == i", "copy_atom.hpp:499-503", size(tv), i, mn(tv(i)))]
 

@@ -31,7 +31,7 @@ from verifier.core.layouts import Layout, Tile
 from verifier.core.overflow import result_condition, under
 from verifier.core.semantics import using
 from verifier.core.symbols import Symbols
-from verifier.engine.decide import decide_operation, items_for, valid_at
+from verifier.engine.decide import decide_operation, items_for, same_operands, valid_at
 from verifier.engine.verdicts import PROVED, REFUTED, UNKNOWN, VALID, Guard, Policy
 from verifier.notation.cpp import show
 from verifier.solver.budget import UNITS_PER_SECOND, Budget
@@ -166,6 +166,12 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
     names = guard_symbols(op, args, every)
     if not names:
         return None, f"{op}: no problem size to guard (its symbols are tile coordinates and thread indices)"
+    with same_operands():
+        return _search(op, args, symbols, budget, policy, covers, every, names)
+
+
+def _search(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, policy: Policy,
+            covers: tuple[str, ...], every: list[str], names: list[str]) -> tuple[Guard | None, str | None]:
     hopeless = _hopeless(op, args, symbols, names, covers, budget)
     if hopeless is not None:
         return None, hopeless
@@ -201,10 +207,13 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
                 pass
             passed.add(key)  # weaker and stronger candidates often share their smallest point
         tried += 1
+        guarded = _with(symbols, atoms)
+        if _no_value(guarded):
+            continue  # decide_operation's domain check would raise VacuousAssumptions (a LayoutError): as below
         share = budget.part(max(budget.rlimit / 8, min(budget.left(), UNITS_PER_SECOND // 2)))
         try:
             with using("cpp"):  # as verify() decides a candidate: CuTe's C++ semantics
-                v = decide_operation(op, args, _with(symbols, atoms), share, policy, settle_early=True)
+                v = decide_operation(op, args, guarded, share, policy, settle_early=True)
         except LayoutError:
             continue  # the candidate excludes every admitted value: a guard that holds vacuously is none
         if v.verdict == VALID:
@@ -218,6 +227,13 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
     if budget.left() <= 0:
         return None, NO_GUARD_IN_TIME
     return None, NO_GUARD_IN_TIME if undecided else NO_GUARD
+
+
+def _no_value(symbols: Symbols) -> bool:
+    """Some symbol's range holds no multiple of its modulus (``X % 16384 == 0`` with ``X <= 8192``): the candidate
+    admits nothing, which the domain check would prove with the solver and a context of its own (issue 28: half the
+    candidates of examples/sgemm_sm80.cute.toml's slowest check)."""
+    return any(s.hi is not None and -(-s.lo // s.multiple_of) * s.multiple_of > s.hi for s in symbols)
 
 
 def overflow_conditions(op: str, args: Sequence[object], symbols: Symbols) -> list[Bool]:

@@ -28,6 +28,7 @@ from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import leaves
 from verifier.core.integers import TRUE, Bool, Int, and_, eq, ge, le, mod, not_, symbol
 from verifier.core.layouts import Layout, Tile
+from verifier.core.obligations import WARNING, severity
 from verifier.core.overflow import result_condition, under
 from verifier.core.semantics import using
 from verifier.core.symbols import Symbols
@@ -180,6 +181,7 @@ def _search(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, p
     # Upper bounds that keep CuTe's arithmetic inside its integer types (OVF-*) join every candidate; without
     # them the first candidate is no guard at all, which the caller has already decided.
     caps = overflow_caps(op, args, symbols, names)
+    leading = _leading_claims(op, args, policy.strict)
     known_bad: list[dict[str, int]] = []
     smallest: dict[tuple[str, str], int | None] = {}
     passed: set[tuple[tuple[str, int], ...] | None] = set()  # points the pretest found valid (or too large)
@@ -200,7 +202,8 @@ def _search(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, p
         if point is not None and key not in passed and _admitted(symbols, point):
             try:
                 # strict as the candidate is decided: a failing warning refutes it as surely as an error
-                if not valid_at(op, args, point, limit=PRETEST_LIMIT, strict=policy.strict):
+                if _fails_first(leading, point) or not valid_at(op, args, point, limit=PRETEST_LIMIT,
+                                                                strict=policy.strict):
                     known_bad.append(point)
                     continue
             except claims.TooLarge:
@@ -227,6 +230,42 @@ def _search(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, p
     if budget.left() <= 0:
         return None, NO_GUARD_IN_TIME
     return None, NO_GUARD_IN_TIME if undecided else NO_GUARD
+
+
+def _leading_claims(op: str, args: Sequence[object], strict: bool) -> list[Bool]:
+    """The statements of the quantifier-free claims of ``op(*args)`` that ``valid_at`` checks before its first claim
+    over witnesses, in its order: where one of them is false at a point, ``valid_at`` is false there too (it stops at
+    the first failing claim; the checks before its claims only ever answer false), without the concrete algebra that
+    it runs first (3-4 ms a point; most candidates of a tiling's guard search are refuted by their tiling claim).
+    Empty where ``valid_at`` decides by the algebra's enumerated postconditions instead (unmodelled operands)."""
+    from verifier.engine.decide import _built, _unmodelled
+
+    if any(_unmodelled(a, op) for a in args):
+        return []
+    try:
+        built = _built(op, args)
+    except (LayoutError, UndefinedBehavior, ArithmeticError):
+        return []
+    out = []
+    for c in built:
+        if not strict and severity(c.id) == WARNING:
+            continue
+        if c.ranges:
+            break
+        out.append(c.holds)
+    return out
+
+
+def _fails_first(leading: Sequence[Bool], point: dict[str, int]) -> bool:
+    """One of ``leading`` is false at ``point`` (one that cannot be evaluated there leaves the answer to
+    ``valid_at``)."""
+    for holds in leading:
+        try:
+            if not holds.evaluate(point):
+                return True
+        except (ArithmeticError, KeyError, UndefinedBehavior):
+            return False
+    return False
 
 
 def _no_value(symbols: Symbols) -> bool:
@@ -385,7 +424,7 @@ def _hopeless(op: str, args: Sequence[object], symbols: Symbols, names: list[str
             held = f" of {', '.join(sorted(tied))}" if tied else ""
             return (f"no guard on {', '.join(names)} can help: {item.id} fails for values{held} that such a guard "
                     "does not constrain")
-        if item.ranges:
+        if item.ranges or _holds_somewhere(symbols, item.holds):
             continue
         try:
             enc = Encoder(symbols)
@@ -396,6 +435,30 @@ def _hopeless(op: str, args: Sequence[object], symbols: Symbols, names: list[str
         if solve(constraints, budget.part(UNITS_PER_SECOND))[0] == "unsat":
             return f"no guard can help: {item.id} fails at every value the assumptions admit"
     return None
+
+
+# Small points tried before the solver is asked whether a failing claim can hold at all (``_hopeless``).
+HOLDS_SAMPLES = 64
+
+
+def _holds_somewhere(symbols: Symbols, holds: Bool) -> bool:
+    """``holds`` is true, with no divisor zero, at one of the first small admitted points: a model of what
+    ``_hopeless`` asks the solver (the assumptions, the claim, its divisors nonzero), so the solver would not
+    answer unsat; found without a context (issue 28: most failing claims of the corpora are tilings that some
+    admitted value satisfies)."""
+    from verifier.solver.encoding import _divisors_of
+
+    exprs = [holds.expr, *(r.expr for r in symbols.relations)]
+    divisors = [d for e in exprs for d in _divisors_of(e)]
+    for values in itertools.islice(_small_points(symbols, [s.name for s in symbols]), HOLDS_SAMPLES):
+        if not (all(s.admits(values[s.name]) for s in symbols) and _admitted(symbols, values)):
+            continue
+        try:
+            if all(d.evaluate(values) != 0 for d in divisors) and holds.evaluate(values):
+                return True
+        except (ArithmeticError, KeyError, UndefinedBehavior):
+            continue
+    return False
 
 
 def _tied(symbols: Symbols, own: set[str]) -> set[str]:

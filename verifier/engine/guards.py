@@ -173,10 +173,10 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
 
 def _search(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, policy: Policy,
             covers: tuple[str, ...], every: list[str], names: list[str]) -> tuple[Guard | None, str | None]:
-    hopeless = _hopeless(op, args, symbols, names, covers, budget)
+    moduli = sorted(set(_moduli(args)) | set(_access_moduli(op, args)))
+    hopeless = _hopeless(op, args, symbols, names, covers, budget, moduli)
     if hopeless is not None:
         return None, hopeless
-    moduli = sorted(set(_moduli(args)) | set(_access_moduli(op, args)))
     per_symbol = [_atoms(n, moduli) for n in names]
     # Upper bounds that keep CuTe's arithmetic inside its integer types (OVF-*) join every candidate; without
     # them the first candidate is no guard at all, which the caller has already decided.
@@ -221,7 +221,7 @@ def _search(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, p
             continue  # the candidate excludes every admitted value: a guard that holds vacuously is none
         if v.verdict == VALID:
             texts = [text for _, _, text in combo if text]
-            necessary, witness = _necessity(op, args, symbols, cond, budget, names, policy)
+            necessary, witness = _necessity(op, args, symbols, cond, budget, names, policy, atoms)
             return Guard(" and ".join(texts), necessary, _cpp(names, texts), _python(op, args, texts),
                          witness, covers), None
         if v.counterexample is not None:
@@ -402,7 +402,7 @@ def _padded(combo: Sequence[tuple[int, Bool, str]], names: list[str], every: lis
 
 
 def _hopeless(op: str, args: Sequence[object], symbols: Symbols, names: list[str],
-              failing: tuple[str, ...], budget: Budget) -> str | None:
+              failing: tuple[str, ...], budget: Budget, moduli: Sequence[int] = ()) -> str | None:
     """Why no guard over ``names`` can make ``op(*args)`` valid, when that is known before the search: a failing
     claim whose symbols are tied by the assumptions to none of ``names`` fails under every guard (its failing values
     combine with any admitted values of the rest), and a quantifier-free claim that no admitted value satisfies."""
@@ -424,7 +424,7 @@ def _hopeless(op: str, args: Sequence[object], symbols: Symbols, names: list[str
             held = f" of {', '.join(sorted(tied))}" if tied else ""
             return (f"no guard on {', '.join(names)} can help: {item.id} fails for values{held} that such a guard "
                     "does not constrain")
-        if item.ranges or _holds_somewhere(symbols, item.holds):
+        if item.ranges or _holds_somewhere(symbols, item.holds, moduli):
             continue
         try:
             enc = Encoder(symbols)
@@ -437,27 +437,34 @@ def _hopeless(op: str, args: Sequence[object], symbols: Symbols, names: list[str
     return None
 
 
-# Small points tried before the solver is asked whether a failing claim can hold at all (``_hopeless``).
-HOLDS_SAMPLES = 64
-
-
-def _holds_somewhere(symbols: Symbols, holds: Bool) -> bool:
-    """``holds`` is true, with no divisor zero, at one of the first small admitted points: a model of what
+def _holds_somewhere(symbols: Symbols, holds: Bool, moduli: Sequence[int]) -> bool:
+    """``holds`` is true, with no divisor zero, at an admitted point where every symbol is the smallest multiple of
+    one of the guard's moduli (their least common multiple first, then each, then none): a model of what
     ``_hopeless`` asks the solver (the assumptions, the claim, its divisors nonzero), so the solver would not
-    answer unsat; found without a context (issue 28: most failing claims of the corpora are tilings that some
-    admitted value satisfies)."""
+    answer unsat; found without a context (issue 28: the failing claims of the corpora are mostly tilings, which
+    hold where every extent is a multiple of the tile).  False says nothing: the solver decides then."""
+    import math
+
     from verifier.solver.encoding import _divisors_of
 
-    exprs = [holds.expr, *(r.expr for r in symbols.relations)]
-    divisors = [d for e in exprs for d in _divisors_of(e)]
-    for values in itertools.islice(_small_points(symbols, [s.name for s in symbols]), HOLDS_SAMPLES):
-        if not (all(s.admits(values[s.name]) for s in symbols) and _admitted(symbols, values)):
-            continue
-        try:
-            if all(d.evaluate(values) != 0 for d in divisors) and holds.evaluate(values):
-                return True
-        except (ArithmeticError, KeyError, UndefinedBehavior):
-            continue
+    divisors = [d for e in (holds.expr, *(r.expr for r in symbols.relations)) for d in _divisors_of(e)]
+    lcm = math.lcm(*moduli) if moduli else 1
+    for t in dict.fromkeys([lcm, *sorted(moduli, reverse=True), 1]):
+        values = {}
+        for sym in symbols:
+            step = math.lcm(t, sym.multiple_of)
+            v = -(-sym.lo // step) * step
+            if sym.hi is not None and v > sym.hi:
+                break
+            values[sym.name] = v
+        else:
+            if not _admitted(symbols, values):
+                continue
+            try:
+                if all(d.evaluate(values) != 0 for d in divisors) and holds.evaluate(values):
+                    return True
+            except (ArithmeticError, KeyError, UndefinedBehavior):
+                continue
     return False
 
 
@@ -531,13 +538,19 @@ def _weight(combo: Sequence[tuple[int, Bool, str]]) -> int:
 
 
 def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool, budget: Budget,
-               names: list[str] | None = None, policy: Policy = STRICT) -> tuple[str, dict[str, int] | None]:
+               names: list[str] | None = None, policy: Policy = STRICT, atoms: Sequence[Bool] = ()
+               ) -> tuple[str, dict[str, int] | None]:
     from verifier.solver.encoding import Encoder, Unencodable
+    from verifier.solver.finite import implied_alone
 
     # Prove: outside the condition some quantifier-free claim always fails.
     with under(symbols):
         outcome = registry.apply(op, *args)
     facts = _definitional_facts(op, args, outcome, symbols)
+    # The solver's query below, decided atom by atom where each atom is implied by the facts over its own symbols
+    # at each of their few values (solver.finite): unsat then, without a context (issue 28).
+    if facts and atoms and all(implied_alone(facts, a, symbols) for a in atoms):
+        return PROVED, None
     try:
         enc = Encoder(symbols)
         constraints = [*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts)]

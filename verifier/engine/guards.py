@@ -493,7 +493,11 @@ def _smallest_point(symbols: Symbols, names: list[str], combo: Sequence[tuple[in
         if (n, text) not in known:
             sym = symbols.lookup(n)
             assert sym is not None
-            known[n, text] = next((v for v in range(sym.lo, sym.lo + 4 * MAX_MODULUS)
+            # the admitted values of the scan only: up to the symbol's bound, multiples of its modulus (a tile
+            # larger than the range scanned 2^18 values for none, a tenth of a tiling's verdict, issue 28)
+            end = sym.lo + 4 * MAX_MODULUS if sym.hi is None else min(sym.hi + 1, sym.lo + 4 * MAX_MODULUS)
+            first = -(-sym.lo // sym.multiple_of) * sym.multiple_of
+            known[n, text] = next((v for v in range(first, end, sym.multiple_of)
                                    if sym.admits(v) and atom.evaluate({n: v})), None)
         value = known[n, text]
         if value is None:

@@ -16,7 +16,7 @@ SHIPPED = ("verifier", "cuda_harness")
 # Each layer may import the layers before it, never those after it.
 LAYERS = ("core", "solver", "notation", "algebra", "contracts", "engine", "run", "present", "oracle")
 # Integrations and the command line sit above every layer.
-TOP = ("dsl", "strategies", "pytest_plugin", "testing", "theorems", "pycute", "pictures", "cli")
+TOP = ("dsl", "strategies", "pytest_plugin", "testing", "theorems", "pycute", "pictures", "library", "cli")
 
 
 def _modules() -> dict[str, Path]:

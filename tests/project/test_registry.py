@@ -17,7 +17,8 @@ import pytest
 from verifier.algebra import composed
 from verifier.algebra.registry import REGISTRY, Operation
 from verifier.cli.app import build_parser
-from verifier.contracts.claims import BUILDERS
+from verifier.contracts.claims import BUILDERS, result_of
+from verifier.contracts.claims import build as claims_of
 from verifier.core.symbols import Symbols
 from verifier.oracle.cute_cpp import operation_case
 from verifier.run.problems import build
@@ -259,19 +260,21 @@ def test_every_declaration_reads_its_severities_from_the_catalogue() -> None:
     for name, row in REGISTRY.items():
         assert row.records and row.obligations, name
         assert all(severity(i) == s for i, s in row.obligations.items())
-        assert {c.id for c in BUILDERS[name](*_example_operands(row))} <= set(row.obligations), name
+        args = _example_operands(row)
+        assert {c.id for c in claims_of(name, args, result_of(name, args))} <= set(row.obligations), name
     for name, prop in DECLARED.items():
         assert set(prop.ids) <= KNOWN, name
 
 
 # The addition of an operation and of a property, done on a copy of the tree: what each touches.
 
-_TV = '''def _make_layout_tv_claims(thr: Layout, val: Layout) -> list[Claim]:
-    """RI-POST of the raked product: its TV layout is a right inverse, mn(tv(i)) == i for i < size(thr)*size(val)."""
+_TV = '''def _make_layout_tv_claims(r: tuple[IntTuple, Layout], thr: Layout, val: Layout) -> list[Claim]:
+    """RI-POST of the raked product: the result's TV layout is a right inverse, mn(tv(i)) == i for
+    i < size(thr)*size(val)."""
     from verifier.core.claim import _claim
 
     mn = raked_product(thr, val)
-    tv = make_layout_tv(thr, val)[1]
+    tv = r[1]
     i = _integers.symbol("#i")
     return [_claim("RI-POST", "layout_mn(layout_tv(i)) == i", "copy_atom.hpp:499-503", size(tv), i, mn(tv(i)))]
 

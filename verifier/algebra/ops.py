@@ -46,7 +46,17 @@ from verifier.core import integers as _integers
 from verifier.core import obligations as _obligations
 from verifier.core import semantics as _semantics
 from verifier.core import swizzle as _swizzle
-from verifier.core.basis import ScaledBasis, _coordinate, basis_get, coprofile, has_basis, stride_eq, stride_mul
+from verifier.core.basis import (
+    ScaledBasis,
+    _coordinate,
+    as_coordinate,
+    basis_get,
+    coprofile,
+    has_basis,
+    stride_eq,
+    stride_mul,
+)
+from verifier.core.claim import _I, Claim, _claim, _same_size, first_failure, holds_everywhere
 from verifier.core.codomain import same_values
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import (
@@ -68,6 +78,7 @@ from verifier.core.integers import (
     IDLE,
     Bool,
     Const,
+    D,
     Int,
     S,
     abs_,
@@ -548,22 +559,37 @@ def _exact_rules(a: Layout, b: Layout) -> None:
                "layout.hpp:1036-1039", NEVER, Bool(Const(no_carry), False))
 
 
+def composition_claims(r: Layout, a: Layout, b: Layout) -> list[Claim]:
+    """composition's contract (layout.hpp:1022): ``size(R) == size(B)`` and ``R(i) == A(B(i))`` for every
+    ``i < size(B)``; B's scaled-basis values are coordinates of A (none beyond A's profile).  The engine decides it
+    on symbols (``contracts.claims``); on concrete operands the algorithm decides the same claims itself."""
+    extra = None
+    if has_basis(b.stride):  # B's values are coordinates of A, with no component beyond A's profile
+        coord, beyond = as_coordinate(b(_I), a.shape)
+        expected = a(coord)
+        extra = and_(*(eq(x, D(0)) for x in beyond))
+    else:
+        expected = a(b(_I))
+    return [
+        _same_size("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022",
+                   size(b), size(r)),
+        _claim("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
+               "layout.hpp:1022", size(b), expected, r(_I), extra),
+    ]
+
+
 @_not_cute
 def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
-    """The contract of composition (layout.hpp:1022): ``size(R) == size(B)`` and ``R(i) == A(B(i))``."""
+    """composition's contract on concrete operands, for a Recorder: its claims (``composition_claims``), each at
+    every ``i``.  A has a 0 extent before its last mode (a complement of an overlapping layout, which the DSL does
+    not refuse): A(B(i)) is itself a division by zero, so the contract fails; the composition computed its result
+    without evaluating A (a stride-0 B, layout.hpp:1045), and so does CuTe."""
     if not recording():  # every obligation below is recorded only for a Recorder: skip building them
         return
     record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
            eq(size(r), size(b)), CLAUSE)
     if enumerating() and a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
-        n = int(size(b))
-        try:
-            ok = int(size(r)) == n and all(int(r(i)) == int(a(int(b(i)))) for i in range(n))
-        except UndefinedBehavior:
-            # A has a 0 extent before its last mode (a complement of an overlapping layout, which the DSL does not
-            # refuse): A(B(i)) is itself a division by zero, so the contract fails; the composition computed its
-            # result without evaluating A (a stride-0 B, layout.hpp:1045), and so does CuTe.
-            ok = False
+        ok = holds_everywhere(composition_claims(r, a, b))
         record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
                "layout.hpp:1022", NEVER, Bool(Const(ok), False), POSTCONDITION)
         _exact_rules(a, b)
@@ -1042,7 +1068,7 @@ def _divisor_complement(a: Layout, t: Layout) -> Layout:
     return c
 
 
-@declare(("L", "T"), "layout.hpp:1606-1614", "_divide", records=("DIV", "CPL"), basis=True, cpp=CALL,
+@declare(("L", "T"), "layout.hpp:1606-1614", "_divide_rearranged", records=("DIV", "CPL"), basis=True, cpp=CALL,
          composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True,
          example=("(M,N):(_1,M)", "<_128,_64>", "--assume", "M % 128 == 0", "--assume", "N % 64 == 0"),
@@ -1055,7 +1081,7 @@ def zipped_divide(a: Layout, tiler: Tiler) -> Layout:
     return tile_unzip(logical_divide(a, tiler), tiler)
 
 
-@declare(("L", "T"), "layout.hpp:1617-1628", "_divide", records=("DIV", "CPL"), basis=True, cpp=CALL,
+@declare(("L", "T"), "layout.hpp:1617-1628", "_divide_rearranged", records=("DIV", "CPL"), basis=True, cpp=CALL,
          composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "<_128,_64>"))
 def tiled_divide(a: Layout, tiler: Tiler) -> Layout:
@@ -1063,7 +1089,7 @@ def tiled_divide(a: Layout, tiler: Tiler) -> Layout:
     return _slice_modes(zipped_divide(a, tiler), [False, True])
 
 
-@declare(("L", "T"), "layout.hpp:1631-1643", "_divide", records=("DIV", "CPL"), basis=True, cpp=CALL,
+@declare(("L", "T"), "layout.hpp:1631-1643", "_divide_rearranged", records=("DIV", "CPL"), basis=True, cpp=CALL,
          composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "<_128,_64>"))
 def flat_divide(a: Layout, tiler: Tiler) -> Layout:
@@ -1103,7 +1129,7 @@ def _dsl_static_block(block: Layout) -> Layout:
     return block
 
 
-@declare(("L", "T"), "layout.hpp:1687-1695", "_product", records=("PRD", "CPL"), cpp=CALL,
+@declare(("L", "T"), "layout.hpp:1687-1695", "_product_rearranged", records=("PRD", "CPL"), cpp=CALL,
          composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"),
          docs=(("`zipped/tiled/flat/blocked/raked_product`",
@@ -1119,14 +1145,14 @@ def zipped_product(block: Layout, tiler: Tiler) -> Layout:
     return tile_unzip(logical_product(block, tiler), tiler)
 
 
-@declare(("L", "T"), "layout.hpp:1698-1709", "_product", records=("PRD", "CPL"), cpp=CALL,
+@declare(("L", "T"), "layout.hpp:1698-1709", "_product_rearranged", records=("PRD", "CPL"), cpp=CALL,
          composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def tiled_product(block: Layout, tiler: Tiler) -> Layout:
     return _slice_modes(zipped_product(block, tiler), [False, True])
 
 
-@declare(("L", "T"), "layout.hpp:1712-1724", "_product", records=("PRD", "CPL"), cpp=CALL,
+@declare(("L", "T"), "layout.hpp:1712-1724", "_product_rearranged", records=("PRD", "CPL"), cpp=CALL,
          composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def flat_product(block: Layout, tiler: Tiler) -> Layout:
@@ -1549,35 +1575,39 @@ def _recast_postcondition(id: str, n: int, wide: Layout, narrow: Layout) -> Layo
     return result
 
 
+def tile_to_shape_claims(r: Layout, block: Layout, target: object, order: object = "LayoutLeft") -> list[Claim]:
+    """tile_to_shape's contract (layout.hpp:1764-1773): mode k of the result is (block mode k, tile count); it has
+    the target's extent (TTS-SIZE) and is block mode k repeated, ``R_k(i) == block_k(i % b) + R_k(i - i % b)`` with
+    ``b = size(block_k)`` (TTS-POST).  Together over the modes this is ``R(x,y) == block(x) + R(0,y)``: fix every
+    other mode at 0 to see it is also necessary.  The engine decides it on symbols; on concrete operands the
+    algorithm decides the same claims itself (``_tile_to_shape_postcondition``)."""
+    trg = target.shape if isinstance(target, Layout) else target
+    extents = product_each(trg)  # type: ignore[arg-type]
+    extents = extents if type(extents) is tuple else (extents,)
+    modes = _modes(r)
+    padded = _modes(_append_to(block, len(modes)))
+    out: list[Claim] = []
+    src = "layout.hpp:1764-1773"
+    for k, (rk, bk, t) in enumerate(zip(modes, padded, extents)):
+        b = size(bk)
+        out += [_same_size("TTS-SIZE", f"mode {k} of the result has the target's extent", src, t, size(rk)),  # type: ignore[arg-type]  # t: an Int
+                _claim("TTS-POST", f"mode {k} of the result is block mode {k} repeated", src, size(rk),
+                       bk(_I % b) + rk((_I / b) * b), rk(_I))]
+    return out
+
+
 @_not_cute
 def _tile_to_shape_postcondition(block: Layout, target: IntTuple, r: Layout) -> Layout:
-    """TTS-POST: R has the target's mode sizes (``compatible(trg_shape, result)``, layout.hpp:1773) and is the
-    block repeated: R((x, y)) == block(x) + R((0, y)) for every block coordinate x and tile coordinate y."""
+    """TTS-POST on concrete values: R has the target's mode sizes (``compatible(trg_shape, result)``,
+    layout.hpp:1773; the TTS-SIZE claims) and, where it is small enough to enumerate, is the block repeated (the
+    TTS-POST claims of ``tile_to_shape_claims``)."""
     if not enumerating() or not (block.concrete and r.concrete and all(x.concrete for x in leaves(target))):
         return r
-    modes = _modes(r)
-    ok = len(modes) == len(target) and all(  # type: ignore[arg-type]  # target: a tuple here
-        int(size(m)) == int(t) for m, t in zip(modes, target))  # type: ignore[arg-type]  # target: a tuple here
+    claims = tile_to_shape_claims(r, block, target)
+    ok = len(_modes(r)) == len(target) and all(  # type: ignore[arg-type]  # target: a tuple here
+        first_failure(c) is None for c in claims if c.id == "TTS-SIZE")
     if ok and _enumerable(r):
-        bs = [int(size(m.shape[0])) for m in modes]  # type: ignore[index]
-        ps = [int(size(m.shape[1])) for m in modes]  # type: ignore[index]
-
-        def coords(extents: list[int]) -> list[tuple[int, ...]]:
-            out: list[tuple[int, ...]] = [()]
-            for e in extents:
-                out = [(*c, k) for k in range(e) for c in out]
-            return out
-
-        for y in coords(ps):
-            origin = int(r(tuple((S(0), S(k)) for k in y)))
-            for x in coords(bs):
-                bx = tuple(S(i) for i in x)
-                expect = int(block(bx if type(block.shape) is tuple else bx[0])) + origin
-                if int(r(tuple((S(i), S(k)) for i, k in zip(x, y)))) != expect:
-                    ok = False
-                    break
-            if not ok:
-                break
+        ok = all(first_failure(c) is None for c in claims if c.id == "TTS-POST")
     record("TTS-POST", "the result has the target's mode sizes and is the block repeated: R(x,y) == block(x) + "
            "R(0,y)", "layout.hpp:1764-1773", NEVER, _post(ok), POSTCONDITION)
     return r

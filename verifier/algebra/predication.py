@@ -156,7 +156,7 @@ _VECTORIZED = (_VIA_PARTS + ". CuTe's copy(AutoVectorizingCopyWithAssumedAlignme
 
 
 @declare(("L", "T", "C", "C", "L", "I", "S", "C?"), "copy.hpp:49-72",
-         "verifier.contracts.predication:predicated_copy_claims", result=OFFSET_LAYOUT,
+         "_predicated_copy", result=OFFSET_LAYOUT,
          records=("PRED", "COVER", "THR", "IX"), indices=(2, 5), not_compiled=_PREDICATED,
          example=("(M,K):(_1,M)", "(_128,_128,_32)", "(m,n,k)", "Step<_1,X,_1>", "(_32,_8):(_1,_32)", "t",
                   "(M,K)", "--symbol", "t=..255", "--assume", "m < (M+127)/128", "--assume",
@@ -181,7 +181,7 @@ __all__ = ["domain_offset", "elem_less", "identity_components", "partitions", "p
 
 
 @declare(("L", "T", "C", "C", "L", "I", "I"), "copy.hpp:241-286",
-         "verifier.contracts.predication:vector_claims", result=OFFSET_LAYOUT,
+         "_vectorized_copy", result=OFFSET_LAYOUT,
          records=("ALIGN", "IX"), indices=(2, 5), not_compiled=_VECTORIZED,
          example=("(M,K):(_1,M)", "(_128,_128,_32)", "(m,n,k)", "Step<_1,X,_1>", "(_16,_16):(_1,_16)", "t",
                   "_8", "--symbol", "t=..255", "--assume", "m < (M+127)/128", "--assume",

@@ -146,18 +146,19 @@ def _eval_function(layout: Layout | ComposedLayout, as_json: bool) -> int:
 
 
 def cmd_op(args: argparse.Namespace) -> int:
-    from verifier.engine.verify import verify
+    from verifier.engine.problem import Operation, decide
     from verifier.present.report import to_json, to_text
 
     operands, symbols = problem_from(args, args.command)
-    v = verify(args.command, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=policy_from(args),
-               semantics=args.semantics)
+    v = decide(Operation(args.command, tuple(operands), symbols, policy_from(args), args.timeout, args.rlimit,
+                         semantics=args.semantics))
     emit(args, to_json(v) if args.json else to_text(v, verbose=args.verbose))
     return v.exit_code
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from verifier.engine.checks import PROPERTIES, check
+    from verifier.engine.checks import PROPERTIES
+    from verifier.engine.problem import Property, decide
     from verifier.engine.property import DECLARED
     from verifier.present.report import to_json, to_text
 
@@ -174,8 +175,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         value = getattr(args, o.name)
         if value is not None and value is not False:
             options[o.name] = value
-    v = check(args.property, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=policy_from(args),
-              budget=None, **options)
+    v = decide(Property(args.property, tuple(operands), symbols, tuple(options.items()), policy_from(args),
+                        args.timeout, args.rlimit))
     emit(args, to_json(v) if args.json else to_text(v, verbose=args.verbose))
     return v.exit_code
 
@@ -229,6 +230,7 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     "verifier.cli.crd2idx": ("crd2idx",),
     "verifier.cli.selfcheck": ("selfcheck",),
     "verifier.cli.rule": ("rule",),
+    "verifier.cli.library": ("library",),
 }
 _OWN = ("eval", "check")
 _FIXED = frozenset((*_OWN, *(name for names in _GROUPS.values() for name in names)))  # every command but the operations

@@ -43,7 +43,7 @@ def cmd_check_conflict_free(args: argparse.Namespace) -> int:
     from verifier.cli.args import params as _params
     from verifier.cli.common import policy_from
     from verifier.core.symbols import Symbols
-    from verifier.engine.checks import check
+    from verifier.engine.problem import Property, decide
     from verifier.present.report import to_json, to_text
     from verifier.run.problems import build
 
@@ -55,7 +55,8 @@ def cmd_check_conflict_free(args: argparse.Namespace) -> int:
     operands = build("conflict_free", args.args, symbols, args.assume, _params(args.param), prop=True,
                      declarations=args.symbol)
     options = check_options(args, symbols)
-    v = check("conflict_free", operands, symbols, timeout=args.timeout, policy=policy_from(args), **options)
+    v = decide(Property("conflict_free", tuple(operands), symbols, tuple(options.items()), policy_from(args),
+                        args.timeout))
     print(to_json(v) if args.json else to_text(v, verbose=args.verbose))
     return v.exit_code
 

@@ -515,15 +515,10 @@ class Finding:
 def verify_trace(t: Trace, timeout: float | None = None, strict: bool = False) -> list[Finding]:
     """Each recorded operation verified for every admitted value of the parameters, with dsl semantics
     (``strict``: warnings, such as a partial last tile, are errors)."""
-    from verifier.engine.verify import PARTITIONS, partition_verdict, verify
+    from verifier.engine.problem import Operation, decide
 
-    out = []
-    for r in t.ops:
-        v = verify(r.op, list(r.args), t.symbols, timeout=timeout, semantics="dsl", policy=Policy(strict=strict))
-        if r.op in PARTITIONS and v.verdict == "unknown":
-            v = partition_verdict(r.op, r.args, v, t.symbols, timeout, Policy(strict=strict), semantics="dsl")
-        out.append(Finding(r, v))
-    return out
+    return [Finding(r, decide(Operation(r.op, tuple(r.args), t.symbols, Policy(strict=strict), timeout,
+                                        semantics="dsl", via_divide=True))) for r in t.ops]
 
 
 def sample_values(t: Trace) -> list[int]:

@@ -29,8 +29,10 @@ Optional keys of a check: ``params`` (``{M = 128}``, as ``--param``), ``extended
 
 Loading validates everything before any check runs, and every problem is a ``SpecError``: one line naming the
 file, the line and the key (``gemm.cute.toml:12: check[3].args[1]: ...``).  Assumptions that no value satisfies
-(an empty range, no multiple in range, relations that contradict each other, decided by the engine) are errors
-too: a check over an empty set of values would be vacuously valid.
+(an empty range, no multiple in range, relations that contradict each other) are errors too: a check over an
+empty set of values would be vacuously valid.  Parsing (``parse_suite``) never asks the solver: it returns the
+checks and the assumptions that must admit a value (``Admission``), which ``load_suite`` then decides through
+``engine.problem.decide`` (``admit``).
 
 A loaded ``Check`` is plain, picklable data (texts, not parsed objects), so that worker processes and the result
 cache (``batch.py``) can rebuild the exact problem from it.  Each check is decided over only the symbols its
@@ -47,12 +49,14 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import ClassVar
 
 from verifier.core.errors import LayoutError, did_you_mean
 from verifier.core.semantics import SEMANTICS
 from verifier.core.symbols import DeclarationError, Symbol, Symbols, declaration
+from verifier.engine.problem import Admits, Operation, Property, decide, register
 from verifier.engine.property import Option
-from verifier.engine.verdicts import Policy
+from verifier.engine.verdicts import REFUTED, Policy, Verdict
 from verifier.notation.cpp import parse_relation
 from verifier.run import problems
 from verifier.solver import budget
@@ -128,12 +132,34 @@ class Check:
     def id(self) -> str:
         return f"{self.file}::{self.name}"
 
+    @property
+    def kind(self) -> str:
+        """How ``engine.problem.decide`` decides it: a C++ function (``oracle/cpp.py`` registers ``cpp``) or an
+        operation / property of the engine (``spec``, registered below)."""
+        return "cpp" if self.cpp is not None else "spec"
+
     def problem(self) -> tuple[list[object], Symbols]:
-        """The parsed operands over a table of the symbols they use, with the relations that concern them."""
+        """The parsed operands over a table of the symbols they use, with the relations that concern them (which
+        asks the solver whether a relation linking them to other symbols narrows them: ``relevant_relations``)."""
+        return self._parsed(narrow=True)
+
+    def engine_problem(self) -> Operation | Property:
+        """What the engine decides for this check (an operation or a property), with the check's limits and
+        policy."""
+        args, symbols = self.problem()
+        if self.is_property:
+            return Property(self.op, tuple(args), symbols, self.options, self.policy, self.timeout, self.rlimit)
+        return Operation(self.op, tuple(args), symbols, self.policy, self.timeout, self.rlimit,
+                         semantics=self.semantics)
+
+    def _parsed(self, narrow: bool) -> tuple[list[object], Symbols]:
+        """The operands over their symbols; ``narrow``: with the relations that concern them, else (parsing,
+        which never asks the solver) with the relations over those symbols alone."""
         table = _Scoped(strict=True, declared={s.name: s for s in self.symbols})
         args = problems.operands(self.op, self.args, table)
         used = set(table.table) | {n for text in self.assume for n in _relation_names(text, self.symbols)}
-        chosen = relevant_relations(self.symbols, self.relations, frozenset(used))
+        chosen = (relevant_relations(self.symbols, self.relations, frozenset(used)) if narrow
+                  else tuple(t for t in self.relations if _relation_names(t, self.symbols) <= used))
         for text in chosen:
             used |= _relation_names(text, self.symbols)
         for name in sorted(used):
@@ -349,22 +375,59 @@ def load(paths: Sequence[str | os.PathLike[str]], include_roots: Sequence[str | 
 
 
 def load_suite(path: str | os.PathLike[str], include_roots: Sequence[str | os.PathLike[str]] = ()) -> list[Check]:
+    """The checks of one suite (``parse_suite``), once every assumption it states is shown to admit a value."""
+    checks, admissions = parse_suite(path, include_roots)
+    admit(admissions)
+    return checks
+
+
+@dataclass(frozen=True)
+class CheckAssumptions:
+    """A check's own assumptions together with the symbols' and the relations that concern its operands: do they
+    admit a value?  (Which relations concern them is itself asked of the solver, so this is decided, not parsed.)"""
+
+    check: Check
+    kind: ClassVar[str] = "spec_assumptions"
+
+
+@dataclass(frozen=True)
+class Admission:
+    """Assumptions a spec file states that must admit a value (a check over an empty set of values would be
+    vacuously valid), and the error that says where when they do not."""
+
+    problem: Admits | CheckAssumptions
+    error: SpecError
+
+
+def parse_suite(path: str | os.PathLike[str], include_roots: Sequence[str | os.PathLike[str]] = ()
+                ) -> tuple[list[Check], list[Admission]]:
+    """The checks of the file at ``path`` with its includes, in order, and the assumptions that must admit a
+    value: parsing and validating only, never the solver (``admit`` decides the admissions)."""
     suite = _Suite(roots=tuple(_resolve(Path(r)) or Path(r).absolute() for r in include_roots))
     _load_file(Path(path), suite, (), None)
     symbols = tuple(s for s, _, _ in suite.symbols.values())
-    relations = _check_relations(suite, symbols)
+    relations, admissions = _check_relations(suite, symbols)
     seen: dict[str, tuple[_File, tuple[object, ...]]] = {}
     out = []
     for raw, f, key, limits, strict in suite.checks:
         raw = _with_objects(raw, f, key, suite.objects)
-        check = replace(_check(raw, f, key, limits, symbols, relations), strict=strict)
-        check = replace(check, semantics=_semantics(f, key, raw, f.semantics))
+        check, admission = _check(raw, f, key, limits, symbols, relations)
+        check = replace(check, strict=strict, semantics=_semantics(f, key, raw, f.semantics))
         if check.name in seen:
             f0, k0 = seen[check.name]
             raise f.error((*key, "name"), f"check name {check.name!r} is already used at {f0.shown}:{f0.line(k0)}")
         seen[check.name] = (f, key)
         out.append(check)
-    return out
+        admissions += [admission] if admission is not None else []
+    return out, admissions
+
+
+def admit(admissions: Sequence[Admission]) -> None:
+    """Raise the ``SpecError`` of the first admission whose assumptions the solver proves empty (undecided counts
+    as admitted here: the check is then ``unknown`` when it runs, ``domain.check_domain``)."""
+    for a in admissions:
+        if decide(a.problem).verdict == REFUTED:
+            raise a.error
 
 
 def _resolve(path: Path) -> Path | None:
@@ -587,34 +650,33 @@ def _declare(f: _File, suite: _Suite, name: str, decl: object) -> None:
     suite.symbols[name] = (sym, f, key)
 
 
-def _satisfiable(symbols: Symbols) -> bool:
-    """False when the solver proves that no value satisfies the assumptions (undecided counts as satisfiable
-    here: the check is then ``unknown`` when it runs, ``domain.check_domain``)."""
-    from verifier.solver.domain import VacuousAssumptions, admitted_value
+def _check_relations(suite: _Suite, symbols: tuple[Symbol, ...]) -> tuple[tuple[str, ...], list[Admission]]:
+    """The suite's relations, parsed, and for each the admission of the relations up to it (so that the first
+    one that leaves no value is named)."""
+    texts: list[str] = []
+    admissions = []
+    for text, f, key in suite.relations:
+        texts.append(text)
+        try:
+            table = _suite_table(symbols, texts)
+        except LayoutError as exc:
+            raise f.error(key, f"{text!r}: {exc}") from None
+        admissions.append(Admission(Admits(table), f.error(key, f"{text!r} contradicts the assumptions before "
+                                                                "it: no value satisfies them all")))
+    return tuple(texts), admissions
 
-    try:
-        admitted_value(symbols)
-    except VacuousAssumptions:
-        return False
-    return True
 
-
-def _check_relations(suite: _Suite, symbols: tuple[Symbol, ...]) -> tuple[str, ...]:
+def _suite_table(symbols: tuple[Symbol, ...], relations: Sequence[str]) -> Symbols:
     table = _Scoped(strict=True, declared={s.name: s for s in symbols})
     for s in symbols:
         table.lookup(s.name)
-    for text, f, key in suite.relations:
-        try:
-            table.assume(parse_relation(text, table))
-        except LayoutError as exc:
-            raise f.error(key, f"{text!r}: {exc}") from None
-        if not _satisfiable(table):
-            raise f.error(key, f"{text!r} contradicts the assumptions before it: no value satisfies them all")
-    return tuple(text for text, _, _ in suite.relations)
+    for text in relations:
+        table.assume(parse_relation(text, table))
+    return table
 
 
 def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], defaults: _Limits,
-           symbols: tuple[Symbol, ...], relations: tuple[str, ...]) -> Check:
+           symbols: tuple[Symbol, ...], relations: tuple[str, ...]) -> tuple[Check, Admission | None]:
     from verifier.algebra.registry import OPERATIONS
     from verifier.engine.checks import PROPERTIES
     from verifier.engine.property import DECLARED
@@ -627,7 +689,7 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
     if not isinstance(name, str) or not name.strip():
         raise f.error((*key, "name") if "name" in raw else key, "every check needs a name (a non-empty string)")
     if "cpp" in raw:
-        return _cpp_check(raw, f, key, name, defaults)
+        return _cpp_check(raw, f, key, name, defaults), None
     if ("op" in raw) == ("property" in raw):
         raise f.error(key, f"check {name!r} needs exactly one of op (an operation), property or cpp")
     is_property = "property" in raw
@@ -675,13 +737,13 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
                   tuple(assume), tuple(params.items()), tuple(options), description, symbols, relations,
                   rlimit=rlimit, ignore=ignore)
     try:
-        _, table = check.problem()
+        check._parsed(narrow=False)
     except LayoutError as exc:
         raise f.error(_blame(key, raw, str(exc)), str(exc)) from None
-    if assume and not _satisfiable(table):
-        raise f.error((*key, "assume"), "the check's assumptions contradict the symbols' assumptions: no value "
-                                        "satisfies them all")
-    return check
+    if not assume:
+        return check, None
+    return check, Admission(CheckAssumptions(check), f.error((*key, "assume"), "the check's assumptions contradict "
+                                                             "the symbols' assumptions: no value satisfies them all"))
 
 
 def _cpp_check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], name: str,
@@ -729,3 +791,18 @@ def _blame(key: tuple[object, ...], raw: Mapping[str, object], message: str) -> 
     if message.startswith(("--param", "values ", "with ")) and "params" in raw:
         return (*key, "params")
     return (*key, "args")
+
+
+# -- deciding: a check is a problem of its own kind (engine/problem.py) -----------------------------------------
+
+
+def _decide_check(check: Check) -> Verdict:
+    return decide(check.engine_problem())
+
+
+def _decide_assumptions(problem: CheckAssumptions) -> Verdict:
+    return decide(Admits(problem.check.problem()[1]))
+
+
+register("spec", _decide_check)
+register("spec_assumptions", _decide_assumptions)

@@ -20,7 +20,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import leaves
-from verifier.core.integers import Int, format_expr
+from verifier.core.integers import Bool, Int, format_expr
 from verifier.core.layouts import Layout, Tile
 from verifier.core.symbols import Symbols
 from verifier.solver.budget import UNITS_PER_SECOND, hang_guard
@@ -63,6 +63,48 @@ def _smallest_alone(symbols: Symbols) -> dict[str, int]:
     return out
 
 
+# Rounds of ``_lifted``: each raises one symbol, so a point that needs more is left to the solver.
+LIFTS = 16
+
+
+def _lifted(symbols: Symbols, start: Mapping[str, int]) -> dict[str, int] | None:
+    """``start`` with symbols raised until every relation holds, or None.  A relation that fails (``ldA >= K`` at
+    ``ldA = 1, K = 64``: a guard candidate's ``K % 64 == 0`` beside the file's ``ldA >= K``) is repaired by raising
+    one of its symbols, in table order, to the value of another of its symbols (or one more), the smallest such that
+    the symbol admits and that satisfies the relation and the symbol's own relations.  Values only grow, so the
+    search ends; what it finds is checked whole by the caller (``_admits``).  It spares the solver and its context
+    for each candidate of a guard search, whose assumptions tie several symbols (issue 28)."""
+    point = dict(start)
+    rels = list(symbols.relations)
+    order = [s.name for s in symbols]
+    for _ in range(LIFTS):
+        bad = next((r for r in rels if not _true(r, point)), None)
+        if bad is None:
+            return point
+        names = set(bad.expr.symbols())
+        for name in (n for n in order if n in names):
+            sym = symbols.lookup(name)
+            assert sym is not None
+            own = [r for r in rels if set(r.expr.symbols()) == {name}]
+            tries = sorted({point[o] + d for o in names if o != name for d in (0, 1)})
+            tries = [v + -v % sym.multiple_of for v in tries]
+            value = next((v for v in tries if v > point[name] and sym.admits(v)
+                          and all(_true(r, {**point, name: v}) for r in (*own, bad))), None)
+            if value is not None:
+                point[name] = value
+                break
+        else:
+            return None
+    return None
+
+
+def _true(rel: Bool, values: Mapping[str, int]) -> bool:
+    try:
+        return bool(rel.evaluate(values))
+    except (UndefinedBehavior, ZeroDivisionError, KeyError):
+        return False
+
+
 def _admits(symbols: Symbols, values: Mapping[str, int]) -> bool:
     """The values satisfy every assumption, evaluated as C++ would (a division by zero does not satisfy)."""
     if not all(s.admits(values[s.name]) for s in symbols):
@@ -77,8 +119,9 @@ def admitted_value(symbols: Symbols, budget: float = BUDGET) -> tuple[dict[str, 
     """A value the assumptions admit (checked concretely), or ``(None, reason)`` when none was found in time.
 
     Raises ``VacuousAssumptions`` when the solver proves that none exists, naming the assumptions that conflict."""
-    for first in (_smallest(symbols), _smallest_alone(symbols)):
-        if _admits(symbols, first):
+    alone = _smallest_alone(symbols)
+    for first in (_smallest(symbols), alone, _lifted(symbols, alone)):
+        if first is not None and _admits(symbols, first):
             return first, None
     import z3
 

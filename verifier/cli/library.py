@@ -1,0 +1,93 @@
+"""``cute-verify library``: CUTLASS's generated GEMM configurations, their layouts derived from CUTLASS's compiled
+collective builders, verified for every admitted problem and compared with ``can_implement`` (docs/library.md).
+
+Exit status: 0 nothing found, 1 a finding (replayed on compiled CUTLASS), 3 some key undecided, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("library", help="verify CUTLASS's generated GEMM configurations for every problem size",
+                       description="Enumerate the GEMM configurations with CUTLASS's generator, derive each "
+                                   "key's layouts from CUTLASS's compiled builders, verify them for every "
+                                   "admitted M, N, K, L and compare with can_implement.")
+    p.add_argument("--arch", action="append", choices=("90a", "100a"), help="architecture (repeatable; "
+                   "default 90a)")
+    p.add_argument("--kernels", default="all", metavar="FILTER", help="the generator's --kernels filter "
+                   "(default all)")
+    p.add_argument("--instantiation-level", default="", metavar="LEVEL", help="the generator's "
+                   "--instantiation-level")
+    p.add_argument("--cutlass", metavar="PATH", help="a CUTLASS checkout (python/cutlass_library, include/) "
+                   "instead of the installed nvidia-cutlass")
+    p.add_argument("-o", "--output", metavar="REPORT.json", default="library-report.json",
+                   help="the JSON report (default library-report.json)")
+    p.add_argument("--html", metavar="REPORT.html", help="also write the report as an HTML page")
+    p.add_argument("--limit", type=int, metavar="N", help="verify only the first N keys (the rest are listed "
+                   "as not verified)")
+    p.add_argument("--batch", type=int, default=16, metavar="N", help="keys compiled into one program (default 16)")
+    p.set_defaults(func=cmd_library)
+
+
+def cmd_library(args: argparse.Namespace) -> int:
+    from verifier.library import configs as cfg
+    from verifier.library import derive, report
+    from verifier.library.keys import group
+    from verifier.library.verify import verify_key
+    from verifier.run.batch import tool_version
+
+    if args.limit is not None and args.limit < 0:
+        from verifier.cli.args import UsageError
+
+        raise UsageError("--limit: must be >= 0")
+    tool, version = tool_version(), cfg.cutlass_version(args.cutlass)
+    include = cfg.include_dir(args.cutlass) if args.cutlass else None
+    all_configs: dict[str, dict[str, Any]] = {}
+    payloads: list[dict[str, Any]] = []
+    counts: dict[str, int] = {}
+    start = time.monotonic()
+    for arch in args.arch or ["90a"]:
+        e = cfg.enumerate_gemms(arch, args.kernels, args.instantiation_level, args.cutlass)
+        counts[arch] = len(e.configs)
+        groups = group(e.configs, tool, version)
+        for g in groups:
+            for n in g.configs:
+                all_configs[n] = {"key": g.key, "fields": {**g.fields, "arch": arch}}
+            payloads.append({"key": g.key, "fields": g.fields, "representative": g.representative,
+                             "configs": list(g.configs), "tool": tool, "cutlass": version,
+                             "source": e.source(g.representative) if g.fields["is_3x"] else ""})
+    todo = payloads if args.limit is None else payloads[:args.limit]
+    pending = [p["key"] for p in payloads[len(todo):]]
+    enumerated = time.monotonic() - start
+    results: list[dict[str, Any]] = []
+    for i in range(0, len(todo), max(1, args.batch)):
+        chunk = todo[i:i + max(1, args.batch)]
+        derivable = [p for p in chunk if p["fields"]["is_3x"]]
+        if derivable:
+            printed = derive.derive_many([derive.Instance(p["representative"], p["source"]) for p in derivable],
+                                         include)
+            for p, d in zip(derivable, printed):
+                p["derived"] = d
+        for p in chunk:
+            r = verify_key(p)
+            results.append(r)
+            print(f"[{len(results)}/{len(todo)}] {r['status']}: {r.get('verdict', '-')} {r['representative']} "
+                  f"({len(r['configs'])} configurations)", file=sys.stderr)
+    meta = {"archs": list(args.arch or ["90a"]), "kernels": args.kernels, "level": args.instantiation_level,
+            "cuda_version": cfg.CUDA_VERSION, "cutlass": version, "tool": tool, "configurations_per_arch": counts,
+            "seconds": {"enumerate": round(enumerated, 2), "total": round(time.monotonic() - start, 2)}}
+    data = report.build(meta, results, all_configs, pending)
+    report.write(args.output, data)
+    if args.html:
+        report.write_html(args.html, data)
+    c = data["counts"]
+    print(f"{c['configurations']} configurations, {c['keys']} keys, {c['keys_verified']} verified, "
+          f"{c['findings']} findings -> {args.output}")
+    if c["findings"]:
+        return 1
+    return 3 if any(r.get("verdict") not in ("valid", None) or r["status"] != "verified" for r in results) else 0

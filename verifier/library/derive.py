@@ -1,0 +1,316 @@
+"""The layouts a configuration's kernel builds, from CUTLASS's own code: the C++ instance CUTLASS's library
+emitter writes for it (``configs.Enumeration.source``), compiled with g++ on the host against the CUTLASS headers,
+prints its collective builders' types (``cute::print``) and runs the kernel's ``can_implement`` on concrete
+arguments.
+
+Many keys share one program (``derive_many``); ``oracle.cute_cpp.build`` compiles and caches it, isolating a
+key CUTLASS's headers reject.  The device built-ins the headers mention (``threadIdx``, ``__syncthreads``, two
+runtime calls) get host stand-ins that the program never reaches; the builders' ``#if __CUDACC_VER_MAJOR__ >= 12``
+guard is given as the macro it defines.  Nothing of the kernel runs: only types are printed, and
+``can_implement`` is a host function.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from verifier.oracle import cute_cpp
+
+PRELUDE = r"""
+// Host stand-ins for CUDA's device built-ins, so that CUTLASS's kernel types compile with g++; no code that
+// reaches them runs (only types are printed and can_implement, a host function, is called).
+#include <vector_types.h>
+static uint3 threadIdx, blockIdx, clusterIdx;
+static dim3 blockDim, gridDim;
+inline void __syncthreads() {}
+inline void __syncwarp(unsigned = 0xffffffffu) {}
+#include <cuda_runtime_api.h>
+extern "C" cudaError_t cudaGetLastError() { return cudaErrorNotSupported; }
+extern "C" cudaError_t cudaMemsetAsync(void*, int, size_t, cudaStream_t) { return cudaErrorNotSupported; }
+#include <cuda.h>
+// The driver's descriptor encoder, reached only after CuTe's own host checks of the TMA box (its asserts,
+// copy_traits_sm90_tma.hpp:949-990), which are what the "tma" mode replays; it accepts what reaches it.
+extern "C" CUresult cuTensorMapEncodeTiled(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+    const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+    CUtensorMapL2promotion, CUtensorMapFloatOOBfill) { return CUDA_SUCCESS; }
+#include <cutlass/cutlass.h>
+#include <cutlass/arch/arch.h>
+namespace cutlass::arch { inline int SmId() { return 0; } inline int LaneId() { return 0; } }  // device-only there
+#include <cute/tensor.hpp>
+#include <cutlass/gemm/gemm.h>
+#include <cutlass/gemm/dispatch_policy.hpp>
+#include <cutlass/gemm/collective/collective_builder.hpp>
+#include <cutlass/epilogue/collective/collective_builder.hpp>
+#include <cutlass/epilogue/thread/linear_combination.h>
+#include <cutlass/gemm/kernel/gemm_universal.hpp>
+#include <cutlass/gemm/kernel/tile_scheduler.hpp>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+template <class T> std::string type_name() {
+  std::string s = __PRETTY_FUNCTION__;
+  auto a = s.find("T = ");
+  auto b = s.rfind(';') != std::string::npos && s.rfind(';') > a ? s.rfind(';') : s.rfind(']');
+  return s.substr(a + 4, b - a - 4);
+}
+template <class T> void line(const char* tag, T const& x) {
+  printf("@@%s ", tag); cute::print(x); printf("\n");
+}
+// Each detected member is printed only where the collective has it (the SM100 and ptr-array collectives differ).
+#define HAS_MEMBER(NAME) \
+  template <class C, class = void> struct has_##NAME : std::false_type {}; \
+  template <class C> struct has_##NAME<C, std::void_t<typename C::NAME>> : std::true_type {};
+HAS_MEMBER(SmemLayoutA) HAS_MEMBER(SmemLayoutB) HAS_MEMBER(SmemLayoutAtomA) HAS_MEMBER(SmemLayoutAtomB)
+HAS_MEMBER(TiledMma) HAS_MEMBER(GmemTiledCopyA) HAS_MEMBER(GmemTiledCopyB) HAS_MEMBER(StrideA) HAS_MEMBER(StrideB)
+HAS_MEMBER(SharedStorage) HAS_MEMBER(StrideC) HAS_MEMBER(StrideD) HAS_MEMBER(ElementA) HAS_MEMBER(ElementB)
+HAS_MEMBER(SmemLayoutC) HAS_MEMBER(SmemLayoutD) HAS_MEMBER(EpilogueTile)
+
+template <int I, class S> void set_stride(S& s, long long v) {
+  if constexpr (I < (int)cute::tuple_size<S>::value) {
+    using E = std::decay_t<decltype(cute::get<I>(s))>;
+    if constexpr (!cute::is_static<E>::value && std::is_integral<E>::value) { cute::get<I>(s) = E(v); }
+  }
+}
+template <class S> void set_strides(S& s, const long long* v) {
+  set_stride<0>(s, v[0]); set_stride<1>(s, v[1]); set_stride<2>(s, v[2]);
+}
+#define TYPE_IF(C, M, TAG) \
+  if constexpr (has_##M<C>::value) printf("@@" TAG " %s\n", type_name<typename C::M>().c_str());
+#define LAYOUT_IF(C, M, TAG) if constexpr (has_##M<C>::value) line(TAG, typename C::M{});
+#define BITS_IF(C, M, TAG) \
+  if constexpr (has_##M<C>::value) printf("@@" TAG " %d\n", int(cute::sizeof_bits_v<typename C::M>));
+
+template <class Kernel> void show_tma_tensors();
+template <class Mainloop, class Epilogue, class Kernel> void show() {
+  LAYOUT_IF(Mainloop, SmemLayoutA, "SMEM_A") LAYOUT_IF(Mainloop, SmemLayoutB, "SMEM_B")
+  LAYOUT_IF(Mainloop, SmemLayoutAtomA, "ATOM_A") LAYOUT_IF(Mainloop, SmemLayoutAtomB, "ATOM_B")
+  line("TILE", typename Mainloop::TileShape{});
+  printf("@@STAGES %d\n", int(Mainloop::DispatchPolicy::Stages));
+  BITS_IF(Mainloop, ElementA, "BITS_A") BITS_IF(Mainloop, ElementB, "BITS_B")
+  TYPE_IF(Mainloop, StrideA, "STRIDE_A") TYPE_IF(Mainloop, StrideB, "STRIDE_B")
+  TYPE_IF(Mainloop, GmemTiledCopyA, "COPY_A") TYPE_IF(Mainloop, GmemTiledCopyB, "COPY_B")
+  printf("@@MAINLOOP %s\n", type_name<typename Mainloop::DispatchPolicy>().c_str());
+  if constexpr (has_TiledMma<Mainloop>::value) {
+    printf("@@TILED_MMA_BEGIN\n"); cute::print(typename Mainloop::TiledMma{}); printf("\n@@TILED_MMA_END\n");
+  }
+  if constexpr (has_SharedStorage<Epilogue>::value) {
+    printf("@@EPI_SMEM_BYTES %d\n", int(sizeof(typename Epilogue::SharedStorage)));
+  }
+  TYPE_IF(Epilogue, StrideC, "STRIDE_C") TYPE_IF(Epilogue, StrideD, "STRIDE_D")
+  LAYOUT_IF(Epilogue, SmemLayoutC, "EPI_SMEM_C") LAYOUT_IF(Epilogue, SmemLayoutD, "EPI_SMEM_D")
+  printf("@@KERNEL %s\n", type_name<Kernel>().c_str());
+  show_tma_tensors<Kernel>();
+}
+
+// can_implement of the kernel on concrete arguments: (M,N,K,L) and the strides of A (M,K,L), B (N,K,L),
+// C and D (M,N,L); a static stride keeps its value.  Only for kernels whose arguments hold one stride per
+// operand (not the grouped ones, whose strides are arrays).
+template <class Kernel, class = void> struct plain_args : std::false_type {};
+template <class Kernel> struct plain_args<Kernel, std::void_t<decltype(typename Kernel::Arguments{}.mainloop.dA),
+    decltype(typename Kernel::Arguments{}.epilogue.dD)>>
+  : std::integral_constant<bool, !std::is_pointer<decltype(typename Kernel::Arguments{}.mainloop.dA)>::value
+                                 && cute::rank(typename Kernel::ProblemShape{}) == 4> {};
+template <class Kernel> int accepts(const long long* p) {
+  if constexpr (plain_args<Kernel>::value) {
+    typename Kernel::Arguments args{};
+    args.mode = p[3] > 1 ? cutlass::gemm::GemmUniversalMode::kBatched : cutlass::gemm::GemmUniversalMode::kGemm;
+    args.problem_shape = typename Kernel::ProblemShape{int(p[0]), int(p[1]), int(p[2]), int(p[3])};
+    set_strides(args.mainloop.dA, p + 4);
+    set_strides(args.mainloop.dB, p + 7);
+    set_strides(args.epilogue.dC, p + 10);
+    set_strides(args.epilogue.dD, p + 13);
+    return Kernel::can_implement(args) ? 1 : 0;
+  } else {
+    return -1;
+  }
+}
+// The TMA coordinate tensors load_init tiles (get_tma_tensor of (M,K,L) and (N,K,L)), built at one sample problem
+// (extents and packed strides multiples of 128): their strides are static scaled bases, fixed by the stride and
+// smem layout types alone, so they are the same for every problem; the shapes are the sample's.
+template <class Kernel, class = void> struct has_tma_params : std::false_type {};
+template <class Kernel> struct has_tma_params<Kernel, std::void_t<
+    decltype(std::declval<typename Kernel::CollectiveMainloop::Params>().tma_load_a),
+    decltype(std::declval<typename Kernel::CollectiveMainloop::Params>().tma_load_b)>> : std::true_type {};
+template <class Kernel> void show_tma_tensors() {
+  if constexpr (plain_args<Kernel>::value && has_tma_params<Kernel>::value) {
+    typename Kernel::Arguments args{};
+    typename Kernel::ProblemShape shape{1024, 1024, 1024, 2};
+    const long long packed[3] = {1024, 1024, 1024 * 1024};
+    set_strides(args.mainloop.dA, packed);
+    set_strides(args.mainloop.dB, packed);
+    static char storage[1 << 20];
+    auto params = Kernel::CollectiveMainloop::to_underlying_arguments(shape, args.mainloop, storage);
+    line("TMA_TENSOR_A", params.tma_load_a.get_tma_tensor(cute::make_shape(1024, 1024, 2)).layout());
+    line("TMA_TENSOR_B", params.tma_load_b.get_tma_tensor(cute::make_shape(1024, 1024, 2)).layout());
+  }
+}
+
+// The mainloop's to_underlying_arguments (make_tma_copy of A and B from the problem shape and strides), run on
+// concrete arguments: it returns, or CuTe's host asserts abort.
+template <class Kernel> int builds_tma(const long long* p) {
+  if constexpr (plain_args<Kernel>::value) {
+    typename Kernel::Arguments args{};
+    typename Kernel::ProblemShape shape{int(p[0]), int(p[1]), int(p[2]), int(p[3])};
+    set_strides(args.mainloop.dA, p + 4);
+    set_strides(args.mainloop.dB, p + 7);
+    static char storage[1 << 20];
+    (void)Kernel::CollectiveMainloop::to_underlying_arguments(shape, args.mainloop, storage);
+    return 1;
+  } else {
+    return -1;
+  }
+}
+"""
+
+MAIN = r"""
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "show") == 0) {
+    for (long long k = 0; k < kCases; ++k) { printf("@@CASE %lld\n", k); kShow[k](); }
+    return 0;
+  }
+  // "accepts" (or "tma"): lines of "case M N K L a0 a1 a2 b0 b1 b2 c0 c1 c2 d0 d1 d2"
+  bool tma = argc > 1 && std::strcmp(argv[1], "tma") == 0;
+  long long k, p[16];
+  while (scanf("%lld", &k) == 1) {
+    for (int i = 0; i < 16; ++i) if (scanf("%lld", &p[i]) != 1) return 3;
+    int r = (k < 0 || k >= kCases) ? -2 : tma ? kTma[k](p) : kAccepts[k](p);
+    printf("@@ACCEPTS %lld %d\n", k, r);
+    fflush(stdout);
+  }
+  return 0;
+}
+"""
+
+# Flags: the builders' CUDA-version guard as the macro it defines, and -fpermissive for the device-only names
+# that template code mentions without depending on a parameter.
+FLAGS = ("-DCUTLASS_SM90_COLLECTIVE_BUILDER_SUPPORTED", "-fpermissive")
+ACCEPTS_FIELDS = 16
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One key's C++: the instance the emitter writes for its representative configuration."""
+
+    name: str
+    source: str
+
+
+def _unit(instances: Sequence[Instance]) -> cute_cpp.TranslationUnit:
+    def unit(cases: Sequence[cute_cpp.CppCase], rejected: set[int]) -> tuple[str, dict[int, tuple[int, int]]]:
+        lines = PRELUDE.strip("\n").split("\n")
+        spans: dict[int, tuple[int, int]] = {}
+        for k, inst in enumerate(instances):
+            start = len(lines) + 1
+            if k in rejected:
+                lines.append(f'static void show_{k}() {{ printf("@@REJECTED\\n"); }}')
+                lines.append(f"static int accepts_{k}(const long long*) {{ return -3; }}")
+                lines.append(f"static int tma_{k}(const long long*) {{ return -3; }}")
+            else:
+                lines.append(f"namespace key_{k} {{")
+                lines.extend(inst.source.strip("\n").split("\n"))
+                lines.append("}")
+                n = f"key_{k}::{inst.name}"
+                lines.append(f"static void show_{k}() {{ show<{n}_mainloop, {n}_epilogue, {n}>(); }}")
+                lines.append(f"static int accepts_{k}(const long long* p) {{ return accepts<{n}>(p); }}")
+                lines.append(f"static int tma_{k}(const long long* p) {{ return builds_tma<{n}>(p); }}")
+            spans[k] = (start, len(lines))
+        lines.append(f"static const long long kCases = {len(instances)};")
+        lines.append(f"static void (*kShow[])() = {{{', '.join(f'show_{k}' for k in range(len(instances)))}}};")
+        lines.append("static int (*kAccepts[])(const long long*) = {"
+                     + ", ".join(f"accepts_{k}" for k in range(len(instances))) + "};")
+        lines.append("static int (*kTma[])(const long long*) = {"
+                     + ", ".join(f"tma_{k}" for k in range(len(instances))) + "};")
+        lines.extend(MAIN.strip("\n").split("\n"))
+        return "\n".join(lines) + "\n", spans
+    return unit
+
+
+@dataclass(frozen=True)
+class Program:
+    """A compiled batch of instances: run ``show`` once, ``accepts`` at any arguments."""
+
+    binary: cute_cpp.Binary
+    instances: tuple[Instance, ...]
+
+    def rejected(self, k: int) -> str | None:
+        return self.binary.rejected.get(k)
+
+    def accepts(self, queries: Sequence[tuple[int, Sequence[int]]]) -> list[int]:
+        """``can_implement`` of case k at each query's 16 values (1 accepts, 0 rejects, -1 not run: the kernel's
+        arguments hold stride arrays, -3: CUTLASS rejected the instance)."""
+        text = "".join(f"{k} {' '.join(str(int(v)) for v in vals)}\n" for k, vals in queries)
+        out = subprocess.run([str(self.binary.path)], input=text, capture_output=True, text=True, check=True,
+                             timeout=120)
+        return [int(line.split()[2]) for line in out.stdout.splitlines() if line.startswith("@@ACCEPTS")]
+
+    def builds_tma(self, k: int, values: Sequence[int]) -> tuple[bool, str]:
+        """Run the mainloop's ``to_underlying_arguments`` of case k at one query (in its own process: a failing
+        CuTe assert aborts it): whether it returned, and CuTe's message when it did not."""
+        out = subprocess.run([str(self.binary.path), "tma"], input=f"{k} {' '.join(str(int(v)) for v in values)}\n",
+                             capture_output=True, text=True, check=False, timeout=120)
+        ok = out.returncode == 0 and "@@ACCEPTS" in out.stdout and out.stdout.split()[-1] == "1"
+        return ok, (out.stderr.strip().splitlines() or [f"exit {out.returncode}"])[-1]
+
+
+def compile_instances(instances: Sequence[Instance], include: Path | None = None,
+                      sanitize: bool = False) -> Program:
+    flags = list(FLAGS)
+    if include is not None:
+        flags.insert(0, f"-I{include}")
+    if sanitize:
+        flags += ["-fsanitize=signed-integer-overflow", "-fno-sanitize-recover"]
+    cases = [cute_cpp.CppCase(code=i.source, slots=(), label=i.name) for i in instances]
+    binary = cute_cpp.build(cases, unit=_unit(instances), flags=flags)
+    return Program(binary, tuple(instances))
+
+
+_TAG = re.compile(r"^@@([A-Z_0-9]+)(?: (.*))?$")
+
+
+def show(program: Program) -> list[dict[str, Any]]:
+    """What each instance's builders chose, as printed by compiled CUTLASS (one dict per instance)."""
+    out = subprocess.run([str(program.binary.path), "show"], capture_output=True, text=True, check=True,
+                         timeout=120)
+    found: list[dict[str, Any]] = []
+    mma: list[str] | None = None
+    for raw in out.stdout.splitlines():
+        if mma is not None:
+            if raw == "@@TILED_MMA_END":
+                found[-1]["TILED_MMA"] = "\n".join(mma).strip()
+                mma = None
+            else:
+                mma.append(raw)
+            continue
+        m = _TAG.match(raw)
+        if not m:
+            continue
+        tag, value = m.group(1), (m.group(2) or "").strip()
+        if tag == "CASE":
+            found.append({})
+        elif tag == "TILED_MMA_BEGIN":
+            mma = []
+        elif tag == "REJECTED":
+            found[-1]["REJECTED"] = True
+        else:
+            found[-1][tag] = int(value) if tag in ("STAGES", "BITS_A", "BITS_B", "EPI_SMEM_BYTES") else value
+    for k, d in enumerate(found):
+        if k in program.binary.rejected:
+            d["REJECTED"] = program.binary.rejected[k]
+    return found
+
+
+def derive_many(instances: Sequence[Instance], include: Path | None = None) -> list[dict[str, Any]]:
+    """Compile ``instances`` into one program and return, per instance, what compiled CUTLASS printed."""
+    return show(compile_instances(instances, include))
+
+
+def printed(derived: Mapping[str, Any], tag: str) -> str | None:
+    v = derived.get(tag)
+    return None if v is None else str(v)

@@ -1,0 +1,106 @@
+"""The library report: every configuration, its key, the key's verdicts, guards and ``can_implement``
+comparison, written atomically as JSON (a reader never sees a half-written report)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+FORMAT = "cute-verify-library/1"
+
+
+def build(meta: Mapping[str, Any], results: Sequence[Mapping[str, Any]], configs: Mapping[str, Mapping[str, Any]],
+          pending: Sequence[str] = ()) -> dict[str, Any]:
+    """The report's data: ``results`` are ``verify_key``'s answers, ``configs`` every configuration by name with
+    its key (``key``) and fields; ``pending`` the keys not verified (``--limit``)."""
+    by_key = {r["key"]: r for r in results}
+    rows = []
+    for name, c in configs.items():
+        r = by_key.get(c["key"])
+        rows.append({"name": name, "key": c["key"], "arch": c["fields"]["arch"],
+                     "status": r["status"] if r else "not verified (--limit)",
+                     "verdict": r.get("verdict") if r else None})
+    findings = [{**f, "key": r["key"], "kernels": r["configs"]} for r in results for f in r.get("findings", [])
+                if f.get("confirmed")]
+    return {
+        "format": FORMAT, **meta,
+        "counts": {"configurations": len(configs), "keys": len({c["key"] for c in configs.values()}),
+                   "keys_verified": len(results), "keys_pending": len(pending),
+                   "by_status": dict(Counter(r["status"] for r in results)),
+                   "by_verdict": dict(Counter(str(r.get("verdict")) for r in results)),
+                   "findings": len(findings)},
+        "findings": findings,
+        "keys": list(results),
+        "configurations": rows,
+    }
+
+
+def write(path: str | os.PathLike[str], report: Mapping[str, Any]) -> None:
+    """Write ``report`` to ``path`` atomically: a temporary file in the same folder, then a rename."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(report, f, indent=1, sort_keys=False)
+            f.write("\n")
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def html(report: Mapping[str, Any]) -> str:
+    """The report as one HTML page: the counts per architecture, GEMM kind, kernel schedule and status, then every
+    finding with its witness, its compiled replay and the kernels it affects."""
+    from html import escape
+
+    def table(title: str, counts: Mapping[str, int]) -> str:
+        rows = "".join(f"<tr><td>{escape(str(k))}</td><td>{v}</td></tr>" for k, v in sorted(counts.items()))
+        return f"<h3>{escape(title)}</h3><table><tr><th></th><th>configurations</th></tr>{rows}</table>"
+
+    configs = report["configurations"]
+    fields = {k["key"]: (k.get("derived") or {}) for k in report["keys"]}
+    parts = [f"<h1>CUTLASS {escape(str(report.get('cutlass')))}: {report['counts']['configurations']} GEMM "
+             f"configurations, {report['counts']['keys']} keys</h1>",
+             f"<p>tool {escape(str(report.get('tool')))}; generator --kernels {escape(str(report.get('kernels')))}"
+             f"; {report['counts']['keys_verified']} keys verified, {report['counts']['findings']} findings "
+             "(each replayed on compiled CUTLASS)</p>",
+             table("by architecture", Counter(c["arch"] for c in configs)),
+             table("by status", Counter(c["status"] for c in configs)),
+             table("by verdict", Counter(str(c["verdict"]) for c in configs))]
+    policies = Counter(str(fields.get(c["key"], {}).get("MAINLOOP", "not compiled")).split("<")[0] for c in configs)
+    parts.append(table("by mainloop (as compiled CUTLASS names it)", policies))
+    parts.append("<h2>Findings</h2>")
+    for f in report["findings"]:
+        kernels = f["kernels"]
+        replay = f.get("replay", {})
+        parts.append(
+            f"<h3>{escape(f['kind'])}: {escape(f['check'])}</h3><p>{escape(str(f.get('reason')))}</p>"
+            f"<p>witness: <code>{escape(str(f['witness']))}</code>; compiled replay: can_implement = "
+            f"{replay.get('can_implement')}, make_tma_copy returns = {replay.get('make_tma_copy_returns')}"
+            f"<br><code>{escape(str(replay.get('cute', ''))[-300:])}</code></p>"
+            f"<p>{len(kernels)} kernels: " + ", ".join(f"<code>{escape(k)}</code>" for k in kernels[:20])
+            + (" ..." if len(kernels) > 20 else "") + "</p>")
+    style = "<style>body{font-family:sans-serif}td,th{padding:2px 8px;border-bottom:1px solid #ddd}</style>"
+    return f"<!doctype html><html><head><meta charset='utf-8'><title>cute-verify library</title>{style}</head>" \
+           f"<body>{''.join(parts)}</body></html>\n"
+
+
+def write_html(path: str | os.PathLike[str], report: Mapping[str, Any]) -> None:
+    """Write the HTML page atomically, as ``write`` does the JSON."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(html(report))
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,332 @@
+"""``verify_key``: one key's layouts verified for every admitted problem, and compared with ``can_implement``.
+
+The unit of work of a sweep: a pure function of its payload (plain data in, plain JSON data out), so that it
+can run in any process.  The payload names the key, its fields, the configurations sharing it and the C++
+instance of its representative; with ``derived`` (what ``derive.derive_many`` printed for it) the program is not
+compiled again.
+
+For an SM90 TMA + GMMA mainloop (``MainloopSm90TmaGmmaWarpSpecialized*``), per operand X in {A, B} of extents
+(R, K, L), R = M or N, with the strides CUTLASS declares (``StrideX``: 64-bit, one of them the static ``_1``):
+
+* ``smem``: ``tile_to_shape`` of the builder's smem atom over (BLK_R, BLK_K, Stages) in the order of
+  sm90_mma_tma_gmma_ss_warpspecialized.hpp:128-135, which must print as compiled CUTLASS's ``SmemLayoutX``;
+* ``gmma``: ``make_gmma_desc``'s canonical-layout check of one stage (``algebra.gmma.canonical_gmma``);
+* ``tma``: the TMA box of one stage over the gmem tensor (R,K,L) (``make_tma_box``), and
+* ``tiling``: ``local_tile(mX, TileShape, (_,_,_), Step)`` of the collective's ``load_init``,
+
+the last two for every (M, N, K, L) and strides that ``can_implement`` accepts.  ``can_implement``'s acceptance
+condition is read by hand from the headers (``ACCEPTANCE``): a layout refuted under it is a problem that
+``can_implement`` accepts and the kernel gets wrong, replayed on compiled CUTLASS (``can_implement`` returns true
+there, and the mainloop's ``make_tma_copy`` fails CuTe's host assert) before it is reported.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from verifier.algebra.gmma import canonical_gmma
+from verifier.algebra.registry import apply
+from verifier.core.errors import LayoutError
+from verifier.core.symbols import Symbol, Symbols, declaration
+from verifier.engine.problem import decide
+from verifier.engine.verdicts import INVALID, VALID, Verdict
+from verifier.library import derive
+from verifier.notation.cpp import parse
+from verifier.run import problems
+from verifier.run.spec import Check
+
+INT32_MAX = 2**31 - 1
+# Where can_implement's acceptance condition is read from (CUTLASS 4.2): the kernel's conjunction, the mainloop's
+# and the epilogue's alignment checks, and check_alignment itself.
+ACCEPTANCE_SOURCES = (
+    "cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_cooperative.hpp:266-278",
+    "cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp:244-261",
+    "cutlass/epilogue/collective/sm90_epilogue_tma_warpspecialized.hpp:324-350",
+    "cutlass/detail/layout.hpp:399-415",
+)
+ACCEPTANCE_NOTE = (
+    "check_alignment<N>(shape, StrideX{}) tests the extent of the unit-stride mode (size(shape) == N * "
+    "size(upcast<N>(layout))) and the dynamic strides of a default-constructed StrideX{}, which are 0: the "
+    "strides the user passes are never checked. size(shape) is a product of int extents: it must not overflow "
+    "(signed overflow is undefined), so the condition holds where M*K*L, N*K*L and M*N*L fit in int.")
+_BITS = {"f16": 16, "bf16": 16, "f32": 32, "tf32": 32, "f64": 64, "s8": 8, "u8": 8, "s32": 32, "e4m3": 8,
+         "e5m2": 8, "void": 0, "s4": 4, "u4": 4, "e2m1": 4, "e3m2": 6, "e2m3": 6, "ue8m0": 8, "ue4m3": 8}
+# The mainloop policies whose collective (sm90_mma_tma_gmma_ss_warpspecialized.hpp) the checks and the
+# acceptance condition are read from; a policy with another collective (sparse, FP8, mixed input, rmem A,
+# cp.async, ptr-array, SM100) is reported as not derived, with its name.
+SUPPORTED_MAINLOOPS = ("cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<",
+                       # sm90_mma_tma_gmma_ss_warpspecialized_fp8.hpp: the same smem layouts (130-137), load_init
+                       # (295) and alignment checks (240-251); its other conjunct, the MMA promotion interval
+                       # (253), is not about the problem's size.
+                       "cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<")
+
+
+def _top_args(text: str) -> list[str]:
+    inner = text[text.index("<") + 1:text.rindex(">")]
+    out, depth, cur = [], 0, ""
+    for ch in inner:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur.strip())
+    return out
+
+
+def _stride(type_text: str, names: Sequence[str]) -> tuple[str, list[str | int]]:
+    """A stride type printed by CUTLASS (``cute::tuple<long int, cute::C<1>, long int>``) as model text over
+    ``names`` (a dynamic leaf is a 64-bit symbol), and each mode's query value (a name, or the static value)."""
+    parts: list[str] = []
+    values: list[str | int] = []
+    for arg, name in zip(_top_args(type_text), names):
+        m = re.fullmatch(r"cute::C<(-?\d+)>", arg)
+        parts.append(f"_{m.group(1)}" if m else name)
+        values.append(int(m.group(1)) if m else name)
+    return f"({','.join(parts)})", values
+
+
+# Verdicts of the layout problems this process has decided: keys share most of them (the tiling depends only on
+# the tile and the projection, the TMA box on the element width, the stage and the stride pattern). A verdict is
+# a function of its problem, so reusing it changes no answer.
+_DECIDED: dict[tuple[object, ...], Verdict] = {}
+
+
+def _check(name: str, op: str, args: Sequence[str], symbols: Sequence[Symbol], assume: Sequence[str]) -> Verdict:
+    memo = (op, tuple(args), tuple(symbols), tuple(assume))
+    if memo in _DECIDED:
+        return _DECIDED[memo]
+    _DECIDED[memo] = _decide(name, op, args, symbols, assume)
+    return _DECIDED[memo]
+
+
+def _decide(name: str, op: str, args: Sequence[str], symbols: Sequence[Symbol], assume: Sequence[str]) -> Verdict:
+    c = Check(name=name, op=op, is_property=False, args=tuple(args), expect="valid", timeout=None, file="library",
+              line=0, assume=tuple(assume), symbols=tuple(symbols))
+    return decide(c)
+
+
+def _verdict(v: Verdict) -> dict[str, Any]:
+    out: dict[str, Any] = {"verdict": v.verdict, "result": v.result, "reason": v.reason}
+    if v.counterexample is not None:
+        out["counterexample"] = v.counterexample.to_json()
+    if v.guard is not None:
+        out["guard"] = v.guard.condition
+    out["warnings"] = [o.id for o in v.warnings]
+    return out
+
+
+def _stage(atom: str, blk_r: str, blk_k: str, order: str) -> str:
+    """One pipeline stage of the smem layout, as the TMA box and the GMMA descriptor see it: the atom tiled to
+    (BLK_R, BLK_K) in the same order (stage 0 of the staged layout, whose stage mode is outermost), with its
+    smem_ptr flag (a ``slice`` of the staged layout would turn the flag into its offset)."""
+    two = "(" + ",".join(order.strip("()").split(",")[:2]) + ")"
+    return str(apply("tile_to_shape", *problems.operands("tile_to_shape", [atom, f"({blk_r},{blk_k})", two],
+                                                         Symbols())).result)
+
+
+def _order(stride_type: str) -> str:
+    # sm90_mma_tma_gmma_ss_warpspecialized.hpp:131: MN-major (unit stride in mode 0) tiles K first.
+    first = _top_args(stride_type)[0]
+    return "(_2,_1,_3)" if first == "cute::C<1>" else "(_1,_2,_3)"
+
+
+def acceptance(fields: Mapping[str, Any], strides: Mapping[str, str]) -> list[str]:
+    """``can_implement``'s acceptance condition, read by hand (``ACCEPTANCE_SOURCES``), over M, N, K, L: per
+    operand, the extent of its unit-stride mode divisible by 128 bits' worth of elements, and no int overflow of
+    ``size(shape)``."""
+    conds: list[str] = []
+    extents = {"A": ("M", "K", "L"), "B": ("N", "K", "L"), "C": ("M", "N", "L"), "D": ("M", "N", "L")}
+    for x in ("A", "B", "C", "D"):
+        bits = _BITS.get(str(fields[f"element_{x.lower()}"]), 0)
+        if not bits or x not in strides:
+            continue
+        unit = [i for i, a in enumerate(_top_args(strides[x])) if a == "cute::C<1>"]
+        if unit:
+            conds.append(f"{extents[x][unit[0]]} % {128 // bits} == 0")
+    return sorted(set(conds))
+
+
+# can_implement's condition also needs size(shape) not to overflow int (``ACCEPTANCE_NOTE``). These products are
+# reported with the condition but not assumed in the solver's queries (non-linear: they exhaust its budget); a
+# compiled replay whose witness breaks them runs at the smallest admitted extents instead (the TMA findings
+# depend on the strides only), and says so.
+NO_OVERFLOW = ("M*K*L <= 2147483647", "N*K*L <= 2147483647", "M*N*L <= 2147483647")
+
+
+def _smallest(accept: Sequence[str]) -> list[int]:
+    """The smallest (M, N, K, L) the divisibility conjuncts of ``accept`` admit."""
+    out = {"M": 1, "N": 1, "K": 1, "L": 1}
+    for c in accept:
+        m = re.fullmatch(r"([MNKL]) % (\d+) == 0", c)
+        if m:
+            out[m.group(1)] = max(out[m.group(1)], int(m.group(2)))
+    return [out[s] for s in ("M", "N", "K", "L")]
+
+
+def _symbols(names: Sequence[str]) -> list[Symbol]:
+    out = [declaration(n) for n in ("M", "N", "K", "L")]
+    return out + [declaration(n, lo=0, bits=64) for n in names if n not in ("M", "N", "K", "L")]
+
+
+def _aligned_strides(params: Mapping[str, int], modes: Mapping[str, list[str | int]],
+                     fields: Mapping[str, Any]) -> dict[str, int]:
+    """Values for the stride symbols a witness leaves free: the other operand's, aligned to 16 bytes, so that a
+    replay fails (or passes) for the operand the finding is about."""
+    out: dict[str, int] = {}
+    for x in ("A", "B"):
+        bits = _BITS.get(str(fields[f"element_{x.lower()}"]), 16) or 16
+        align = max(1, 128 // bits)
+        for v in modes[x]:
+            if isinstance(v, str) and v not in params:
+                out[v] = 2 * align
+    return out
+
+
+def _query(params: Mapping[str, int], modes: Mapping[str, list[str | int]],
+           strides_of: Mapping[str, int] | None = None) -> list[int]:
+    """The 16 values of a compiled query at a counterexample: (M,N,K,L), then the strides of A, B, C, D (C and D
+    packed column-major: can_implement never reads their values)."""
+    free = dict(strides_of or {})
+
+    def val(v: str | int) -> int:
+        return v if isinstance(v, int) else int(params.get(v, free.get(v, 0)))
+    m, n = int(params.get("M", 1)), int(params.get("N", 1))
+    out = [int(params.get(s, 1)) for s in ("M", "N", "K", "L")]
+    for x in ("A", "B"):
+        out += [val(v) for v in modes[x]]
+    return out + [1, m, m * n, 1, m, m * n]
+
+
+def verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """Verify one key (the module's docstring says what); plain JSON data out.  A layout the model cannot read
+    yet makes the key "not derived", with the reason, never an error of the sweep."""
+    try:
+        return _verify_key(payload)
+    except LayoutError as exc:
+        return {"key": payload["key"], "representative": payload["representative"],
+                "configs": list(payload["configs"]), "tool": payload.get("tool"), "cutlass": payload.get("cutlass"),
+                "derived": payload.get("derived"), "status": "not derived", "reason": f"not modelled: {exc}"}
+
+
+def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
+    start = time.monotonic()
+    out: dict[str, Any] = {"key": payload["key"], "representative": payload["representative"],
+                           "configs": list(payload["configs"]), "tool": payload.get("tool"),
+                           "cutlass": payload.get("cutlass")}
+    fields = payload["fields"]
+    if not fields.get("is_3x", False):
+        return {**out, "status": "not derived", "reason": "a CUTLASS 2.x kernel (not built from CuTe layouts)"}
+    inst = derive.Instance(payload["representative"], payload["source"])
+    d = payload.get("derived")
+    program = None
+    if d is None:
+        program = derive.compile_instances([inst])
+        d = derive.show(program)[0]
+    out["derived"] = d
+    if d.get("REJECTED"):
+        return {**out, "status": "not derived", "reason": f"CUTLASS's instance did not compile: {d['REJECTED']}"}
+    mainloop = str(d.get("MAINLOOP", ""))
+    if not mainloop.startswith(SUPPORTED_MAINLOOPS) or "SMEM_A" not in d or "STRIDE_A" not in d:
+        return {**out, "status": "not derived", "reason": f"mainloop {mainloop.split('<')[0]} not modelled yet"}
+    strides = {x: str(d[f"STRIDE_{x}"]) for x in ("A", "B", "C", "D") if f"STRIDE_{x}" in d}
+    accept = acceptance(fields, strides)
+    out["can_implement"] = {"condition": [*accept, *NO_OVERFLOW], "sources": list(ACCEPTANCE_SOURCES),
+                            "note": ACCEPTANCE_NOTE, "derivation": "hand-read"}
+    tile = parse(str(d["TILE"]))
+    blk = [str(t) for t in tile]  # type: ignore[union-attr]
+    checks: dict[str, Any] = {}
+    findings: list[dict[str, Any]] = []
+    modes: dict[str, list[str | int]] = {}
+    for x, r, step in (("A", "M", "Step<_1,X,_1>"), ("B", "N", "Step<X,_1,_1>")):
+        stride_text, modes[x] = _stride(strides[x], (f"ld{x}", f"ld{x}", f"bs{x}"))
+        names = [str(v) for v in modes[x] if isinstance(v, str)]
+        gmem = f"({r},K,L):{stride_text}"
+        syms = _symbols(names)
+        bits = int(d[f"BITS_{x}"])
+        smem = str(d[f"SMEM_{x}"])
+        blk_r = blk[0] if x == "A" else blk[1]
+        tts = _check(f"smem {x}", "tile_to_shape",
+                     [str(d[f"ATOM_{x}"]), f"({blk_r},{blk[2]},_{d['STAGES']})", _order(strides[x])], [], [])
+        checks[f"smem_{x}"] = {**_verdict(tts), "cutlass": smem, "equal": tts.result == smem,
+                               "derivation": "cutlass"}
+        stage = _stage(str(d[f"ATOM_{x}"]), blk_r, blk[2], _order(strides[x]))
+        major = "MN" if _top_args(strides[x])[0] == "cute::C<1>" else "K"
+        can = canonical_gmma(parse(stage), bits, major)
+        checks[f"gmma_{x}"] = {"verdict": VALID if can.accepted else INVALID, "reason": can.reason,
+                               "stage": stage, "derivation": "cutlass"}
+        # load_init tiles the TMA coordinate tensor (get_tma_tensor), whose strides are scaled bases: compiled
+        # CUTLASS printed them at a sample problem (they are static, the same for every problem); without that
+        # print, the gmem modes' order is written by hand.
+        printed_coords = d.get(f"TMA_TENSOR_{x}")
+        basis = str(printed_coords).split(":", 1)[1] if printed_coords else "(_1@0,_1@1,_1@2)"
+        coords = f"({r},K,L):{basis}"
+        tiling_how = "cutlass" if printed_coords else "hand-derived"
+        for part, op, args, how in (("tma", "make_tma_box", [str(bits), stage, gmem], "cutlass"),
+                                    ("tiling", "local_tile", [coords, str(d["TILE"]), "(_,_,_)", step],
+                                     tiling_how)):
+            v = _check(f"{part} {x}", op, args, syms, accept)
+            checks[f"{part}_{x}"] = {**_verdict(v), "op": op, "args": args, "derivation": how}
+            # Only a TMA finding has a compiled replay yet (CuTe's host asserts in make_tma_copy).
+            if part == "tma" and v.verdict == INVALID and v.counterexample is not None:
+                findings.append({"kind": "accepted_but_wrong", "check": f"{part}_{x}",
+                                 "obligation": v.counterexample.obligation, "reason": v.reason,
+                                 "witness": dict(v.counterexample.params)})
+        # The other direction: the TMA box needs aligned strides, not aligned extents. Decided without
+        # can_implement's condition; where it holds, a problem can_implement rejects (an unaligned extent) with
+        # aligned strides is one the mainloop's layouts get right.
+        if bits >= 8 and 128 % bits == 0:
+            align = 128 // bits
+            cond = [c for n in names for c in (f"{n} % {align} == 0", f"{n} <= {(2**43 - 1) // bits}")]
+            v = _check(f"tma {x} with aligned strides", "make_tma_box", [str(bits), stage, gmem], syms, cond)
+            checks[f"tma_{x}_aligned_strides"] = {**_verdict(v), "op": "make_tma_box", "assume": cond,
+                                                  "derivation": "cutlass"}
+            unit = [i for i, a in enumerate(_top_args(strides[x])) if a == "cute::C<1>"]
+            extent = (r, "K", "L")[unit[0]] if unit else None
+            if v.verdict == VALID and extent is not None:
+                w = dict(zip(("M", "N", "K", "L"), _smallest(accept)))
+                w[extent] = align + 1
+                for n in names:
+                    w[n] = 2 * align
+                findings.append({"kind": "rejected_but_safe", "check": f"tma_{x}_aligned_strides",
+                                 "reason": f"can_implement requires {extent} % {align} == 0; the TMA box of {x} "
+                                           f"needs only {' and '.join(cond)}", "witness": w})
+    out["checks"] = checks
+    out["not_derived_yet"] = ["the epilogue's layouts (C/D smem, TMA store box)", "TiledMMA partitions",
+                              "bank conflicts (no thread-indexed smem access in a TMA + GMMA mainloop)"]
+    if findings:
+        program = program or derive.compile_instances([inst])
+        for f in findings:
+            w = dict(f["witness"])
+            ext = [int(w.get(s, 1)) for s in ("M", "N", "K", "L")]
+            note = None
+            if max(ext[0] * ext[2], ext[1] * ext[2], ext[0] * ext[1]) * ext[3] > INT32_MAX:
+                for s_, c in zip(("M", "N", "K", "L"), _smallest(accept)):
+                    w[s_] = c
+                note = "extents reduced to the smallest admitted: can_implement's size(shape) overflows int there"
+            q = _query(w, modes, strides_of=_aligned_strides(w, modes, fields))
+            accepted = program.accepts([(0, q)])[0]
+            builds, message = program.builds_tma(0, q)
+            f["replay"] = {"query": q, "can_implement": accepted, "make_tma_copy_returns": builds,
+                           "cute": message, "note": note}
+            f["confirmed"] = (accepted == 1 and not builds) if f["kind"] == "accepted_but_wrong" else (
+                accepted == 0 and builds)
+    out["findings"] = findings
+    bad = [k for k, c in checks.items() if c["verdict"] not in (VALID, "proved")]
+    out["status"] = "verified"
+    out["verdict"] = INVALID if any(f.get("confirmed") for f in findings) else (VALID if not bad else "unknown")
+    out["seconds"] = round(time.monotonic() - start, 2)
+    return out
+
+
+def payload_errors(payload: Mapping[str, Any]) -> None:
+    for k in ("key", "fields", "representative", "configs", "source"):
+        if k not in payload:
+            raise LayoutError(f"library payload: missing {k!r}")

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from verifier.core.errors import LayoutError
 from verifier.core.layouts import Layout
 from verifier.core.symbols import DeclarationError, Symbols, declaration
-from verifier.engine.verdicts import DEFAULT_POLICY, PROVED, VALID, Verdict
+from verifier.engine.verdicts import PROVED, VALID, Verdict
 from verifier.notation.cpp import show
 from verifier.run import problems
 
@@ -74,16 +74,14 @@ def context_tables(v: Verdict, op: str, args: Sequence[object], is_property: boo
 def _decide(op: str, args: Sequence[object], assume: Sequence[str], params: Mapping[str, int] | None,
             symbols: Mapping[str, Mapping[str, int]] | None, timeout: float | None, is_property: bool,
             **options: object) -> Verdict:
-    from verifier.engine.checks import check
-    from verifier.engine.verify import verify
+    from verifier.engine.problem import Operation, Property, decide
     from verifier.present.report import failure_message
 
     __tracebackhide__ = True
     table = _symbols(symbols)
     parsed = problems.build(op, _texts(args), table, list(assume), dict(params or {}), prop=is_property)
-    # every named parameter of check given, so that ``options`` reach its ``**options`` alone
-    v = check(op, parsed, table, timeout=timeout, policy=DEFAULT_POLICY, rlimit=None, budget=None, **options) \
-        if is_property else verify(op, parsed, table, timeout)
+    v = decide(Property(op, tuple(parsed), table, tuple(options.items()), timeout=timeout) if is_property
+               else Operation(op, tuple(parsed), table, timeout=timeout))
     if v.verdict not in (VALID, PROVED):
         raise AssertionError(failure_message(v, context_tables(v, op, parsed, is_property)))
     return v

@@ -30,6 +30,9 @@ NOT_RUN: dict[tuple[str, str], int] = {
     ("docs/gpu.md", "needs a CUDA GPU and CuPy (docs/hardware.md records these commands on an H100)"): 1,
     ("docs/hardware.md", "a record of the H100 run (a CUDA GPU is needed)"): 1,
     ("docs/hardware.md", "needs a CUDA GPU"): 4,
+    ("docs/library.md", "starts a Dask scheduler and worker that run until stopped"): 1,
+    ("docs/library.md", "downloads wheels from PyPI (no network in the tests)"): 1,
+    ("docs/library.md", "minutes of benchmarks (docs/library.md gives the figures)"): 1,
 }
 
 

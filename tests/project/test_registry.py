@@ -4,7 +4,10 @@ itself fails when one of them is missing (a synthetic row shows it)."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -14,7 +17,8 @@ import pytest
 from verifier.algebra import composed
 from verifier.algebra.registry import REGISTRY, Operation
 from verifier.cli.app import build_parser
-from verifier.contracts.claims import BUILDERS
+from verifier.contracts.claims import BUILDERS, result_of
+from verifier.contracts.claims import build as claims_of
 from verifier.core.symbols import Symbols
 from verifier.oracle.cute_cpp import operation_case
 from verifier.run.problems import build
@@ -159,38 +163,249 @@ def test_the_docs_point_at_the_catalogue_in_the_repository() -> None:
     assert "../shared" not in text and "## Severities" in text
 
 
-def test_the_walk_through_of_adding_an_operation_is_what_it_takes(tmp_path: Path) -> None:
-    """docs/architecture.md's walk-through, done on a copy: an algorithm, its contract, its registry row and its docs
-    row are all it takes for the command, the spec entry, the operand check and this conformance test to work."""
+# -- one declaration per operation and per property (issue 27) ---------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+# The modules that declare operations and properties (beside their algorithms), and the one that declares how.
+DECLARING = {"verifier/algebra/ops.py", "verifier/algebra/predication.py", "verifier/algebra/tma.py",
+             "verifier/algebra/declare.py", "verifier/engine/checks.py", "verifier/engine/property.py"}
+# Collections of operation or property names that are not tables of them: the dispatch of an independent oracle
+# or a special case on its own semantics (each states why), and tables not yet derived (``TODO``).
+ALLOWED = {
+    ("verifier/algebra/composed.py", ("downcast", "upcast")): "dispatch of the composed recast's algorithm",
+    ("verifier/cli/selfcheck.py", ("blocked_product", "coalesce", "complement", "composition", "filter",
+                                   "left_inverse", "logical_divide", "logical_product", "max_common_vector",
+                                   "right_inverse", "tiled_divide", "zipped_divide")):
+        "a choice of corpus: the operations the selfcheck draws random cases for, and the second operand drawn",
+    ("verifier/cli/selfcheck.py", ("complement", "left_inverse", "right_inverse")):
+        "dispatch: the selfcheck's generator draws injective layouts for these",
+    ("verifier/dsl/harness.py", ("local_partition", "local_tile")): "dispatch: the DSL's partition calls",
+    ("verifier/dsl/harness.py", ("coalesce", "filter")): "dispatch: the DSL's profile argument",
+    ("verifier/oracle/adversarial/swizzle.py", ("bijective", "in_bounds", "injective")):
+        "dispatch of an adversarial generator",
+    ("verifier/oracle/cpp.py", ("bijective", "conflict_free", "equivalent", "in_bounds", "injective")):
+        "TODO: the C++ front end's spelling of the properties (cute_verify::bijective(L), its operand kinds)",
+    ("verifier/oracle/cpp.py", ("bijective", "equivalent", "in_bounds", "injective")):
+        "TODO: the C++ front end's spelling of the properties",
+    ("verifier/oracle/sweep.py", ("downcast", "upcast")): "dispatch of the sweep's independent oracle",
+    ("verifier/oracle/sweep.py", ("coalesce", "left_inverse", "right_inverse")): "dispatch of the sweep's oracle",
+    ("verifier/oracle/sweep.py", ("blocked_product", "raked_product")): "dispatch of the sweep's oracle",
+    ("verifier/oracle/sweep.py", ("downcast", "recast_layout", "upcast")): "dispatch of the sweep's oracle",
+    ("verifier/run/theorems.py", ("bijective", "compatible", "equivalent", "in_bounds", "injective")):
+        "the theorem language's shorthand functions of those names (its __all__)",
+    ("verifier/theorems.py", ("bijective", "compatible", "equivalent", "in_bounds", "injective")):
+        "the theorem language's shorthand functions of those names (its __all__)",
+}
+
+
+def tables(root: Path, names: set[str]) -> set[tuple[str, tuple[str, ...]]]:
+    """Every collection literal (tuple, list, set, dict keys, or a string of words) of two or more of ``names`` in
+    the package's modules outside the declaring ones: where a table of operations or properties would be."""
+    import ast
+
+    found = set()
+    for path in sorted((root / "verifier").rglob("*.py")):
+        where = str(path.relative_to(root))
+        if where in DECLARING:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            words: list[object] = []
+            if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+                words = [e.value for e in node.elts if isinstance(e, ast.Constant)]
+            elif isinstance(node, ast.Dict):
+                words = [k.value for k in node.keys if isinstance(k, ast.Constant)]
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(r"[\w ]+", node.value):
+                words = list(node.value.split())
+            hits = tuple(sorted({w for w in words if isinstance(w, str) and w in names}))
+            if len(hits) >= 2:
+                found.add((where, hits))
+    return found
+
+
+def _names() -> set[str]:
+    from verifier.engine.checks import PROPERTIES
+
+    return set(REGISTRY) | set(PROPERTIES)
+
+
+def test_no_table_of_operations_or_properties_outside_the_declarations() -> None:
+    found = tables(ROOT, _names())
+    assert sorted(found - set(ALLOWED)) == [], "a new table of operations or properties: derive it from the " \
+                                               "declarations (algebra.declare, engine.property)"
+    assert sorted(set(ALLOWED) - found) == [], "an allowed table is gone: remove it from ALLOWED"
+
+
+def test_the_table_scan_finds_a_new_table(tmp_path: Path) -> None:
+    (tmp_path / "verifier").mkdir()
+    (tmp_path / "verifier" / "new.py").write_text('SUPPORTED = ("coalesce", "composition")\nX = "upcast downcast"\n'
+                                                  'ONE = ("coalesce",)\n')
+    assert tables(tmp_path, _names()) == {("verifier/new.py", ("coalesce", "composition")),
+                                          ("verifier/new.py", ("downcast", "upcast"))}
+
+
+def test_the_docs_tables_are_the_declarations() -> None:
+    from verifier.present.semantics_tables import main, render
+
+    text = DOCS.read_text()
+    assert render(text) == text, "docs/semantics.md: run python -m verifier.present.semantics_tables"
+    assert main(["--check"]) == 0
+    edited = text.replace("| `nullspace(L)` | **NUL-POST**", "| `nullspace(L)` | **NUL-POST** (edited)", 1)
+    assert edited != text and render(edited) != edited  # a hand edit of a generated row is undone, so --check fails
+
+
+def test_every_declaration_reads_its_severities_from_the_catalogue() -> None:
+    from verifier.core.obligations import KNOWN, severity
+    from verifier.engine.property import DECLARED
+
+    for name, row in REGISTRY.items():
+        assert row.records and row.obligations, name
+        assert all(severity(i) == s for i, s in row.obligations.items())
+        args = _example_operands(row)
+        assert {c.id for c in claims_of(name, args, result_of(name, args))} <= set(row.obligations), name
+    for name, prop in DECLARED.items():
+        assert set(prop.ids) <= KNOWN, name
+
+
+# The addition of an operation and of a property, done on a copy of the tree: what each touches.
+
+_TV = '''def _make_layout_tv_claims(r: tuple[IntTuple, Layout], thr: Layout, val: Layout) -> list[Claim]:
+    """RI-POST of the raked product: the result's TV layout is a right inverse, mn(tv(i)) == i for
+    i < size(thr)*size(val)."""
+    from verifier.core.claim import _claim
+
+    mn = raked_product(thr, val)
+    tv = r[1]
+    i = _integers.symbol("#i")
+    return [_claim("RI-POST", "layout_mn(layout_tv(i)) == i", "copy_atom.hpp:499-503", size(tv), i, mn(tv(i)))]
+
+
+@declare(("L", "L"), "copy_atom.hpp:499-506", _make_layout_tv_claims, result=PAIR, records=("RI",),
+         not_compiled="CuTe 4.2's C++ has no make_layout_tv: it is the body of make_tiled_copy (copy_atom.hpp:499-506)",
+         example=("(_4,_8):(_8,_1)", "(_1,M):(_1,_1)", "--assume", "M <= 1024"),
+         docs=(("`make_layout_tv(thr, val)`", "`(tiler_mn, layout_tv)`: `layout_mn(layout_tv(i)) == i`", "RI-POST"),))
+def make_layout_tv(thr: Layout, val: Layout) -> tuple[IntTuple, Layout]:
+    """The CuTe DSL's ``make_layout_tv``: the tiler and the TV layout of raked_product(thr, val)."""
+    mn = raked_product(thr, val)
+    return product_each(mn.shape), composition(right_inverse(mn), make_layout((size(thr), size(val))))
+
+
+'''
+_TV_TEST = '''from verifier.algebra import make_layout_tv
+from verifier.notation.cpp import parse
+
+
+def test_make_layout_tv() -> None:
+    tiler, tv = make_layout_tv(parse("(_4,_8):(_8,_1)"), parse("(_1,_4):(_1,_1)"))
+    assert str(tv) == "((_8,_4),_4):((_16,_1),_4)"
+'''
+_CONTIGUOUS = '''@declare_property("contiguous", ("L",), "L(i) == L(0) + stride * i for every i < size(L)", ("EQUIV",),
+                  (Option("stride", int, "contiguous: the distance of consecutive elements", default=1),))
+def _contiguous(layout: Layout, stride: int = 1) -> list[Claim]:
+    return [Claim("EQUIV", f"L(i) == L(0) + {stride}*i", "layout.hpp", _range(_size(layout)),
+                  eq(layout(_I), layout(D(0)) + D(stride) * _I))]
+
+
+'''
+_CONTIGUOUS_TEST = '''from verifier.core.symbols import Symbols
+from verifier.engine.checks import check
+from verifier.notation.cpp import parse
+
+
+def test_contiguous() -> None:
+    assert check("contiguous", [parse("(_4,_2):(_2,_8)")], Symbols(), stride=2).verdict == "proved"
+'''
+
+
+def _copy(tmp_path: Path) -> Path:
     import shutil
-    import subprocess
-    import sys
 
-    root = Path(__file__).resolve().parents[2]
-    shutil.copytree(root / "verifier", tmp_path / "verifier", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(root / "docs", tmp_path / "docs")
-    (tmp_path / "tests" / "project").mkdir(parents=True)
-    shutil.copy(Path(__file__), tmp_path / "tests" / "project" / "test_registry.py")
+    tree = tmp_path / "tree"
+    for part in ("verifier", "docs"):
+        shutil.copytree(ROOT / part, tree / part, ignore=shutil.ignore_patterns("__pycache__"))
+    (tree / "tests" / "project").mkdir(parents=True)
+    shutil.copy(Path(__file__), tree / "tests" / "project" / "test_registry.py")
+    return tree
 
-    def edit(path: str, before: str, after: str) -> None:
-        p = tmp_path / path
-        text = p.read_text()
-        assert before in text, before
-        p.write_text(text.replace(before, after + before, 1))
 
-    edit("verifier/algebra/ops.py", "def filter_zeros(",
-         'def walk_coalesce(layout: Layout) -> Layout:\n    """coalesce again (layout.hpp:864-890)."""\n'
-         "    return coalesce(layout)\n\n\n")
-    edit("verifier/contracts/claims.py", '    "filter_zeros": _filter_zeros,\n', '    "walk_coalesce": _coalesce,\n')
-    edit("verifier/algebra/registry.py", '    Operation("filter_zeros",',
-         '    Operation("walk_coalesce", ops.walk_coalesce, ("L",), "layout.hpp:864-890", cpp=None,\n'
-         '              not_compiled="a walk-through", example=("((M,N),K):((_1,M),M*N)",)),\n')
-    edit("docs/semantics.md", "| `filter_zeros(L)` |", "| `walk_coalesce(L)` | as coalesce | as coalesce |\n")
-    env = {**__import__("os").environ, "PYTHONPATH": str(tmp_path)}
-    cli = subprocess.run([sys.executable, "-m", "verifier.cli", "walk_coalesce", "((M,N),K):((_1,M),M*N)"],
-                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
-    assert cli.returncode == 0 and cli.stdout.startswith("valid: walk_coalesce("), cli.stdout + cli.stderr
-    conformance = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
-                                  "no:cute_verify", "tests/project/test_registry.py::test_every_operation_is_complete"],
-                                 cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
-    assert conformance.returncode == 0, conformance.stdout[-2000:]
+def _touched(tree: Path) -> set[str]:
+    """The files of ``tree`` that differ from this tree's (or are new), the copied test itself aside."""
+    out = set()
+    for path in tree.rglob("*"):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix in (".py", ".md"):
+            rel = path.relative_to(tree)
+            if str(rel) == "tests/project/test_registry.py":
+                continue
+            original = ROOT / rel
+            if not original.exists() or original.read_bytes() != path.read_bytes():
+                out.add(str(rel))
+    return out
+
+
+def _run(tree: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    return subprocess.run([sys.executable, *argv], cwd=tree, env=env, capture_output=True, text=True, timeout=300)
+
+
+def _insert(path: Path, before: str, text: str) -> None:
+    old = path.read_text()
+    assert before in old, before
+    path.write_text(old.replace(before, text + before, 1))
+
+
+def test_adding_a_pair_valued_operation_touches_three_files(tmp_path: Path) -> None:
+    """docs/architecture.md's walk-through, done on a copy: ``make_layout_tv`` (a tiler and a TV layout) written in
+    ops.py with its declaration and its contract, a test, and the docs regenerated, is all it takes for the
+    command, the spec loader, the exports, the docs and the conformance tests to have it."""
+    tree = _copy(tmp_path)
+    ops = tree / "verifier" / "algebra" / "ops.py"
+    _insert(ops, "    RECAST,\n", "    PAIR,\n")
+    _insert(ops, "from verifier.core.basis import", "from verifier.core.claim import Claim\n")
+    _insert(ops, "@declare((\"C\", \"L\")", _TV)
+    (tree / "tests" / "project" / "test_make_layout_tv.py").write_text(_TV_TEST)
+    assert _run(tree, "-m", "verifier.present.semantics_tables").returncode == 0
+    assert _touched(tree) == {"verifier/algebra/ops.py", "docs/semantics.md", "tests/project/test_make_layout_tv.py"}
+    cli = _run(tree, "-m", "verifier.cli", "make_layout_tv", "(_4,_8):(_8,_1)", "(_1,M):(_1,_1)", "--assume",
+               "M <= 1024")
+    assert cli.returncode == 0 and cli.stdout.startswith("valid: make_layout_tv("), cli.stdout + cli.stderr
+    assert "result : ((_4,M*8), ((_8,_4),M):((M*4,_1),_4))" in cli.stdout
+    spec = tmp_path / "tv.cute.toml"
+    spec.write_text('[symbols]\nM = { min = 1, max = 1024 }\n\n[[check]]\nname = "tv"\nop = "make_layout_tv"\n'
+                    'args = ["(_4,_8):(_8,_1)", "(_1,M):(_1,_1)"]\nexpect = "valid"\n')
+    run = _run(tree, "-m", "verifier.cli", "run", str(spec), "-j", "1", "--no-cache")
+    assert run.returncode == 0, run.stdout + run.stderr
+    tests = _run(tree, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:cute_verify",
+                 "tests/project/test_make_layout_tv.py",
+                 "tests/project/test_registry.py::test_every_operation_is_complete",
+                 "tests/project/test_registry.py::test_the_docs_tables_are_the_declarations",
+                 "tests/project/test_registry.py::test_no_table_of_operations_or_properties_outside_the_declarations")
+    assert tests.returncode == 0, tests.stdout[-3000:]
+
+
+def test_adding_a_property_touches_three_files(tmp_path: Path) -> None:
+    """A property ``contiguous`` with an option, declared beside its claims in engine/checks.py, a test, and the
+    docs regenerated: the check command (its option and help), the spec loader (its key and the key's check) and
+    the docs have it."""
+    tree = _copy(tmp_path)
+    _insert(tree / "verifier" / "engine" / "checks.py", "def _items(", _CONTIGUOUS)
+    (tree / "tests" / "project" / "test_contiguous.py").write_text(_CONTIGUOUS_TEST)
+    assert _run(tree, "-m", "verifier.present.semantics_tables").returncode == 0
+    assert _touched(tree) == {"verifier/engine/checks.py", "docs/semantics.md", "tests/project/test_contiguous.py"}
+    assert "| `contiguous` | L |" in (tree / "docs" / "semantics.md").read_text()
+    cli = _run(tree, "-m", "verifier.cli", "check", "contiguous", "(_4,M):(_2,_8)", "--stride", "2")
+    assert cli.returncode == 0 and cli.stdout.startswith("proved: contiguous("), cli.stdout + cli.stderr
+    wrong = _run(tree, "-m", "verifier.cli", "check", "contiguous", "(_4,M):(_2,_8)")
+    assert wrong.returncode == 1 and wrong.stdout.startswith("refuted: contiguous("), wrong.stdout + wrong.stderr
+    assert "--stride" in _run(tree, "-m", "verifier.cli", "check", "--help").stdout
+    spec = tmp_path / "c.cute.toml"
+    spec.write_text('[symbols]\nM = { min = 1, max = 1024 }\n\n[[check]]\nname = "c"\nproperty = "contiguous"\n'
+                    'args = ["(_4,M):(_2,_8)"]\nstride = 2\nexpect = "proved"\n')
+    run = _run(tree, "-m", "verifier.cli", "run", str(spec), "-j", "1", "--no-cache")
+    assert run.returncode == 0, run.stdout + run.stderr
+    spec.write_text(spec.read_text().replace('property = "contiguous"', 'property = "injective"'))
+    bad = _run(tree, "-m", "verifier.cli", "run", str(spec), "-j", "1", "--no-cache")
+    assert bad.returncode == 2 and 'stride = N belongs to property = "contiguous" only' in bad.stdout + bad.stderr
+    tests = _run(tree, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:cute_verify",
+                 "tests/project/test_contiguous.py",
+                 "tests/project/test_registry.py::test_the_docs_tables_are_the_declarations",
+                 "tests/project/test_registry.py::test_no_table_of_operations_or_properties_outside_the_declarations")
+    assert tests.returncode == 0, tests.stdout[-3000:]

@@ -12,7 +12,8 @@ from tests import conftest
 
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
-GROUPS = ("unit", "differential", "engine", "frontends", "docs", "project", "gpu", "adversarial", "symbolic", "cpp")
+GROUPS = ("unit", "differential", "engine", "frontends", "docs", "project", "gpu", "adversarial", "symbolic", "cpp",
+          "library")
 
 
 def _python_files() -> list[Path]:

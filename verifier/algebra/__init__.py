@@ -9,16 +9,15 @@ This package is also the public namespace of CuTe's functions, named as CuTe nam
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from verifier.core.lazy import lazy_exports
 
 # The public names load their modules on first use (PEP 562): a submodule of this package does not pay for them.
+# The operations are those the registry declares as CuTe functions of their own name (``operations``); these are
+# CuTe's other functions.
 _MODULES = {
-    "verifier.algebra.ops": (
-        "OffsetLayout blocked_product coalesce complement composition downcast filter filter_zeros "
-        "flat_divide flat_product left_inverse local_partition local_tile logical_divide logical_product "
-        "make_layout_like make_ordered_layout max_common_layout max_common_vector nullspace "
-        "raked_product recast_layout right_inverse slice_and_offset slice_layout tile_to_shape "
-        "tiled_divide tiled_product upcast zipped_divide zipped_product"),
+    "verifier.algebra.ops": "OffsetLayout slice_and_offset slice_layout",
     "verifier.core.layouts": (
         "append cosize depth flatten group make_layout prepend rank replace select shape size stride "
         "sublayout take"),
@@ -28,17 +27,33 @@ _MODULES = {
     "verifier.core.swizzle": (
         "make_composed_layout"),
 }
-__getattr__, __dir__ = lazy_exports(globals(), _MODULES)
+_get, _listing = lazy_exports(globals(), _MODULES)
 
 
-__all__ = [
-    "OffsetLayout", "append", "blocked_product", "ceil_div", "coalesce", "compact_col_major", "compact_major",
-    "compact_row_major", "compatible", "complement", "composition", "congruent", "cosize", "crd2crd", "crd2idx",
-    "depth", "downcast", "elem_scale", "filter", "filter_zeros", "flat_divide", "flat_product", "flatten", "group",
-    "idx2crd", "inner_product", "left_inverse", "local_partition", "local_tile", "logical_divide",
-    "logical_product", "make_composed_layout", "make_layout", "make_layout_like", "make_ordered_layout",
-    "max_common_layout", "max_common_vector", "nullspace", "prefix_product", "prepend", "product", "raked_product",
-    "rank", "recast_layout", "replace", "right_inverse", "select", "shape", "shape_div", "size",
-    "slice_and_offset", "slice_layout", "stride", "sublayout", "take", "tile_to_shape", "tiled_divide",
-    "tiled_product", "upcast", "weakly_congruent", "zipped_divide", "zipped_product",
-]
+def operations() -> dict[str, object]:
+    """The declared operations of CuTe's layout algorithms (``ops``) whose function is named as the operation:
+    ``composition``, ``logical_divide``, ``upcast``, ... (``registry.REGISTRY``)."""
+    from verifier.algebra.registry import REGISTRY
+
+    return {n: r.fn for n, r in REGISTRY.items()
+            if getattr(r.fn, "__module__", "") == "verifier.algebra.ops" and getattr(r.fn, "__name__", "") == n}
+
+
+def __getattr__(name: str) -> object:
+    if name == "__all__":
+        return sorted({*(n for names in _MODULES.values() for n in names.split()), *operations()})
+    try:
+        return _get(name)
+    except AttributeError:
+        # a submodule being imported (``from verifier.algebra import composed``) is not an operation
+        if name.startswith("_") or (Path(__file__).parent / f"{name}.py").exists():
+            raise
+        ops = operations()
+        if name not in ops:
+            raise
+        globals()[name] = ops[name]
+        return ops[name]
+
+
+def __dir__() -> list[str]:
+    return sorted({*_listing(), *operations()})

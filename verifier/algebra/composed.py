@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import TypeGuard
 
 from verifier.algebra import ops as algebra
+from verifier.algebra.declare import BY_INNER, BY_RECAST, BY_SLICE
 from verifier.algebra.swizzled import without_postconditions
 from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.integers import Bool, Const, Int, S
@@ -28,13 +29,26 @@ from verifier.core.layouts import Layout, Tile
 from verifier.core.obligations import NEVER, POSTCONDITION, POSTCONDITION_LIMIT, record, recording
 from verifier.core.swizzle import ComposedLayout, SmemPtrFlag, Swizzle, compose3
 
-# Operations CuTe forwards to the inner layout of a composed first operand (layout_composed.hpp:446-582).
-FORWARDED = frozenset({"logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product",
-                       "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product",
-                       "tile_to_shape", "coalesce", "filter"})
-RECASTS = frozenset({"upcast", "downcast", "recast_layout"})
-SLICES = frozenset({"slice", "slice_and_offset"})  # algebra/composed_slice.py
-OPERATIONS = FORWARDED | RECASTS | SLICES
+
+def __getattr__(name: str) -> frozenset[str]:
+    """``FORWARDED``: the operations CuTe forwards to the inner layout of a composed first operand
+    (layout_composed.hpp:446-582); ``RECASTS``, ``SLICES`` (algebra/composed_slice.py), and all of them,
+    ``OPERATIONS``: from their declarations (``Operation.composed``), read on first use (the registry imports this
+    module)."""
+    from verifier.algebra.registry import REGISTRY
+
+    kinds = {"FORWARDED": (BY_INNER,), "RECASTS": (BY_RECAST,), "SLICES": (BY_SLICE,),
+             "OPERATIONS": (BY_INNER, BY_RECAST, BY_SLICE)}
+    if name not in kinds:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return frozenset(n for n, r in REGISTRY.items() if r.composed in kinds[name])
+
+
+def _kind(op: str) -> str:
+    from verifier.algebra.registry import REGISTRY
+
+    row = REGISTRY.get(op)
+    return "" if row is None else row.composed
 
 
 def _log2(n: int, what: str) -> int:
@@ -151,21 +165,21 @@ def forward(op: str, fn: Callable[..., object], args: tuple[object, ...]) -> obj
 
 def takes_composed(op: str, args: tuple[object, ...]) -> bool:
     """Whether CuTe has an overload of ``op`` taking these operands with a composed layout."""
-    if op in FORWARDED:
+    if _kind(op) == BY_INNER:
         return bool(args) and isinstance(args[0], ComposedLayout) and not any(
             isinstance(a, (ComposedLayout, Swizzle)) for a in args[1:])
-    if op in ("upcast", "downcast") or op in SLICES:
+    if op in ("upcast", "downcast") or _kind(op) == BY_SLICE:
         return len(args) == 2 and isinstance(args[1], ComposedLayout)
     return op == "recast_layout" and len(args) == 3 and isinstance(args[2], ComposedLayout)
 
 
 def apply_composed(op: str, fn: Callable[..., object], args: tuple[object, ...]) -> object:
     """CuTe's overload of ``op`` for operands that ``takes_composed`` accepts."""
-    if op in FORWARDED:
+    if _kind(op) == BY_INNER:
         return forward(op, fn, args)
     if op in ("upcast", "downcast"):
         return recast_composed(args[0], args[1], up=op == "upcast")  # type: ignore[arg-type]
-    if op in SLICES:
+    if _kind(op) == BY_SLICE:
         from verifier.algebra.composed_slice import check_coordinate, slice_and_offset_composed
         from verifier.algebra.ops import OffsetLayout
 
@@ -181,7 +195,7 @@ TRANSFER = "decided on the inner layout: the swizzle outside is a bijection (com
 def inner_problem(op: str, args: list[object]) -> list[object] | None:
     """For a swizzle-outer composed operand, the operands of the equivalent problem on its inner layout (the
     verdict transfers exactly, see the module docstring), else None."""
-    if op in FORWARDED and args and _swizzle_outer(args[0]):
+    if _kind(op) == BY_INNER and args and _swizzle_outer(args[0]):
         return [args[0].inner, *args[1:]]
     if op == "composition" and len(args) == 2 and _swizzle_outer(args[0]) and not _swizzled_tiler(args[1]):
         return [args[0].inner, args[1]]  # layout_composed.hpp:370-377: composition(A, O, composition(B, T))
@@ -202,7 +216,7 @@ def outer_layout_problem(op: str, args: list[object]) -> list[object] | None:
     if not (isinstance(c.outer, Layout) and not isinstance(c.outer, ComposedLayout) and isinstance(c.inner, Layout)
             and not isinstance(c.inner, ComposedLayout) and isinstance(c.offset, Int)):
         return None
-    if op in FORWARDED or (op == "composition" and len(args) == 2 and not _swizzled_tiler(args[1])):
+    if _kind(op) == BY_INNER or (op == "composition" and len(args) == 2 and not _swizzled_tiler(args[1])):
         return [c.inner, *args[1:]]
     return None
 
@@ -220,9 +234,9 @@ def _swizzle_outer(x: object) -> TypeGuard[ComposedLayout]:
         and x.outer.sign_free
 
 
-__all__ = ["FORWARDED", "ONE_WAY", "OPERATIONS", "apply_composed", "takes_composed", "downcast_swizzle",
-           "inner_problem", "outer_layout_problem",
-           "recast_composed", "recast_layout_composed", "upcast_swizzle"]
+__all__ = ["FORWARDED", "ONE_WAY", "OPERATIONS", "apply_composed", "takes_composed",  # noqa: F822 - declared
+           "downcast_swizzle", "inner_problem", "outer_layout_problem", "recast_composed", "recast_layout_composed",
+           "upcast_swizzle"]
 
 
 def recast_flagged(n: int, c: ComposedLayout, up: bool) -> ComposedLayout:

@@ -24,11 +24,39 @@ from operator import mul, truediv
 from typing import TypeVar, Union
 
 from verifier.algebra import swizzled as _swizzled
+from verifier.algebra.declare import (
+    BINARY,
+    BY_INNER,
+    BY_RECAST,
+    BY_SLICE,
+    CALL,
+    INDEX,
+    OFFSET_LAYOUT,
+    RECAST,
+    RECAST_FORM,
+    RECORDED,
+    SLICE,
+    TEMPLATED,
+    TENSOR,
+    TRACED,
+    UNARY,
+    declare,
+)
 from verifier.core import integers as _integers
 from verifier.core import obligations as _obligations
 from verifier.core import semantics as _semantics
 from verifier.core import swizzle as _swizzle
-from verifier.core.basis import ScaledBasis, _coordinate, basis_get, coprofile, has_basis, stride_eq, stride_mul
+from verifier.core.basis import (
+    ScaledBasis,
+    _coordinate,
+    as_coordinate,
+    basis_get,
+    coprofile,
+    has_basis,
+    stride_eq,
+    stride_mul,
+)
+from verifier.core.claim import _I, Claim, _claim, _same_size, first_failure, holds_everywhere
 from verifier.core.codomain import same_values
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import (
@@ -50,6 +78,7 @@ from verifier.core.integers import (
     IDLE,
     Bool,
     Const,
+    D,
     Int,
     S,
     abs_,
@@ -309,6 +338,13 @@ def _check_profile(layout: Layout, profile: tuple[IntTuple, ...], source: str) -
         raise CuteRejection("static assertion failed: tuple_size<IntTuple>::value <= Layout::rank", source)
 
 
+@declare(("L", "S?"), "layout.hpp:864-890", "_coalesce", records=("COA",), basis=True, cpp=CALL,
+         composed=BY_INNER,
+         dsl=(UNARY, TRACED, RECORDED), sweep=True, example=("((M,N),K):((_1,M),M*N)",),
+         docs=(("`coalesce(L)`, `coalesce(L, profile)`",
+                "`size(R) == size(L)` and `R(i) == L(i)` (layout.hpp:861-863); CuTe merges only statically provable "
+                "modes, so this always holds",
+                "CO-1 (profile rank, a `static_assert`)"),))
 @pure
 def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     """``coalesce(L)`` and by-mode ``coalesce(L, profile)`` (layout.hpp:864-890)."""
@@ -345,6 +381,12 @@ def coalesce_shape(shape: IntTuple, merge_dynamic: bool = True) -> IntTuple:
     return acc
 
 
+@declare(("L",), "layout.hpp:914-920", "_filter_zeros", records=("FZ",), cpp=CALL, dsl=(UNARY, TRACED),
+         example=("(M,_2,N):(_1,_0,M)",),
+         docs=(("`filter_zeros(L)`",
+                "**FZ-POST**: `R(i) == L(idx2crd(i, shape(R)))` for `i < size(R)`: each static-0-stride mode's "
+                "extent becomes `_1`, the strides are kept (layout.hpp:913-920)",
+                "FZ-POST"),))
 def filter_zeros(layout: Layout) -> Layout:
     """``filter_zeros(L)`` (layout.hpp:914-920): a static-``_0`` stride makes its extent ``_1``."""
     for x in leaf_list(layout.stride):
@@ -363,6 +405,12 @@ def filter_zeros(layout: Layout) -> Layout:
     return Layout(go(layout.stride, layout.shape), layout.stride)
 
 
+@declare(("L", "S?"), "layout.hpp:933-955", "_filter", records=("FLT",), basis=True, cpp=CALL,
+         composed=BY_INNER,
+         dsl=(UNARY, TRACED, RECORDED), example=("(M,_2,N):(_1,_0,M)",),
+         docs=(("`filter(L)`",
+                "`R(i) == L'(i)` where `L'` is `L` with its static-0-stride modes removed",
+                "as coalesce"),))
 def filter(layout: Layout, profile: IntTuple | None = None) -> Layout:  # noqa: A001 - CuTe's name
     """``filter(L)`` (layout.hpp:933-955): ``coalesce(filter_zeros(L))``. A dynamic zero stride is not removed."""
     if profile is not None and type(profile) is tuple:
@@ -511,27 +559,77 @@ def _exact_rules(a: Layout, b: Layout) -> None:
                "layout.hpp:1036-1039", NEVER, Bool(Const(no_carry), False))
 
 
+def composition_claims(r: Layout, a: Layout, b: Layout) -> list[Claim]:
+    """composition's contract (layout.hpp:1022): ``size(R) == size(B)`` and ``R(i) == A(B(i))`` for every
+    ``i < size(B)``; B's scaled-basis values are coordinates of A (none beyond A's profile).  The engine decides it
+    on symbols (``contracts.claims``); on concrete operands the algorithm decides the same claims itself."""
+    extra = None
+    if has_basis(b.stride):  # B's values are coordinates of A, with no component beyond A's profile
+        coord, beyond = as_coordinate(b(_I), a.shape)
+        expected = a(coord)
+        extra = and_(*(eq(x, D(0)) for x in beyond))
+    else:
+        expected = a(b(_I))
+    return [
+        _same_size("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022",
+                   size(b), size(r)),
+        _claim("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
+               "layout.hpp:1022", size(b), expected, r(_I), extra),
+    ]
+
+
 @_not_cute
 def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
-    """The contract of composition (layout.hpp:1022): ``size(R) == size(B)`` and ``R(i) == A(B(i))``."""
+    """composition's contract on concrete operands, for a Recorder: its claims (``composition_claims``), each at
+    every ``i``.  A has a 0 extent before its last mode (a complement of an overlapping layout, which the DSL does
+    not refuse): A(B(i)) is itself a division by zero, so the contract fails; the composition computed its result
+    without evaluating A (a stride-0 B, layout.hpp:1045), and so does CuTe."""
     if not recording():  # every obligation below is recorded only for a Recorder: skip building them
         return
     record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
            eq(size(r), size(b)), CLAUSE)
     if enumerating() and a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
-        n = int(size(b))
-        try:
-            ok = int(size(r)) == n and all(int(r(i)) == int(a(int(b(i)))) for i in range(n))
-        except UndefinedBehavior:
-            # A has a 0 extent before its last mode (a complement of an overlapping layout, which the DSL does not
-            # refuse): A(B(i)) is itself a division by zero, so the contract fails; the composition computed its
-            # result without evaluating A (a stride-0 B, layout.hpp:1045), and so does CuTe.
-            ok = False
+        ok = holds_everywhere(composition_claims(r, a, b))
         record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
                "layout.hpp:1022", NEVER, Bool(Const(ok), False), POSTCONDITION)
         _exact_rules(a, b)
 
 
+@declare(("L", "T"), "layout.hpp:1132-1161", "_composition_tiled", records=("CMP", "SW"), swizzled=True, basis=True,
+         cpp=CALL, dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "(_4,_2):(_2,_1)"),
+         docs=(("`composition(A, B)`",
+                "`size(R) == size(B)` and `R(i) == A(B(i))` for every `i < size(B)` (layout.hpp:1022)",
+                "CMP-2, CMP-3 (CuTe's weak checks: `static_assert` when static, never checked when dynamic), "
+                "CMP-6/7 (division by zero), CMP-POST-SIZE (symbolic), CMP-POST (decided on concrete values)"),
+               ("`composition(A, <T0,T1,...>)`",
+                "mode by mode as above; A's modes beyond the tiler are dropped",
+                "per mode"),
+               ("`composition(Sw, L)`, notation `Sw<B,M,S> o L`",
+                "`R(i) == Sw(L(i))`: CuTe's `Sw o _0 o L`, or `L` itself for an identity swizzle `Sw<0,M,S>` "
+                "(swizzle_layout.hpp:305-325); always exact",
+                "the swizzle's invariants (`static_assert`s, swizzle.hpp:61-63)"),
+               ("`composition(L, Sw)`",
+                "`R(i) == L(Sw(i))` for `i < size(L)`. CuTe returns `make_swizzle<L(yyy),L(zzz)>() o _0 o L` and "
+                "never checks that L is XOR-linear on the swizzled bits (swizzle_layout.hpp:327-341)",
+                "L static (a compile error otherwise); `make_swizzle`'s `static_assert`s (swizzle.hpp:110, 115); "
+                "**SW-3**, the postcondition (never checked; L is static, so it is decided on the values)"),
+               ("`composition(Sw0, Sw1)`",
+                "`R(x) == Sw0(Sw1(x))`: every merge that compiles is exact (spec §16)",
+                "equal shifts (`static_assert`, swizzle.hpp:125); `make_swizzle`'s"),
+               ("`composition(A o O o B, T)`",
+                "`A o O o (B o T)`: correct when `B o T` is (layout_composed.hpp:370-377)",
+                "those of composition on B"),
+               ("`composition(L, A o O o B)`",
+                "`R(i) == L(A(O + B(i)))` for `i < size(B)` (CMP-POST)",
+                "**CMP-8**: O a static `_0` (`static_assert`; a compile error for a run-time offset, "
+                "layout_composed.hpp:386); those of `L o A` and `(L o A) o B`"),
+               ("`composition(A, B)`, B with scaled-basis strides (`_1@1`, `_1@1@0`)",
+                "`R(i) == A(B(i))` for `i < size(B)`, B's values (arithmetic tuples) being coordinates of A with "
+                "missing modes 0 (CMP-POST). A is coalesced mode by mode along B's coprofile (layout.hpp:1139, "
+                "841-853) and a leaf `s:v@i` composes with A's mode `i` (layout.hpp:1041-1043)",
+                "those of composition on the selected modes; the coprofile's rank (`static_assert`, "
+                "layout.hpp:848); a basis plus a non-zero integer is a compile error (arithmetic_tuple.hpp:440, "
+                "453)")))
 @pure
 def composition(a: Layout, b: Tiler) -> Layout:
     """``composition(A, B)``: B a layout, a by-mode tiler ``<B0,B1,...>`` (extra A modes are dropped), a shape,
@@ -703,6 +801,13 @@ def _dsl_complement_checks(layout: Layout, cotarget: object) -> None:
                          "complement(((_4,_8)):((1,8)), _60) terminates the process)")
 
 
+@declare(("L", "S|L?"), "layout.hpp:1231-1247", "_complement_of", records=("CPL",), cpp=CALL,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_4,M):(_1,_4)",),
+         docs=(("`complement(L, cotarget)`",
+                "CuTe's contract (complement.cpp:46-66): `cosize((L,R)) >= size(cotarget)`; `cosize(R) <= "
+                "round_up(size(cotarget), cosize(L))`; `R` strictly increasing; `R(i) != L(j)` for `i >= 1`",
+                "CPL-1 (rank-1 or static strides: a compile error otherwise), CPL-2 (non-overlapping sorted "
+                "strides, else a size-0 mode), CPL-3 (positive strides), CPL-4 (division by zero)"),))
 @pure
 def complement(layout: Layout, cotarget: IntTuple | Layout | None = None) -> Layout:
     """``complement(L[, cotarget])`` (layout.hpp:1231-1247): the layout of the codomain positions L misses."""
@@ -779,6 +884,16 @@ def _wrapped(layout: Layout) -> tuple[list[Int], list[Int]]:
     return shape, stride  # type: ignore[return-value]
 
 
+@declare(("L",), "layout.hpp:1262-1303", "_right_inverse", records=("RI",), swizzled=True, cpp=CALL,
+         dsl=(UNARY, TRACED, RECORDED), sweep=True, example=("(_4,M):(_1,_4)",),
+         docs=(("`right_inverse(L)`",
+                "`L(R(i)) == i` for `i < size(R)`",
+                "none needed (dynamic strides are dropped, the result is conservative)"),
+               ("`right_inverse(A o O o B)`, `left_inverse(A o O o B)`",
+                "RI-POST `C(R(i)) == i` for `i < size(R)`; LI-3 `R(C(i)) == i` for `i < size(C)`",
+                "for a swizzle A and a static `_0` offset, `inv(B) o A` (swizzle_layout.hpp:348-371), hence SW-3 on "
+                "`inv(B)`; otherwise `inv(B) o -O o inv(A)`, where `-O` compiles only for a static O "
+                "(swizzle_layout.hpp:389-405); those of `inv(B)`")))
 def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
     """``right_inverse(L)`` (layout.hpp:1262-1303): only static strides take part; a mismatch is skipped."""
     if isinstance(layout, Underscore):
@@ -818,6 +933,11 @@ def _dsl_static_shape(layout: Layout, op: str) -> None:
         raise DslRefusal("expects an input with static shape", f"cute.{op}, DSL 4.8.1 (observed)")
 
 
+@declare(("L",), "layout.hpp:1321-1361", "_left_inverse", records=("LI",), swizzled=True, cpp=CALL,
+         dsl=(UNARY, TRACED, RECORDED), sweep=True, example=("(_4,M):(_1,_4)",),
+         docs=(("`left_inverse(L)`",
+                "`R(L(i)) == i` for `i < size(L)`",
+                "LI-1 (static strides: a compile error otherwise), LI-2 (`static_assert`)"),))
 def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
     """``left_inverse(L)`` (layout.hpp:1321-1361): needs static strides; shapes are only read at the end."""
     if isinstance(layout, Underscore):
@@ -907,6 +1027,18 @@ def _by_tiler(a: Layout, tiler: Tiler, with_layout: Callable[[Layout, Layout], L
     return with_layout(a, make_layout(tiler))  # type: ignore[arg-type]  # an integer n
 
 
+@declare(("L", "T"), "layout.hpp:1555-1582", "_divide", records=("DIV", "CPL"), basis=True, cpp=CALL,
+         composed=BY_INNER,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "<_128,_64>"),
+         docs=(("`logical_divide(A, T)`",
+                "**DIV-POST**: with `Z = make_layout(T, complement(T, size(A)))` (the documented divisor, "
+                "02_layout_algebra.md:400; CuTe itself uses the cotarget `shape(coalesce(A))`, layout.hpp:1562), "
+                "`size(R) == size(Z)` and `R(i) == A(Z(i))` for `i < size(Z)`, the complement meeting its contract "
+                "(CPL-POST; computed on the all-static T). **DIV-EXACT**: `size(R) == size(A)`: the tiles cover A "
+                "exactly (a tiler that does not divide A pads past its end: an over-approximation, the usual source "
+                "of out-of-bounds accesses; recorded symbolically). A by-mode tiler `<T0,T1,...>` records both per "
+                "mode",
+                "those of complement on T and of composition, DIV-POST, DIV-EXACT"),))
 @pure
 def logical_divide(a: Layout, tiler: Tiler) -> Layout:
     """``logical_divide(A, T)`` (layout.hpp:1555-1582): ``A o (T, complement(T, shape(coalesce(A))))``, or by mode
@@ -936,21 +1068,44 @@ def _divisor_complement(a: Layout, t: Layout) -> Layout:
     return c
 
 
+@declare(("L", "T"), "layout.hpp:1606-1614", "_divide_rearranged", records=("DIV", "CPL"), basis=True, cpp=CALL,
+         composed=BY_INNER,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True,
+         example=("(M,N):(_1,M)", "<_128,_64>", "--assume", "M % 128 == 0", "--assume", "N % 64 == 0"),
+         docs=(("`zipped/tiled/flat_divide`",
+                "a re-grouping of the modes of `logical_divide`: the same postconditions, recorded by the divide "
+                "they call",
+                "as logical_divide"),))
 def zipped_divide(a: Layout, tiler: Tiler) -> Layout:
     """``zipped_divide`` (layout.hpp:1606-1614): ``((tile),(rest))``."""
     return tile_unzip(logical_divide(a, tiler), tiler)
 
 
+@declare(("L", "T"), "layout.hpp:1617-1628", "_divide_rearranged", records=("DIV", "CPL"), basis=True, cpp=CALL,
+         composed=BY_INNER,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "<_128,_64>"))
 def tiled_divide(a: Layout, tiler: Tiler) -> Layout:
     """``tiled_divide`` (layout.hpp:1617-1628): ``((tile),rest0,rest1,...)``."""
     return _slice_modes(zipped_divide(a, tiler), [False, True])
 
 
+@declare(("L", "T"), "layout.hpp:1631-1643", "_divide_rearranged", records=("DIV", "CPL"), basis=True, cpp=CALL,
+         composed=BY_INNER,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "<_128,_64>"))
 def flat_divide(a: Layout, tiler: Tiler) -> Layout:
     """``flat_divide`` (layout.hpp:1631-1643): ``(tile0,tile1,...,rest0,rest1,...)``."""
     return _slice_modes(zipped_divide(a, tiler), [True, True])
 
 
+@declare(("L", "T"), "layout.hpp:1649-1674", "_product", records=("PRD", "CPL"), cpp=CALL,
+         composed=BY_INNER,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"),
+         docs=(("`logical_product(A, B)`",
+                "**PRD-POST**: with `C = complement(A, size(A)*cosize(B))` meeting its contract, `size(R) == "
+                "size(A)*size(B)` and `R(i) == A(i % size(A)) + C(B(i / size(A)))` for `i < size(A)*size(B)`; "
+                "**PRD-POST-COMPACT**: the copies of A leave no gap, `(filter(A), C)(i) < size(filter(A))*size(C)`; "
+                "per mode for a by-mode tiler",
+                "those of complement on A and of composition, PRD-POST, PRD-POST-COMPACT"),))
 def logical_product(block: Layout, tiler: Tiler) -> Layout:
     """``logical_product(A, B)`` (layout.hpp:1649-1674): ``(A, complement(A, size(A)*cosize(B)) o B)``."""
     return _by_tiler(block, tiler, lambda x, t: _product_postcondition(
@@ -974,6 +1129,13 @@ def _dsl_static_block(block: Layout) -> Layout:
     return block
 
 
+@declare(("L", "T"), "layout.hpp:1687-1695", "_product_rearranged", records=("PRD", "CPL"), cpp=CALL,
+         composed=BY_INNER,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"),
+         docs=(("`zipped/tiled/flat/blocked/raked_product`",
+                "re-groupings of `logical_product` (of the padded layouts for blocked/raked): PRD-POST of that "
+                "product; blocked/raked give the same set of indices (their sorted values are those of the product)",
+                "as logical_product"),))
 def zipped_product(block: Layout, tiler: Tiler) -> Layout:
     if dsl() and not isinstance(tiler, Layout):
         # DSL branch (DSL 4.8.1 cute.zipped/tiled/flat_product, observed on zipped_product((_3):(_1), <_2>)): its
@@ -983,10 +1145,16 @@ def zipped_product(block: Layout, tiler: Tiler) -> Layout:
     return tile_unzip(logical_product(block, tiler), tiler)
 
 
+@declare(("L", "T"), "layout.hpp:1698-1709", "_product_rearranged", records=("PRD", "CPL"), cpp=CALL,
+         composed=BY_INNER,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def tiled_product(block: Layout, tiler: Tiler) -> Layout:
     return _slice_modes(zipped_product(block, tiler), [False, True])
 
 
+@declare(("L", "T"), "layout.hpp:1712-1724", "_product_rearranged", records=("PRD", "CPL"), cpp=CALL,
+         composed=BY_INNER,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def flat_product(block: Layout, tiler: Tiler) -> Layout:
     return _slice_modes(zipped_product(block, tiler), [True, True])
 
@@ -1010,6 +1178,9 @@ def _zip_layouts(x: Layout, y: Layout) -> Layout:
     return Layout(z(x.shape, y.shape), z(x.stride, y.stride))
 
 
+@declare(("L", "L"), "layout.hpp:1730-1742", "_padded_product", records=("PRD", "CPL"), cpp=CALL,
+         composed=BY_INNER,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def blocked_product(block: Layout, tiler: Layout) -> Layout:
     """``blocked_product`` (layout.hpp:1730-1742): a 1-D product of the padded layouts, modes re-paired."""
     r = max(rank(block), rank(tiler))
@@ -1018,6 +1189,9 @@ def blocked_product(block: Layout, tiler: Layout) -> Layout:
     return _zip_layouts(m0, m1)
 
 
+@declare(("L", "L"), "layout.hpp:1748-1760", "_padded_product", records=("PRD", "CPL"), cpp=CALL,
+         composed=BY_INNER,
+         dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def raked_product(block: Layout, tiler: Layout) -> Layout:
     """``raked_product`` (layout.hpp:1748-1760): as blocked_product with the tile and block modes swapped."""
     r = max(rank(block), rank(tiler))
@@ -1080,6 +1254,15 @@ def _dsl_shape_div(a: Int, b: Int) -> Int:
     return Int(Op("ite", (ne(q, S(0)).expr, q.expr, alt.expr)), False)
 
 
+@declare(("L",), "layout.hpp:1809-1841", "_upcast", records=("UP", "RC"), template=1, cpp=TEMPLATED, dsl=(RECAST_FORM,),
+         composed=BY_RECAST,
+         sweep=True, example=("2", "(M,K):(K,_1)"),
+         docs=(("`upcast<N>(L)`",
+                "**UP-POST**, the same bytes addressed: `size(R)*N == size(L)` and the multiset `{N*R(i)+k : i < "
+                "size(R), k < N}` equals `{L(j) : j < size(L)}`. A negative unit stride fails it at layout level "
+                "(CuTe's tensor `recast` moves the pointer for it, tensor_impl.hpp:770-776)",
+                "UP-1 (`static_assert`), UP-2 (a dynamic stride must be a multiple of N, at least N), UP-3 (the "
+                "unit-stride extent must be a multiple of N/|d|), UP-POST"),))
 def upcast(n: int, layout: Layout) -> Layout:
     """``upcast<N>(L)``: the same memory in N-times wider elements. A dynamic stride is divided blindly."""
     _check_ratio(n, "upcast")
@@ -1100,6 +1283,14 @@ def _downcast(n: int, shape: IntTuple, stride: IntTuple) -> Layout:
         return Layout(shape, stride * S(n))
 
 
+@declare(("L",), "layout.hpp:1844-1867", "_downcast", records=("DN",), template=1, cpp=TEMPLATED, dsl=(RECAST_FORM,),
+         composed=BY_RECAST,
+         sweep=True, example=("2", "(M,K):(K,_1)"),
+         docs=(("`downcast<N>(L)`",
+                "**DN-POST**, the mirror: `size(R) == size(L)*N` and `{R(i)}` equals `{N*L(j)+k : j < size(L), k < "
+                "N}` as multisets",
+                "DN-1 (a static `_1` stride: a compile error otherwise), DN-2 (a dynamic ±1 stride is not treated "
+                "as unit), DN-POST"),))
 def downcast(n: int, layout: Layout) -> Layout:
     """``downcast<N>(L)``: the same memory in N-times narrower elements; needs a static ``_1`` stride."""
     _check_ratio(n, "downcast")
@@ -1110,6 +1301,12 @@ def downcast(n: int, layout: Layout) -> Layout:
     return _recast_postcondition("DN-POST", n, layout, _downcast(n, layout.shape, layout.stride))
 
 
+@declare(("L",), "layout.hpp:1870-1891", "_recast_layout", records=("UP", "DN", "RC"), template=2, cpp=RECAST,
+         composed=BY_RECAST,
+         dsl=(RECAST_FORM, RECORDED), sweep=True, widths=(0, 1), example=("16", "32", "(M,K):(K,_1)"),
+         docs=(("`recast_layout<Old,New>(L)`",
+                "`downcast`/`upcast` by the reduced ratio of bit widths, with their postconditions",
+                "theirs"),))
 def recast_layout(old_bits: int, new_bits: int, layout: Layout) -> Layout:
     """``recast_layout<Old,New>(L)`` by element bit widths (layout.hpp:1870-1891)."""
     if old_bits <= 0 or new_bits <= 0:
@@ -1139,6 +1336,11 @@ def _check_ratio(n: int, op: str) -> None:
 # -- max_common, nullspace, ordered layouts (layout.hpp:1380-1508; stride.hpp:402-465) ------------------------------
 
 
+@declare(("L", "L"), "layout.hpp:1380-1395", "_max_common_layout", records=("MCL",), cpp=CALL,
+         dsl=(BINARY, TRACED, RECORDED), example=("(M,N):(_1,M)", "(M,N):(_1,M)"),
+         docs=(("`max_common_layout(a, b)`",
+                "CuTe's `@post` (layout.hpp:1378): `a(R(i)) == i` and `b(R(i)) == i` for every `i < size(R)`",
+                "MCL-POST-A, MCL-POST-B"),))
 def max_common_layout(a: Layout, b: Layout) -> Layout:
     """``max_common_layout`` (layout.hpp:1380-1395)."""
     inv_b = right_inverse(b)
@@ -1201,11 +1403,22 @@ def compact_order(shape: IntTuple, order: IntTuple) -> IntTuple:
     return go(shape, order)
 
 
+@declare(("S", "S"), "layout.hpp:422-428", "_make_ordered_layout", records=("ORD",), cpp=CALL,
+         example=("(M,N,_4)", "(_1,_0,_2)"),
+         docs=(("`make_ordered_layout(S, O)`",
+                "compact and injective in the order O; only static orders count (ORD-2)",
+                "ORD-COMPACT"),))
 def make_ordered_layout(shape: IntTuple, order: IntTuple) -> Layout:
     """``make_ordered_layout`` (layout.hpp:422-428)."""
     return Layout(shape, compact_order(shape, order))
 
 
+@declare(("L",), "layout.hpp:438-445", "_make_layout_like", records=("LIKE",), cpp=CALL, dsl=(UNARY, TRACED, RECORDED),
+         example=("(M,N):(N,_1)",),
+         docs=(("`make_layout_like(L)`",
+                "L's shape, compact where L's stride is not a static 0 (those modes keep their 0, "
+                "layout.hpp:431-445): its `filter_zeros` is a bijection of `[0, size)`",
+                "LIKE-BOUND, LIKE-INJ"),))
 def make_layout_like(layout: Layout) -> Layout:
     """``make_layout_like`` (layout.hpp:438-445): compact, in the order of L's strides, static zeros kept."""
     fz = filter_zeros(layout)
@@ -1226,6 +1439,16 @@ def evenly_divides(shape: IntTuple, tiler: Tiler) -> Bool:
     return eq(product(shape), b_size * product(ceil_div(shape, b_shape)))  # type: ignore[arg-type]
 
 
+@declare(("L", "S", "O?"), "layout.hpp:1774-1799", "_tile_to_shape", records=("TTS",), cpp=CALL, dsl=(TRACED, RECORDED),
+         composed=BY_INNER,
+         sweep=True, example=("(_4,_8):(_8,_1)", "(M,N)"),
+         docs=(("`tile_to_shape(block, trg)`",
+                "**TTS-POST**: the result's top modes have the sizes of `product_each(trg)` (`compatible(trg, R)` "
+                "at mode level, the `@post` of layout.hpp:1773), and R is the block repeated: "
+                "`R((x0,y0),(x1,y1),...) == block(x0,x1,...) + R((0,y0),(0,y1),...)` for every block coordinate x "
+                "and tile coordinate y",
+                "TTS-1 (`static_assert`), TTS-2 (the block divides a dynamic target), TTS-POST, and PRD-POST of the "
+                "blocked product"),))
 def tile_to_shape(block: Layout, target: IntTuple, order: IntTuple | str = "LayoutLeft") -> Layout:
     """``tile_to_shape`` (layout.hpp:1774-1799): replicate ``block`` over ``target`` by a blocked product whose
     tile counts are ``ceil_div(target, block)`` (rounded up when the target is dynamic: TTS-2)."""
@@ -1352,40 +1575,51 @@ def _recast_postcondition(id: str, n: int, wide: Layout, narrow: Layout) -> Layo
     return result
 
 
+def tile_to_shape_claims(r: Layout, block: Layout, target: object, order: object = "LayoutLeft") -> list[Claim]:
+    """tile_to_shape's contract (layout.hpp:1764-1773): mode k of the result is (block mode k, tile count); it has
+    the target's extent (TTS-SIZE) and is block mode k repeated, ``R_k(i) == block_k(i % b) + R_k(i - i % b)`` with
+    ``b = size(block_k)`` (TTS-POST).  Together over the modes this is ``R(x,y) == block(x) + R(0,y)``: fix every
+    other mode at 0 to see it is also necessary.  The engine decides it on symbols; on concrete operands the
+    algorithm decides the same claims itself (``_tile_to_shape_postcondition``)."""
+    trg = target.shape if isinstance(target, Layout) else target
+    extents = product_each(trg)  # type: ignore[arg-type]
+    extents = extents if type(extents) is tuple else (extents,)
+    modes = _modes(r)
+    padded = _modes(_append_to(block, len(modes)))
+    out: list[Claim] = []
+    src = "layout.hpp:1764-1773"
+    for k, (rk, bk, t) in enumerate(zip(modes, padded, extents)):
+        b = size(bk)
+        out += [_same_size("TTS-SIZE", f"mode {k} of the result has the target's extent", src, t, size(rk)),  # type: ignore[arg-type]  # t: an Int
+                _claim("TTS-POST", f"mode {k} of the result is block mode {k} repeated", src, size(rk),
+                       bk(_I % b) + rk((_I / b) * b), rk(_I))]
+    return out
+
+
 @_not_cute
 def _tile_to_shape_postcondition(block: Layout, target: IntTuple, r: Layout) -> Layout:
-    """TTS-POST: R has the target's mode sizes (``compatible(trg_shape, result)``, layout.hpp:1773) and is the
-    block repeated: R((x, y)) == block(x) + R((0, y)) for every block coordinate x and tile coordinate y."""
+    """TTS-POST on concrete values: R has the target's mode sizes (``compatible(trg_shape, result)``,
+    layout.hpp:1773; the TTS-SIZE claims) and, where it is small enough to enumerate, is the block repeated (the
+    TTS-POST claims of ``tile_to_shape_claims``)."""
     if not enumerating() or not (block.concrete and r.concrete and all(x.concrete for x in leaves(target))):
         return r
-    modes = _modes(r)
-    ok = len(modes) == len(target) and all(  # type: ignore[arg-type]  # target: a tuple here
-        int(size(m)) == int(t) for m, t in zip(modes, target))  # type: ignore[arg-type]  # target: a tuple here
+    claims = tile_to_shape_claims(r, block, target)
+    ok = len(_modes(r)) == len(target) and all(  # type: ignore[arg-type]  # target: a tuple here
+        first_failure(c) is None for c in claims if c.id == "TTS-SIZE")
     if ok and _enumerable(r):
-        bs = [int(size(m.shape[0])) for m in modes]  # type: ignore[index]
-        ps = [int(size(m.shape[1])) for m in modes]  # type: ignore[index]
-
-        def coords(extents: list[int]) -> list[tuple[int, ...]]:
-            out: list[tuple[int, ...]] = [()]
-            for e in extents:
-                out = [(*c, k) for k in range(e) for c in out]
-            return out
-
-        for y in coords(ps):
-            origin = int(r(tuple((S(0), S(k)) for k in y)))
-            for x in coords(bs):
-                bx = tuple(S(i) for i in x)
-                expect = int(block(bx if type(block.shape) is tuple else bx[0])) + origin
-                if int(r(tuple((S(i), S(k)) for i, k in zip(x, y)))) != expect:
-                    ok = False
-                    break
-            if not ok:
-                break
+        ok = all(first_failure(c) is None for c in claims if c.id == "TTS-POST")
     record("TTS-POST", "the result has the target's mode sizes and is the block repeated: R(x,y) == block(x) + "
            "R(0,y)", "layout.hpp:1764-1773", NEVER, _post(ok), POSTCONDITION)
     return r
 
 
+@declare(("L",), "layout.hpp:1482-1508", "_nullspace", records=("NUL",), cpp=CALL, dsl=(UNARY, TRACED, RECORDED),
+         example=("(M,_2,N):(_1,_0,M)",),
+         docs=(("`nullspace(L)`",
+                "**NUL-POST**: `L(R(i)) == 0` for `i < size(R)`, and `size(R)` is the product of the extents of "
+                "*every* flat mode whose stride is 0 at run time. CuTe's own `@post` (`size(L)/size(filter(L))`, "
+                "layout.hpp:1477-1480) shares the blind spot for a dynamic 0 stride, so NUL-POST counts by value",
+                "NUL-POST"),))
 def nullspace(layout: Layout) -> Layout:
     """``nullspace`` (layout.hpp:1482-1508): the modes with a static ``_0`` stride (a dynamic 0 is missed).
     Its contract, NUL-POST, is in ``contracts.claims``."""
@@ -1396,6 +1630,14 @@ def nullspace(layout: Layout) -> Layout:
     return _nullspace(layout)
 
 
+@declare(("L", "L"), "layout.hpp:1404-1416", "_max_common_vector", result=INDEX, records=("MCV",), cpp=CALL,
+         dsl=(BINARY, TRACED), example=("(M,N):(_1,M)", "(M,N):(_1,M)"),
+         docs=(("`max_common_vector(a, b)`",
+                "**MCV-POST**: for `n < N`, the first 1-D coordinate `j` with `b(j) == n` exists, lies in both "
+                "domains (`j < size(a)`, `j < size(b)`) and `a(j) == n` (CuTe's `@post`, layout.hpp:1402, without "
+                "the domain clause, holds for the over-long vectors of spec §11); **MCV-1**: `size(a) == size(b)` "
+                "(never checked, recorded symbolically)",
+                "those of composition on `a o right_inverse(b)`, MCV-1, MCV-POST"),))
 def max_common_vector(a: Layout, b: Layout) -> Int:
     """``max_common_vector`` (layout.hpp:1404-1416). MCV-1: a and b have the same domain; MCV-POST: the first N
     elements of memory are the same 1-D coordinates of both, within both domains."""
@@ -1490,12 +1732,44 @@ def record_slice_in(coord: Coord, shape: IntTuple, source: str) -> None:
     record("SLICE-IN", SLICE_IN, source, NEVER, _bounds(coord, shape))
 
 
+@declare(("C", "L"), "layout.hpp:689-695", "_slice", name="slice", records=("SLICE", "SLC"), cpp=SLICE, indices=(0,),
+         composed=BY_SLICE,
+         example=("(_,2)", "(M,N):(_1,M)"),
+         docs=(("`slice(c, L)`, `slice_and_offset(c, L)`",
+                "`slice(c, L)` keeps the modes of L under an `_` of `c`, nested ones spliced flat "
+                "(underscore.hpp:95-130), and the offset is `crd2idx(c, L)` with every `_` a static 0 "
+                "(layout.hpp:698-703)",
+                "**SLICE-IN** (a warning: each integer of `c` inside its mode's extent; past the end or below 0 the "
+                "view leaves the tensor); a coordinate without `_` is bad input (CuTe would evaluate `L(c)`)"),))
 def slice_view(coord: Coord, layout: Layout) -> Layout:
     """The ``slice`` operation a user asks for: ``slice_layout`` with SLICE-IN recorded."""
     record_slice_in(coord, layout.shape, "layout.hpp:689-695")
     return slice_layout(coord, layout)
 
 
+@declare(("C", "L"), "layout.hpp:698-703", "_slice_and_offset", name="slice_and_offset", result=OFFSET_LAYOUT,
+         composed=BY_SLICE,
+         records=("SLICE", "SLC"), cpp=SLICE, indices=(0,), example=("(_,2)", "(M,N):(_1,M)"),
+         docs=(("`slice_and_offset(c, Sw o O o L)`, `slice(c, Sw o O o L)`",
+                "**SLICE-POST**: the view addresses what the tensor did, `R(i) + offset == Sw(O + L(c with i at the "
+                "_ modes))` for every `i` of the slice. CuTe 4.2 (swizzle_layout.hpp:226-298) reshapes for an "
+                "all-`_` coordinate, keeps the swizzle (`Sw o offset_only_zy o slice`, the offset a `MixedBits` "
+                "`M_S|(d&F)=v` when run-time bits are involved) when the remaining layout hits a Y bit and its Z "
+                "bit, and otherwise decays to a plain layout whose strides are static or run-time as the offset's "
+                "bits are. Three unchecked assumptions make it wrong: the offset is combined with the sliced-off "
+                "part by XOR (a carry between `O` and `L(c)` is lost), the keep/decay choice reads only *static* "
+                "active bits (a run-time extent of the remaining layout decays a swizzle that had to be kept), and "
+                "that combination is a `uint32_t` (`make_mixed_bits`'s flags are `uint32_t`, so even its static "
+                "result is a `C<uint32_t>`, and `int ^ uint32_t` is unsigned): a negative offset's view lies 2^32 "
+                "elements further (`Sw<1,0,1> o -512 o (_16,_8):(_8,_1)` sliced at `(1,_)` is `8 o Sw<1,0,1> o "
+                "4294966784 o (_8):(_1)`). A swizzle spanning 32 bits (`M+B+",
+                "S|= 32`, any mask at bit 31) does not compile where the slice decays (`Int<(1 << 32)>`, "
+                "swizzle_layout.hpp:290). A non-swizzle `A o O o B` slices B and folds its offset into O "
+                "(layout_composed.hpp:327-342); an `smem_ptr` flag survives only the all-`_` slice|**SLICE-POST** "
+                "(one condition over the coordinate's symbols, for a slice of static size up to 4096, judged at "
+                "every admitted coordinate, past the end and below 0 too) and **SLICE-IN** (a warning: each integer "
+                "of `c` inside its mode's extent); `to_mixed_bits`'s static shape*stride (a compile error for a "
+                "run-time diced mode, swizzle.hpp:442)"),))
 def slice_and_offset_view(coord: Coord, layout: Layout) -> OffsetLayout:
     """The ``slice_and_offset`` operation a user asks for: ``slice_and_offset`` with SLICE-IN recorded."""
     record_slice_in(coord, layout.shape, "layout.hpp:698-703")
@@ -1549,6 +1823,16 @@ def _lift_dice(a: object, b: object) -> tuple[object, ...]:
     return () if isinstance(a, Underscore) else (b,)
 
 
+@declare(("L", "T", "C", "C?"), "tensor_impl.hpp:976-1069", "_local_tile", result=OFFSET_LAYOUT,
+         records=("IX-2", "DIV", "CPL", "SLC"), basis=True, cpp=TENSOR, dsl=(RECORDED,), indices=(2,),
+         through="zipped_divide",
+         example=("(M,N):(_1,M)", "<_128,_64>", "(1,1)"),
+         docs=(("`local_tile(A, T, c)`",
+                "CuTe's `inner_partition` (tensor_impl.hpp:976-1044): `zipped_divide(A, T)` sliced at "
+                "`(repeat<R0>(_), append<R1>(c, _))` (a non-tuple `c` indexes the whole rest mode); the result is "
+                "the tile's layout and the offset added to the pointer",
+                "**IX-2**: every integer of `c` lies in the extent of the rest mode it indexes (never checked); "
+                "those of the divide (DIV-EXACT: a partial last tile)"),))
 def local_tile(layout: Layout, tiler: Tiler, coord: Coord, proj: object = None) -> OffsetLayout:
     """``local_tile(tensor, tiler, coord)`` = ``inner_partition`` (tensor_impl.hpp:976-1044) on the tensor's
     layout: ``zipped_divide`` by the tiler, keep the tile mode, slice the rest mode at ``coord`` (a tuple is
@@ -1565,6 +1849,15 @@ def local_tile(layout: Layout, tiler: Tiler, coord: Coord, proj: object = None) 
     return view
 
 
+@declare(("L", "L", "I", "C?"), "tensor_impl.hpp:1076-1111", "_local_partition", result=OFFSET_LAYOUT,
+         records=("IX", "DIV", "CPL", "SLC"), cpp=TENSOR, dsl=(RECORDED,), indices=(2,), through="zipped_divide",
+         example=("(M,N):(_1,M)", "(_2,_2):(_1,_2)", "1"),
+         docs=(("`local_partition(A, thr, i)`",
+                "CuTe's `outer_partition` by `product_each(shape(thr))` at `thr.get_flat_coord(i)` "
+                "(tensor_impl.hpp:1076-1087): the thread's elements and its offset",
+                "**IX-2**: `0 <= i < size(thr)`; **IX-3**: `thr(get_hier_coord(i)) == i` for `i` in `[0, "
+                "size(thr))`, a compact thread layout (layout.hpp:244-253; an index past the layout is IX-2's "
+                "warning alone); those of the divide"),))
 def local_partition(layout: Layout, thr_layout: Layout, index: Int, proj: object = None) -> OffsetLayout:
     """``local_partition(tensor, thr_layout, index)`` (tensor_impl.hpp:1076-1087): ``outer_partition`` by
     ``product_each(shape(thr_layout))`` at ``thr_layout.get_flat_coord(index)``: keep the rest mode (the

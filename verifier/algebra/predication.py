@@ -28,6 +28,7 @@ import itertools
 from collections.abc import Sequence
 
 from verifier.algebra import ops as algebra
+from verifier.algebra.declare import OFFSET_LAYOUT, declare
 from verifier.core.int_tuple import IntTuple
 from verifier.core.integers import FALSE, TRUE, Bool, Const, D, Int, S, and_, ge, lt
 from verifier.core.layouts import Layout, rank, size
@@ -140,6 +141,33 @@ def _tile_cover_once(tiler: object, proj: object, thr: Layout) -> tuple[Bool, st
     return TRUE, "", ()
 
 
+_VIA_PARTS = ("a layout-level model of a kernel's copy: decided through its parts (the divide, the slice and "
+              "the coordinate bounds), each compiled")
+# Why the selfcheck has no single CuTe call to run for a kernel copy's model: CuTe's copy_if / copy are device loops
+# that move elements and return nothing (no layout to print and compare); the layout operations they are built from
+# are each in the selfcheck's corpus.
+_PREDICATED = (_VIA_PARTS + ". CuTe's copy_if (copy.hpp:49-61) is a loop over size(dst) that moves elements where "
+               "pred(i) holds and returns void: no result to compare; local_tile, local_partition and "
+               "slice_and_offset, which build its tensors, are each in the selfcheck's corpus")
+_VECTORIZED = (_VIA_PARTS + ". CuTe's copy(AutoVectorizingCopyWithAssumedAlignment, src, dst) (copy.hpp:241-273) "
+               "takes max_common_vector of the two tensors as a constant expression (CUTE_STATIC_V: a run-time "
+               "integer cannot reach it) and returns void: no result to compare; max_common_vector, "
+               "max_common_layout, recast_layout and upcast are each in the selfcheck's corpus")
+
+
+@declare(("L", "T", "C", "C", "L", "I", "S", "C?"), "copy.hpp:49-72",
+         "_predicated_copy", result=OFFSET_LAYOUT,
+         records=("PRED", "COVER", "THR", "IX"), indices=(2, 5), not_compiled=_PREDICATED,
+         example=("(M,K):(_1,M)", "(_128,_128,_32)", "(m,n,k)", "Step<_1,X,_1>", "(_32,_8):(_1,_32)", "t",
+                  "(M,K)", "--symbol", "t=..255", "--assume", "m < (M+127)/128", "--assume",
+                  "k < (K+31)/32", "--assume", "M <= 4096", "--assume", "K <= 4096"),
+         docs=(("`predicated_copy(A, T, c, Step, thr or TiledCopy, t, residue)`",
+                "the thread's partition of the CTA tile and the identity tensor's coordinates partitioned alike "
+                "(`E<j>` strides evaluated component by component)",
+                "PRED-IN, PRED-AT (for every value index, under `elem_less(coord, residue)`), PRED-COVER, COVER-THR "
+                "(decided on the static tile, with the first thread and value that break it) and THR-ONCE (that "
+                "thread's index fails it, so the counterexample names the thread); the divide's DIV-EXACT does not "
+                "decide: the predicate is its guard"),))
 def predicated_copy(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, index: Int,
                     residue: IntTuple, shift: IntTuple | None = None) -> algebra.OffsetLayout:
     """What thread ``index`` accesses of ``A`` (its partition), recording the coordinate obligations of the
@@ -152,6 +180,16 @@ def predicated_copy(a: Layout, tiler: object, coord: object, proj: object, thr: 
 __all__ = ["domain_offset", "elem_less", "identity_components", "partitions", "predicated_copy"]
 
 
+@declare(("L", "T", "C", "C", "L", "I", "I"), "copy.hpp:241-286",
+         "_vectorized_copy", result=OFFSET_LAYOUT,
+         records=("ALIGN", "IX"), indices=(2, 5), not_compiled=_VECTORIZED,
+         example=("(M,K):(_1,M)", "(_128,_128,_32)", "(m,n,k)", "Step<_1,X,_1>", "(_16,_16):(_1,_16)", "t",
+                  "_8", "--symbol", "t=..255", "--assume", "m < (M+127)/128", "--assume",
+                  "k < (K+31)/32", "--assume", "M <= 4096", "--assume", "K <= 4096"),
+         docs=(("`vectorized_copy(A, T, c, Step, thr or TiledCopy, t, W)`",
+                "with the data pointer aligned to W elements, every W-element vector of the thread starts at a "
+                "multiple of W and is contiguous",
+                "ALIGN, ALIGN-CONTIG"),))
 def vectorized_copy(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, index: Int,
                     vector: Int) -> algebra.OffsetLayout:
     """The partition a thread copies with ``vector``-element accesses (``AutoVectorizingCopy``,

@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
+from verifier.algebra.declare import BOX, declare
 from verifier.core.basis import ScaledBasis
 from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.int_tuple import IntTuple, format_tuple, leaf_list
@@ -160,6 +161,32 @@ def _basis_mode(d: object) -> int:
     return d.modes[0]
 
 
+# Why make_tma_box has no C++ check of its own in the selfcheck.
+_NOT_COMPILED = ("not a CuTe function but the box make_tma_copy derives (detail::construct_tma_gbasis): "
+                 "tests/differential/test_tma.py compiles that call on its own")
+
+
+@declare(("L", "L"), "copy_traits_sm90_tma.hpp:723-845", "_make_tma_box", result=BOX, records=("TMA",), template=1,
+         swizzled=True, widths=(0,), not_compiled=_NOT_COMPILED,
+         example=("16", "Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_64):(_64,_1)", "(M,K):(K,_1)", "--assume",
+                  "K % 8 == 0"),
+         docs=(("`make_tma_box<B>(SMEM, GMEM)`",
+                "**TMA-POST**: box element `i` is the gmem element of the tile coordinate that smem index `i` "
+                "holds, `box(i) == GMEM(idx2crd(right_inverse(SMEM)(i), tile))`. The box is that of "
+                "`make_tma_copy(op, make_tensor(ptr<T>, GMEM), SMEM)` (T of B bits, the CTA tile SMEM's own shape) "
+                "as `construct_tma_gbasis` derives it (copy_traits_sm90_tma.hpp:723-845: `right_inverse` of SMEM "
+                "without its swizzle, through the identity of the tile, truncated at the first mode whose basis is "
+                "not a static 1, composed with GMEM, `coalesce_256` (a merged mode prints as `(_32,_8)`), a size-1 "
+                "box mode per gmem mode the tile does not walk, the fifth mode on grouped, :834), with the "
+                "descriptor's swizzle (copy_traits_sm90_tma_swizzle.hpp:45-100; an unsupported `Sw<B,M,S>` is a "
+                "`static_assert`) and each box mode's gmem stride and extent as `fill_tma_gmem_shape_stride` "
+                "computes them (:866-891: the gcd and its recurrence for a mode of several gmem modes). The boxes, "
+                "the swizzle mapping and the run-time asserts are what compiled CuTe gives "
+                "(tests/differential/test_tma.py)",
+                "TMA-RANK, TMA-BOX, TMA-INNER, TMA-SWIZZLE, TMA-MAJOR, TMA-GSTRIDE, TMA-GDIM, decided for every "
+                "admitted value of GMEM's symbols. Not modelled: the gmem address's 16-byte alignment (:949) and "
+                "the smem alignment a swizzle needs (pointer properties), multicast's truncation of the box "
+                "(:993-997), hierarchical gmem modes (bad input)"),))
 def make_tma_box(element_bits: object, smem: object, gmem: object) -> TmaBox:
     """The TMA box of ``make_tma_copy(op, make_tensor(ptr<T>, GMEM), SMEM)`` for ``T`` of ``element_bits`` bits,
     recording the driver's constraints (module docstring).  No int32 overflow is watched: the box is type-level

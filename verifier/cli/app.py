@@ -146,18 +146,20 @@ def _eval_function(layout: Layout | ComposedLayout, as_json: bool) -> int:
 
 
 def cmd_op(args: argparse.Namespace) -> int:
-    from verifier.engine.verify import verify
+    from verifier.engine.problem import Operation, decide
     from verifier.present.report import to_json, to_text
 
     operands, symbols = problem_from(args, args.command)
-    v = verify(args.command, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=policy_from(args),
-               semantics=args.semantics)
+    v = decide(Operation(args.command, tuple(operands), symbols, policy_from(args), args.timeout, args.rlimit,
+                         semantics=args.semantics))
     emit(args, to_json(v) if args.json else to_text(v, verbose=args.verbose))
     return v.exit_code
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from verifier.engine.checks import PROPERTIES, check
+    from verifier.engine.checks import PROPERTIES
+    from verifier.engine.problem import Property, decide
+    from verifier.engine.property import DECLARED
     from verifier.present.report import to_json, to_text
 
     if args.property not in PROPERTIES:
@@ -169,12 +171,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         return cmd_check_conflict_free(args)
     operands, symbols = problem_from(args, args.property, prop=True)
     options: dict[str, object] = {}
-    if args.property == "equivalent" and args.extended:
-        options["extended"] = True
-    if args.property == "no_overflow":
-        options["bits"] = args.bits
-    v = check(args.property, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, policy=policy_from(args),
-              budget=None, **options)
+    for o in DECLARED[args.property].options:  # a flag when given, a value when given or defaulted
+        value = getattr(args, o.name)
+        if value is not None and value is not False:
+            options[o.name] = value
+    v = decide(Property(args.property, tuple(operands), symbols, tuple(options.items()), policy_from(args),
+                        args.timeout, args.rlimit))
     emit(args, to_json(v) if args.json else to_text(v, verbose=args.verbose))
     return v.exit_code
 
@@ -274,15 +276,18 @@ def build_parser(only: str | None = None) -> _Parser:
         e.add_argument("--format", choices=("text", "json"), help="text (default) or json (the same as --json)")
         e.set_defaults(func=cmd_eval)
     if wanted("check"):
-        from verifier.cli.banks import add_options as add_bank_options
+        from verifier.engine.checks import PROPERTIES  # their declarations (engine.property)
+        from verifier.engine.property import DECLARED
 
         c = sub.add_parser("check", help="prove or refute a property of layouts")
-        c.add_argument("property", help="compatible, injective, surjective, bijective, equivalent, in_bounds, "
-                                        "no_overflow, conflict_free")
+        c.add_argument("property", help=", ".join(PROPERTIES))
         c.add_argument("args", nargs="+", help="layouts or shapes in CuTe notation")
-        c.add_argument("--extended", action="store_true", help="equivalent: also past the domain, as CuTe evaluates")
-        c.add_argument("--bits", type=int, choices=(32, 64), default=32, help="no_overflow: the index width")
-        add_bank_options(c)
+        for o in (o for prop in DECLARED.values() for o in prop.options):
+            if o.kind is bool:
+                c.add_argument(o.flag, action="store_true", help=o.help)
+            else:
+                c.add_argument(o.flag, type=o.kind, choices=o.choices or None, default=o.default,
+                               metavar=o.metavar, help=o.help)
         _common(c)
         c.set_defaults(func=cmd_check)
     for module, names in _GROUPS.items():

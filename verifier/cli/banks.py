@@ -24,16 +24,6 @@ if TYPE_CHECKING:
     from verifier.core.symbols import Symbols
 
 
-def add_options(p: argparse.ArgumentParser) -> None:
-    """The options of ``check conflict_free``."""
-    p.add_argument("--element-bits", type=int, default=None, metavar="B",
-                   help="conflict_free: the element width in bits (16 for half)")
-    p.add_argument("--access-bits", type=int, default=None, metavar="W",
-                   help="conflict_free: the bits each thread accesses (8, 16, 32, 64, 128; 128 for ldmatrix)")
-    p.add_argument("--offset", default=None, metavar="EXPR",
-                   help="conflict_free: a tile-coordinate offset added to every thread's coordinate (a stage)")
-
-
 def check_options(args: argparse.Namespace, symbols: Symbols) -> dict[str, Any]:
     """The options of ``check conflict_free`` from the command line (bad input: a one-line LayoutError)."""
     from verifier.engine.banks import AccessModel
@@ -53,7 +43,7 @@ def cmd_check_conflict_free(args: argparse.Namespace) -> int:
     from verifier.cli.args import params as _params
     from verifier.cli.common import policy_from
     from verifier.core.symbols import Symbols
-    from verifier.engine.checks import check
+    from verifier.engine.problem import Property, decide
     from verifier.present.report import to_json, to_text
     from verifier.run.problems import build
 
@@ -65,7 +55,8 @@ def cmd_check_conflict_free(args: argparse.Namespace) -> int:
     operands = build("conflict_free", args.args, symbols, args.assume, _params(args.param), prop=True,
                      declarations=args.symbol)
     options = check_options(args, symbols)
-    v = check("conflict_free", operands, symbols, timeout=args.timeout, policy=policy_from(args), **options)
+    v = decide(Property("conflict_free", tuple(operands), symbols, tuple(options.items()), policy_from(args),
+                        args.timeout))
     print(to_json(v) if args.json else to_text(v, verbose=args.verbose))
     return v.exit_code
 
@@ -133,4 +124,4 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     b.set_defaults(func=cmd_bank_conflicts)
 
 
-__all__ = ["add_options", "add_parser", "check_options", "cmd_bank_conflicts", "cmd_check_conflict_free"]
+__all__ = ["add_parser", "check_options", "cmd_bank_conflicts", "cmd_check_conflict_free"]

@@ -112,8 +112,8 @@ def _draw_counterexample(args: argparse.Namespace, fmt: str) -> int:
     from verifier.algebra.registry import OPERATIONS
     from verifier.cli.args import UsageError
     from verifier.cli.common import problem_from
-    from verifier.engine.checks import PROPERTIES, check
-    from verifier.engine.verify import verify
+    from verifier.engine.checks import PROPERTIES
+    from verifier.engine.problem import Operation, Property, decide
     from verifier.present import pictures
     from verifier.present.report import to_text
 
@@ -128,10 +128,9 @@ def _draw_counterexample(args: argparse.Namespace, fmt: str) -> int:
     ns = argparse.Namespace(args=rest, param=args.param, assume=args.assume, timeout=args.timeout,
                             rlimit=args.rlimit)
     operands, symbols = problem_from(ns, op, prop=op in PROPERTIES)
-    if op in PROPERTIES:
-        verdict = check(op, operands, symbols, timeout=args.timeout, rlimit=args.rlimit)
-    else:
-        verdict = verify(op, operands, symbols, timeout=args.timeout, rlimit=args.rlimit, derive=False)
+    verdict = decide(Property(op, tuple(operands), symbols, timeout=args.timeout, rlimit=args.rlimit)
+                     if op in PROPERTIES else
+                     Operation(op, tuple(operands), symbols, timeout=args.timeout, rlimit=args.rlimit, derive=False))
     if verdict.counterexample is None:
         raise LayoutError(f"no counterexample to draw: {to_text(verdict, details=False).splitlines()[0]}")
     layout, bound = pictures.counterexample_layout(op, operands, verdict)

@@ -3,10 +3,16 @@
 A ``Claim`` (``contracts.claim``) is one universally quantified statement over the symbols and witnesses.  The
 engine refutes a claim by finding an assignment where it fails and proves it by showing no such assignment exists.
 
-Claims are built by ordinary calls of the algebra on the operation's operands, with the witnesses as symbolic
-integers, so the same code serves both uses: with symbolic operands it gives the formula the engine encodes; with
-the operands and witnesses replaced by concrete values it gives the concrete verdict used to *replay* every
-counterexample (``replay``), which is how a refutation is confirmed before it is reported.
+A builder takes the operation's result and its operands (``build(op, args, result)``: the engine has the result
+from ``algebra.registry.apply``) and states what the result must satisfy, with the witnesses as symbolic integers;
+it does not run the operation again.  It calls the algebra only for what the statement itself is made of (the
+complement in ``Z = (T, complement(T))``, ``filter_zeros``, a slice's offset), and, for the rearranged divides and
+products (zipped, tiled, flat, blocked, raked), for the logical form whose modes their result holds.  The same
+code serves both uses: with symbolic operands it gives the formula the engine encodes; on concrete operands, with
+the operation run on them (``result_of``), it gives the concrete verdict used to *replay* every counterexample
+(``replay``), which is how a refutation is confirmed before it is reported.  Where a contract sits beside its
+algorithm (``algebra.ops.composition_claims``, ``tile_to_shape_claims``), the algorithm evaluates the same claims on
+concrete operands (``core.claim.holds_everywhere``) for its recorded postcondition.
 
 The postconditions are those of ``docs/semantics.md``: composition ``R(i) == A(B(i))``; complement's contract;
 the inverses; divide and product through their definitions; coalesce's ``R(i) == L(i)``.  Operations without a
@@ -15,16 +21,19 @@ postcondition here are decided on the obligations the algebra records.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from verifier.algebra import ops as algebra
+from verifier.algebra.declare import LAYOUT
+from verifier.algebra.registry import REGISTRY
 from verifier.contracts.claim import _I, _J, Claim, _claim, _fact, _same_size
 from verifier.contracts.predication import predicated_copy_claims, vector_claims
-from verifier.core.basis import Value, as_coordinate, has_basis
+from verifier.core.basis import Value, has_basis
 from verifier.core.basis import add as value_add
+from verifier.core.claim import TooLarge, _truth, first_failure
 from verifier.core.errors import CuteRejection, UndefinedBehavior
 from verifier.core.int_tuple import IntTuple, crd2crd, crd2idx, idx2crd, leaves, product, product_each
 from verifier.core.integers import Bool, Const, D, Int, Op, S, and_, eq, ge, le, lt, ne, or_, substitute
@@ -32,28 +41,17 @@ from verifier.core.layouts import Layout, Tile, Underscore, cosize, make_layout,
 from verifier.core.obligations import Recorder
 from verifier.core.operands import substitute as substitute_operand
 
+if TYPE_CHECKING:
+    from verifier.algebra.tma import TmaBox
+
 # -- per operation ---------------------------------------------------------------------------------------------
 
 
-def _composition(a: Layout, b: Layout) -> list[Claim]:
-    r = algebra.composition(a, b)
-    extra = None
-    if has_basis(b.stride):  # B's values are coordinates of A, with no component beyond A's profile
-        coord, beyond = as_coordinate(b(_I), a.shape)
-        expected = a(coord)
-        extra = and_(*(eq(x, D(0)) for x in beyond))
-    else:
-        expected = a(b(_I))
-    return [
-        _same_size("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022",
-                   size(b), size(r)),
-        _claim("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
-               "layout.hpp:1022", size(b), expected, r(_I), extra),
-    ]
+# composition's contract sits beside its algorithm (algebra/ops.py), which decides it on concrete values.
+_composition = algebra.composition_claims
 
 
-def _complement(layout: Layout, cotarget: IntTuple) -> list[Claim]:
-    r = algebra.complement(layout, cotarget)
+def _complement(r: Layout, layout: Layout, cotarget: IntTuple) -> list[Claim]:
     cot = product(cotarget)
     co_l = cosize(layout)
     n_r = size(r)
@@ -75,15 +73,13 @@ def _complement(layout: Layout, cotarget: IntTuple) -> list[Claim]:
     ]
 
 
-def _right_inverse(layout: Layout) -> list[Claim]:
-    r = algebra.right_inverse(layout)
+def _right_inverse(r: Layout, layout: Layout) -> list[Claim]:
     assert isinstance(r, Layout)
     return [_claim("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260",
                    size(r), _I, layout(r(_I)))]
 
 
-def _left_inverse(layout: Layout) -> list[Claim]:
-    r = algebra.left_inverse(layout)
+def _left_inverse(r: Layout, layout: Layout) -> list[Claim]:
     assert isinstance(r, Layout)
     # LI-POST is CuTe's documented contract, the quasi-inverse; LI-3 (a true inverse) needs an injective L.
     return [_claim("LI-POST", "the quasi-inverse: L(R(L(i))) == L(i) for every i < size(L)", "layout.hpp:1313-1316",
@@ -92,60 +88,60 @@ def _left_inverse(layout: Layout) -> list[Claim]:
                    size(layout), _I, r(layout(_I)))]
 
 
-def _coalesce(layout: Layout, *profile: IntTuple) -> list[Claim]:
-    r = algebra.coalesce(layout, *profile)
+def _coalesce(r: Layout, layout: Layout, *profile: IntTuple) -> list[Claim]:
     return [_same_size("COA-POST-SIZE", "size(R) == size(L)", "layout.hpp:861-863", size(layout), size(r)),
             _claim("COA-POST", "R(i) == L(i) for every i < size(L)", "layout.hpp:861-863",
                    size(layout), layout(_I), r(_I))]
 
 
-def _pairs(a: Layout, tiler: object) -> Iterator[tuple[Layout, Layout]]:
-    """The (mode of A, layout tiler) pairs of the tiler dispatch (layout.hpp:1555-1582, :1649-1674)."""
+def _pairs(a: Layout, tiler: object, r: Layout) -> Iterator[tuple[Layout, Layout, Layout]]:
+    """The (mode of A, layout tiler, mode of the by-mode result R) triples of the tiler dispatch
+    (layout.hpp:1555-1582, :1649-1674): R's mode is the operation on that pair."""
     if isinstance(tiler, Layout):
-        yield a, tiler
+        yield a, tiler, r
     elif isinstance(tiler, Tile) or type(tiler) is tuple:
         elements = tiler.elements if isinstance(tiler, Tile) else tiler
         for i, t in enumerate(elements):
-            yield from _pairs(algebra._mode(a, i), t)
+            yield from _pairs(algebra._mode(a, i), t, algebra._mode(r, i))
     elif isinstance(tiler, Int):
-        yield a, make_layout(tiler)
+        yield a, make_layout(tiler), r
 
 
-def _divide(a: Layout, tiler: object) -> list[Claim]:
+def _divide(r: Layout, a: Layout, tiler: object) -> list[Claim]:
+    """``r``: the logical divide, ``A o (T, complement(T))`` mode by mode."""
     out: list[Claim] = []
-    for k, (x, t) in enumerate(_pairs(a, tiler)):
+    for k, (x, t, rk) in enumerate(_pairs(a, tiler, r)):
         where = f" (mode {k})" if not isinstance(tiler, Layout) else ""
         target = algebra.coalesce(x).shape
         comp = algebra.complement(t, target)
         z = make_layout(t, comp)
-        r = algebra.composition(x, z)
         out += [
             _same_size("DIV-EXACT", f"the tiles cover A exactly, no padding: size(T, complement(T)) == size(A)"
                        f"{where}", "layout.hpp:1555-1582", size(x), size(z)),
             _same_size("DIV-POST-SIZE", f"size(A o Z) == size(Z) for Z = (T, complement(T, shape(A))){where}",
-                       "layout.hpp:1572", size(z), size(r)),
+                       "layout.hpp:1572", size(z), size(rk)),
             _claim("DIV-POST", f"the divide is A after Z: R(i) == A(Z(i)), Z = (T, complement(T)){where}",
-                   "layout.hpp:1572", size(z), x(z(_I)), r(_I)),
-            *(_rename(c, where) for c in _complement(t, target)),
+                   "layout.hpp:1572", size(z), x(z(_I)), rk(_I)),
+            *(_rename(c, where) for c in _complement(comp, t, target)),
         ]
     return out
 
 
-def _product(a: Layout, tiler: object) -> list[Claim]:
+def _product(r: Layout, a: Layout, tiler: object) -> list[Claim]:
+    """``r``: the logical product, ``(A, complement(A, size(A)*cosize(B)) o B)`` mode by mode."""
     out: list[Claim] = []
-    for k, (x, t) in enumerate(_pairs(a, tiler)):
+    for k, (x, t, rk) in enumerate(_pairs(a, tiler, r)):
         where = f" (mode {k})" if not isinstance(tiler, Layout) else ""
         target = size(x) * cosize(t)
         c = algebra.complement(x, target)
-        r = algebra.logical_product(x, t)
         n = size(x)
         out += [
             _same_size("PRD-POST-SIZE", f"size(R) == size(A) * size(B){where}", "layout.hpp:1666",
-                       n * size(t), size(r)),
+                       n * size(t), size(rk)),
             _claim("PRD-POST", f"R(i) == A(i % size(A)) + C(B(i / size(A))), C = complement(A, size(A)*cosize(B))"
-                   f"{where}", "layout.hpp:1666", n * size(t), x(_I % n) + c(t(_I / n)), r(_I)),
+                   f"{where}", "layout.hpp:1666", n * size(t), x(_I % n) + c(t(_I / n)), rk(_I)),
             _compact(x, c, where),
-            *(_rename(cl, where) for cl in _complement(x, target)),
+            *(_rename(cl, where) for cl in _complement(c, x, target)),
         ]
     return out
 
@@ -200,75 +196,54 @@ def _recast(n: int, narrow: Layout, wide: Layout, ks: list[int], what: str, pref
     return [_sufficient(c) for c in out]
 
 
-def _upcast(n: int, layout: Layout) -> list[Claim]:
-    r = algebra.upcast(n, layout)
+def _upcast(r: Layout, n: int, layout: Layout) -> list[Claim]:
     ks = [(-(-n // abs(int(d)))) if d.static and int(d) != 0 else 1 for d in leaves(layout.stride)]
     return _recast(n, layout, r, ks, f"upcast<{n}>")
 
 
-def _downcast(n: int, layout: Layout) -> list[Claim]:
-    r = algebra.downcast(n, layout)
+def _downcast(r: Layout, n: int, layout: Layout) -> list[Claim]:
     ks = [n if d.is_constant(1) or d.is_constant(-1) else 1 for d in leaves(layout.stride)]
     # For downcast the same bytes is CuTe's contract (its per-mode rule assumes one unit-stride mode): errors,
     # named apart from upcast's RC-* warnings.
     return _recast(n, r, layout, ks, f"downcast<{n}>", "DN-RC")
 
 
-def _recast_layout(old: int, new: int, layout: Layout) -> list[Claim]:
+def _recast_layout(r: Layout, old: int, new: int, layout: Layout) -> list[Claim]:
     g = math.gcd(old, new)
     num, den = new // g, old // g
     if num == 1 and den > 1:
-        return _downcast(den, layout)
+        return _downcast(r, den, layout)
     if den == 1 and num > 1:
-        return _upcast(num, layout)
+        return _upcast(r, num, layout)
     return []
 
 
-def _tile_to_shape(block: Layout, target: object, order: object = "LayoutLeft") -> list[Claim]:
-    """Mode k of the result is (block mode k, tile count): it has the target's extent and is block mode k repeated,
-    ``R_k(i) == block_k(i % b) + R_k(i - i % b)`` with ``b = size(block_k)``.  Together over the modes this is the
-    algebra's TTS-POST (``R(x,y) == block(x) + R(0,y)``): fix every other mode at 0 to see it is also necessary."""
-    r = algebra.tile_to_shape(block, target, order)  # type: ignore[arg-type]
-    trg = target.shape if isinstance(target, Layout) else target
-    extents = product_each(trg)  # type: ignore[arg-type]
-    extents = extents if type(extents) is tuple else (extents,)
-    modes = algebra._modes(r)
-    padded = algebra._modes(algebra._append_to(block, len(modes)))
-    out: list[Claim] = []
-    src = "layout.hpp:1764-1773"
-    for k, (rk, bk, t) in enumerate(zip(modes, padded, extents)):
-        b = size(bk)
-        out += [_same_size("TTS-SIZE", f"mode {k} of the result has the target's extent", src, t, size(rk)),  # type: ignore[arg-type]  # t: an Int
-                _claim("TTS-POST", f"mode {k} of the result is block mode {k} repeated", src, size(rk),
-                       bk(_I % b) + rk((_I / b) * b), rk(_I))]
-    return out
+# tile_to_shape's contract sits beside its algorithm (algebra/ops.py), which decides it on concrete values.
+_tile_to_shape = algebra.tile_to_shape_claims
 
 
-def _filter(layout: Layout, profile: IntTuple | None = None) -> list[Claim]:
+def _filter(r: Layout, layout: Layout, profile: IntTuple | None = None) -> list[Claim]:
     """``filter(L)`` is ``L'`` (L without its static-0-stride modes, ``filter_zeros``) coalesced: the same
     function on ``L'``'s domain (docs/semantics.md)."""
     if profile is not None and type(profile) is tuple:
         return []  # by mode: decided by the algebra's enumeration on concrete operands
     lz = algebra.filter_zeros(layout)
-    r = algebra.filter(layout)
     src = "layout.hpp:931-950"
     return [_same_size("FLT-POST-SIZE", "size(R) == size(L') for L' = L without its static-0-stride modes", src,
                        size(lz), size(r)),
             _claim("FLT-POST", "R(i) == L'(i) for every i < size(L')", src, size(lz), lz(_I), r(_I))]
 
 
-def _filter_zeros(layout: Layout) -> list[Claim]:
+def _filter_zeros(r: Layout, layout: Layout) -> list[Claim]:
     """``filter_zeros(L)`` (layout.hpp:913-920) replaces the extent of each static-0-stride mode by ``_1`` and keeps
     the strides: the same function on the coordinates those modes no longer range over."""
-    r = algebra.filter_zeros(layout)
     return [_claim("FZ-POST", "R(i) == L(idx2crd(i, shape(R))) for every i < size(R): the modes of extent _1 take "
                    "coordinate 0", "layout.hpp:913-920", size(r), layout(idx2crd(_I, r.shape)), r(_I))]
 
 
-def _nullspace(layout: Layout) -> list[Claim]:
+def _nullspace(r: Layout, layout: Layout) -> list[Claim]:
     """NUL-POST (layout.hpp:1477-1480, docs/semantics.md): ``L(R(i)) == 0`` for ``i < size(R)``, and ``size(R)``
     is the product of the extents of every flat mode whose stride is 0 at run time (a dynamic 0 included)."""
-    r = algebra.nullspace(layout)
     zero: Int = D(1)
     for s, d in zip(leaves(layout.shape), leaves(layout.stride)):
         zero = zero * Int(Op("ite", (eq(d, D(0)).expr, s.expr, D(1).expr)), False)
@@ -278,11 +253,10 @@ def _nullspace(layout: Layout) -> list[Claim]:
             _claim("NUL-POST", "L(R(i)) == 0 for every i < size(R)", src, size(r), D(0), layout(r(_I)))]
 
 
-def _max_common_vector(a: Layout, b: Layout) -> list[Claim]:
+def _max_common_vector(n: Int, a: Layout, b: Layout) -> list[Claim]:
     """MCV-POST (layout.hpp:1404): for ``n < N``, ``j = b.get_1d_coord(n)`` lies in both domains, ``b(j) == n``
     and ``a(j) == n``.  ``get_1d_coord`` is exact for the compact layouts CuTe means; for others this is a
     sufficient condition, so a refutation is confirmed by the algebra's enumeration (``CONFIRM_BY_ORACLE``)."""
-    n = algebra.max_common_vector(a, b)
     j = crd2idx(idx2crd(_I, b.shape, b.stride), b.shape)
     src = "layout.hpp:1398-1416"
     return [_sufficient(Claim("MCV-J", "for n < N: j = get_1d_coord(n) of b lies in both domains and b(j) == n",
@@ -290,9 +264,8 @@ def _max_common_vector(a: Layout, b: Layout) -> list[Claim]:
             _sufficient(_claim("MCV-A", "for n < N: a(j) == n at j = get_1d_coord(n) of b", src, n, _I, a(j)))]
 
 
-def _max_common_layout(a: Layout, b: Layout) -> list[Claim]:
+def _max_common_layout(r: Layout, a: Layout, b: Layout) -> list[Claim]:
     """CuTe's ``@post`` (layout.hpp:1378): ``a(R(i)) == i`` and ``b(R(i)) == i`` for every ``i < size(R)``."""
-    r = algebra.max_common_layout(a, b)
     src = "layout.hpp:1374-1394"
     return [_claim("MCL-POST-A", "a(R(i)) == i for every i < size(R)", src, size(r), _I, a(r(_I))),
             _claim("MCL-POST-B", "b(R(i)) == i for every i < size(R)", src, size(r), _I, b(r(_I)))]
@@ -307,12 +280,11 @@ def _bijective_onto_size(id: str, what: str, src: str, r: Layout) -> list[Claim]
                   (("#i", D(0), n), ("#j", _I + D(1), n)), ne(r(_I), r(_J)))]
 
 
-def _make_ordered_layout(shape: IntTuple, order: IntTuple) -> list[Claim]:
+def _make_ordered_layout(r: Layout, shape: IntTuple, order: IntTuple) -> list[Claim]:
     """``make_ordered_layout(S, O)`` is compact in the order O (layout.hpp:420-428, stride.hpp:402-465): taking
     the leaves by order (a dynamic order after every static one, ties and a mode's own leaves colexicographic),
     each stride is the product of the extents before it; an extent-1 leaf may have any stride.  That makes it a
     bijection of ``[0, size(S))`` without a quantifier."""
-    r = algebra.make_ordered_layout(shape, order)
     flat_order = list(leaves(order))
     top = max([int(o) for o in flat_order if o.static] + [0])
     keys = [int(o) if o.static else top + 1 + k for k, o in enumerate(flat_order)]
@@ -334,10 +306,9 @@ def _make_ordered_layout(shape: IntTuple, order: IntTuple) -> list[Claim]:
     return out
 
 
-def _make_layout_like(layout: Layout) -> list[Claim]:
+def _make_layout_like(r: Layout, layout: Layout) -> list[Claim]:
     """``make_layout_like(L)`` has L's shape and is compact where L's stride is not a static 0 (those modes keep
     their 0, layout.hpp:431-445): its ``filter_zeros`` is a bijection of ``[0, size)``."""
-    r = algebra.make_layout_like(layout)
     return _bijective_onto_size("LIKE", "make_layout_like is compact past its static-0 modes", "layout.hpp:431-445",
                                 algebra.filter_zeros(r))
 
@@ -362,32 +333,32 @@ def _slice_claims(coord: object, layout: Layout, r: Layout, offset: Value, where
                    "layout.hpp:689-703", n, layout(full), value_add(offset, r(_I)))]
 
 
-def _slice(coord: object, layout: Layout) -> list[Claim]:
+def _slice(r: Layout, coord: object, layout: Layout) -> list[Claim]:
     """``slice(c, L)`` is the layout of ``slice_and_offset(c, L)``: it differs from ``L`` by that offset."""
-    r = algebra.slice_layout(coord, layout)  # type: ignore[arg-type]
     offset = crd2idx(algebra._underscore_as_zero(coord), layout.shape, layout.stride)
     return _slice_claims(coord, layout, r, offset)
 
 
-def _slice_and_offset(coord: object, layout: Layout) -> list[Claim]:
-    view = algebra.slice_and_offset(coord, layout)  # type: ignore[arg-type]
+def _slice_and_offset(view: algebra.OffsetLayout, coord: object, layout: Layout) -> list[Claim]:
     return _slice_claims(coord, layout, view.layout, view.offset)
 
 
-def _local_tile(layout: Layout, tiler: object, coord: object, proj: object = None) -> list[Claim]:
+def _local_tile(view: algebra.OffsetLayout, layout: Layout, tiler: object, coord: object,
+                proj: object = None) -> list[Claim]:
     """``local_tile`` is ``zipped_divide`` then a slice: the divide's claims and the slice's (tensor_impl.hpp).
     A projection dices tiler and coordinate first (tensor_impl.hpp:1058-1069)."""
     if proj is not None:
         tiler, coord = algebra.dice(proj, tiler), algebra.dice(proj, coord)
     tiled = algebra.zipped_divide(layout, tiler)  # type: ignore[arg-type]
-    view = algebra.local_tile(layout, tiler, coord)  # type: ignore[arg-type]
     r0, r1 = rank(tiled, 0), rank(tiled, 1)
     rest = algebra._append_coord(coord, r1) if type(coord) is tuple else coord
     c = (algebra._repeat_underscore(r0), rest)
-    return _divide(layout, tiler) + _slice_claims(c, tiled, view.layout, view.offset, " (the tile)")
+    return _divide(algebra.logical_divide(layout, tiler), layout, tiler) + _slice_claims(  # type: ignore[arg-type]
+        c, tiled, view.layout, view.offset, " (the tile)")
 
 
-def _local_partition(layout: Layout, thr: Layout, index: Int, proj: object = None) -> list[Claim]:
+def _local_partition(view: algebra.OffsetLayout, layout: Layout, thr: Layout, index: Int,
+                     proj: object = None) -> list[Claim]:
     """``local_partition`` is ``zipped_divide`` by the thread shape then a slice at the thread's coordinate.  A
     projection dices the thread layout, the index still that of the whole layout (tensor_impl.hpp:1099-1111)."""
     if proj is not None:
@@ -395,15 +366,14 @@ def _local_partition(layout: Layout, thr: Layout, index: Int, proj: object = Non
     shp = thr.shape
     tiler = product_each(shp)
     tiled = algebra.zipped_divide(layout, tiler)
-    with Recorder():  # the whole layout's obligations are the algebra's, recorded by the operation itself
-        view = algebra.local_partition(layout, thr, index)
     hier = idx2crd(index, shp, thr.stride)
     r = rank(thr)
     flat = crd2crd(hier, shp, S(1) if r == 1 else (S(1),) * r)
     r0, r1 = rank(tiled, 0), rank(tiled, 1)
     first = algebra._append_coord(flat, r0) if type(flat) is tuple else flat
     c = (first, algebra._repeat_underscore(r1))
-    return _divide(layout, tiler) + _slice_claims(c, tiled, view.layout, view.offset, " (the thread's elements)")
+    return _divide(algebra.logical_divide(layout, tiler), layout, tiler) + _slice_claims(
+        c, tiled, view.layout, view.offset, " (the thread's elements)")
 
 
 #: Claims that are sufficient but not necessary: a refutation is confirmed by the algebra's concrete verdict.
@@ -420,13 +390,12 @@ def _sufficient(c: Claim) -> Claim:
     return replace(c, exact=False)
 
 
-def _make_tma_box(element_bits: int, smem: object, gmem: Layout) -> list[Claim]:
+def _make_tma_box(r: TmaBox, element_bits: int, smem: object, gmem: Layout) -> list[Claim]:
     """The box walks the tile as the smem layout stores it: its ``i``-th element is the gmem element of the tile
     coordinate that smem index ``i`` holds, ``box(i) == GMEM(idx2crd(right_inverse(SMEM)(i), tile))`` (the TMA
     unit writes box element ``i`` to smem index ``i``, before the swizzle; copy_traits_sm90_tma.hpp:723-845)."""
-    from verifier.algebra.tma import make_tma_box, swizzle_portions
+    from verifier.algebra.tma import swizzle_portions
 
-    r = make_tma_box(element_bits, smem, gmem)
     _, inner = swizzle_portions(smem)
     walked = r.tile
     tile = product_each(inner.shape)
@@ -442,44 +411,44 @@ def _make_tma_box(element_bits: int, smem: object, gmem: Layout) -> list[Claim]:
                    size(walked), expected, walked(_I))]
 
 
-_PRODUCTS = ("logical_product", "zipped_product", "tiled_product", "flat_product")
-_DIVIDES = ("logical_divide", "zipped_divide", "tiled_divide", "flat_divide")
+def _complement_of(r: Layout, layout: Layout, cotarget: object = None) -> list[Claim]:
+    """complement's claims for its operands as CuTe takes them: the cotarget a shape, a layout (its shape) or
+    absent (``cosize(filter(L))``)."""
+    return _complement(r, layout, cosize(algebra.filter(layout)) if cotarget is None else
+                       (cotarget.shape if isinstance(cotarget, Layout) else cotarget))  # type: ignore[arg-type]
 
-BUILDERS: dict[str, Callable[..., list[Claim]]] = {
-    "composition": lambda a, b: _composition_tiled(a, b),
-    "complement": lambda layout, cotarget=None: _complement(
-        layout, cosize(algebra.filter(layout)) if cotarget is None else
-        (cotarget.shape if isinstance(cotarget, Layout) else cotarget)),
-    "right_inverse": _right_inverse,
-    "left_inverse": _left_inverse,
-    "coalesce": _coalesce,
-    **{op: _divide for op in _DIVIDES},
-    **{op: _product for op in _PRODUCTS},
-    # blocked/raked products are logical_product of the rank-padded layouts with the modes re-paired: the same
-    # indices, so the claims of that logical_product decide them.
-    "upcast": _upcast,
-    "downcast": _downcast,
-    "recast_layout": _recast_layout,
-    "tile_to_shape": _tile_to_shape,
-    "blocked_product": lambda a, b: _product(*_padded(a, b)),
-    "raked_product": lambda a, b: _product(*_padded(a, b)),
-    "filter": _filter,
-    "filter_zeros": _filter_zeros,
-    "nullspace": _nullspace,
-    "max_common_vector": _max_common_vector,
-    "max_common_layout": _max_common_layout,
-    "make_ordered_layout": _make_ordered_layout,
-    "make_layout_like": _make_layout_like,
-    "slice": _slice,
-    "slice_and_offset": _slice_and_offset,
-    "local_tile": _local_tile,
-    "local_partition": _local_partition,
-    # A partition is a slice of a zipped_divide: the view is right when the divide is (its claims), and the
-    # coordinate is inside the grid (IX-2 / IX-3, recorded by the algebra and decided as obligations).
-    "predicated_copy": predicated_copy_claims,
-    "vectorized_copy": vector_claims,
-    "make_tma_box": _make_tma_box,
-}
+
+def _divide_rearranged(r: Layout, a: Layout, tiler: object) -> list[Claim]:
+    """The contract of zipped/tiled/flat_divide (``((tiles),(rest))``, flattened): the result holds the modes of
+    the logical divide, which the claims state."""
+    return _divide(algebra.logical_divide(a, tiler), a, tiler)  # type: ignore[arg-type]
+
+
+def _product_rearranged(r: Layout, a: Layout, tiler: object) -> list[Claim]:
+    """The contract of zipped/tiled/flat_product: the modes of the logical product, which the claims state."""
+    return _product(algebra.logical_product(a, tiler), a, tiler)  # type: ignore[arg-type]
+
+
+def _padded_product(r: Layout, a: Layout, b: Layout) -> list[Claim]:
+    """blocked/raked products are logical_product of the rank-padded layouts with the modes re-paired: the same
+    indices, so the claims of that logical_product decide them."""
+    return _product(algebra.logical_product(*_padded(a, b)), *_padded(a, b))
+
+
+def _predicated_copy(r: object, *args: object) -> list[Claim]:
+    return predicated_copy_claims(*args)  # type: ignore[arg-type]
+
+
+def _vectorized_copy(r: object, *args: object) -> list[Claim]:
+    return vector_claims(*args)  # type: ignore[arg-type]
+
+
+def _builders() -> dict[str, Callable[..., list[Claim]]]:
+    """Each operation's claim builder, ``builder(result, *operands)``, as its declaration names it
+    (``algebra.declare``).  A partition is a slice of a zipped_divide: the view is right when the divide is (its
+    claims), and the coordinate is inside the grid (IX-2 / IX-3, recorded by the algebra and decided as
+    obligations)."""
+    return {name: row.claims() for name, row in REGISTRY.items()}
 
 
 def _padded(a: Layout, b: Layout) -> tuple[Layout, Layout]:
@@ -487,20 +456,21 @@ def _padded(a: Layout, b: Layout) -> tuple[Layout, Layout]:
     return algebra._append_to(a, r), algebra._append_to(b, r)
 
 
-def _composition_tiled(a: Layout, b: object) -> list[Claim]:
+def _composition_tiled(r: Layout, a: Layout, b: object) -> list[Claim]:
     if isinstance(b, Layout):
-        return _composition(a, b)
+        return _composition(r, a, b)
     if isinstance(b, Underscore):
         return []
     out: list[Claim] = []
-    for k, (x, t) in enumerate(_pairs(a, b)):
-        out += [_rename(c, f" (mode {k})") for c in _composition(x, t)]
+    for k, (x, t, rk) in enumerate(_pairs(a, b, r)):
+        out += [_rename(c, f" (mode {k})") for c in _composition(rk, x, t)]
     return out
 
 
 # Operations whose claims are stated for swizzled (composed) operands too: their contracts compare values of the
-# functions, which a symbolic swizzle gives bit by bit (swizzle.py), so the engine decides them on symbols.
-SWIZZLED_CLAIMS = frozenset({"composition", "right_inverse", "left_inverse"})
+# functions, which a symbolic swizzle gives bit by bit (swizzle.py), so the engine decides them on symbols: those
+# declared to take swizzled operands whose result is a layout (``algebra.declare``).
+SWIZZLED_CLAIMS = frozenset(n for n, r in REGISTRY.items() if r.swizzled and r.result == LAYOUT)
 
 
 def _evaluable(f: object) -> bool:
@@ -522,10 +492,9 @@ def _is_swizzled(f: object) -> bool:
     return isinstance(f, ComposedLayout | Swizzle)
 
 
-def swizzled_claims(op: str, args: Sequence[object]) -> list[Claim] | None:
+def swizzled_claims(op: str, args: Sequence[object], result: object) -> list[Claim] | None:
     """The claims of ``op`` on operands of which one is swizzled, stated as for layouts (CMP-POST, RI-POST,
     LI-POST and LI-3), or None when these operands are not of that kind."""
-    from verifier.algebra.registry import apply
     from verifier.core.swizzle import ComposedLayout, Swizzle
 
     # a bare swizzle functor is a function too, as the outer operand of a composition (CuTe's swizzle atoms:
@@ -535,10 +504,8 @@ def swizzled_claims(op: str, args: Sequence[object]) -> list[Claim] | None:
            and _evaluable(a)]
     if op not in SWIZZLED_CLAIMS or len(fns) != len(args):
         return None
-    out = apply(op, *fns)
-    r = out.result
-    if out.rejection is not None or out.undefined is not None or not isinstance(r, Layout | ComposedLayout) \
-            or not _evaluable(r):
+    r = result
+    if not isinstance(r, Layout | ComposedLayout) or not _evaluable(r):
         return None
     if op == "composition":
         a, b = fns
@@ -563,14 +530,27 @@ def has_postcondition(op: str) -> bool:
     return op in BUILDERS
 
 
-def build(op: str, args: Sequence[object]) -> list[Claim]:
-    """The claims of ``op(*args)``; raises ``CuteRejection`` / ``UndefinedBehavior`` as the algebra does."""
+def build(op: str, args: Sequence[object], result: object) -> list[Claim]:
+    """The claims of ``result``, which ``op(*args)`` returned (``algebra.registry.apply``): they read it, and the
+    operands, without running the operation again."""
     builder = BUILDERS.get(op)
     if builder is None:
         return []
     with Recorder():
-        swizzled = swizzled_claims(op, args) if any(_is_swizzled(a) for a in args) else None
-        return swizzled if swizzled is not None else builder(*args)
+        swizzled = swizzled_claims(op, args, result) if any(_is_swizzled(a) for a in args) else None
+        return swizzled if swizzled is not None else builder(result, *args)
+
+
+def result_of(op: str, args: Sequence[object]) -> object:
+    """``op(*args)`` as ``algebra.registry.apply`` computes it; raises ``CuteRejection`` / ``UndefinedBehavior``."""
+    from verifier.algebra.registry import apply
+
+    outcome = apply(op, *args)
+    if outcome.rejection is not None:
+        raise outcome.rejection
+    if outcome.undefined is not None:
+        raise UndefinedBehavior(outcome.undefined)
+    return outcome.result
 
 
 # -- concrete replay -------------------------------------------------------------------------------------------
@@ -587,10 +567,11 @@ class Replay:
 
 
 def replay(op: str, args: Sequence[object], index: int, values: Mapping[str, int], id: str = "") -> Replay:
-    """Rebuild the claims of ``op`` on concrete operands and evaluate claim ``index`` at the witnesses."""
+    """Run ``op`` on the concrete operands, build its claims on that result and evaluate claim ``index`` at the
+    witnesses."""
     concrete = [substitute_operand(a, values) for a in args]
     try:
-        claims = build(op, concrete)
+        claims = build(op, concrete, result_of(op, concrete))
         c = claims[index]
         w = {name: values[name] for name in c.witnesses}
         if not _truth(c.domain, w):
@@ -605,33 +586,13 @@ def replay(op: str, args: Sequence[object], index: int, values: Mapping[str, int
         return Replay(False)
 
 
-class TooLarge(Exception):
-    """Enumerating the witnesses of a concrete claim would take more than the limit."""
-
-
-def first_failure(c: Claim, limit: int = 1 << 16) -> dict[str, int] | None:
-    """For a concrete claim, the first witness assignment where it fails, or None when it holds everywhere."""
-    if any(not (lo.concrete and hi.concrete) for _, lo, hi in c.ranges):
-        return _first_failure_nested(c, limit)  # a range over an earlier witness (#i < #j < size)
-    bounds = [(name, int(lo), int(hi)) for name, lo, hi in c.ranges]
-    count = 1
-    for _, lo, hi in bounds:
-        count *= max(0, hi - lo)
-    if count > limit:
-        raise TooLarge(f"{c.id}: {count} witness values to enumerate, more than {limit}")
-    for point in itertools.product(*(range(lo, hi) for _, lo, hi in bounds)):
-        w = dict(zip((name for name, _, _ in bounds), point))
-        if not _truth(c.holds, w):
-            return w
-    return None
-
-
-def evaluate(op: str, args: Sequence[object], limit: int = 1 << 14) -> list[tuple[Claim, str]]:
-    """The contract of ``op(*args)`` on concrete operands, each claim evaluated at every witness value: ``holds``,
-    ``fails`` (undefined behaviour in evaluating it included), or ``open`` when that would take more than ``limit``
-    evaluations (the engine's solver decides it then).  Raises ``CuteRejection`` as the algebra does."""
+def evaluate(op: str, args: Sequence[object], limit: int = 1 << 14, result: object = None) -> list[tuple[Claim, str]]:
+    """The contract of ``op(*args)`` on concrete operands (``result``: what it returned, computed here if None),
+    each claim evaluated at every witness value: ``holds``, ``fails`` (undefined behaviour in evaluating it
+    included), or ``open`` when that would take more than ``limit`` evaluations (the engine's solver decides it
+    then).  Raises ``CuteRejection`` as the algebra does."""
     out = []
-    for c in build(op, args):
+    for c in build(op, args, result_of(op, args) if result is None else result):
         try:
             status = "holds" if first_failure(c, limit) is None else "fails"
         except TooLarge:
@@ -642,30 +603,7 @@ def evaluate(op: str, args: Sequence[object], limit: int = 1 << 14) -> list[tupl
     return out
 
 
-def _first_failure_nested(c: Claim, limit: int) -> dict[str, int] | None:
-    seen = [0]
-
-    def walk(k: int, env: dict[str, int]) -> dict[str, int] | None:
-        if k == len(c.ranges):
-            seen[0] += 1
-            if seen[0] > limit:
-                raise TooLarge(f"{c.id}: more than {limit} witness values to enumerate")
-            return None if _truth(c.holds, env) else env
-        name, lo, hi = c.ranges[k]
-        for x in range(int(lo.evaluate(env)), int(hi.evaluate(env))):
-            found = walk(k + 1, {**env, name: x})
-            if found is not None:
-                return found
-        return None
-
-    return walk(0, {})
-
-
-def _truth(b: Bool, values: Mapping[str, int]) -> bool:
-    if b.value is not None:
-        return bool(b.value)
-    return bool(b.evaluate(values))
-
-
+# Read at the end of the module: a declaration names its builder here, which must exist by then.
+BUILDERS: dict[str, Callable[..., list[Claim]]] = _builders()
 __all__ = ["BUILDERS", "Claim", "Replay", "TooLarge", "build", "evaluate", "first_failure", "has_postcondition",
-           "replay", "substitute_operand"]
+           "replay", "result_of", "substitute_operand"]

@@ -13,10 +13,14 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-RECORDED = ("make_layout", "composition", "complement", "coalesce", "filter", "right_inverse", "left_inverse",
-            "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product",
-            "tiled_product", "flat_product", "blocked_product", "raked_product", "recast_layout", "local_tile",
-            "local_partition", "max_common_layout", "nullspace", "make_layout_like", "tile_to_shape")
+
+def recorded() -> tuple[str, ...]:
+    """The DSL functions whose results are recorded: ``make_layout`` and the operations whose declarations say
+    ``RECORDED`` (``algebra.declare``)."""
+    from verifier.algebra.declare import RECORDED
+    from verifier.algebra.registry import REGISTRY
+
+    return ("make_layout", *(n for n, r in REGISTRY.items() if RECORDED in r.dsl))
 
 
 def main(argv: list[str]) -> int:
@@ -42,7 +46,7 @@ def main(argv: list[str]) -> int:
             return r
         return recorded
 
-    for op in RECORDED:
+    for op in recorded():
         setattr(cute, op, wrap(op, getattr(cute, op)))
     spec = importlib.util.spec_from_file_location("_cute_verify_crosscheck", path)
     assert spec is not None and spec.loader is not None

@@ -31,6 +31,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from verifier.algebra import declare
+from verifier.algebra.registry import REGISTRY
 from verifier.core.basis import ScaledBasis
 from verifier.core.errors import LayoutError
 from verifier.core.integers import Const, Expr, Int, Op, Sym
@@ -45,12 +47,11 @@ TIMEOUT_S = 600
 # Bump when the generated code or the way results are read changes (part of every cache key).
 FORMAT = 1
 
-# The DSL's spelling of each operation; upcast/downcast/recast_layout go through recast_layout(new, old, L).
-UNARY = ("coalesce", "filter", "filter_zeros", "right_inverse", "left_inverse", "nullspace", "make_layout_like")
-BINARY = ("composition", "complement", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
-          "logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product", "raked_product",
-          "max_common_layout", "max_common_vector")
-RECAST = ("upcast", "downcast", "recast_layout")
+# The DSL's spelling of each operation, as its declaration states it (``Operation.dsl``): ``cute.NAME(L)``,
+# ``cute.NAME(A, B)``; upcast/downcast/recast_layout go through recast_layout(new, old, L).
+UNARY = tuple(n for n, r in REGISTRY.items() if declare.UNARY in r.dsl)
+BINARY = tuple(n for n, r in REGISTRY.items() if declare.BINARY in r.dsl)
+RECAST = tuple(n for n, r in REGISTRY.items() if declare.RECAST_FORM in r.dsl)
 SUPPORTED = (*UNARY, *BINARY, *RECAST)
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from verifier.algebra import ops as algebra
 from verifier.algebra import registry
+from verifier.algebra.declare import TRACED
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import IntTuple, product
 from verifier.core.integers import Int, S, eq, mod, symbol
@@ -329,10 +330,8 @@ def _coord(c: object, tracer: _Tracer) -> object:
     return _int_tuple(c, tracer)
 
 
-_ALGEBRA = ("composition", "complement", "coalesce", "filter", "filter_zeros", "right_inverse", "left_inverse",
-            "logical_divide", "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product",
-            "tiled_product", "flat_product", "blocked_product", "raked_product", "max_common_layout",
-            "max_common_vector", "nullspace", "make_layout_like", "tile_to_shape")
+# The operations ``cute.NAME`` runs the algebra for (their declarations say ``TRACED``, ``algebra.declare``).
+_ALGEBRA = tuple(n for n, r in registry.REGISTRY.items() if TRACED in r.dsl)
 
 
 def _bind(op: str) -> Callable[..., object]:
@@ -516,18 +515,10 @@ class Finding:
 def verify_trace(t: Trace, timeout: float | None = None, strict: bool = False) -> list[Finding]:
     """Each recorded operation verified for every admitted value of the parameters, with dsl semantics
     (``strict``: warnings, such as a partial last tile, are errors)."""
-    from verifier.engine.verify import partition_verdict, verify
+    from verifier.engine.problem import Operation, decide
 
-    out = []
-    for r in t.ops:
-        v = verify(r.op, list(r.args), t.symbols, timeout=timeout, semantics="dsl", policy=Policy(strict=strict))
-        if r.op in PARTITIONS and v.verdict == "unknown":
-            v = partition_verdict(r.op, r.args, v, t.symbols, timeout, Policy(strict=strict), semantics="dsl")
-        out.append(Finding(r, v))
-    return out
-
-
-PARTITIONS = {"local_tile": 0, "local_partition": 0}
+    return [Finding(r, decide(Operation(r.op, tuple(r.args), t.symbols, Policy(strict=strict), timeout,
+                                        semantics="dsl", via_divide=True))) for r in t.ops]
 
 
 def sample_values(t: Trace) -> list[int]:

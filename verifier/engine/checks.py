@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
+from typing import Any
 
 from verifier.algebra import ops as algebra
 from verifier.contracts.claims import Claim, Replay, substitute_operand
@@ -31,6 +32,7 @@ from verifier.core.overflow import under
 from verifier.core.swizzle import ComposedLayout, flag_bits, offset_view, smem_bit_address
 from verifier.core.symbols import Symbols
 from verifier.engine.decide import Engine, Item, decide_all, decide_bits_first, summarize
+from verifier.engine.property import DECLARED, Option, declare_property
 from verifier.engine.verdicts import (
     DEFAULT_POLICY,
     PROVED,
@@ -58,6 +60,8 @@ def _range(n: Int) -> tuple[tuple[str, Int, Int], ...]:
     return (("#i", D(0), n),)
 
 
+@declare_property("compatible", ("S", "S"), "every leaf of S1 equals the size of the matching mode of S2 "
+                  "(int_tuple.hpp:485-506)", ("COMPATIBLE",))
 def _compatible(a: IntTuple, b: IntTuple) -> list[Claim]:
     return [Claim("COMPATIBLE", "every leaf of S1 equals the size of the matching mode of S2",
                   "int_tuple.hpp:485-506", (), compatible(a, b))]
@@ -68,6 +72,7 @@ def _size(f: object) -> Int:
     return f.size() if isinstance(f, ComposedLayout) else size(f)  # type: ignore[arg-type]
 
 
+@declare_property("injective", ("L",), "L(i) != L(j) for i < j < size(L)", ("INJECTIVE",))
 def _injective(layout: Layout) -> list[Claim]:
     n = _size(layout)
     return [Claim("INJECTIVE", "L(i) != L(j) for i < j < size(L)", "layout.hpp", (("#i", D(0), n), ("#j", _I + 1, n)),
@@ -89,31 +94,8 @@ def _extents(layout: Layout, extent: IntTuple, paths: list[Path]) -> list[Int]:
     return out
 
 
-def _in_bounds(layout: Layout, extent: IntTuple) -> list[Claim]:
-    bits = flag_bits(layout)
-    if bits is not None:
-        return _smem_in_bounds(layout, extent, bits)
-    paths = paths_of(layout)
-    bounds = _extents(layout, extent, paths)
-    i = layout(_I)
-    scalar = paths == [()]
-    shown = bounds[0] if scalar else "(" + ",".join(str(b) for b in bounds) + ")"
-    return [Claim("IN-BOUNDS", f"0 <= L(i) < {shown} for every i < size(L)", "layout.hpp", _range(_size(layout)),
-                  within(i, bounds, paths), None, i if scalar else None)]
-
-
-def _smem_in_bounds(layout: object, extent: IntTuple, bits: int) -> list[Claim]:
-    """A flagged ``Sw o smem_ptr[Bb](unset) o L`` is a shared-memory tensor's layout: its elements lie where
-    ``make_tensor(make_smem_ptr(p), layout)`` puts them, the swizzle acting on byte addresses
-    (``swizzle.smem_bit_address``), and each of its ``B`` bits must lie in the ``E`` elements of the buffer."""
-    e = extent if isinstance(extent, Int) else size(extent)
-    a = smem_bit_address(layout, bits, _I)
-    return [Claim("IN-BOUNDS", f"every element of make_tensor(make_smem_ptr(p), L) lies in the {e} elements from p "
-                  f"(the swizzle acts on byte addresses): 0 <= bit address and bit address + {bits} <= {e}*{bits}",
-                  "pointer_flagged.hpp:57-66, pointer_swizzle.hpp:86-87", _range(_size(layout)),
-                  and_(ge(a, D(0)), le(a + D(bits), e * D(bits))), None, a)]
-
-
+@declare_property("bijective", ("L",), "injective and onto [0, size(L)) (a coordinate-valued L: onto its codomain "
+                  "box coshape(L))", ("INJECTIVE", "IN-BOUNDS", "ONTO-SIZE"))
 def _bijective(layout: Layout) -> list[Claim]:
     paths = paths_of(layout)
     if paths == [()]:
@@ -132,6 +114,10 @@ def _fact_claim(id: str, description: str, holds: Bool) -> Claim:
     return Claim(id, description, "layout.hpp", (), holds)
 
 
+@declare_property("equivalent", ("L", "L"), "L1(i) == L2(i) for every i < size(L1) == size(L2) (extended: on every "
+                  "non-negative 1-D coordinate, as CuTe evaluates past the domain along the last mode)",
+                  ("EQUIV", "EQUIV-SIZE"),
+                  (Option("extended", bool, "equivalent: also past the domain, as CuTe evaluates", form="true|false"),))
 def _equivalent(a: Layout, b: Layout, extended: bool = False) -> list[Claim]:
     n = UNBOUNDED if extended else _size(a)
     bits = flag_bits(a) or flag_bits(b)
@@ -177,6 +163,36 @@ def _tensor_index(layout: object, i: Int) -> Int:
     return layout(i) if bits is None else _element(smem_bit_address(layout, bits, i), bits)  # type: ignore[operator]
 
 
+@declare_property("in_bounds", ("L", "S"), "0 <= L(i) < EXTENT for every i < size(L) (a shape bounds a "
+                  "coordinate-valued L componentwise)", ("IN-BOUNDS",))
+def _in_bounds(layout: Layout, extent: IntTuple) -> list[Claim]:
+    bits = flag_bits(layout)
+    if bits is not None:
+        return _smem_in_bounds(layout, extent, bits)
+    paths = paths_of(layout)
+    bounds = _extents(layout, extent, paths)
+    i = layout(_I)
+    scalar = paths == [()]
+    shown = bounds[0] if scalar else "(" + ",".join(str(b) for b in bounds) + ")"
+    return [Claim("IN-BOUNDS", f"0 <= L(i) < {shown} for every i < size(L)", "layout.hpp", _range(_size(layout)),
+                  within(i, bounds, paths), None, i if scalar else None)]
+
+
+def _smem_in_bounds(layout: object, extent: IntTuple, bits: int) -> list[Claim]:
+    """A flagged ``Sw o smem_ptr[Bb](unset) o L`` is a shared-memory tensor's layout: its elements lie where
+    ``make_tensor(make_smem_ptr(p), layout)`` puts them, the swizzle acting on byte addresses
+    (``swizzle.smem_bit_address``), and each of its ``B`` bits must lie in the ``E`` elements of the buffer."""
+    e = extent if isinstance(extent, Int) else size(extent)
+    a = smem_bit_address(layout, bits, _I)
+    return [Claim("IN-BOUNDS", f"every element of make_tensor(make_smem_ptr(p), L) lies in the {e} elements from p "
+                  f"(the swizzle acts on byte addresses): 0 <= bit address and bit address + {bits} <= {e}*{bits}",
+                  "pointer_flagged.hpp:57-66, pointer_swizzle.hpp:86-87", _range(_size(layout)),
+                  and_(ge(a, D(0)), le(a + D(bits), e * D(bits))), None, a)]
+
+
+@declare_property("no_overflow", ("L",), "every intermediate of CuTe's index computation (size, each coord * stride, "
+                  "each partial sum of crd2idx) fits the index type", ("OVF-SIZE", "OVF-TERM", "OVF-SUM", "OVF-OFFSET"),
+                  (Option("bits", int, "no_overflow: the index width", choices=(32, 64), default=32, form="32|64"),))
 def _no_overflow(layout: Layout | ComposedLayout, bits: int = 32) -> list[Claim]:
     lo, hi = D(-(2 ** (bits - 1))), D(2 ** (bits - 1) - 1)
 
@@ -224,6 +240,14 @@ def _max0(x: Int) -> Int:
     return max_(x, D(0))
 
 
+@declare_property("conflict_free", ("L", "L"), "one wavefront per phase of a shared-memory access: SMEM read by "
+                  "the threads of ACCESS (banks.py)", ("CONFLICT-FREE", "SMEM-ADDR"),
+                  (Option("element_bits", int, "conflict_free: the element width in bits (16 for half)",
+                          required=True, metavar="B"),
+                   Option("access_bits", int, "conflict_free: the bits each thread accesses (8, 16, 32, 64, 128; 128 "
+                          "for ldmatrix)", required=True, metavar="W"),
+                   Option("offset", str, "conflict_free: a tile-coordinate offset added to every thread's coordinate "
+                          "(a stage)", metavar="EXPR", form='"EXPR"')))
 def _conflict_free(smem: object, access: Layout, element_bits: int = 0, access_bits: int = 0,
                    offset: Int | None = None) -> list[Claim]:
     """One wavefront per phase of a shared-memory access (the model of ``banks.py``)."""
@@ -234,15 +258,10 @@ def _conflict_free(smem: object, access: Layout, element_bits: int = 0, access_b
             for c in claims_for(smem, access, model, offset)]
 
 
-BUILDERS: dict[str, Callable[..., list[Claim]]] = {
-    "compatible": _compatible, "injective": _injective, "bijective": _bijective, "equivalent": _equivalent,
-    "in_bounds": _in_bounds, "no_overflow": _no_overflow, "conflict_free": _conflict_free,
-}
-PROPERTIES = (*BUILDERS, "surjective")
 
 
 def _items(prop: str, args: Sequence[object], options: Mapping[str, object]) -> list[Item]:
-    builder = BUILDERS[prop]
+    builder: Callable[..., list[Claim]] = DECLARED[prop].fn  # type: ignore[assignment]
     built = builder(*args, **options)
 
     def replay(values: Mapping[str, int], k: int) -> Replay:
@@ -434,6 +453,8 @@ def _structurally_equivalent(a: object, b: object) -> list[ObligationVerdict] | 
             verdict(claims[1], REFUTED, Counterexample({}, claims[1].id, i, x, y))]
 
 
+@declare_property("surjective", ("L", "S"), "every k < N is L(i) for some i < size(L)", ("SURJ-COUNT", "SURJ"),
+                  builds_claims=False)
 def _surjective(engine: Engine, layout: Layout, n: IntTuple) -> list[ObligationVerdict]:
     if paths_of(layout) != [()]:
         raise LayoutError(f"surjective: {layout} has coordinates as values; check bijective (onto its codomain "
@@ -481,4 +502,14 @@ def _surjective_quantified(engine: Engine, layout: Layout, target: Int, desc: st
                              reason=f"the quantified query was not decided: {why}")
 
 
-__all__ = ["PROPERTIES", "check"]
+def __getattr__(name: str) -> Any:
+    """``PROPERTIES``, every property, and ``BUILDERS``, the claim builder of each that has one, from their
+    declarations (``engine.property``) wherever in this module they are."""
+    if name == "PROPERTIES":
+        return tuple(DECLARED)
+    if name == "BUILDERS":
+        return {n: p.fn for n, p in DECLARED.items() if p.builds_claims}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["PROPERTIES", "check"]  # noqa: F822 - PROPERTIES comes from the declarations (__getattr__)

@@ -24,6 +24,8 @@ proof is reported only on ``unsat`` of the full problem, whose assumptions inclu
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -120,6 +122,8 @@ CONCRETE = "concrete evaluation (no solver)"
 # The encoding's simplifier reduced the statement to true under the assumptions (Engine._negation): the first stage
 # of the Z3 route, which then has nothing left to solve.
 SIMPLIFIED = "z3's encoding: simplified to true (no solver call)"
+# Its statement, free of witnesses, holds at every value of its symbols' ranges (few: solver.finite).
+ENUMERATED = "evaluated at every value of its symbols (no solver call)"
 # An item free of symbols is decided by evaluating it at every witness value, up to this many, without Z3 (whose
 # import and first query cost more than the evaluation).
 CONCRETE_POINTS = 1 << 8
@@ -143,6 +147,7 @@ class Engine:
         # Stop at the first refutation that settles the verdict, leaving the other items undecided: for a caller
         # that reads only the verdict and its counterexample (a candidate of the guard search), not the report.
         self.settle_early = False
+        self._routes: dict[int, tuple[Item, str]] = {}  # items proved by evaluation (_enumerated), kept as above
         self._evaluated: dict[int, tuple[Item, Decision | None]] = {}  # the item is kept so that its id stays its
 
     @cached_property
@@ -165,7 +170,7 @@ class Engine:
         enc = self.encoder
         enc.context_empty = _empty(item.ranges, enc)
         try:
-            if enc.simplifies_to_true(item.holds.expr) or self._true_in_ranges(item):
+            if enc.simplifies_to_true(item.holds.expr) or self._true_in_ranges(item) or self._enumerated(item):
                 for _, lo, hi in item.ranges:
                     enc.context_empty = None
                     enc.record_divisors(lo)
@@ -179,6 +184,16 @@ class Engine:
             out += [v >= enc.term(lo), v < enc.term(hi)]
         # The negated statement, under the item's witness domain.
         return [*out[1:], negate(out[0])]
+
+    def _enumerated(self, item: Item) -> bool:
+        """An item without witnesses over symbols of few admitted values holds at every one of them
+        (``solver.finite``): proved by evaluation, without a solver call or a context (issue 28)."""
+        from verifier.solver.finite import holds_everywhere
+
+        if item.ranges or not holds_everywhere(item.holds, self.symbols):
+            return False
+        self._routes[id(item)] = (item, ENUMERATED)
+        return True
 
     def _true_in_ranges(self, item: Item) -> bool:
         """The simplifier proves the statement with each witness bounded by the interval of its range (``0 <= #j
@@ -274,14 +289,16 @@ class Engine:
         except Unencodable as exc:
             return Decision(UNKNOWN, reason=f"cannot encode: {exc}")
         if negation is None:
-            return Decision(PROVED, route=SIMPLIFIED)
+            return Decision(PROVED, route=self._routes.get(id(item), (item, SIMPLIFIED))[1])
         base = self.encoder.assumptions()
-        if assume_nonzero:
+        nonzero: list[Expr] | None = [] if assume_nonzero else None  # the divisors assumed nonzero in ``base``
+        if nonzero is not None:
             for d in self.divisors():
                 try:
                     base.append(self.encoder.nonzero(d))
                 except Unencodable:
                     continue  # a fact the solver may go without: fewer assumptions, never a wrong proof
+                nonzero.append(d)
         units = self.remaining() if budget is None else min(budget, self.remaining())
         if hints:
             units = min(units, SETTLED_BUDGET)
@@ -309,13 +326,14 @@ class Engine:
             # A candidate of the guard search (settle_early) keeps its counterexample only to skip later candidates
             # that admit it: lowering its values (a third of the slowest check's time) would not be shown.
             if not self.settle_early:
-                found = self._minimise(item, base + negation, found)
+                found = self._minimise(item, base + negation, found, nonzero)
             return Decision(REFUTED, counterexample=found, route=route)
         if status == "sat":
             why = "the solver's candidate counterexample did not replay concretely"
         return Decision(UNKNOWN, reason=why)
 
-    def _minimise(self, item: Item, constraints: list[Formula], found: Counterexample) -> Counterexample:
+    def _minimise(self, item: Item, constraints: list[Formula], found: Counterexample,
+                  nonzero: Sequence[Expr] | None = None) -> Counterexample:
         """The counterexample lowered towards the smallest admitted values at which the item still fails, in two
         passes.  First all symbols at once: the least bound ``b`` such that the item fails with every symbol
         within ``b`` of its minimum, by bisection on ``b`` (a failure within ``b`` is one within any larger bound,
@@ -334,7 +352,7 @@ class Engine:
             while lo < hi and budget.left() >= 1000:
                 mid = lo + (hi - lo) // 2
                 mid += -mid % sym.multiple_of  # an admitted value: the next multiple
-                smaller = (self._fails_at(item, constraints, {**found.params, name: mid}, budget)
+                smaller = (self._fails_at(item, constraints, {**found.params, name: mid}, budget, nonzero)
                            if mid < hi else None)
                 if smaller is not None:
                     found, hi = smaller, mid
@@ -362,25 +380,51 @@ class Engine:
                 lo = mid + 1
         return found
 
-    def _fails_at(self, item: Item, constraints: list[Formula], params: Mapping[str, int], budget: Budget
-                  ) -> Counterexample | None:
-        """The item's counterexample at exactly these symbol values (a witness found by Z3), or None."""
+    def _fails_at(self, item: Item, constraints: list[Formula], params: Mapping[str, int], budget: Budget,
+                  nonzero: Sequence[Expr] | None = None) -> Counterexample | None:
+        """The item's counterexample at exactly these symbol values (a witness found by Z3), or None.  An item
+        without witnesses, pinned at every symbol, is a ground statement: evaluated (``_pinned``) where that
+        answers as the solver would, the solver and its context otherwise."""
         from verifier.core.symbols import _holds
 
         if not all(s.admits(params[s.name]) for s in self.symbols if s.name in params):
             return None
         if not all(_holds(r, params) for r in self.symbols.relations):
             return None
+        if not item.ranges and nonzero is not None and all(s.name in params for s in self.symbols):
+            ground = self._pinned(item, params, nonzero)
+            if ground is not _OPEN:
+                return ground  # type: ignore[return-value]
         pinned = [self.encoder.var(n) == v for n, v in params.items()]
         status, model, _ = solve([*constraints, *pinned], budget.part(UNITS_PER_SECOND // 10))
         return self._confirm(item, model) if status == "sat" else None
+
+    def _pinned(self, item: Item, params: Mapping[str, int], nonzero: Sequence[Expr]) -> Counterexample | None | object:
+        """What the solver answers on the item's negation with every symbol pinned to ``params`` (admitted: the
+        caller checked), under the assumption that each of ``nonzero`` is nonzero where CuTe divides by it: sat
+        exactly when those hold and the statement is false there, and its model is ``params`` itself, which
+        ``_confirm`` replays.  ``_OPEN`` where evaluating divides by zero (Z3's division by zero is a free value):
+        the solver decides.  No context, no units (issue 28: the bisection of a counterexample's values)."""
+        env = dict(params)
+        try:
+            for d in nonzero:
+                empties = self.encoder.empty_when.get(d)
+                if d.evaluate(env) == 0 and not (empties and all(e.evaluate(env) for e in empties)):
+                    return None
+            if item.holds.evaluate(env):
+                return None
+        except (ArithmeticError, KeyError, UndefinedBehavior):
+            return _OPEN
+        return self._confirm_values(item, env)
 
     def _small(self, params: Mapping[str, int]) -> bool:
         return all(params.get(s.name, s.lo) <= s.lo + BOUNDED_SPAN * s.multiple_of for s in self.symbols)
 
     def _confirm(self, item: Item, model: Model) -> Counterexample | None:
         names = [s.name for s in self.symbols] + list(item.witnesses)
-        values = self.encoder.model_values(model, names)
+        return self._confirm_values(item, self.encoder.model_values(model, names))
+
+    def _confirm_values(self, item: Item, values: dict[str, int]) -> Counterexample | None:
         try:
             r = item.replay(values)
         except UndefinedBehavior as exc:  # evaluating the item itself divides by zero there: CuTe would too
@@ -398,6 +442,9 @@ class Engine:
 
 class _TooMany(Exception):
     pass
+
+
+_OPEN = object()  # Engine._pinned: the solver must decide
 
 
 # -- operations -----------------------------------------------------------------------------------------------
@@ -508,10 +555,45 @@ def items_for(op: str, args: Sequence[object], outcome: registry.Outcome, symbol
     (with the symbols' widths) that the result evaluates without overflow where the operands do."""
     if _composed_slice(op, args):  # its contract is SLICE-POST, which the algebra records (algebra/composed_slice.py)
         return _obligation_items(op, args, outcome, have_claims=False)
-    built = claims.build(op, args)
+    built = _built(op, args, outcome.result)
     exact = bool(built) and all(c.exact for c in built)
     return _claim_items(op, args, built) + _obligation_items(op, args, outcome, bool(built), exact) + \
         _result_items(args, outcome, symbols)
+
+
+# The claims built during one guard search (``same_operands``), by operation, semantics and operands: a search
+# decides one operation on the same operands under each of its candidates, and the claims depend on the operands
+# alone (``predicated_copy``'s took 12 ms, rebuilt for each of 64 candidates, issue 28).  Scoped to the search, so
+# no answer depends on what the process decided before.
+_SHARED: ContextVar[dict[tuple[object, ...], tuple[Sequence[object], list[Claim]]] | None] = \
+    ContextVar("shared_claims", default=None)
+
+
+@contextmanager
+def same_operands() -> Iterator[None]:
+    """Within this block, ``items_for`` builds the claims of one operation on one list of operands once."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+_COMPUTE = object()  # _built's result not given: computed (registry.apply) only when the claims are not shared yet
+
+
+def _built(op: str, args: Sequence[object], result: object = _COMPUTE) -> list[Claim]:
+    from verifier.core.semantics import current
+
+    shared = _SHARED.get()
+    key = (op, current(), *map(id, args))
+    if shared is not None and key in shared:
+        return list(shared[key][1])
+    built = claims.build(op, args, claims.result_of(op, args) if result is _COMPUTE else result)
+    if shared is not None:  # the operands are kept with the claims, so that their ids stay theirs
+        shared[key] = (args, built)
+        return list(built)
+    return built
 
 
 def _result_items(args: Sequence[object], outcome: registry.Outcome, symbols: Symbols | None) -> list[Item]:
@@ -545,7 +627,9 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
     args = [coerce(a) for a in args]  # pycute layouts are accepted (interop.py)
     inputs = tuple(show(a) for a in args)
     assumptions = symbols.described()
-    undecided = check_domain(op, args, symbols)
+    row = registry.REGISTRY.get(op)
+    positions = () if row is None else tuple(row.template + k for k in row.coordinates)
+    undecided = check_domain(op, args, symbols, positions=positions)
     if undecided is not None:
         return Verdict(op, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
     with under(symbols):  # CuTe's integer types: the symbols' widths, their ranges bound the intermediates
@@ -588,7 +672,7 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
         items = items_for(op, args, outcome)
         symbolic_post = True
     elif any(_unmodelled(a, op) for a in args) and not all(_concrete(a) for a in args):
-        built = claims.swizzled_claims(op, args)
+        built = claims.swizzled_claims(op, args, outcome.result)
         if built is None:
             return Verdict(op, inputs, UNKNOWN, str(outcome.result), reason="the engine decides swizzled and "
                            "scaled-basis (E<i>) operands only on concrete values; these have symbols",
@@ -596,7 +680,8 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
         # The contract stated over the functions' values, a symbolic swizzle bit by bit (claims.SWIZZLED_CLAIMS).
         items = _claim_items(op, args, built) + _obligation_items(op, args, outcome, True, True)
         symbolic_post = True
-    elif op == "composition" and _bare_swizzle(args) and (built := claims.swizzled_claims(op, args)) is not None:
+    elif op == "composition" and _bare_swizzle(args) and \
+            (built := claims.swizzled_claims(op, args, outcome.result)) is not None:
         # A swizzle functor after a layout (a swizzle atom): the algebra records no postcondition for it, the
         # contract over the functions' values decides it (as for symbolic operands above).
         items = _claim_items(op, args, built) + _obligation_items(op, args, outcome, True, True)
@@ -644,7 +729,13 @@ def _overflow_first(outcome: registry.Outcome, cex: Counterexample, reason: str 
 
 def shown_result(result: object, symbols: Symbols) -> str:
     """The result as printed: each symbolic leaf simplified under the assumptions (``M+1-1`` is ``M``, and
-    ``min(M,128)`` is 128 when ``M >= 128`` is assumed) where that is shorter; static/dynamic flags are kept."""
+    ``min(M,128)`` is 128 when ``M >= 128`` is assumed) where that is shorter; static/dynamic flags are kept.  A
+    pair (``declare.PAIR``, a tiler and a layout) is each of its parts as printed, in CuTe notation."""
+    if type(result) is tuple:
+        from verifier.core.int_tuple import format_tuple
+
+        return "(" + ", ".join(format_tuple(x) if type(x) is tuple else shown_result(x, symbols)
+                               for x in result) + ")"
     if result is None or not any(True for _ in symbols):  # nothing symbolic to simplify (and z3 stays unloaded)
         return str(result)
     from verifier.core.int_tuple import transform_leaf
@@ -864,7 +955,7 @@ def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: 
            if o.cute_checks == UB or (o.id in SELF_EVIDENT | CONTRACT and counts(o.id))):
         return False
     try:
-        built = [] if any(_unmodelled(a, op) for a in concrete) else claims.build(op, concrete)
+        built = [] if any(_unmodelled(a, op) for a in concrete) else claims.build(op, concrete, outcome.result)
         if not built:
             # The algebra's enumerated postconditions (swizzled and scaled-basis operands) include LI-3, the only
             # one stricter than CuTe's contract, which is not enumerated on its own: counted in both modes.

@@ -28,10 +28,11 @@ from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import leaves
 from verifier.core.integers import TRUE, Bool, Int, and_, eq, ge, le, mod, not_, symbol
 from verifier.core.layouts import Layout, Tile
+from verifier.core.obligations import WARNING, severity
 from verifier.core.overflow import result_condition, under
 from verifier.core.semantics import using
 from verifier.core.symbols import Symbols
-from verifier.engine.decide import decide_operation, items_for, valid_at
+from verifier.engine.decide import decide_operation, items_for, same_operands, valid_at
 from verifier.engine.verdicts import PROVED, REFUTED, UNKNOWN, VALID, Guard, Policy
 from verifier.notation.cpp import show
 from verifier.solver.budget import UNITS_PER_SECOND, Budget
@@ -166,14 +167,21 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
     names = guard_symbols(op, args, every)
     if not names:
         return None, f"{op}: no problem size to guard (its symbols are tile coordinates and thread indices)"
-    hopeless = _hopeless(op, args, symbols, names, covers, budget)
+    with same_operands():
+        return _search(op, args, symbols, budget, policy, covers, every, names)
+
+
+def _search(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, policy: Policy,
+            covers: tuple[str, ...], every: list[str], names: list[str]) -> tuple[Guard | None, str | None]:
+    moduli = sorted(set(_moduli(args)) | set(_access_moduli(op, args)))
+    hopeless = _hopeless(op, args, symbols, names, covers, budget, moduli)
     if hopeless is not None:
         return None, hopeless
-    moduli = sorted(set(_moduli(args)) | set(_access_moduli(op, args)))
     per_symbol = [_atoms(n, moduli) for n in names]
     # Upper bounds that keep CuTe's arithmetic inside its integer types (OVF-*) join every candidate; without
     # them the first candidate is no guard at all, which the caller has already decided.
     caps = overflow_caps(op, args, symbols, names)
+    leading = _leading_claims(op, args, policy.strict)
     known_bad: list[dict[str, int]] = []
     smallest: dict[tuple[str, str], int | None] = {}
     passed: set[tuple[tuple[str, int], ...] | None] = set()  # points the pretest found valid (or too large)
@@ -194,22 +202,26 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
         if point is not None and key not in passed and _admitted(symbols, point):
             try:
                 # strict as the candidate is decided: a failing warning refutes it as surely as an error
-                if not valid_at(op, args, point, limit=PRETEST_LIMIT, strict=policy.strict):
+                if _fails_first(leading, point) or not valid_at(op, args, point, limit=PRETEST_LIMIT,
+                                                                strict=policy.strict):
                     known_bad.append(point)
                     continue
             except claims.TooLarge:
                 pass
             passed.add(key)  # weaker and stronger candidates often share their smallest point
         tried += 1
+        guarded = _with(symbols, atoms)
+        if _no_value(guarded):
+            continue  # decide_operation's domain check would raise VacuousAssumptions (a LayoutError): as below
         share = budget.part(max(budget.rlimit / 8, min(budget.left(), UNITS_PER_SECOND // 2)))
         try:
             with using("cpp"):  # as verify() decides a candidate: CuTe's C++ semantics
-                v = decide_operation(op, args, _with(symbols, atoms), share, policy, settle_early=True)
+                v = decide_operation(op, args, guarded, share, policy, settle_early=True)
         except LayoutError:
             continue  # the candidate excludes every admitted value: a guard that holds vacuously is none
         if v.verdict == VALID:
             texts = [text for _, _, text in combo if text]
-            necessary, witness = _necessity(op, args, symbols, cond, budget, names, policy)
+            necessary, witness = _necessity(op, args, symbols, cond, budget, names, policy, atoms)
             return Guard(" and ".join(texts), necessary, _cpp(names, texts), _python(op, args, texts),
                          witness, covers), None
         if v.counterexample is not None:
@@ -218,6 +230,49 @@ def derive_guard(op: str, args: Sequence[object], symbols: Symbols, budget: Budg
     if budget.left() <= 0:
         return None, NO_GUARD_IN_TIME
     return None, NO_GUARD_IN_TIME if undecided else NO_GUARD
+
+
+def _leading_claims(op: str, args: Sequence[object], strict: bool) -> list[Bool]:
+    """The statements of the quantifier-free claims of ``op(*args)`` that ``valid_at`` checks before its first claim
+    over witnesses, in its order: where one of them is false at a point, ``valid_at`` is false there too (it stops at
+    the first failing claim; the checks before its claims only ever answer false), without the concrete algebra that
+    it runs first (3-4 ms a point; most candidates of a tiling's guard search are refuted by their tiling claim).
+    Empty where ``valid_at`` decides by the algebra's enumerated postconditions instead (unmodelled operands)."""
+    from verifier.engine.decide import _built, _unmodelled
+
+    if any(_unmodelled(a, op) for a in args):
+        return []
+    try:
+        built = _built(op, args)
+    except (LayoutError, UndefinedBehavior, ArithmeticError):
+        return []
+    out = []
+    for c in built:
+        if not strict and severity(c.id) == WARNING:
+            continue
+        if c.ranges:
+            break
+        out.append(c.holds)
+    return out
+
+
+def _fails_first(leading: Sequence[Bool], point: dict[str, int]) -> bool:
+    """One of ``leading`` is false at ``point`` (one that cannot be evaluated there leaves the answer to
+    ``valid_at``)."""
+    for holds in leading:
+        try:
+            if not holds.evaluate(point):
+                return True
+        except (ArithmeticError, KeyError, UndefinedBehavior):
+            return False
+    return False
+
+
+def _no_value(symbols: Symbols) -> bool:
+    """Some symbol's range holds no multiple of its modulus (``X % 16384 == 0`` with ``X <= 8192``): the candidate
+    admits nothing, which the domain check would prove with the solver and a context of its own (issue 28: half the
+    candidates of examples/sgemm_sm80.cute.toml's slowest check)."""
+    return any(s.hi is not None and -(-s.lo // s.multiple_of) * s.multiple_of > s.hi for s in symbols)
 
 
 def overflow_conditions(op: str, args: Sequence[object], symbols: Symbols) -> list[Bool]:
@@ -307,19 +362,15 @@ def _upper_bounds(symbols: Symbols) -> dict[str, int]:
 # The operands of a kernel operation that are positions in the grid, not sizes of the problem: a tile coordinate
 # (blockIdx), a thread index (threadIdx).  A guard is what ``can_implement`` checks of the problem, so it constrains
 # none of the symbols found only there (``t % 64 == 0`` would "prove" a copy aligned by idling threads).
-INDEX_OPERANDS: dict[str, tuple[int, ...]] = {
-    "local_tile": (2,),
-    "local_partition": (2,),
-    "predicated_copy": (2, 5),
-    "vectorized_copy": (2, 5),
-}
+# (The declaration of each operation says which operands are indices: ``Operation.indices``.)
 
 
 def guard_symbols(op: str, args: Sequence[object], names: list[str]) -> list[str]:
-    """The symbols a guard of ``op(*args)`` may constrain: for a kernel operation (``INDEX_OPERANDS``), those of
-    its other operands; otherwise every one of ``names``."""
-    index = INDEX_OPERANDS.get(op)
-    if index is None:
+    """The symbols a guard of ``op(*args)`` may constrain: for a kernel operation (one with index operands,
+    ``Operation.indices``), those of its other operands; otherwise every one of ``names``."""
+    row = registry.REGISTRY.get(op)
+    index = () if row is None else row.indices
+    if not index:
         return names
     sizes = set().union(*(_operand_symbols(a) for k, a in enumerate(args) if k not in index))
     return [n for n in names if n in sizes]
@@ -347,7 +398,7 @@ def _padded(combo: Sequence[tuple[int, Bool, str]], names: list[str], every: lis
 
 
 def _hopeless(op: str, args: Sequence[object], symbols: Symbols, names: list[str],
-              failing: tuple[str, ...], budget: Budget) -> str | None:
+              failing: tuple[str, ...], budget: Budget, moduli: Sequence[int] = ()) -> str | None:
     """Why no guard over ``names`` can make ``op(*args)`` valid, when that is known before the search: a failing
     claim whose symbols are tied by the assumptions to none of ``names`` fails under every guard (its failing values
     combine with any admitted values of the rest), and a quantifier-free claim that no admitted value satisfies."""
@@ -369,7 +420,7 @@ def _hopeless(op: str, args: Sequence[object], symbols: Symbols, names: list[str
             held = f" of {', '.join(sorted(tied))}" if tied else ""
             return (f"no guard on {', '.join(names)} can help: {item.id} fails for values{held} that such a guard "
                     "does not constrain")
-        if item.ranges:
+        if item.ranges or _holds_somewhere(symbols, item.holds, moduli):
             continue
         try:
             enc = Encoder(symbols)
@@ -380,6 +431,37 @@ def _hopeless(op: str, args: Sequence[object], symbols: Symbols, names: list[str
         if solve(constraints, budget.part(UNITS_PER_SECOND))[0] == "unsat":
             return f"no guard can help: {item.id} fails at every value the assumptions admit"
     return None
+
+
+def _holds_somewhere(symbols: Symbols, holds: Bool, moduli: Sequence[int]) -> bool:
+    """``holds`` is true, with no divisor zero, at an admitted point where every symbol is the smallest multiple of
+    one of the guard's moduli (their least common multiple first, then each, then none): a model of what
+    ``_hopeless`` asks the solver (the assumptions, the claim, its divisors nonzero), so the solver would not
+    answer unsat; found without a context (issue 28: the failing claims of the corpora are mostly tilings, which
+    hold where every extent is a multiple of the tile).  False says nothing: the solver decides then."""
+    import math
+
+    from verifier.solver.encoding import _divisors_of
+
+    divisors = [d for e in (holds.expr, *(r.expr for r in symbols.relations)) for d in _divisors_of(e)]
+    lcm = math.lcm(*moduli) if moduli else 1
+    for t in dict.fromkeys([lcm, *sorted(moduli, reverse=True), 1]):
+        values = {}
+        for sym in symbols:
+            step = math.lcm(t, sym.multiple_of)
+            v = -(-sym.lo // step) * step
+            if sym.hi is not None and v > sym.hi:
+                break
+            values[sym.name] = v
+        else:
+            if not _admitted(symbols, values):
+                continue
+            try:
+                if all(d.evaluate(values) != 0 for d in divisors) and holds.evaluate(values):
+                    return True
+            except (ArithmeticError, KeyError, UndefinedBehavior):
+                continue
+    return False
 
 
 def _tied(symbols: Symbols, own: set[str]) -> set[str]:
@@ -407,7 +489,11 @@ def _smallest_point(symbols: Symbols, names: list[str], combo: Sequence[tuple[in
         if (n, text) not in known:
             sym = symbols.lookup(n)
             assert sym is not None
-            known[n, text] = next((v for v in range(sym.lo, sym.lo + 4 * MAX_MODULUS)
+            # the admitted values of the scan only: up to the symbol's bound, multiples of its modulus (a tile
+            # larger than the range scanned 2^18 values for none, a tenth of a tiling's verdict, issue 28)
+            end = sym.lo + 4 * MAX_MODULUS if sym.hi is None else min(sym.hi + 1, sym.lo + 4 * MAX_MODULUS)
+            first = -(-sym.lo // sym.multiple_of) * sym.multiple_of
+            known[n, text] = next((v for v in range(first, end, sym.multiple_of)
                                    if sym.admits(v) and atom.evaluate({n: v})), None)
         value = known[n, text]
         if value is None:
@@ -452,13 +538,19 @@ def _weight(combo: Sequence[tuple[int, Bool, str]]) -> int:
 
 
 def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool, budget: Budget,
-               names: list[str] | None = None, policy: Policy = STRICT) -> tuple[str, dict[str, int] | None]:
+               names: list[str] | None = None, policy: Policy = STRICT, atoms: Sequence[Bool] = ()
+               ) -> tuple[str, dict[str, int] | None]:
     from verifier.solver.encoding import Encoder, Unencodable
+    from verifier.solver.finite import implied_alone
 
     # Prove: outside the condition some quantifier-free claim always fails.
     with under(symbols):
         outcome = registry.apply(op, *args)
     facts = _definitional_facts(op, args, outcome, symbols)
+    # The solver's query below, decided atom by atom where each atom is implied by the facts over its own symbols
+    # at each of their few values (solver.finite): unsat then, without a context (issue 28).
+    if facts and atoms and all(implied_alone(facts, a, symbols) for a in atoms):
+        return PROVED, None
     try:
         enc = Encoder(symbols)
         constraints = [*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts)]
@@ -508,7 +600,7 @@ def _definitional_facts(op: str, args: Sequence[object], outcome: registry.Outco
     from verifier.engine.decide import _KEPT, _UNDEFINED, CONTRACT, _composed_slice
 
     # A composed slice's contract is its recorded SLICE-POST (items_for), not the plain slice's claims.
-    claim_ids = set() if _composed_slice(op, args) else {c.id for c in claims.build(op, args)}
+    claim_ids = set() if _composed_slice(op, args) else {c.id for c in claims.build(op, args, outcome.result)}
     out = []
     for item in items_for(op, args, outcome, symbols):
         if not item.deciding or item.ranges or item.id in claims.CONFIRM_BY_ORACLE:

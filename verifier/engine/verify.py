@@ -82,9 +82,9 @@ def _dsl_form(op: str, args: Sequence[object], symbols: Symbols) -> str:
 __all__ = ["GUARD_SHARE", "verify"]
 
 
-# The operations with no symbolic postcondition of their own, decided through the zipped_divide they slice (the
-# DSL tracer and the C++ front end both ask ``partition_verdict``).
-PARTITIONS = ("local_tile", "local_partition")
+# The operations with no symbolic postcondition of their own, decided through the zipped_divide they slice (their
+# declarations say ``through``; the DSL tracer and the C++ front end both ask ``partition_verdict``).
+PARTITIONS = tuple(n for n, r in registry.REGISTRY.items() if r.through == "zipped_divide")
 
 
 def partition_verdict(op: str, args: Sequence[object], v: Verdict, symbols: Symbols, timeout: float | None,

@@ -31,11 +31,11 @@ from verifier.algebra.gmma import canonical_gmma
 from verifier.algebra.registry import apply
 from verifier.core.errors import LayoutError
 from verifier.core.symbols import Symbol, Symbols, declaration
+from verifier.engine.problem import decide
 from verifier.engine.verdicts import INVALID, VALID, Verdict
 from verifier.library import derive
 from verifier.notation.cpp import parse
 from verifier.run import problems
-from verifier.run.batch import decide
 from verifier.run.spec import Check
 
 INT32_MAX = 2**31 - 1

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from verifier.algebra.registry import TEMPLATE_ARGS
 from verifier.core.basis import ScaledBasis
 from verifier.core.int_tuple import IntTuple, symbols_of, transform_leaf
 from verifier.core.integers import D, Int, S
@@ -109,7 +110,8 @@ __all__ = ["CUTLASS_UNIT_CORPUS", "PARAMETRIC_CORPUS", "load", "operands", "para
            "parse_arg", "problem", "variant_of"]
 
 
-TEMPLATE_OPS = {"upcast": 1, "downcast": 1, "recast_layout": 2}
+# The operations with leading C++ template integers, and how many (their declarations, ``algebra.declare``).
+TEMPLATE_OPS = TEMPLATE_ARGS
 
 
 def parametric(entry: Mapping[str, Any]) -> tuple[str, tuple[object, ...], tuple[int, ...]]:

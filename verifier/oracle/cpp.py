@@ -40,11 +40,11 @@ from pathlib import Path
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.integers import Bool, Const, Expr, Int, Op, Sym, and_, format_expr, not_, or_
 from verifier.core.symbols import Symbols
+from verifier.engine.problem import GmmaCanonical, Operation, Problem, Property, register
+from verifier.engine.problem import decide as decide_problem
 from verifier.engine.verdicts import DEFAULT_POLICY, INVALID, UNKNOWN, VALID, Counterexample, Guard, Policy, Verdict
-from verifier.engine.verify import PARTITIONS, partition_verdict
 from verifier.oracle import cute_cpp
 from verifier.oracle.symbolic import INCLUDE
-from verifier.run.batch import register_front_end
 from verifier.run.cpp import (
     CppInputError,
     Function,
@@ -729,32 +729,29 @@ def _show_call(ev: Event) -> str:
 
 def _decide_event(ev: Event, operands: list[object], symbols: Symbols, timeout: float | None,
                   policy: Policy = DEFAULT_POLICY) -> Verdict:
-    from verifier.engine.checks import check
-    from verifier.engine.verify import verify
+    return decide_problem(_problem(ev, operands, symbols, timeout, policy))
 
+
+def _problem(ev: Event, operands: list[object], symbols: Symbols, timeout: float | None,
+             policy: Policy) -> Problem:
+    """What an event of the run asks: the operation it calls, or the property, TMA box or GMMA check it states."""
     if ev.kind == "call":
-        v = verify(ev.name, [*ev.ints, *operands], symbols, timeout=timeout, policy=policy)
-        if ev.name in PARTITIONS and v.verdict == UNKNOWN:
-            v = partition_verdict(ev.name, operands, v, symbols, timeout, policy, semantics="cpp")
-        return v
+        return Operation(ev.name, (*ev.ints, *operands), symbols, policy, timeout, via_divide=True)
     name = ev.name
     if name in ("bijective", "injective", "in_bounds", "equivalent"):
-        return check(name, operands, symbols, timeout=timeout, policy=policy)
+        return Property(name, tuple(operands), symbols, policy=policy, timeout=timeout)
     if name == "conflict_free":
         smem, access, eb, ab = operands
-        return check("conflict_free", [smem, access], symbols, timeout=timeout, policy=policy,
-                     element_bits=int(eb), access_bits=int(ab))  # type: ignore[call-overload]
+        return Property("conflict_free", (smem, access), symbols,
+                        (("element_bits", int(eb)), ("access_bits", int(ab))),  # type: ignore[call-overload]
+                        policy=policy, timeout=timeout)
     if name == "tma_box":
         bits, smem, gmem = operands
-        return verify("make_tma_box", [int(bits), smem, gmem], symbols, timeout=timeout,  # type: ignore[call-overload]
-                      policy=policy)
+        return Operation("make_tma_box", (int(bits), smem, gmem), symbols,  # type: ignore[call-overload]
+                         policy, timeout)
     if name.startswith("canonical_gmma_"):
-        from verifier.algebra.gmma import canonical_gmma
-
         smem, bits = operands
-        c = canonical_gmma(smem, int(bits) or 16, name.rsplit("_", 1)[1], None)  # type: ignore[call-overload]
-        return Verdict(f"canonical_gmma<{name.rsplit('_', 1)[1]}>", (str(smem),), VALID if c.accepted else INVALID,
-                       result=c.canonical if c.accepted else None, reason=None if c.accepted else c.reason)
+        return GmmaCanonical(smem, int(bits) or 16, name.rsplit("_", 1)[1])  # type: ignore[call-overload]
     raise LayoutError(f"unknown property {name}")
 
 
@@ -994,13 +991,13 @@ def can_implement(report: Report) -> str | None:
 
 
 def run_check(check: Check) -> Verdict:
-    """A spec file's ``cpp`` check (``run/batch.py`` runs it through ``FRONT_ENDS``)."""
+    """A spec file's ``cpp`` check (``engine.problem.decide`` decides a ``Check`` of kind ``cpp`` with it)."""
     assert check.cpp is not None
     report = verify_cpp(check.cpp, parse_ranges(check.args), check.assume, timeout=check.timeout)
     return summary_verdict(report)
 
 
-register_front_end("cpp", run_check)
+register("cpp", run_check)
 
 __all__ = ["CppInputError", "Report", "can_implement", "declare", "driver", "find_function", "parse_ranges",
            "parse_target", "recording_layer", "run_check", "verify_cpp"]

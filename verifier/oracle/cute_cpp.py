@@ -44,8 +44,11 @@ CALLABLES = frozenset(
         "weakly_congruent", "ceil_div", "shape_div", "elem_scale", "crd2idx", "idx2crd", "crd2crd", "make_layout",
         "make_shape", "make_stride", "make_tile", "make_coord", "product", "evenly_divides", "round_up",
     })
-TEMPLATED = frozenset({"upcast", "downcast", "layout", "select", "take", "group", "append", "prepend",
-                       "get", "size", "rank", "depth", "shape", "stride", "replace"})
+# The functions called with template integers: the declared operations that are (``Operation.cpp``), and CuTe's
+# layout functions.
+TEMPLATED = frozenset({n for n, r in REGISTRY.items() if r.cpp == TEMPLATE_CALL}) | frozenset({
+    "layout", "select", "take", "group", "append", "prepend", "get", "size", "rank", "depth", "shape", "stride",
+    "replace"})
 
 TAGS = frozenset({"LayoutLeft", "LayoutRight"})
 VALUE_LIMIT = 1 << 16

@@ -67,15 +67,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeGuard
 
+from verifier.algebra.registry import REGISTRY
 from verifier.core.errors import LayoutError
 from verifier.core.int_tuple import substitute_tuple, symbols_of
 from verifier.core.integers import Int
 from verifier.core.layouts import Layout, Tile
 from verifier.core.swizzle import ComposedLayout
 from verifier.oracle.cute_cpp import RECAST_BITS, Binary, CppBuilder, CppCase, build
-
-# Operations whose operands may be swizzled (ComposedLayout), as algebra.py models them.
-SWIZZLED = ("composition", "right_inverse", "left_inverse")
 
 STATUSES = ("correct", "warning", "wrong", "ub", "too_large")
 # Enumeration work per assignment is bounded by this many layout evaluations (and multiset elements).
@@ -84,11 +82,13 @@ INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 # Extra g++ options: fast code that still executes every division CuTe performs, with wrapping int overflow.
 FLAGS = ("-O1", "-fwrapv", "-fnon-call-exceptions", "-fno-delete-dead-exceptions")
 
-DIVIDES = ("logical_divide", "zipped_divide", "tiled_divide", "flat_divide")
-PRODUCTS = ("logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product",
-            "raked_product")
-SUPPORTED = ("coalesce", "composition", "complement", "right_inverse", "left_inverse", *DIVIDES, *PRODUCTS, "upcast",
-             "downcast", "recast_layout", "tile_to_shape")
+# The operations the sweep checks (their declarations say ``sweep=True``, ``algebra.declare``); of those, the
+# ones whose operands may be swizzled (ComposedLayout), and the divides and products (the operations whose contract
+# is the divide's or the product's).
+SUPPORTED = tuple(n for n, r in REGISTRY.items() if r.sweep)
+SWIZZLED = tuple(n for n in SUPPORTED if REGISTRY[n].swizzled)
+DIVIDES = tuple(n for n in SUPPORTED if REGISTRY[n].contract == "_divide")
+PRODUCTS = tuple(n for n in SUPPORTED if REGISTRY[n].contract in ("_product", "_padded_product"))
 
 Key = tuple[tuple[str, int], ...]
 

@@ -1,6 +1,6 @@
 """Running the checks of spec files: serially or in worker processes, one shard of a suite, with a result cache.
 
-* ``run(checks, jobs)`` decides each check with the engine (``verify`` for an operation, ``check`` for a property)
+* ``run(checks, jobs)`` decides each check with ``engine.problem.decide`` (an operation, a property or a C++ function)
   and compares the verdict with the expected one.  Worker processes get the check as plain data and rebuild its
   problem, so ``jobs > 1`` decides exactly the problems a serial run decides (only a check that runs into its time
   budget can come out differently, as ``unknown``).
@@ -26,8 +26,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from verifier.core.errors import LayoutError
+from verifier.engine.problem import DECIDERS, decide
 from verifier.engine.verdicts import UNKNOWN, Verdict
 from verifier.notation.cpp import show
 from verifier.run import files
@@ -50,47 +52,20 @@ class CheckResult:
         return self.verdict.verdict == self.check.expect
 
 
-# The front ends a check can name besides an operation or a property, each run by a layer above this one that
-# registers it on import (``cpp``: the C++ front end, verifier/oracle/cpp.py): this layer names no module above it.
-# The worker processes of ``run`` are handed the registrations (a function pickles as its module and name).
-FRONT_ENDS: dict[str, Callable[[Check], Verdict]] = {}
-
-
-def register_front_end(key: str, run_check: Callable[[Check], Verdict]) -> None:
-    FRONT_ENDS[key] = run_check
-
-
-def decide(check: Check) -> Verdict:
-    """The engine's verdict on one check."""
-    from verifier.engine.checks import check as check_property
-    from verifier.engine.verify import verify
-
-    if check.cpp is not None:
-        if "cpp" not in FRONT_ENDS:
-            raise LayoutError(f"{check.name}: a cpp check needs the C++ front end: import verifier.oracle.cpp "
-                              "(cute-verify and the pytest plugin do)")
-        return FRONT_ENDS["cpp"](check)
-    args, symbols = check.problem()
-    if check.is_property:
-        return check_property(check.op, args, symbols, timeout=check.timeout, rlimit=check.rlimit,
-                              policy=check.policy, budget=None, **dict(check.options))
-    return verify(check.op, args, symbols, timeout=check.timeout, rlimit=check.rlimit, policy=check.policy,
-                  semantics=check.semantics)
-
-
-def _worker_init(front_ends: dict[str, Callable[[Check], Verdict]] | None = None) -> None:
-    """A worker leaves Ctrl-C to the parent, which stops it (a terminal sends SIGINT to the whole group), and runs
-    the front ends the parent has."""
+def _worker_init(deciders: dict[str, Callable[[Any], Verdict]] | None = None) -> None:
+    """A worker leaves Ctrl-C to the parent, which stops it (a terminal sends SIGINT to the whole group), and
+    decides the kinds of problems the parent does (``engine.problem.DECIDERS``: the C++ front end registers its
+    own on import)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    FRONT_ENDS.update(front_ends or {})
+    DECIDERS.update(deciders or {})
 
 
 def _timed(check: Check) -> tuple[Verdict, float]:
     start = time.monotonic()
     try:
-        v = decide(check)
+        v = decide(check)  # a check is a problem of its own kind (run/spec.py registers it)
     except (LayoutError, ArithmeticError, RecursionError) as exc:
         # Input errors were caught when the spec was loaded; what is left is a limit of the model (a value too
         # large to enumerate, a nesting too deep): report it as undecided rather than stop the suite.
@@ -176,7 +151,7 @@ def run(checks: Sequence[Check], jobs: int = 1, cache: ResultCache | None = None
             # spawn, not fork: a forked child would inherit Z3's state from the loading (assumption checks) above.
             ctx = multiprocessing.get_context("spawn")
             pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx, initializer=_worker_init,
-                                       initargs=(dict(FRONT_ENDS),))
+                                       initargs=(dict(DECIDERS),))
             try:
                 futures = {pool.submit(_timed, checks[k]): k for k in todo}
                 for future in as_completed(futures):

@@ -21,11 +21,17 @@ from verifier.core.symbols import Symbols
 from verifier.notation.cpp import parse, parse_relation, parse_tile
 
 ORDER_TAGS = ("LayoutLeft", "LayoutRight")
-# Each property's arity, and which of its operands must be layouts (the others are shapes or extents).
-PROPERTY_ARITY = {"compatible": 2, "injective": 1, "surjective": 2, "bijective": 1, "equivalent": 2, "in_bounds": 2,
-                  "no_overflow": 1, "conflict_free": 2}
-PROPERTY_LAYOUTS = {"compatible": (), "injective": (0,), "surjective": (0,), "bijective": (0,), "equivalent": (0, 1),
-                    "in_bounds": (0,), "no_overflow": (0,), "conflict_free": (0, 1)}
+
+
+def __getattr__(name: str) -> object:
+    """``PROPERTY_ARITY`` / ``PROPERTY_LAYOUTS``: each property's arity, and which of its operands must be layouts
+    (the others are shapes or extents), from their declarations (``engine.property``), loaded on first use."""
+    if name in ("PROPERTY_ARITY", "PROPERTY_LAYOUTS"):
+        from verifier.engine.checks import PROPERTIES  # noqa: F401 - declares them
+        from verifier.engine.property import DECLARED
+
+        return {n: len(p.operands) if name == "PROPERTY_ARITY" else p.layouts for n, p in DECLARED.items()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # The operand kinds of REGISTRY's signatures (algebra/registry.py).
 _KIND_NAMES = {"L": "a layout Shape:Stride", "T": "a tiler (a layout, <...>, a shape or _)", "S": "a shape (an "
@@ -278,15 +284,17 @@ def substitute(args: Sequence[object], symbols: Symbols, params: Mapping[str, in
 def check_property_operands(prop: str, args: Sequence[object]) -> None:
     """Raise ``LayoutError`` unless ``args`` fit property ``prop`` (arity, and layouts where layouts are needed)."""
     from verifier.engine.checks import PROPERTIES
+    from verifier.engine.property import DECLARED
 
     if prop not in PROPERTIES:
         raise LayoutError(f"unknown property {prop!r}; known: {', '.join(PROPERTIES)}")
-    arity = PROPERTY_ARITY[prop]
+    layouts = DECLARED[prop].layouts
+    arity = len(DECLARED[prop].operands)
     if len(args) != arity:
         raise LayoutError(f"check {prop} takes {arity} argument(s), got {len(args)}")
     from verifier.core.swizzle import ComposedLayout, Swizzle, offset_view
 
-    for k in PROPERTY_LAYOUTS[prop]:
+    for k in layouts:
         composed_ok = not (prop == "conflict_free" and k == 1)
         arg = args[k]
         if prop == "no_overflow":  # a thread's partition, Sw<0,..> o offset o L: an index computation
@@ -297,7 +305,7 @@ def check_property_operands(prop: str, args: Sequence[object]) -> None:
             raise LayoutError(f"check {prop}: argument {k + 1} must be a layout (Shape:Stride)"
                               + (" or a composed layout" if composed_ok else ""))
     for k, x in enumerate(args):  # scaled-basis layouts are checked componentwise (codomain.py)
-        if k not in PROPERTY_LAYOUTS[prop] and not _is_int_tuple(x):
+        if k not in layouts and not _is_int_tuple(x):
             raise LayoutError(f"check {prop}: argument {k + 1} must be a shape or an extent (an integer or a tuple)")
 
 

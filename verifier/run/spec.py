@@ -29,8 +29,10 @@ Optional keys of a check: ``params`` (``{M = 128}``, as ``--param``), ``extended
 
 Loading validates everything before any check runs, and every problem is a ``SpecError``: one line naming the
 file, the line and the key (``gemm.cute.toml:12: check[3].args[1]: ...``).  Assumptions that no value satisfies
-(an empty range, no multiple in range, relations that contradict each other, decided by the engine) are errors
-too: a check over an empty set of values would be vacuously valid.
+(an empty range, no multiple in range, relations that contradict each other) are errors too: a check over an
+empty set of values would be vacuously valid.  Parsing (``parse_suite``) never asks the solver: it returns the
+checks and the assumptions that must admit a value (``Admission``), which ``load_suite`` then decides through
+``engine.problem.decide`` (``admit``).
 
 A loaded ``Check`` is plain, picklable data (texts, not parsed objects), so that worker processes and the result
 cache (``batch.py``) can rebuild the exact problem from it.  Each check is decided over only the symbols its
@@ -47,11 +49,14 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import ClassVar
 
 from verifier.core.errors import LayoutError, did_you_mean
 from verifier.core.semantics import SEMANTICS
 from verifier.core.symbols import DeclarationError, Symbol, Symbols, declaration
-from verifier.engine.verdicts import Policy
+from verifier.engine.problem import Admits, Operation, Property, decide, register
+from verifier.engine.property import Option
+from verifier.engine.verdicts import REFUTED, Policy, Verdict
 from verifier.notation.cpp import parse_relation
 from verifier.run import problems
 from verifier.solver import budget
@@ -68,8 +73,22 @@ OP_VERDICTS = ("valid", "invalid", "unknown")
 PROPERTY_VERDICTS = ("proved", "refuted", "unknown")
 _TOP_KEYS = ("include", "rlimit", "timeout", "strict", "semantics", "symbols", "assume", "objects", "check")
 _SYMBOL_KEYS = ("min", "max", "multiple_of", "bits")
-_CHECK_KEYS = ("name", "op", "property", "args", "expect", "rlimit", "timeout", "assume", "params", "extended",
-               "bits", "element_bits", "access_bits", "offset", "ignore", "description", "semantics", "cpp")
+
+
+@functools.cache
+def _options() -> tuple[tuple[str, Option], ...]:
+    """Each property's options with the property, from their declarations (``engine.property``)."""
+    from verifier.engine.checks import PROPERTIES  # noqa: F401 - declares them
+    from verifier.engine.property import DECLARED
+
+    return tuple((p.name, o) for p in DECLARED.values() for o in p.options)
+
+
+@functools.cache
+def _check_keys() -> tuple[str, ...]:
+    """The keys a check may have."""
+    return ("name", "op", "property", "args", "expect", "rlimit", "timeout", "assume", "params",
+            *(o.name for _, o in _options()), "ignore", "description", "semantics", "cpp")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
@@ -113,12 +132,34 @@ class Check:
     def id(self) -> str:
         return f"{self.file}::{self.name}"
 
+    @property
+    def kind(self) -> str:
+        """How ``engine.problem.decide`` decides it: a C++ function (``oracle/cpp.py`` registers ``cpp``) or an
+        operation / property of the engine (``spec``, registered below)."""
+        return "cpp" if self.cpp is not None else "spec"
+
     def problem(self) -> tuple[list[object], Symbols]:
-        """The parsed operands over a table of the symbols they use, with the relations that concern them."""
+        """The parsed operands over a table of the symbols they use, with the relations that concern them (which
+        asks the solver whether a relation linking them to other symbols narrows them: ``relevant_relations``)."""
+        return self._parsed(narrow=True)
+
+    def engine_problem(self) -> Operation | Property:
+        """What the engine decides for this check (an operation or a property), with the check's limits and
+        policy."""
+        args, symbols = self.problem()
+        if self.is_property:
+            return Property(self.op, tuple(args), symbols, self.options, self.policy, self.timeout, self.rlimit)
+        return Operation(self.op, tuple(args), symbols, self.policy, self.timeout, self.rlimit,
+                         semantics=self.semantics)
+
+    def _parsed(self, narrow: bool) -> tuple[list[object], Symbols]:
+        """The operands over their symbols; ``narrow``: with the relations that concern them, else (parsing,
+        which never asks the solver) with the relations over those symbols alone."""
         table = _Scoped(strict=True, declared={s.name: s for s in self.symbols})
         args = problems.operands(self.op, self.args, table)
         used = set(table.table) | {n for text in self.assume for n in _relation_names(text, self.symbols)}
-        chosen = relevant_relations(self.symbols, self.relations, frozenset(used))
+        chosen = (relevant_relations(self.symbols, self.relations, frozenset(used)) if narrow
+                  else tuple(t for t in self.relations if _relation_names(t, self.symbols) <= used))
         for text in chosen:
             used |= _relation_names(text, self.symbols)
         for name in sorted(used):
@@ -334,22 +375,59 @@ def load(paths: Sequence[str | os.PathLike[str]], include_roots: Sequence[str | 
 
 
 def load_suite(path: str | os.PathLike[str], include_roots: Sequence[str | os.PathLike[str]] = ()) -> list[Check]:
+    """The checks of one suite (``parse_suite``), once every assumption it states is shown to admit a value."""
+    checks, admissions = parse_suite(path, include_roots)
+    admit(admissions)
+    return checks
+
+
+@dataclass(frozen=True)
+class CheckAssumptions:
+    """A check's own assumptions together with the symbols' and the relations that concern its operands: do they
+    admit a value?  (Which relations concern them is itself asked of the solver, so this is decided, not parsed.)"""
+
+    check: Check
+    kind: ClassVar[str] = "spec_assumptions"
+
+
+@dataclass(frozen=True)
+class Admission:
+    """Assumptions a spec file states that must admit a value (a check over an empty set of values would be
+    vacuously valid), and the error that says where when they do not."""
+
+    problem: Admits | CheckAssumptions
+    error: SpecError
+
+
+def parse_suite(path: str | os.PathLike[str], include_roots: Sequence[str | os.PathLike[str]] = ()
+                ) -> tuple[list[Check], list[Admission]]:
+    """The checks of the file at ``path`` with its includes, in order, and the assumptions that must admit a
+    value: parsing and validating only, never the solver (``admit`` decides the admissions)."""
     suite = _Suite(roots=tuple(_resolve(Path(r)) or Path(r).absolute() for r in include_roots))
     _load_file(Path(path), suite, (), None)
     symbols = tuple(s for s, _, _ in suite.symbols.values())
-    relations = _check_relations(suite, symbols)
+    relations, admissions = _check_relations(suite, symbols)
     seen: dict[str, tuple[_File, tuple[object, ...]]] = {}
     out = []
     for raw, f, key, limits, strict in suite.checks:
         raw = _with_objects(raw, f, key, suite.objects)
-        check = replace(_check(raw, f, key, limits, symbols, relations), strict=strict)
-        check = replace(check, semantics=_semantics(f, key, raw, f.semantics))
+        check, admission = _check(raw, f, key, limits, symbols, relations)
+        check = replace(check, strict=strict, semantics=_semantics(f, key, raw, f.semantics))
         if check.name in seen:
             f0, k0 = seen[check.name]
             raise f.error((*key, "name"), f"check name {check.name!r} is already used at {f0.shown}:{f0.line(k0)}")
         seen[check.name] = (f, key)
         out.append(check)
-    return out
+        admissions += [admission] if admission is not None else []
+    return out, admissions
+
+
+def admit(admissions: Sequence[Admission]) -> None:
+    """Raise the ``SpecError`` of the first admission whose assumptions the solver proves empty (undecided counts
+    as admitted here: the check is then ``unknown`` when it runs, ``domain.check_domain``)."""
+    for a in admissions:
+        if decide(a.problem).verdict == REFUTED:
+            raise a.error
 
 
 def _resolve(path: Path) -> Path | None:
@@ -572,46 +650,46 @@ def _declare(f: _File, suite: _Suite, name: str, decl: object) -> None:
     suite.symbols[name] = (sym, f, key)
 
 
-def _satisfiable(symbols: Symbols) -> bool:
-    """False when the solver proves that no value satisfies the assumptions (undecided counts as satisfiable
-    here: the check is then ``unknown`` when it runs, ``domain.check_domain``)."""
-    from verifier.solver.domain import VacuousAssumptions, admitted_value
+def _check_relations(suite: _Suite, symbols: tuple[Symbol, ...]) -> tuple[tuple[str, ...], list[Admission]]:
+    """The suite's relations, parsed, and for each the admission of the relations up to it (so that the first
+    one that leaves no value is named)."""
+    texts: list[str] = []
+    admissions = []
+    for text, f, key in suite.relations:
+        texts.append(text)
+        try:
+            table = _suite_table(symbols, texts)
+        except LayoutError as exc:
+            raise f.error(key, f"{text!r}: {exc}") from None
+        admissions.append(Admission(Admits(table), f.error(key, f"{text!r} contradicts the assumptions before "
+                                                                "it: no value satisfies them all")))
+    return tuple(texts), admissions
 
-    try:
-        admitted_value(symbols)
-    except VacuousAssumptions:
-        return False
-    return True
 
-
-def _check_relations(suite: _Suite, symbols: tuple[Symbol, ...]) -> tuple[str, ...]:
+def _suite_table(symbols: tuple[Symbol, ...], relations: Sequence[str]) -> Symbols:
     table = _Scoped(strict=True, declared={s.name: s for s in symbols})
     for s in symbols:
         table.lookup(s.name)
-    for text, f, key in suite.relations:
-        try:
-            table.assume(parse_relation(text, table))
-        except LayoutError as exc:
-            raise f.error(key, f"{text!r}: {exc}") from None
-        if not _satisfiable(table):
-            raise f.error(key, f"{text!r} contradicts the assumptions before it: no value satisfies them all")
-    return tuple(text for text, _, _ in suite.relations)
+    for text in relations:
+        table.assume(parse_relation(text, table))
+    return table
 
 
 def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], defaults: _Limits,
-           symbols: tuple[Symbol, ...], relations: tuple[str, ...]) -> Check:
+           symbols: tuple[Symbol, ...], relations: tuple[str, ...]) -> tuple[Check, Admission | None]:
     from verifier.algebra.registry import OPERATIONS
     from verifier.engine.checks import PROPERTIES
+    from verifier.engine.property import DECLARED
 
     for k in raw:
-        if k not in _CHECK_KEYS:
-            raise f.error((*key, k), f"unknown key {k!r}{did_you_mean(k, _CHECK_KEYS)}; a check has "
-                                          f"{', '.join(_CHECK_KEYS)}")
+        if k not in _check_keys():
+            raise f.error((*key, k), f"unknown key {k!r}{did_you_mean(k, _check_keys())}; a check has "
+                                          f"{', '.join(_check_keys())}")
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
         raise f.error((*key, "name") if "name" in raw else key, "every check needs a name (a non-empty string)")
     if "cpp" in raw:
-        return _cpp_check(raw, f, key, name, defaults)
+        return _cpp_check(raw, f, key, name, defaults), None
     if ("op" in raw) == ("property" in raw):
         raise f.error(key, f"check {name!r} needs exactly one of op (an operation), property or cpp")
     is_property = "property" in raw
@@ -639,23 +717,14 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
     for p, v in params.items():
         _integer(f, (*key, "params", p), v)
     options: list[tuple[str, object]] = []
-    if "extended" in raw:
-        if op != "equivalent" or not isinstance(raw["extended"], bool):
-            raise f.error((*key, "extended"), "extended = true|false belongs to property = \"equivalent\" only")
-        options.append(("extended", raw["extended"]))
-    if "bits" in raw:
-        if op != "no_overflow" or raw["bits"] not in (32, 64):
-            raise f.error((*key, "bits"), "bits = 32|64 belongs to property = \"no_overflow\" only")
-        options.append(("bits", raw["bits"]))
-    for opt in ("element_bits", "access_bits", "offset"):  # property = "conflict_free" (banks.py)
-        if opt in raw:
-            ok = isinstance(raw[opt], str) if opt == "offset" else isinstance(raw[opt], int)
-            form = '"EXPR"' if opt == "offset" else "N"
-            if op != "conflict_free" or not ok:
-                raise f.error((*key, opt), f'{opt} = {form} belongs to property = "conflict_free" only')
-            options.append((opt, raw[opt]))
-    if op == "conflict_free" and not {"element_bits", "access_bits"} <= set(raw):
-        raise f.error(key, 'property = "conflict_free" needs element_bits and access_bits')
+    for owner, o in _options():  # each property's options, as its declaration states them (engine.property)
+        if o.name in raw:
+            if op != owner or not o.admits(raw[o.name]):
+                raise f.error((*key, o.name), f'{o.name} = {o.form} belongs to property = "{owner}" only')
+            options.append((o.name, raw[o.name]))
+    needed = [o.name for o in DECLARED[op].options if o.required] if is_property else []
+    if needed and not set(needed) <= set(raw):
+        raise f.error(key, f'property = "{op}" needs {" and ".join(needed)}')
     description = raw.get("description")
     if description is not None and not isinstance(description, str):
         raise f.error((*key, "description"), "must be a string")
@@ -668,13 +737,13 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
                   tuple(assume), tuple(params.items()), tuple(options), description, symbols, relations,
                   rlimit=rlimit, ignore=ignore)
     try:
-        _, table = check.problem()
+        check._parsed(narrow=False)
     except LayoutError as exc:
         raise f.error(_blame(key, raw, str(exc)), str(exc)) from None
-    if assume and not _satisfiable(table):
-        raise f.error((*key, "assume"), "the check's assumptions contradict the symbols' assumptions: no value "
-                                        "satisfies them all")
-    return check
+    if not assume:
+        return check, None
+    return check, Admission(CheckAssumptions(check), f.error((*key, "assume"), "the check's assumptions contradict "
+                                                             "the symbols' assumptions: no value satisfies them all"))
 
 
 def _cpp_check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], name: str,
@@ -684,7 +753,7 @@ def _cpp_check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], nam
     (``oracle/cpp.py``); its verdict is valid only when every finding is."""
     from verifier.run import cpp
 
-    for k in ("op", "property", "params", "extended", "bits", "element_bits", "access_bits", "offset", "semantics"):
+    for k in ("op", "property", "params", *(o.name for _, o in _options()), "semantics"):
         if k in raw:
             raise f.error((*key, k), f"{k} does not belong to a cpp check (its function states what it checks)")
     target = raw["cpp"]
@@ -722,3 +791,18 @@ def _blame(key: tuple[object, ...], raw: Mapping[str, object], message: str) -> 
     if message.startswith(("--param", "values ", "with ")) and "params" in raw:
         return (*key, "params")
     return (*key, "args")
+
+
+# -- deciding: a check is a problem of its own kind (engine/problem.py) -----------------------------------------
+
+
+def _decide_check(check: Check) -> Verdict:
+    return decide(check.engine_problem())
+
+
+def _decide_assumptions(problem: CheckAssumptions) -> Verdict:
+    return decide(Admits(problem.check.problem()[1]))
+
+
+register("spec", _decide_check)
+register("spec_assumptions", _decide_assumptions)

@@ -5,9 +5,9 @@ whether its statement is expected to be **proved** (it holds for every allowed v
 counterexample exists; the engine replays it concretely before reporting it).  Statements:
 
 * ``valid(op, *args)``: CuTe's ``op`` on these operands computes a correct result (its postcondition of
-  ``docs/semantics.md``, no division by zero): ``engine.verify``;
+  ``docs/semantics.md``, no division by zero): an ``Operation`` problem;
 * ``check(prop, *args)``, and the shorthands ``bijective``, ``injective``, ``equivalent``, ``compatible``,
-  ``in_bounds``: a property of layouts (``checks.check``);
+  ``in_bounds``: a property of layouts (a ``Property`` problem);
 * ``equal(X, Y)``: two layouts are the same ``Shape:Stride``: the same profile and equal integers at every value;
 * ``forall(build, *args)``: a custom claim built from the model: ``build(*operands)`` returns ``claims.Claim``s
   over the witnesses ``#i``, ``#j``, ``#k`` (non-negative ranges), each decided by ``engine.Engine.decide``.
@@ -44,12 +44,12 @@ from verifier.core.obligations import UB
 from verifier.core.symbols import Symbols
 from verifier.engine import checks
 from verifier.engine import decide as engine
+from verifier.engine.problem import Admits, Claims, Operation, Property, decide
 from verifier.engine.verdicts import INVALID, PROVED, REFUTED, UNKNOWN, VALID, Counterexample, Policy, Verdict
-from verifier.engine.verify import verify
 from verifier.notation.cpp import parse, parse_relation, parse_tile, show
 from verifier.solver import budget
 from verifier.solver.budget import Budget
-from verifier.solver.domain import admitted_value
+from verifier.solver.domain import VacuousAssumptions
 
 DOMAINS = {"int32": "every int32 value", "positive": "every positive integer"}
 EXPECTATIONS = (PROVED, REFUTED)
@@ -197,18 +197,20 @@ class Statement:
         operands = self.operands(symbols)
         spend = Budget(rlimit, timeout)
         if self.kind == "valid":
-            v = verify(self.name, operands, symbols, derive=False, budget=spend,
-                              policy=Policy(strict=bool(self.options.get("strict"))))
+            v = decide(Operation(self.name, tuple(operands), symbols, Policy(strict=bool(self.options.get("strict"))),
+                                 derive=False, budget=spend))
         elif self.kind == "check":
             # every named parameter given, so that the options can only reach ``**options``
-            v = checks.check(self.name, operands, symbols, timeout=timeout, policy=Policy(), rlimit=rlimit,
-                             budget=spend, **self.options)
+            v = decide(Property(self.name, tuple(operands), symbols, tuple(self.options.items()), Policy(), timeout,
+                                rlimit, budget=spend))
         else:
             build = _equal_claims if self.kind == "equal" else self.build
             assert build is not None
-            _, undecided = admitted_value(symbols)  # raises VacuousAssumptions: no vacuous theorem
-            if undecided is not None:
-                return Verdict(str(self), tuple(_text(a) for a in self.args), UNKNOWN, reason=undecided)
+            admitted = decide(Admits(symbols))  # no vacuous theorem
+            if admitted.verdict == REFUTED:
+                raise VacuousAssumptions(admitted.reason or "no value satisfies the assumptions")
+            if admitted.verdict == UNKNOWN:
+                return Verdict(str(self), tuple(_text(a) for a in self.args), UNKNOWN, reason=admitted.reason)
             v = _decide_claims(self, build, operands, symbols, spend)
         faults = [item for a in self.args for item in _faults(a, symbols)]
         if not faults or v.verdict not in (PROVED, VALID):
@@ -216,13 +218,11 @@ class Statement:
         # A statement about computed results also claims that computing them never divides by zero.
         faults_budget = Budget(spend.rlimit, timeout)
         faults_budget.deadline = spend.deadline
-        decisions = engine.decide_all(engine.Engine(symbols, budget=faults_budget), faults)
-        verdict, cex, reason = engine.summarize(decisions)
-        merged = v.obligations + tuple(decisions)
-        if verdict == VALID:
+        f = decide(Claims(self.name, v.inputs, tuple(faults), symbols, faults_budget))
+        merged = v.obligations + f.obligations
+        if f.verdict == PROVED:
             return replace(v, obligations=merged)
-        return replace(v, verdict={INVALID: REFUTED}.get(verdict, verdict), obligations=merged, counterexample=cex,
-                       reason=reason)
+        return replace(v, verdict=f.verdict, obligations=merged, counterexample=f.counterexample, reason=f.reason)
 
 
 def valid(op: str, *args: object, strict: bool = False) -> Statement:
@@ -310,11 +310,7 @@ def _decide_claims(st: Statement, build: Callable[..., list[Claim]], operands: l
 
     items = [engine.Item(c.id, c.description, c.source, "property", True, c.ranges, c.holds,
                          partial(replay, k=k)) for k, c in enumerate(built)]
-    eng = engine.Engine(symbols, budget=spend)
-    decisions = engine.decide_all(eng, items)
-    verdict, cex, reason = engine.summarize(decisions)
-    verdict = {VALID: PROVED, INVALID: REFUTED}.get(verdict, verdict)
-    return Verdict(st.name, tuple(show(o) for o in operands), verdict, None, tuple(decisions), cex, reason)
+    return decide(Claims(st.name, tuple(show(o) for o in operands), tuple(items), symbols, spend))
 
 
 # -- theorems ---------------------------------------------------------------------------------------------------

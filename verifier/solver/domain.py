@@ -16,11 +16,11 @@ domain shown to be non-empty.  A value found by the solver is checked by concret
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import leaves
-from verifier.core.integers import Int, format_expr
+from verifier.core.integers import Bool, Int, format_expr
 from verifier.core.layouts import Layout, Tile
 from verifier.core.symbols import Symbols
 from verifier.solver.budget import UNITS_PER_SECOND, hang_guard
@@ -29,12 +29,6 @@ from verifier.solver.solve import settle_memory
 # Nominal seconds, spent as Z3 resource units (budget.py) so that the answer does not depend on the machine's load;
 # these are small problems (a handful of relations over a handful of symbols).
 BUDGET = 2.0
-# Operands that are coordinates, not shapes: (operation, argument index).
-_COORDINATES = {("slice", 0), ("slice_and_offset", 0), ("local_tile", 2), ("local_partition", 2),
-                # projections (Step<_1,X,_1>) and the operands of predicated_copy that are coordinates
-                ("local_tile", 3), ("local_partition", 3), ("predicated_copy", 2), ("predicated_copy", 3),
-                ("predicated_copy", 5), ("predicated_copy", 7), ("vectorized_copy", 2), ("vectorized_copy", 3),
-                ("vectorized_copy", 5)}
 
 
 class VacuousAssumptions(LayoutError):
@@ -69,6 +63,48 @@ def _smallest_alone(symbols: Symbols) -> dict[str, int]:
     return out
 
 
+# Rounds of ``_lifted``: each raises one symbol, so a point that needs more is left to the solver.
+LIFTS = 16
+
+
+def _lifted(symbols: Symbols, start: Mapping[str, int]) -> dict[str, int] | None:
+    """``start`` with symbols raised until every relation holds, or None.  A relation that fails (``ldA >= K`` at
+    ``ldA = 1, K = 64``: a guard candidate's ``K % 64 == 0`` beside the file's ``ldA >= K``) is repaired by raising
+    one of its symbols, in table order, to the value of another of its symbols (or one more), the smallest such that
+    the symbol admits and that satisfies the relation and the symbol's own relations.  Values only grow, so the
+    search ends; what it finds is checked whole by the caller (``_admits``).  It spares the solver and its context
+    for each candidate of a guard search, whose assumptions tie several symbols (issue 28)."""
+    point = dict(start)
+    rels = list(symbols.relations)
+    order = [s.name for s in symbols]
+    for _ in range(LIFTS):
+        bad = next((r for r in rels if not _true(r, point)), None)
+        if bad is None:
+            return point
+        names = set(bad.expr.symbols())
+        for name in (n for n in order if n in names):
+            sym = symbols.lookup(name)
+            assert sym is not None
+            own = [r for r in rels if set(r.expr.symbols()) == {name}]
+            tries = sorted({point[o] + d for o in names if o != name for d in (0, 1)})
+            tries = [v + -v % sym.multiple_of for v in tries]
+            value = next((v for v in tries if v > point[name] and sym.admits(v)
+                          and all(_true(r, {**point, name: v}) for r in (*own, bad))), None)
+            if value is not None:
+                point[name] = value
+                break
+        else:
+            return None
+    return None
+
+
+def _true(rel: Bool, values: Mapping[str, int]) -> bool:
+    try:
+        return bool(rel.evaluate(values))
+    except (UndefinedBehavior, ZeroDivisionError, KeyError):
+        return False
+
+
 def _admits(symbols: Symbols, values: Mapping[str, int]) -> bool:
     """The values satisfy every assumption, evaluated as C++ would (a division by zero does not satisfy)."""
     if not all(s.admits(values[s.name]) for s in symbols):
@@ -83,8 +119,9 @@ def admitted_value(symbols: Symbols, budget: float = BUDGET) -> tuple[dict[str, 
     """A value the assumptions admit (checked concretely), or ``(None, reason)`` when none was found in time.
 
     Raises ``VacuousAssumptions`` when the solver proves that none exists, naming the assumptions that conflict."""
-    for first in (_smallest(symbols), _smallest_alone(symbols)):
-        if _admits(symbols, first):
+    alone = _smallest_alone(symbols)
+    for first in (_smallest(symbols), alone, _lifted(symbols, alone)):
+        if first is not None and _admits(symbols, first):
             return first, None
     import z3
 
@@ -124,9 +161,9 @@ def admitted_value(symbols: Symbols, budget: float = BUDGET) -> tuple[dict[str, 
     return None, f"could not show that the assumptions admit a value: the solver gave up ({s.reason_unknown()})"
 
 
-def _shape_leaves(op: str, args: Sequence[object]) -> Iterator[tuple[int, Int]]:
+def _shape_leaves(args: Sequence[object], positions: Collection[int]) -> Iterator[tuple[int, Int]]:
     for k, a in enumerate(args):
-        if (op, k) in _COORDINATES:
+        if k in positions:
             continue
         yield from ((k, x) for x in _shapes(a))
 
@@ -148,15 +185,16 @@ def _shapes(a: object) -> Iterator[Int]:
 
 
 def check_domain(op: str, args: Sequence[object], symbols: Symbols, budget: float = BUDGET,
-                 shapes: bool = True) -> str | None:
+                 shapes: bool = True, positions: Collection[int] = ()) -> str | None:
     """Raise ``LayoutError`` when the assumptions admit no value or an operand's extent can be negative; return
-    the reason when that could not be decided within ``budget`` seconds, else None."""
+    the reason when that could not be decided within ``budget`` seconds, else None.  ``positions``: the operands
+    that are coordinates or indices, not extents (an operation's declaration says which, ``algebra.declare``)."""
     _, why = admitted_value(symbols, budget)
     if why is not None:
         return why
     if not shapes:
         return None
-    leaves_ = [(k, leaf) for k, leaf in _shape_leaves(op, args) if not leaf.concrete]
+    leaves_ = [(k, leaf) for k, leaf in _shape_leaves(args, positions) if not leaf.concrete]
     if not leaves_:
         return None  # the parser rejects a non-positive literal extent
     import z3

@@ -41,7 +41,7 @@ from verifier.core.layouts import Layout, size
 from verifier.core.swizzle import ComposedLayout, SmemPtrFlag, Swizzle, flag_bits
 from verifier.core.symbols import INT32_MAX, Symbols
 from verifier.engine.banks import ACCESS_BITS, BANK_BYTES, BANKS, AccessModel, count, wavefronts
-from verifier.engine.checks import check
+from verifier.engine.problem import Property, decide
 from verifier.engine.verdicts import PROVED, REFUTED
 from verifier.notation.cpp import parse
 from verifier.oracle import cute_cpp
@@ -286,10 +286,9 @@ def _judge_banks(smem: object, acc: Access, bits_of: list[int], rng: random.Rand
         symbols.declare("s", lo=0, hi=3)
         offset = symbol("s") * S(step)
     try:
-        v = (check("conflict_free", [smem, acc.layout], symbols, element_bits=model.element_bits,
-                   access_bits=model.access_bits) if offset is None else
-             check("conflict_free", [smem, acc.layout], symbols, element_bits=model.element_bits,
-                   access_bits=model.access_bits, offset=offset))
+        options = (("element_bits", model.element_bits), ("access_bits", model.access_bits),
+                   *((("offset", offset),) if offset is not None else ()))
+        v = decide(Property("conflict_free", (smem, acc.layout), symbols, options))
     except LayoutError as exc:
         verdicts["error"] = verdicts.get("error", 0) + 1
         out.append(Disagreement(FAMILY, case, f"error: {exc}", f"bytes {addrs}"))
@@ -338,7 +337,7 @@ def _judge_bounds(smem: object, bits: int, bits_of: list[int], rng: random.Rando
     if symbolic:
         symbols.declare("E", lo=extent, **({"bits": 64} if wide else {}))
     try:
-        v = check("in_bounds", [smem, symbol("E") if symbolic else S(extent)], symbols)
+        v = decide(Property("in_bounds", (smem, symbol("E") if symbolic else S(extent)), symbols))
     except LayoutError as exc:
         out.append(Disagreement(FAMILY, case, f"error: {exc}", f"bit addresses {bits_of}"))
         return judged
@@ -372,7 +371,8 @@ def _judge_rejected(smem: object, bits: int, truth: str, out: list[Disagreement]
     if 128 % bits:
         return 0
     try:
-        v = check("conflict_free", [smem, Layout(S(8), S(1))], Symbols(), element_bits=bits, access_bits=128)
+        v = decide(Property("conflict_free", (smem, Layout(S(8), S(1))), Symbols(),
+                            (("element_bits", bits), ("access_bits", 128))))
     except LayoutError:
         return 1
     out.append(Disagreement(FAMILY, case, v.verdict, f"does not compile: {truth}"))

@@ -423,7 +423,7 @@ def _holds(prop: str, values: list[int], coords: list[int], size: int, extent: i
 
 
 def _check_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> list[Judge]:
-    from verifier.engine.checks import check
+    from verifier.engine.problem import Property, decide
 
     judges: list[Judge] = []
     for _ in range(n):
@@ -438,7 +438,7 @@ def _check_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> lis
         args: list[object] = [c, extent] if prop == "in_bounds" else [c]
         text = f"check {prop} '{c}'" + (f" {extent}" if prop == "in_bounds" else "") + f" with {symbols.described()}"
         try:
-            v = check(prop, args, symbols, rlimit=RLIMIT)
+            v = decide(Property(prop, tuple(args), symbols, rlimit=RLIMIT))
         except LayoutError as exc:
             tally.cases += 1
             tally.count(f"bad input ({str(exc)[:40]})")
@@ -487,7 +487,7 @@ def _check_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> lis
 
 
 def _slice_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> list[Judge]:
-    from verifier.engine.verify import verify
+    from verifier.engine.problem import Operation, decide
     from verifier.notation.cpp import parse
 
     judges: list[Judge] = []
@@ -513,7 +513,7 @@ def _slice_cases(rng: random.Random, n: int, prog: Program, tally: Tally) -> lis
         text = f"slice_and_offset '(r,_)' '{c}' with {lo} <= r <= {hi}"
         tally.cases += 1
         try:
-            v = verify("slice_and_offset", [coord, c], symbols, derive=False, rlimit=RLIMIT)
+            v = decide(Operation("slice_and_offset", (coord, c), symbols, rlimit=RLIMIT, derive=False))
         except LayoutError as exc:
             tally.count(f"bad input ({str(exc)[:40]})")
             continue

@@ -224,13 +224,14 @@ class Answer:
 def decide(c: Case) -> Answer:
     """The tool's answer on the case's values, as ``cute-verify make_tma_box ... --param`` gives it."""
     from verifier.algebra import tma
-    from verifier.engine.verify import verify
+    from verifier.engine.problem import Operation
+    from verifier.engine.problem import decide as decide_problem
     from verifier.notation.cpp import parse
     from verifier.run.problems import substitute
 
     symbols = _symbols(c)
     args = substitute([c.bits, parse(c.smem, symbols), parse(c.gmem, symbols)], symbols, dict(c.env))
-    v = verify("make_tma_box", args, Symbols())  # concrete operands: no symbol left to guard
+    v = decide_problem(Operation("make_tma_box", tuple(args), Symbols()))  # concrete: no symbol left to guard
     refuted = tuple(d.id for d in v.obligations if d.status == "refuted")
     rejected = v.verdict == "invalid" and not v.obligations
     modes: tuple[tuple[int, int] | None, ...] = ()
@@ -375,8 +376,8 @@ def symbolic(structure: list[Case], budget_units: int = 2_000_000) -> tuple[str,
     ``--symbol NAME=LO..HI``), and the cases that judge it: a ``valid`` answer is judged by every drawn case (each
     lies in the range, and each must pass make_tma_copy with the layout's descriptor), an ``invalid`` one by its
     counterexample, run as one more case."""
-    from verifier.engine.decide import decide_operation
-    from verifier.engine.verdicts import Policy
+    from verifier.engine.problem import Operation
+    from verifier.engine.problem import decide as decide_problem
     from verifier.notation.cpp import parse
     from verifier.solver.budget import Budget
 
@@ -389,7 +390,8 @@ def symbolic(structure: list[Case], budget_units: int = 2_000_000) -> tuple[str,
             return "skipped", []
         symbols.table[name] = declaration(name, lo, max(vals), bits=64 if name in first.wide else 32)
     args = [first.bits, parse(first.smem, symbols), parse(first.gmem, symbols)]
-    v = decide_operation("make_tma_box", args, symbols, Budget(rlimit=budget_units), Policy())
+    v = decide_problem(Operation("make_tma_box", tuple(args), symbols, derive=False,
+                                 budget=Budget(rlimit=budget_units)))
     if v.verdict == "valid":
         return "valid", [c for c in structure if all(symbols.table[k].admits(x) for k, x in c.env)]
     if v.verdict == "invalid" and v.counterexample is not None:

@@ -1,0 +1,120 @@
+"""A ``Claim``: one universally quantified statement over the symbols and a few *witness* variables (a 1-D
+coordinate ``#i``, a second one ``#j``): for every assignment inside ``domain``, ``expected == actual`` (or the
+boolean ``holds``).  Every contract is a list of claims; ``contracts.claims`` builds them per operation.
+It lives in ``core`` so that a contract can sit beside its algorithm (an ``algebra`` module cannot import
+``contracts``)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from verifier.core.codomain import same_values
+from verifier.core.errors import UndefinedBehavior
+from verifier.core.integers import Bool, D, Int, and_, eq, ge, lt, symbol
+
+WITNESSES = ("#i", "#j", "#k")
+_I, _J = (symbol(w) for w in WITNESSES[:2])
+
+
+@dataclass(frozen=True)
+class Claim:
+    """``for all witnesses with domain: expected == actual`` (or ``holds``), with where it comes from.  ``exact``:
+    the claim is the postcondition itself; False where it is only sufficient (a refutation is then confirmed by the
+    concrete postcondition, ``CONFIRM_BY_ORACLE``)."""
+
+    id: str
+    description: str
+    source: str
+    ranges: tuple[tuple[str, Int, Int], ...]  # (witness, lo, hi): lo <= w < hi
+    holds: Bool
+    expected: Int | None = None
+    actual: Int | None = None
+    exact: bool = True
+
+    @property
+    def witnesses(self) -> tuple[str, ...]:
+        return tuple(name for name, _, _ in self.ranges)
+
+    @property
+    def domain(self) -> Bool:
+        return and_(*(and_(ge(symbol(w), lo), lt(symbol(w), hi)) for w, lo, hi in self.ranges))
+
+
+def _claim(id: str, description: str, source: str, n: Int, expected: object, actual: object,
+           extra: Bool | None = None) -> Claim:
+    """``expected == actual`` for every ``0 <= #i < n``; coordinates (scaled-basis values) compare component by
+    component (codomain.py), and ``extra`` must hold as well."""
+    if type(expected) is Int and type(actual) is Int and extra is None:
+        return Claim(id, description, source, (("#i", D(0), n),), eq(expected, actual), expected, actual)
+    holds = same_values(expected, actual)  # type: ignore[arg-type]
+    return Claim(id, description, source, (("#i", D(0), n),), holds if extra is None else and_(holds, extra))
+
+
+def _fact(id: str, description: str, source: str, holds: Bool, expected: Int | None = None,
+          actual: Int | None = None) -> Claim:
+    return Claim(id, description, source, (), holds, expected, actual)
+
+
+def _same_size(id: str, description: str, source: str, expected: Int, actual: Int) -> Claim:
+    return _fact(id, description, source, eq(expected, actual), expected, actual)
+
+
+# -- on concrete values ----------------------------------------------------------------------------------------
+
+
+class TooLarge(Exception):
+    """Enumerating the witnesses of a concrete claim would take more than the limit."""
+
+
+def first_failure(c: Claim, limit: int = 1 << 16) -> dict[str, int] | None:
+    """For a concrete claim, the first witness assignment where it fails, or None when it holds everywhere."""
+    if any(not (lo.concrete and hi.concrete) for _, lo, hi in c.ranges):
+        return _first_failure_nested(c, limit)  # a range over an earlier witness (#i < #j < size)
+    bounds = [(name, int(lo), int(hi)) for name, lo, hi in c.ranges]
+    count = 1
+    for _, lo, hi in bounds:
+        count *= max(0, hi - lo)
+    if count > limit:
+        raise TooLarge(f"{c.id}: {count} witness values to enumerate, more than {limit}")
+    for point in itertools.product(*(range(lo, hi) for _, lo, hi in bounds)):
+        w = dict(zip((name for name, _, _ in bounds), point))
+        if not _truth(c.holds, w):
+            return w
+    return None
+
+
+def _first_failure_nested(c: Claim, limit: int) -> dict[str, int] | None:
+    seen = [0]
+
+    def walk(k: int, env: dict[str, int]) -> dict[str, int] | None:
+        if k == len(c.ranges):
+            seen[0] += 1
+            if seen[0] > limit:
+                raise TooLarge(f"{c.id}: more than {limit} witness values to enumerate")
+            return None if _truth(c.holds, env) else env
+        name, lo, hi = c.ranges[k]
+        for x in range(int(lo.evaluate(env)), int(hi.evaluate(env))):
+            found = walk(k + 1, {**env, name: x})
+            if found is not None:
+                return found
+        return None
+
+    return walk(0, {})
+
+
+def _truth(b: Bool, values: Mapping[str, int]) -> bool:
+    if b.value is not None:
+        return bool(b.value)
+    return bool(b.evaluate(values))
+
+
+def holds_everywhere(claims: Sequence[Claim]) -> bool:
+    """Whether every claim of a contract holds at every witness value, on concrete operands and result: the
+    concrete form of the statement the engine decides on symbols.  Undefined behaviour in evaluating one (a
+    division by a zero extent) is a failure; the claims are taken in order, and the first failing one ends it."""
+    try:
+        return all(first_failure(c, limit=1 << 62) is None for c in claims)
+    except UndefinedBehavior:
+        return False

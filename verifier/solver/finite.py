@@ -1,0 +1,79 @@
+"""Statements over symbols with few admitted values, decided by evaluating them at every one of those values.
+
+Most obligations of a tiling that the simplifier leaves open mention one problem size of a small range
+(``31+((M+32-1)/32-1)*32+1 >= M`` for ``1 <= M <= 64``); the solver proves each in a Z3 context of its own
+(5-10 ms, most of it creating and deleting the context), evaluation at the 64 values takes well under a
+millisecond (issue 28).  Evaluation is the C++ semantics itself (``core.integers``), which the encoding only
+models, so a statement true at every value of its symbols' own ranges holds at every admitted point, whatever the
+relations among the symbols add.  Only proofs come from here: a value where the statement fails may lie outside
+the relations, and the solver's counterexample, lowered by the engine, is the one reported.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+
+from verifier.core.errors import UndefinedBehavior
+from verifier.core.integers import Bool
+from verifier.core.symbols import Symbols
+
+# The most points evaluated for one statement: a range of 64 values in one symbol, or 16 x 16 in two.
+POINTS = 1 << 8
+
+
+def _points(symbols: Symbols, names: Sequence[str], limit: int) -> Iterator[dict[str, int]] | None:
+    """Every combination of the admitted values of ``names`` (each symbol's range and modulus), or None when
+    there are more than ``limit``, none, or a symbol has no upper bound."""
+    ranges = []
+    total = 1
+    for n in names:
+        sym = symbols.lookup(n)
+        if sym is None or sym.hi is None:
+            return None
+        first = -(-sym.lo // sym.multiple_of) * sym.multiple_of
+        values = range(first, sym.hi + 1, sym.multiple_of)
+        total *= len(values)
+        if total == 0 or total > limit:
+            return None
+        ranges.append(values)
+    return (dict(zip(names, p)) for p in itertools.product(*ranges))
+
+
+def holds_everywhere(holds: Bool, symbols: Symbols, limit: int = POINTS) -> bool:
+    """``holds`` (free of witnesses) is true at every value of its symbols' ranges: proved.  False says nothing
+    (too many values, a value where it fails or is undefined): the solver decides."""
+    names = sorted(set(holds.expr.symbols()))
+    points = _points(symbols, names, limit) if names else None
+    if points is None:
+        return False
+    try:
+        return all(bool(holds.evaluate(p)) for p in points)
+    except (ArithmeticError, KeyError, UndefinedBehavior):
+        return False
+
+
+def implied_alone(facts: Sequence[Bool], atom: Bool, symbols: Symbols, limit: int = POINTS) -> bool:
+    """At every value of the atom's symbols' ranges where the facts over those symbols alone are true, the atom is
+    true: then no admitted point satisfies the facts and violates the atom.  A point where a fact divides by zero is
+    one the solver's query excludes too (it assumes every divisor nonzero).  False says nothing."""
+    names = sorted(set(atom.expr.symbols()))
+    mine = [f for f in facts if set(f.expr.symbols()) <= set(names)]
+    points = _points(symbols, names, limit) if names and mine else None
+    if points is None:
+        return False
+    try:
+        for p in points:
+            try:
+                if not all(bool(f.evaluate(p)) for f in mine):
+                    continue
+            except (UndefinedBehavior, ZeroDivisionError):
+                continue
+            if not atom.evaluate(p):
+                return False
+    except (ArithmeticError, KeyError, UndefinedBehavior):
+        return False
+    return True
+
+
+__all__ = ["POINTS", "holds_everywhere", "implied_alone"]

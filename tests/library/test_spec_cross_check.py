@@ -114,15 +114,19 @@ def cross_check(kernel: str) -> dict[str, Any]:
         out[f"smem_{x}"] = (said["smem"], str(v.result), r["checks"][f"smem_{x}"]["result"], d[f"SMEM_{x}"])
         bits = int(spec[f"tma {x}"].args[0])
         can = canonical_gmma(parse(said["stage"]), bits, said["major"])
-        out[f"gmma_{x}"] = ((said["stage"], "valid" if can.accepted else "invalid"),
-                           (r["checks"][f"gmma_{x}"]["stage"], r["checks"][f"gmma_{x}"]["verdict"]))
+        # The spec states that make_gmma_desc accepts the stage: expected valid, decided, verify_key's.
+        out[f"gmma_{x}"] = ((said["stage"], "valid", "valid" if can.accepted else "invalid"),
+                           (r["checks"][f"gmma_{x}"]["stage"], r["checks"][f"gmma_{x}"]["verdict"],
+                            r["checks"][f"gmma_{x}"]["verdict"]))
         for part in PARTS:
             c = spec[part.format(x=x)]
             mine = r["checks"][KEYS[part].format(x=x)]
             v = _decide(c)
             guard = v.guard.condition if v.guard is not None else None
             out[KEYS[part].format(x=x)] = ((list(c.args), c.expect, v.verdict, guard),
-                                           (mine["args"] if "args" in mine else list(c.args), mine["verdict"],
+                                           # the aligned-strides box has the operands of the box under
+                                           # can_implement's condition (verify_key records them there)
+                                           (mine.get("args", r["checks"][f"tma_{x}"]["args"]), mine["verdict"],
                                             mine["verdict"], mine.get("guard")))
             if part == "tma {x} with aligned strides":
                 out[f"assume_{KEYS[part].format(x=x)}"] = (set(c.assume), set(mine["assume"]))

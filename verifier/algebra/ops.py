@@ -56,7 +56,17 @@ from verifier.core.basis import (
     stride_eq,
     stride_mul,
 )
-from verifier.core.claim import _I, Claim, _claim, _same_size, first_failure, holds_everywhere
+from verifier.core.claim import (
+    _I,
+    _J,
+    Claim,
+    _claim,
+    _fact,
+    _same_size,
+    _sufficient,
+    first_failure,
+    holds_everywhere,
+)
 from verifier.core.codomain import same_values
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
 from verifier.core.int_tuple import (
@@ -80,6 +90,7 @@ from verifier.core.integers import (
     Const,
     D,
     Int,
+    Op,
     S,
     abs_,
     and_,
@@ -338,7 +349,13 @@ def _check_profile(layout: Layout, profile: tuple[IntTuple, ...], source: str) -
         raise CuteRejection("static assertion failed: tuple_size<IntTuple>::value <= Layout::rank", source)
 
 
-@declare(("L", "S?"), "layout.hpp:864-890", "_coalesce", records=("COA",), basis=True, cpp=CALL,
+def coalesce_claims(r: Layout, layout: Layout, *profile: IntTuple) -> list[Claim]:
+    return [_same_size("COA-POST-SIZE", "size(R) == size(L)", "layout.hpp:861-863", size(layout), size(r)),
+            _claim("COA-POST", "R(i) == L(i) for every i < size(L)", "layout.hpp:861-863",
+                   size(layout), layout(_I), r(_I))]
+
+
+@declare(("L", "S?"), "layout.hpp:864-890", coalesce_claims, records=("COA",), basis=True, cpp=CALL,
          composed=BY_INNER,
          dsl=(UNARY, TRACED, RECORDED), sweep=True, example=("((M,N),K):((_1,M),M*N)",),
          docs=(("`coalesce(L)`, `coalesce(L, profile)`",
@@ -381,7 +398,14 @@ def coalesce_shape(shape: IntTuple, merge_dynamic: bool = True) -> IntTuple:
     return acc
 
 
-@declare(("L",), "layout.hpp:914-920", "_filter_zeros", records=("FZ",), cpp=CALL, dsl=(UNARY, TRACED),
+def filter_zeros_claims(r: Layout, layout: Layout) -> list[Claim]:
+    """``filter_zeros(L)`` (layout.hpp:913-920) replaces the extent of each static-0-stride mode by ``_1`` and keeps
+    the strides: the same function on the coordinates those modes no longer range over."""
+    return [_claim("FZ-POST", "R(i) == L(idx2crd(i, shape(R))) for every i < size(R): the modes of extent _1 take "
+                   "coordinate 0", "layout.hpp:913-920", size(r), layout(idx2crd(_I, r.shape)), r(_I))]
+
+
+@declare(("L",), "layout.hpp:914-920", filter_zeros_claims, records=("FZ",), cpp=CALL, dsl=(UNARY, TRACED),
          example=("(M,_2,N):(_1,_0,M)",),
          docs=(("`filter_zeros(L)`",
                 "**FZ-POST**: `R(i) == L(idx2crd(i, shape(R)))` for `i < size(R)`: each static-0-stride mode's "
@@ -405,7 +429,19 @@ def filter_zeros(layout: Layout) -> Layout:
     return Layout(go(layout.stride, layout.shape), layout.stride)
 
 
-@declare(("L", "S?"), "layout.hpp:933-955", "_filter", records=("FLT",), basis=True, cpp=CALL,
+def filter_claims(r: Layout, layout: Layout, profile: IntTuple | None = None) -> list[Claim]:
+    """``filter(L)`` is ``L'`` (L without its static-0-stride modes, ``filter_zeros``) coalesced: the same
+    function on ``L'``'s domain (docs/semantics.md)."""
+    if profile is not None and type(profile) is tuple:
+        return []  # by mode: decided by the algebra's enumeration on concrete operands
+    lz = filter_zeros(layout)
+    src = "layout.hpp:931-950"
+    return [_same_size("FLT-POST-SIZE", "size(R) == size(L') for L' = L without its static-0-stride modes", src,
+                       size(lz), size(r)),
+            _claim("FLT-POST", "R(i) == L'(i) for every i < size(L')", src, size(lz), lz(_I), r(_I))]
+
+
+@declare(("L", "S?"), "layout.hpp:933-955", filter_claims, records=("FLT",), basis=True, cpp=CALL,
          composed=BY_INNER,
          dsl=(UNARY, TRACED, RECORDED), example=("(M,_2,N):(_1,_0,M)",),
          docs=(("`filter(L)`",
@@ -775,8 +811,6 @@ def _dsl_ceil_div(a: IntTuple, b: Int) -> IntTuple:
         return S(q) if a.static and b.static else Int(Const(q), False)
     if b.static and int(b) > 0:
         return ceil_div_int(a, b)
-    from verifier.core.integers import Op
-
     quo, rem = a / b, a % b
     up = and_(ne(rem, S(0)), eq(signum(a), signum(b)))  # truncation rounded down: add one
     return Int(Op("+", (quo.expr, Op("ite", (up.expr, Const(1), Const(0))))), False)
@@ -884,7 +918,13 @@ def _wrapped(layout: Layout) -> tuple[list[Int], list[Int]]:
     return shape, stride  # type: ignore[return-value]
 
 
-@declare(("L",), "layout.hpp:1262-1303", "_right_inverse", records=("RI",), swizzled=True, cpp=CALL,
+def right_inverse_claims(r: Layout, layout: Layout) -> list[Claim]:
+    assert isinstance(r, Layout)
+    return [_claim("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260",
+                   size(r), _I, layout(r(_I)))]
+
+
+@declare(("L",), "layout.hpp:1262-1303", right_inverse_claims, records=("RI",), swizzled=True, cpp=CALL,
          dsl=(UNARY, TRACED, RECORDED), sweep=True, example=("(_4,M):(_1,_4)",),
          docs=(("`right_inverse(L)`",
                 "`L(R(i)) == i` for `i < size(R)`",
@@ -933,7 +973,16 @@ def _dsl_static_shape(layout: Layout, op: str) -> None:
         raise DslRefusal("expects an input with static shape", f"cute.{op}, DSL 4.8.1 (observed)")
 
 
-@declare(("L",), "layout.hpp:1321-1361", "_left_inverse", records=("LI",), swizzled=True, cpp=CALL,
+def left_inverse_claims(r: Layout, layout: Layout) -> list[Claim]:
+    assert isinstance(r, Layout)
+    # LI-POST is CuTe's documented contract, the quasi-inverse; LI-3 (a true inverse) needs an injective L.
+    return [_claim("LI-POST", "the quasi-inverse: L(R(L(i))) == L(i) for every i < size(L)", "layout.hpp:1313-1316",
+                   size(layout), layout(_I), layout(r(layout(_I)))),
+            _claim("LI-3", "R(L(i)) == i for every i < size(L)", "layout.hpp:1313-1316",
+                   size(layout), _I, r(layout(_I)))]
+
+
+@declare(("L",), "layout.hpp:1321-1361", left_inverse_claims, records=("LI",), swizzled=True, cpp=CALL,
          dsl=(UNARY, TRACED, RECORDED), sweep=True, example=("(_4,M):(_1,_4)",),
          docs=(("`left_inverse(L)`",
                 "`R(L(i)) == i` for `i < size(L)`",
@@ -1336,7 +1385,14 @@ def _check_ratio(n: int, op: str) -> None:
 # -- max_common, nullspace, ordered layouts (layout.hpp:1380-1508; stride.hpp:402-465) ------------------------------
 
 
-@declare(("L", "L"), "layout.hpp:1380-1395", "_max_common_layout", records=("MCL",), cpp=CALL,
+def max_common_layout_claims(r: Layout, a: Layout, b: Layout) -> list[Claim]:
+    """CuTe's ``@post`` (layout.hpp:1378): ``a(R(i)) == i`` and ``b(R(i)) == i`` for every ``i < size(R)``."""
+    src = "layout.hpp:1374-1394"
+    return [_claim("MCL-POST-A", "a(R(i)) == i for every i < size(R)", src, size(r), _I, a(r(_I))),
+            _claim("MCL-POST-B", "b(R(i)) == i for every i < size(R)", src, size(r), _I, b(r(_I)))]
+
+
+@declare(("L", "L"), "layout.hpp:1380-1395", max_common_layout_claims, records=("MCL",), cpp=CALL,
          dsl=(BINARY, TRACED, RECORDED), example=("(M,N):(_1,M)", "(M,N):(_1,M)"),
          docs=(("`max_common_layout(a, b)`",
                 "CuTe's `@post` (layout.hpp:1378): `a(R(i)) == i` and `b(R(i)) == i` for every `i < size(R)`",
@@ -1403,7 +1459,33 @@ def compact_order(shape: IntTuple, order: IntTuple) -> IntTuple:
     return go(shape, order)
 
 
-@declare(("S", "S"), "layout.hpp:422-428", "_make_ordered_layout", records=("ORD",), cpp=CALL,
+def make_ordered_layout_claims(r: Layout, shape: IntTuple, order: IntTuple) -> list[Claim]:
+    """``make_ordered_layout(S, O)`` is compact in the order O (layout.hpp:420-428, stride.hpp:402-465): taking
+    the leaves by order (a dynamic order after every static one, ties and a mode's own leaves colexicographic),
+    each stride is the product of the extents before it; an extent-1 leaf may have any stride.  That makes it a
+    bijection of ``[0, size(S))`` without a quantifier."""
+    flat_order = list(leaves(order))
+    top = max([int(o) for o in flat_order if o.static] + [0])
+    keys = [int(o) if o.static else top + 1 + k for k, o in enumerate(flat_order)]
+
+    def slots(s: IntTuple, o: IntTuple) -> list[int]:
+        if type(o) is tuple:
+            return [k for x, y in zip(s, o) for k in slots(x, y)]  # type: ignore[arg-type]
+        return [keys.pop(0)] * len(list(leaves(s)))
+
+    slot = slots(shape, order)
+    shapes, strides = list(leaves(r.shape)), list(leaves(r.stride))
+    src = "layout.hpp:420-428"
+    out: list[Claim] = []
+    before: Int = D(1)
+    for k in sorted(range(len(shapes)), key=lambda k: (slot[k], k)):
+        out.append(_fact("ORD-COMPACT", f"leaf {k} of the result has the stride of a compact layout in the order O",
+                         src, or_(eq(strides[k], before), eq(shapes[k], D(1))), before, strides[k]))
+        before = before * shapes[k]
+    return out
+
+
+@declare(("S", "S"), "layout.hpp:422-428", make_ordered_layout_claims, records=("ORD",), cpp=CALL,
          example=("(M,N,_4)", "(_1,_0,_2)"),
          docs=(("`make_ordered_layout(S, O)`",
                 "compact and injective in the order O; only static orders count (ORD-2)",
@@ -1413,7 +1495,24 @@ def make_ordered_layout(shape: IntTuple, order: IntTuple) -> Layout:
     return Layout(shape, compact_order(shape, order))
 
 
-@declare(("L",), "layout.hpp:438-445", "_make_layout_like", records=("LIKE",), cpp=CALL, dsl=(UNARY, TRACED, RECORDED),
+def _bijective_onto_size(id: str, what: str, src: str, r: Layout) -> list[Claim]:
+    """``R`` is a bijection of ``[0, size(R))`` onto itself: in bounds and injective."""
+    n = size(r)
+    return [Claim(f"{id}-BOUND", f"{what}: 0 <= R(i) < size(R) for every i < size(R)", src,
+                  (("#i", D(0), n),), and_(ge(r(_I), D(0)), lt(r(_I), n)), None, r(_I)),
+            Claim(f"{id}-INJ", f"{what}: R(i) != R(j) for i < j < size(R)", src,
+                  (("#i", D(0), n), ("#j", _I + D(1), n)), ne(r(_I), r(_J)))]
+
+
+def make_layout_like_claims(r: Layout, layout: Layout) -> list[Claim]:
+    """``make_layout_like(L)`` has L's shape and is compact where L's stride is not a static 0 (those modes keep
+    their 0, layout.hpp:431-445): its ``filter_zeros`` is a bijection of ``[0, size)``."""
+    return _bijective_onto_size("LIKE", "make_layout_like is compact past its static-0 modes", "layout.hpp:431-445",
+                                filter_zeros(r))
+
+
+@declare(("L",), "layout.hpp:438-445", make_layout_like_claims, records=("LIKE",), cpp=CALL,
+         dsl=(UNARY, TRACED, RECORDED),
          example=("(M,N):(N,_1)",),
          docs=(("`make_layout_like(L)`",
                 "L's shape, compact where L's stride is not a static 0 (those modes keep their 0, "
@@ -1439,8 +1538,29 @@ def evenly_divides(shape: IntTuple, tiler: Tiler) -> Bool:
     return eq(product(shape), b_size * product(ceil_div(shape, b_shape)))  # type: ignore[arg-type]
 
 
-@declare(("L", "S", "O?"), "layout.hpp:1774-1799", "_tile_to_shape", records=("TTS",), cpp=CALL, dsl=(TRACED, RECORDED),
-         composed=BY_INNER,
+def tile_to_shape_claims(r: Layout, block: Layout, target: object, order: object = "LayoutLeft") -> list[Claim]:
+    """tile_to_shape's contract (layout.hpp:1764-1773): mode k of the result is (block mode k, tile count); it has
+    the target's extent (TTS-SIZE) and is block mode k repeated, ``R_k(i) == block_k(i % b) + R_k(i - i % b)`` with
+    ``b = size(block_k)`` (TTS-POST).  Together over the modes this is ``R(x,y) == block(x) + R(0,y)``: fix every
+    other mode at 0 to see it is also necessary.  The engine decides it on symbols; on concrete operands the
+    algorithm decides the same claims itself (``_tile_to_shape_postcondition``)."""
+    trg = target.shape if isinstance(target, Layout) else target
+    extents = product_each(trg)  # type: ignore[arg-type]
+    extents = extents if type(extents) is tuple else (extents,)
+    modes = _modes(r)
+    padded = _modes(_append_to(block, len(modes)))
+    out: list[Claim] = []
+    src = "layout.hpp:1764-1773"
+    for k, (rk, bk, t) in enumerate(zip(modes, padded, extents)):
+        b = size(bk)
+        out += [_same_size("TTS-SIZE", f"mode {k} of the result has the target's extent", src, t, size(rk)),  # type: ignore[arg-type]  # t: an Int
+                _claim("TTS-POST", f"mode {k} of the result is block mode {k} repeated", src, size(rk),
+                       bk(_I % b) + rk((_I / b) * b), rk(_I))]
+    return out
+
+
+@declare(("L", "S", "O?"), "layout.hpp:1774-1799", tile_to_shape_claims, records=("TTS",), cpp=CALL,
+         dsl=(TRACED, RECORDED), composed=BY_INNER,
          sweep=True, example=("(_4,_8):(_8,_1)", "(M,N)"),
          docs=(("`tile_to_shape(block, trg)`",
                 "**TTS-POST**: the result's top modes have the sizes of `product_each(trg)` (`compatible(trg, R)` "
@@ -1575,27 +1695,6 @@ def _recast_postcondition(id: str, n: int, wide: Layout, narrow: Layout) -> Layo
     return result
 
 
-def tile_to_shape_claims(r: Layout, block: Layout, target: object, order: object = "LayoutLeft") -> list[Claim]:
-    """tile_to_shape's contract (layout.hpp:1764-1773): mode k of the result is (block mode k, tile count); it has
-    the target's extent (TTS-SIZE) and is block mode k repeated, ``R_k(i) == block_k(i % b) + R_k(i - i % b)`` with
-    ``b = size(block_k)`` (TTS-POST).  Together over the modes this is ``R(x,y) == block(x) + R(0,y)``: fix every
-    other mode at 0 to see it is also necessary.  The engine decides it on symbols; on concrete operands the
-    algorithm decides the same claims itself (``_tile_to_shape_postcondition``)."""
-    trg = target.shape if isinstance(target, Layout) else target
-    extents = product_each(trg)  # type: ignore[arg-type]
-    extents = extents if type(extents) is tuple else (extents,)
-    modes = _modes(r)
-    padded = _modes(_append_to(block, len(modes)))
-    out: list[Claim] = []
-    src = "layout.hpp:1764-1773"
-    for k, (rk, bk, t) in enumerate(zip(modes, padded, extents)):
-        b = size(bk)
-        out += [_same_size("TTS-SIZE", f"mode {k} of the result has the target's extent", src, t, size(rk)),  # type: ignore[arg-type]  # t: an Int
-                _claim("TTS-POST", f"mode {k} of the result is block mode {k} repeated", src, size(rk),
-                       bk(_I % b) + rk((_I / b) * b), rk(_I))]
-    return out
-
-
 @_not_cute
 def _tile_to_shape_postcondition(block: Layout, target: IntTuple, r: Layout) -> Layout:
     """TTS-POST on concrete values: R has the target's mode sizes (``compatible(trg_shape, result)``,
@@ -1613,7 +1712,19 @@ def _tile_to_shape_postcondition(block: Layout, target: IntTuple, r: Layout) -> 
     return r
 
 
-@declare(("L",), "layout.hpp:1482-1508", "_nullspace", records=("NUL",), cpp=CALL, dsl=(UNARY, TRACED, RECORDED),
+def nullspace_claims(r: Layout, layout: Layout) -> list[Claim]:
+    """NUL-POST (layout.hpp:1477-1480, docs/semantics.md): ``L(R(i)) == 0`` for ``i < size(R)``, and ``size(R)``
+    is the product of the extents of every flat mode whose stride is 0 at run time (a dynamic 0 included)."""
+    zero: Int = D(1)
+    for s, d in zip(leaves(layout.shape), leaves(layout.stride)):
+        zero = zero * Int(Op("ite", (eq(d, D(0)).expr, s.expr, D(1).expr)), False)
+    src = "layout.hpp:1477-1508"
+    return [_same_size("NUL-POST-SIZE", "size(R) is the product of the extents of the zero-stride modes", src,
+                       zero, size(r)),
+            _claim("NUL-POST", "L(R(i)) == 0 for every i < size(R)", src, size(r), D(0), layout(r(_I)))]
+
+
+@declare(("L",), "layout.hpp:1482-1508", nullspace_claims, records=("NUL",), cpp=CALL, dsl=(UNARY, TRACED, RECORDED),
          example=("(M,_2,N):(_1,_0,M)",),
          docs=(("`nullspace(L)`",
                 "**NUL-POST**: `L(R(i)) == 0` for `i < size(R)`, and `size(R)` is the product of the extents of "
@@ -1630,7 +1741,18 @@ def nullspace(layout: Layout) -> Layout:
     return _nullspace(layout)
 
 
-@declare(("L", "L"), "layout.hpp:1404-1416", "_max_common_vector", result=INDEX, records=("MCV",), cpp=CALL,
+def max_common_vector_claims(n: Int, a: Layout, b: Layout) -> list[Claim]:
+    """MCV-POST (layout.hpp:1404): for ``n < N``, ``j = b.get_1d_coord(n)`` lies in both domains, ``b(j) == n``
+    and ``a(j) == n``.  ``get_1d_coord`` is exact for the compact layouts CuTe means; for others this is a
+    sufficient condition, so a refutation is confirmed by the algebra's enumeration (``CONFIRM_BY_ORACLE``)."""
+    j = crd2idx(idx2crd(_I, b.shape, b.stride), b.shape)
+    src = "layout.hpp:1398-1416"
+    return [_sufficient(Claim("MCV-J", "for n < N: j = get_1d_coord(n) of b lies in both domains and b(j) == n",
+                              src, (("#i", D(0), n),), and_(lt(j, size(a)), lt(j, size(b)), eq(b(j), _I)), _I, b(j))),
+            _sufficient(_claim("MCV-A", "for n < N: a(j) == n at j = get_1d_coord(n) of b", src, n, _I, a(j)))]
+
+
+@declare(("L", "L"), "layout.hpp:1404-1416", max_common_vector_claims, result=INDEX, records=("MCV",), cpp=CALL,
          dsl=(BINARY, TRACED), example=("(M,N):(_1,M)", "(M,N):(_1,M)"),
          docs=(("`max_common_vector(a, b)`",
                 "**MCV-POST**: for `n < N`, the first 1-D coordinate `j` with `b(j) == n` exists, lies in both "

@@ -33,10 +33,10 @@ from verifier.contracts.claim import _I, _J, Claim, _claim, _fact, _same_size
 from verifier.contracts.predication import predicated_copy_claims, vector_claims
 from verifier.core.basis import Value, has_basis
 from verifier.core.basis import add as value_add
-from verifier.core.claim import TooLarge, _truth, first_failure
+from verifier.core.claim import TooLarge, _sufficient, _truth, first_failure
 from verifier.core.errors import CuteRejection, UndefinedBehavior
 from verifier.core.int_tuple import IntTuple, crd2crd, crd2idx, idx2crd, leaves, product, product_each
-from verifier.core.integers import Bool, Const, D, Int, Op, S, and_, eq, ge, le, lt, ne, or_, substitute
+from verifier.core.integers import Bool, Const, D, Int, S, eq, ge, le, lt, ne, or_, substitute
 from verifier.core.layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
 from verifier.core.obligations import Recorder
 from verifier.core.operands import substitute as substitute_operand
@@ -71,27 +71,6 @@ def _complement(r: Layout, layout: Layout, cotarget: IntTuple) -> list[Claim]:
         Claim("CPL-POST-DISJOINT", "the complement misses L: R(i) != L(j) for 0 < i < size(R), j < size(L)", src,
               (("#i", D(1), n_r), ("#j", D(0), size(layout))), ne(r(_I), layout(_J))),
     ]
-
-
-def _right_inverse(r: Layout, layout: Layout) -> list[Claim]:
-    assert isinstance(r, Layout)
-    return [_claim("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260",
-                   size(r), _I, layout(r(_I)))]
-
-
-def _left_inverse(r: Layout, layout: Layout) -> list[Claim]:
-    assert isinstance(r, Layout)
-    # LI-POST is CuTe's documented contract, the quasi-inverse; LI-3 (a true inverse) needs an injective L.
-    return [_claim("LI-POST", "the quasi-inverse: L(R(L(i))) == L(i) for every i < size(L)", "layout.hpp:1313-1316",
-                   size(layout), layout(_I), layout(r(layout(_I)))),
-            _claim("LI-3", "R(L(i)) == i for every i < size(L)", "layout.hpp:1313-1316",
-                   size(layout), _I, r(layout(_I)))]
-
-
-def _coalesce(r: Layout, layout: Layout, *profile: IntTuple) -> list[Claim]:
-    return [_same_size("COA-POST-SIZE", "size(R) == size(L)", "layout.hpp:861-863", size(layout), size(r)),
-            _claim("COA-POST", "R(i) == L(i) for every i < size(L)", "layout.hpp:861-863",
-                   size(layout), layout(_I), r(_I))]
 
 
 def _pairs(a: Layout, tiler: object, r: Layout) -> Iterator[tuple[Layout, Layout, Layout]]:
@@ -218,101 +197,6 @@ def _recast_layout(r: Layout, old: int, new: int, layout: Layout) -> list[Claim]
     return []
 
 
-# tile_to_shape's contract sits beside its algorithm (algebra/ops.py), which decides it on concrete values.
-_tile_to_shape = algebra.tile_to_shape_claims
-
-
-def _filter(r: Layout, layout: Layout, profile: IntTuple | None = None) -> list[Claim]:
-    """``filter(L)`` is ``L'`` (L without its static-0-stride modes, ``filter_zeros``) coalesced: the same
-    function on ``L'``'s domain (docs/semantics.md)."""
-    if profile is not None and type(profile) is tuple:
-        return []  # by mode: decided by the algebra's enumeration on concrete operands
-    lz = algebra.filter_zeros(layout)
-    src = "layout.hpp:931-950"
-    return [_same_size("FLT-POST-SIZE", "size(R) == size(L') for L' = L without its static-0-stride modes", src,
-                       size(lz), size(r)),
-            _claim("FLT-POST", "R(i) == L'(i) for every i < size(L')", src, size(lz), lz(_I), r(_I))]
-
-
-def _filter_zeros(r: Layout, layout: Layout) -> list[Claim]:
-    """``filter_zeros(L)`` (layout.hpp:913-920) replaces the extent of each static-0-stride mode by ``_1`` and keeps
-    the strides: the same function on the coordinates those modes no longer range over."""
-    return [_claim("FZ-POST", "R(i) == L(idx2crd(i, shape(R))) for every i < size(R): the modes of extent _1 take "
-                   "coordinate 0", "layout.hpp:913-920", size(r), layout(idx2crd(_I, r.shape)), r(_I))]
-
-
-def _nullspace(r: Layout, layout: Layout) -> list[Claim]:
-    """NUL-POST (layout.hpp:1477-1480, docs/semantics.md): ``L(R(i)) == 0`` for ``i < size(R)``, and ``size(R)``
-    is the product of the extents of every flat mode whose stride is 0 at run time (a dynamic 0 included)."""
-    zero: Int = D(1)
-    for s, d in zip(leaves(layout.shape), leaves(layout.stride)):
-        zero = zero * Int(Op("ite", (eq(d, D(0)).expr, s.expr, D(1).expr)), False)
-    src = "layout.hpp:1477-1508"
-    return [_same_size("NUL-POST-SIZE", "size(R) is the product of the extents of the zero-stride modes", src,
-                       zero, size(r)),
-            _claim("NUL-POST", "L(R(i)) == 0 for every i < size(R)", src, size(r), D(0), layout(r(_I)))]
-
-
-def _max_common_vector(n: Int, a: Layout, b: Layout) -> list[Claim]:
-    """MCV-POST (layout.hpp:1404): for ``n < N``, ``j = b.get_1d_coord(n)`` lies in both domains, ``b(j) == n``
-    and ``a(j) == n``.  ``get_1d_coord`` is exact for the compact layouts CuTe means; for others this is a
-    sufficient condition, so a refutation is confirmed by the algebra's enumeration (``CONFIRM_BY_ORACLE``)."""
-    j = crd2idx(idx2crd(_I, b.shape, b.stride), b.shape)
-    src = "layout.hpp:1398-1416"
-    return [_sufficient(Claim("MCV-J", "for n < N: j = get_1d_coord(n) of b lies in both domains and b(j) == n",
-                              src, (("#i", D(0), n),), and_(lt(j, size(a)), lt(j, size(b)), eq(b(j), _I)), _I, b(j))),
-            _sufficient(_claim("MCV-A", "for n < N: a(j) == n at j = get_1d_coord(n) of b", src, n, _I, a(j)))]
-
-
-def _max_common_layout(r: Layout, a: Layout, b: Layout) -> list[Claim]:
-    """CuTe's ``@post`` (layout.hpp:1378): ``a(R(i)) == i`` and ``b(R(i)) == i`` for every ``i < size(R)``."""
-    src = "layout.hpp:1374-1394"
-    return [_claim("MCL-POST-A", "a(R(i)) == i for every i < size(R)", src, size(r), _I, a(r(_I))),
-            _claim("MCL-POST-B", "b(R(i)) == i for every i < size(R)", src, size(r), _I, b(r(_I)))]
-
-
-def _bijective_onto_size(id: str, what: str, src: str, r: Layout) -> list[Claim]:
-    """``R`` is a bijection of ``[0, size(R))`` onto itself: in bounds and injective."""
-    n = size(r)
-    return [Claim(f"{id}-BOUND", f"{what}: 0 <= R(i) < size(R) for every i < size(R)", src,
-                  (("#i", D(0), n),), and_(ge(r(_I), D(0)), lt(r(_I), n)), None, r(_I)),
-            Claim(f"{id}-INJ", f"{what}: R(i) != R(j) for i < j < size(R)", src,
-                  (("#i", D(0), n), ("#j", _I + D(1), n)), ne(r(_I), r(_J)))]
-
-
-def _make_ordered_layout(r: Layout, shape: IntTuple, order: IntTuple) -> list[Claim]:
-    """``make_ordered_layout(S, O)`` is compact in the order O (layout.hpp:420-428, stride.hpp:402-465): taking
-    the leaves by order (a dynamic order after every static one, ties and a mode's own leaves colexicographic),
-    each stride is the product of the extents before it; an extent-1 leaf may have any stride.  That makes it a
-    bijection of ``[0, size(S))`` without a quantifier."""
-    flat_order = list(leaves(order))
-    top = max([int(o) for o in flat_order if o.static] + [0])
-    keys = [int(o) if o.static else top + 1 + k for k, o in enumerate(flat_order)]
-
-    def slots(s: IntTuple, o: IntTuple) -> list[int]:
-        if type(o) is tuple:
-            return [k for x, y in zip(s, o) for k in slots(x, y)]  # type: ignore[arg-type]
-        return [keys.pop(0)] * len(list(leaves(s)))
-
-    slot = slots(shape, order)
-    shapes, strides = list(leaves(r.shape)), list(leaves(r.stride))
-    src = "layout.hpp:420-428"
-    out: list[Claim] = []
-    before: Int = D(1)
-    for k in sorted(range(len(shapes)), key=lambda k: (slot[k], k)):
-        out.append(_fact("ORD-COMPACT", f"leaf {k} of the result has the stride of a compact layout in the order O",
-                         src, or_(eq(strides[k], before), eq(shapes[k], D(1))), before, strides[k]))
-        before = before * shapes[k]
-    return out
-
-
-def _make_layout_like(r: Layout, layout: Layout) -> list[Claim]:
-    """``make_layout_like(L)`` has L's shape and is compact where L's stride is not a static 0 (those modes keep
-    their 0, layout.hpp:431-445): its ``filter_zeros`` is a bijection of ``[0, size)``."""
-    return _bijective_onto_size("LIKE", "make_layout_like is compact past its static-0 modes", "layout.hpp:431-445",
-                                algebra.filter_zeros(r))
-
-
 def _fill(coord: object, parts: list[IntTuple]) -> IntTuple:
     """``coord`` with its k-th ``_`` replaced by ``parts[k]`` (in order)."""
     if type(coord) is tuple:
@@ -383,11 +267,6 @@ CONFIRM_BY_ORACLE = {"RC-SIZE", "RC-REM", "RC-DIV", "RC-POST", "DN-RC-SIZE", "DN
 
 def _rename(c: Claim, where: str) -> Claim:
     return replace(c, description=c.description + where)
-
-
-def _sufficient(c: Claim) -> Claim:
-    """A claim that is sufficient for the postcondition, not necessary."""
-    return replace(c, exact=False)
 
 
 def _make_tma_box(r: TmaBox, element_bits: int, smem: object, gmem: Layout) -> list[Claim]:

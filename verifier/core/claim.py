@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from verifier.core.codomain import same_values
 from verifier.core.errors import UndefinedBehavior
@@ -59,6 +59,11 @@ def _fact(id: str, description: str, source: str, holds: Bool, expected: Int | N
 
 def _same_size(id: str, description: str, source: str, expected: Int, actual: Int) -> Claim:
     return _fact(id, description, source, eq(expected, actual), expected, actual)
+
+
+def _sufficient(c: Claim) -> Claim:
+    """A claim that is sufficient for the postcondition, not necessary (``Claim.exact`` False)."""
+    return replace(c, exact=False)
 
 
 # -- on concrete values ----------------------------------------------------------------------------------------

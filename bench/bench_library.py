@@ -1,13 +1,16 @@
 """The library sweep's engine (verifier/library/distribute.py) measured: keys/s with 1, 2, 4, ... workers on one
 workload, the engine's start-up, its cost per task, each worker's peak memory, and the cache-hit run.
 
-    python bench/bench_library.py [--workers 1,2,4,16] [--engine dask|local] [--repeat R] [--json OUT]
-                                  [--items MODULE:NAME --fn MODULE:NAME] [--overhead N]
+    python bench/bench_library.py [--workers 1,2,4,16] [--engine dask|local] [--repeat R] [--limit N]
+                                  [--items MODULE:NAME --fn MODULE:NAME] [--overhead N] [--json OUT]
 
 The default workload is the engine's ``verify`` (with its guard) on every parametric corpus case
 (``tests/support/library_work.py``: 94 cases, 0.01-2 s each), repeated ``--repeat`` times under distinct keys so that
 many workers have enough keys; ``--items``/``--fn`` name any other workload (a function returning the keyed payloads,
-and the pure function of a payload), such as the library's configurations and ``verify_key``.  Each worker count
+and the pure function of a payload), such as the library's own keys and ``verify_key``:
+
+    LIBRARY_KERNELS=all python bench/bench_library.py --items tests.support.library_work:library_items \
+        --fn verifier.library.verify:verify_key --limit 64 --workers 1,4,16  Each worker count
 runs on a fresh store; then the same sweep again on the full store (the cache-hit run: nothing is computed).
 ``--overhead N``: N tasks that do nothing, on each engine with 2 workers, for the engine's own cost per task.
 
@@ -97,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", default=None, help="comma-separated worker counts (default 1, 2, 4, ... cores)")
     ap.add_argument("--engine", default="dask", choices=("dask", "local"))
     ap.add_argument("--repeat", type=int, default=1, help="each item this many times, under distinct keys")
+    ap.add_argument("--limit", type=int, default=None, help="only the first N keys (in sorted order)")
     ap.add_argument("--items", default="tests.support.library_work:all_corpus_items",
                     help="MODULE:NAME of a function returning {key: payload}")
     ap.add_argument("--fn", default="tests.support.library_work:verify_case", help="MODULE:NAME of fn(payload)")
@@ -105,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     workers = [int(w) for w in args.workers.split(",")] if args.workers else _default_workers()
     base: Mapping[str, Any] = _named(args.items)()
+    if args.limit is not None:
+        base = {k: base[k] for k in sorted(base)[:args.limit]}
     items = {f"{k}#{r}" if args.repeat > 1 else k: v for r in range(args.repeat) for k, v in base.items()}
     fn = _named(args.fn)
     report: dict[str, Any] = {"machine": {"cores": default_jobs(), "python": platform.python_version(),

@@ -281,11 +281,12 @@ def test_the_benchmark_runs(tmp_path: Path) -> None:
 
     out = tmp_path / "library.json"
     assert bench_library.main(["--engine", "local", "--workers", "1,2", "--items", "tests.support.library_work:"
-                               "noop_items", "--fn", "tests.support.library_work:noop", "--json", str(out)]) == 0
+                               "noop_items", "--fn", "tests.support.library_work:noop", "--limit", "5",
+                               "--json", str(out)]) == 0
     report = json.loads(out.read_text())
-    assert report["workload"]["keys"] == 8 and [r["workers"] for r in report["runs"]] == [1, 2]
+    assert report["workload"]["keys"] == 5 and [r["workers"] for r in report["runs"]] == [1, 2]
     for run in report["runs"]:
-        assert (run["computed"], run["errors"], run["cache_hit_run"]["computed"]) == (8, 0, 0)
+        assert (run["computed"], run["errors"], run["cache_hit_run"]["computed"]) == (5, 0, 0)
         assert run["keys_per_s"] > 0 and run["peak_memory_mb_per_worker"] > 0 and 1 <= run["workers_seen"] <= 2
 
 

@@ -4,6 +4,7 @@ replayed on compiled CUTLASS (can_implement accepts, make_tma_copy's host assert
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -83,3 +84,24 @@ def test_can_implement_overflows_int_on_a_large_problem() -> None:
     ok = subprocess.run([str(p.binary.path)], input="0 " + " ".join(map(str, small)) + "\n", capture_output=True,
                         text=True, timeout=120)
     assert ok.returncode == 0 and "@@ACCEPTS 0 1" in ok.stdout
+
+
+@pytest.mark.cute
+def test_the_command_verifies_once_and_reads_the_store_again(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    store, out = tmp_path / "store.jsonl", tmp_path / "r.json"
+    argv = [sys.executable, "-m", "verifier.cli", "library", "--kernels", NAME, "--engine", "local", "--workers", "1",
+            "--store", str(store), "-o", str(out)]
+    first = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    assert first.returncode == 1, first.stderr  # findings
+    assert "1 verified (0 from the store), 4 findings" in first.stdout
+    data = json.loads(out.read_text())
+    assert data["configurations"][0]["name"] == NAME and data["configurations"][0]["verdict"] == "invalid"
+    assert {f["kind"] for f in data["findings"]} == {"accepted_but_wrong", "rejected_but_safe"}
+    assert all(f["kernels"] == [NAME] for f in data["findings"])
+    again = subprocess.run([*argv, "--html", str(tmp_path / "r.html")], capture_output=True, text=True, timeout=600)
+    assert again.returncode == 1 and "1 verified (1 from the store), 4 findings" in again.stdout
+    assert json.loads(out.read_text())["findings"] == data["findings"]
+    assert "TMA-GSTRIDE" in (tmp_path / "r.html").read_text()

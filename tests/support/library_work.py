@@ -6,6 +6,8 @@
   case alone (tests/engine/test_load.py checks that across processes and orders).
 * ``corpus_items(ids)``: those cases keyed by id.
 * ``logged_verify_case(payload)``: the same, also writing down each call.
+* ``library_items()``: the library's own keys (``$LIBRARY_ARCH``, default 90a; ``$LIBRARY_KERNELS``, default all), as
+  ``cute-verify library`` builds them (verifier/cli/library.py), for ``verify_key``.
 * ``noop(payload)``: nothing, to measure the engine's own cost per task.
 * ``flaky(payload)``: fails, or kills its own process, on the keys its payload marks, and counts its calls in a
   file, so that a test sees how often a failing key was tried.
@@ -77,3 +79,18 @@ def all_corpus_items() -> dict[str, dict[str, Any]]:
 def noop_items() -> dict[str, int]:
     """Eight keys for ``noop`` (the benchmark's smoke test)."""
     return {f"k{i}": i for i in range(8)}
+
+
+def library_items() -> dict[str, dict[str, Any]]:
+    """The keys of CUTLASS's generated configurations with their payloads, as ``cute-verify library`` builds them
+    (verifier/cli/library.py, ``cmd_library``), for ``verifier.library.verify.verify_key``."""
+    from verifier.library import configs as cfg
+    from verifier.library.keys import group
+    from verifier.run.batch import tool_version
+
+    tool, version = tool_version(), cfg.cutlass_version(None)
+    e = cfg.enumerate_gemms(os.environ.get("LIBRARY_ARCH", "90a"), os.environ.get("LIBRARY_KERNELS", "all"))
+    return {g.key: {"key": g.key, "fields": g.fields, "representative": g.representative, "configs": list(g.configs),
+                    "tool": tool, "cutlass": version,
+                    "source": e.source(g.representative) if g.fields["is_3x"] else ""}
+            for g in group(e.configs, tool, version)}

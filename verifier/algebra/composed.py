@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import TypeGuard
 
 from verifier.algebra import ops as algebra
-from verifier.algebra.declare import BY_INNER, BY_RECAST, BY_SLICE
+from verifier.algebra.declare import BY_INNER, BY_RECAST, BY_SLICE, DECLARED, collect
 from verifier.algebra.swizzled import without_postconditions
 from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.integers import Bool, Const, Int, S
@@ -35,19 +35,15 @@ def __getattr__(name: str) -> frozenset[str]:
     (layout_composed.hpp:446-582); ``RECASTS``, ``SLICES`` (algebra/composed_slice.py), and all of them,
     ``OPERATIONS``: from their declarations (``Operation.composed``), read on first use (the registry imports this
     module)."""
-    from verifier.algebra.registry import REGISTRY
-
     kinds = {"FORWARDED": (BY_INNER,), "RECASTS": (BY_RECAST,), "SLICES": (BY_SLICE,),
              "OPERATIONS": (BY_INNER, BY_RECAST, BY_SLICE)}
     if name not in kinds:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return frozenset(n for n, r in REGISTRY.items() if r.composed in kinds[name])
+    return frozenset(n for n, r in collect().items() if r.composed in kinds[name])
 
 
 def _kind(op: str) -> str:
-    from verifier.algebra.registry import REGISTRY
-
-    row = REGISTRY.get(op)
+    row = DECLARED.get(op) or collect().get(op)
     return "" if row is None else row.composed
 
 

@@ -115,6 +115,8 @@ class Operation:
 
 # Every declaration, in the order the declaring modules were imported and, within one, of the source.
 DECLARED: dict[str, Operation] = {}
+# The modules that declare operations, in the order of the registry.
+DECLARING = ("verifier.algebra.ops", "verifier.algebra.predication", "verifier.algebra.tma")
 
 
 def declare(operands: tuple[str, ...], source: str, contract: Callable[..., list[Claim]] | str,
@@ -131,13 +133,14 @@ def declare(operands: tuple[str, ...], source: str, contract: Callable[..., list
     return register
 
 
-def collect(modules: tuple[str, ...]) -> Mapping[str, Operation]:
-    """The declarations of ``modules`` (imported here), in declaration order."""
+def collect(modules: tuple[str, ...] = DECLARING) -> Mapping[str, Operation]:
+    """The declarations of ``modules`` (imported here), in declaration order: ``registry.REGISTRY``, and what a
+    module the registry imports reads (``algebra.composed``)."""
     for m in modules:
         importlib.import_module(m)
     return dict(DECLARED)
 
 
-__all__ = ["BINARY", "BOX", "BY_INNER", "BY_RECAST", "BY_SLICE", "CALL", "DECLARED", "DSL_USES", "INDEX", "LAYOUT",
-           "OFFSET_LAYOUT", "PAIR", "RECAST", "RECAST_FORM", "RECORDED", "RESULTS", "SLICE", "TEMPLATED", "TENSOR",
-           "TILED", "TRACED", "UNARY", "Operation", "collect", "declare"]
+__all__ = ["BINARY", "BOX", "BY_INNER", "BY_RECAST", "BY_SLICE", "CALL", "DECLARED", "DECLARING", "DSL_USES",
+           "INDEX", "LAYOUT", "OFFSET_LAYOUT", "PAIR", "RECAST", "RECAST_FORM", "RECORDED", "RESULTS", "SLICE",
+           "TEMPLATED", "TENSOR", "TILED", "TRACED", "UNARY", "Operation", "collect", "declare"]

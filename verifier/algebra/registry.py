@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from verifier.algebra import composed as composed_ops
-from verifier.algebra.declare import CALL, RECAST, SLICE, TEMPLATED, TENSOR, Operation, collect
+from verifier.algebra.declare import CALL, DECLARING, RECAST, SLICE, TEMPLATED, TENSOR, Operation, collect
 from verifier.algebra.ops import OffsetLayout
 from verifier.core.basis import has_basis
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
@@ -31,9 +31,7 @@ from verifier.core.semantics import using
 from verifier.core.swizzle import is_swizzled
 from verifier.notation.interop import coerce
 
-# The modules that declare operations (``algebra.declare``), in the order of the registry.
-DECLARING = ("verifier.algebra.ops", "verifier.algebra.predication", "verifier.algebra.tma")
-
+# Collected from the declaring modules (``declare.DECLARING``).
 REGISTRY: Mapping[str, Operation] = MappingProxyType(dict(collect(DECLARING)))
 # The operations by name, for callers that only need the function.
 OPERATIONS: Mapping[str, Callable[..., object]] = MappingProxyType({n: r.fn for n, r in REGISTRY.items()})

@@ -30,13 +30,16 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--html", metavar="REPORT.html", help="also write the report as an HTML page")
     p.add_argument("--limit", type=int, metavar="N", help="verify only the first N keys (the rest are listed "
                    "as not verified)")
-    p.add_argument("--batch", type=int, default=16, metavar="N", help="keys compiled into one program (default 16)")
+    from verifier.library.distribute import add_sweep_options
+
+    add_sweep_options(p)
     p.set_defaults(func=cmd_library)
 
 
 def cmd_library(args: argparse.Namespace) -> int:
     from verifier.library import configs as cfg
-    from verifier.library import derive, report
+    from verifier.library import report
+    from verifier.library.distribute import Record, ResultStore, store_path, sweep, sweep_options
     from verifier.library.keys import group
     from verifier.library.verify import verify_key
     from verifier.run.batch import tool_version
@@ -46,48 +49,57 @@ def cmd_library(args: argparse.Namespace) -> int:
 
         raise UsageError("--limit: must be >= 0")
     tool, version = tool_version(), cfg.cutlass_version(args.cutlass)
-    include = cfg.include_dir(args.cutlass) if args.cutlass else None
+    include = str(cfg.include_dir(args.cutlass)) if args.cutlass else None
     all_configs: dict[str, dict[str, Any]] = {}
-    payloads: list[dict[str, Any]] = []
+    payloads: dict[str, dict[str, Any]] = {}
     counts: dict[str, int] = {}
     start = time.monotonic()
     for arch in args.arch or ["90a"]:
         e = cfg.enumerate_gemms(arch, args.kernels, args.instantiation_level, args.cutlass)
         counts[arch] = len(e.configs)
-        groups = group(e.configs, tool, version)
-        for g in groups:
+        for g in group(e.configs, tool, version):
             for n in g.configs:
                 all_configs[n] = {"key": g.key, "fields": {**g.fields, "arch": arch}}
-            payloads.append({"key": g.key, "fields": g.fields, "representative": g.representative,
-                             "configs": list(g.configs), "tool": tool, "cutlass": version,
-                             "source": e.source(g.representative) if g.fields["is_3x"] else ""})
-    todo = payloads if args.limit is None else payloads[:args.limit]
-    pending = [p["key"] for p in payloads[len(todo):]]
+            # Each key's program is compiled where it is verified (verify_key), so the workers share the work.
+            payloads[g.key] = {"key": g.key, "fields": g.fields, "representative": g.representative,
+                               "configs": list(g.configs), "tool": tool, "cutlass": version, "include": include,
+                               "source": e.source(g.representative) if g.fields["is_3x"] else ""}
+    keys = list(payloads)
+    todo = keys if args.limit is None else keys[:args.limit]
+    pending = keys[len(todo):]
     enumerated = time.monotonic() - start
+
+    def shown(record: Record) -> None:
+        r = record.result or {}
+        what = f"{r.get('status')}: {r.get('verdict', '-')}" if record.status == "ok" else f"error: {record.error}"
+        print(f"{what} {payloads[record.key]['representative']} ({len(payloads[record.key]['configs'])} "
+              f"configurations, {record.seconds:.1f} s)", file=sys.stderr)
+
+    with ResultStore(store_path(args), tool=tool, cutlass=version) as store:
+        done = sweep({k: payloads[k] for k in todo}, verify_key, store, progress=sys.stderr.isatty(),
+                     on_record=shown, **sweep_options(args))
     results: list[dict[str, Any]] = []
-    for i in range(0, len(todo), max(1, args.batch)):
-        chunk = todo[i:i + max(1, args.batch)]
-        derivable = [p for p in chunk if p["fields"]["is_3x"]]
-        if derivable:
-            printed = derive.derive_many([derive.Instance(p["representative"], p["source"]) for p in derivable],
-                                         include)
-            for p, d in zip(derivable, printed):
-                p["derived"] = d
-        for p in chunk:
-            r = verify_key(p)
-            results.append(r)
-            print(f"[{len(results)}/{len(todo)}] {r['status']}: {r.get('verdict', '-')} {r['representative']} "
-                  f"({len(r['configs'])} configurations)", file=sys.stderr)
+    for k in todo:
+        rec = done.records[k]
+        if rec.status == "ok" and rec.result is not None:
+            results.append(rec.result)
+        else:
+            p = payloads[k]
+            results.append({"key": k, "representative": p["representative"], "configs": p["configs"],
+                            "status": "error", "reason": rec.error})
     meta = {"archs": list(args.arch or ["90a"]), "kernels": args.kernels, "level": args.instantiation_level,
             "cuda_version": cfg.CUDA_VERSION, "cutlass": version, "tool": tool, "configurations_per_arch": counts,
-            "seconds": {"enumerate": round(enumerated, 2), "total": round(time.monotonic() - start, 2)}}
+            "sweep": {"engine": done.engine, "workers": done.workers, "cached": done.cached,
+                      "computed": done.computed, "errors": done.errors, "startup": round(done.startup, 2)},
+            "seconds": {"enumerate": round(enumerated, 2), "sweep": round(done.seconds, 2),
+                        "total": round(time.monotonic() - start, 2)}}
     data = report.build(meta, results, all_configs, pending)
     report.write(args.output, data)
     if args.html:
         report.write_html(args.html, data)
     c = data["counts"]
-    print(f"{c['configurations']} configurations, {c['keys']} keys, {c['keys_verified']} verified, "
-          f"{c['findings']} findings -> {args.output}")
+    print(f"{c['configurations']} configurations, {c['keys']} keys, {c['keys_verified']} verified "
+          f"({done.cached} from the store), {c['findings']} findings -> {args.output}")
     if c["findings"]:
         return 1
     return 3 if any(r.get("verdict") not in ("valid", None) or r["status"] != "verified" for r in results) else 0

@@ -62,7 +62,7 @@ class Record:
     tries: int = 1               # the times an error was run (a success does not say how many Dask retried)
     seconds: float = 0.0         # fn's own time on its worker
     worker: str = ""             # host:pid of the worker that computed it
-    memory_mb: float = 0.0       # that worker's peak resident memory when it answered
+    memory_mb: float = 0.0       # that worker's (or its largest child's) peak resident memory when it answered
 
     def line(self, tool: str, cutlass: str) -> str:
         return json.dumps({"key": self.key, "tool": tool, "cutlass": cutlass, "status": self.status,
@@ -360,8 +360,8 @@ Answer = tuple[str, str, float, str, float]
 
 def call(fn: Fn, payload: Any) -> Answer:
     """``fn(payload)`` on a worker: (``ok`` and its JSON text | ``bad`` and why, seconds, worker, its peak memory in
-    MB).  A result that is not a JSON-able dict is answered as ``bad`` rather than raised, since retrying a function
-    of the payload alone cannot change it."""
+    MB, or its largest child's).  A result that is not a JSON-able dict is answered as ``bad`` rather than raised,
+    since retrying a function of the payload alone cannot change it."""
     t0 = time.perf_counter()
     result = fn(payload)
     seconds = time.perf_counter() - t0
@@ -381,7 +381,8 @@ def _peak_memory_mb() -> float:
         import resource
     except ImportError:  # not POSIX
         return 0.0
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    # the worker or the largest program it ran (g++ compiling a derivation), in KiB on Linux
+    return max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024
 
 
 def _record(key: str, answer: Answer) -> Record:

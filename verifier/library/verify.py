@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from verifier.algebra.gmma import canonical_gmma
@@ -227,8 +228,9 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     inst = derive.Instance(payload["representative"], payload["source"])
     d = payload.get("derived")
     program = None
+    include = Path(payload["include"]) if payload.get("include") else None
     if d is None:
-        program = derive.compile_instances([inst])
+        program = derive.compile_instances([inst], include)
         d = derive.show(program)[0]
     out["derived"] = d
     if d.get("REJECTED"):
@@ -302,7 +304,7 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     out["not_derived_yet"] = ["the epilogue's layouts (C/D smem, TMA store box)", "TiledMMA partitions",
                               "bank conflicts (no thread-indexed smem access in a TMA + GMMA mainloop)"]
     if findings:
-        program = program or derive.compile_instances([inst])
+        program = program or derive.compile_instances([inst], include)
         for f in findings:
             w = dict(f["witness"])
             ext = [int(w.get(s, 1)) for s in ("M", "N", "K", "L")]

@@ -87,8 +87,9 @@ FLAGS = ("-O1", "-fwrapv", "-fnon-call-exceptions", "-fno-delete-dead-exceptions
 # is the divide's or the product's).
 SUPPORTED = tuple(n for n, r in REGISTRY.items() if r.sweep)
 SWIZZLED = tuple(n for n in SUPPORTED if REGISTRY[n].swizzled)
-DIVIDES = tuple(n for n in SUPPORTED if REGISTRY[n].contract == "_divide")
-PRODUCTS = tuple(n for n in SUPPORTED if REGISTRY[n].contract in ("_product", "_padded_product"))
+DIVIDES = tuple(n for n in SUPPORTED if REGISTRY[n].contract in ("_divide", "_divide_rearranged"))
+PRODUCTS = tuple(n for n in SUPPORTED
+                 if REGISTRY[n].contract in ("_product", "_product_rearranged", "_padded_product"))
 
 Key = tuple[tuple[str, int], ...]
 

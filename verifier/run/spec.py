@@ -677,10 +677,7 @@ def _suite_table(symbols: tuple[Symbol, ...], relations: Sequence[str]) -> Symbo
 
 def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], defaults: _Limits,
            symbols: tuple[Symbol, ...], relations: tuple[str, ...]) -> tuple[Check, Admission | None]:
-    from verifier.algebra.registry import OPERATIONS
-    from verifier.engine.checks import PROPERTIES
-    from verifier.engine.property import DECLARED
-
+    """A check of the file, validated key by key without the solver, and the admission of its own assumptions."""
     for k in raw:
         if k not in _check_keys():
             raise f.error((*key, k), f"unknown key {k!r}{did_you_mean(k, _check_keys())}; a check has "
@@ -690,6 +687,41 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
         raise f.error((*key, "name") if "name" in raw else key, "every check needs a name (a non-empty string)")
     if "cpp" in raw:
         return _cpp_check(raw, f, key, name, defaults), None
+    op, is_property = _what(raw, f, key, name)
+    args = raw.get("args")
+    if not isinstance(args, list) or not args or not all(isinstance(a, str | int) and not isinstance(a, bool)
+                                                         for a in args):
+        raise f.error((*key, "args") if "args" in raw else key,
+                      f"check {name!r} needs args: an array of operands in CuTe notation")
+    expect = _expect(raw, f, key, PROPERTY_VERDICTS if is_property else OP_VERDICTS)
+    timeout = _timeout(f, (*key, "timeout"), raw["timeout"]) if "timeout" in raw else defaults[0]
+    rlimit = _rlimit(f, (*key, "rlimit"), raw["rlimit"]) if "rlimit" in raw else defaults[1]
+    assume = _strings(f, (*key, "assume"), raw.get("assume", []))
+    params = _params(raw, f, key)
+    options = _property_options(raw, f, key, op, is_property)
+    description = _description(raw, f, key)
+    ignore = tuple(_strings(f, (*key, "ignore"), raw.get("ignore", [])))
+    try:
+        Policy(False, (), ignore)
+    except LayoutError as exc:
+        raise f.error((*key, "ignore"), str(exc)) from None
+    check = Check(name, op, is_property, tuple(str(a) for a in args), expect, timeout, f.shown, f.line(key),
+                  tuple(assume), params, options, description, symbols, relations, rlimit=rlimit, ignore=ignore)
+    try:
+        check._parsed(narrow=False)
+    except LayoutError as exc:
+        raise f.error(_blame(key, raw, str(exc)), str(exc)) from None
+    if not assume:
+        return check, None
+    return check, Admission(CheckAssumptions(check), f.error((*key, "assume"), "the check's assumptions contradict "
+                                                             "the symbols' assumptions: no value satisfies them all"))
+
+
+def _what(raw: Mapping[str, object], f: _File, key: tuple[object, ...], name: str) -> tuple[str, bool]:
+    """The operation or the property the check names (exactly one), and whether it is a property."""
+    from verifier.algebra.registry import OPERATIONS
+    from verifier.engine.checks import PROPERTIES
+
     if ("op" in raw) == ("property" in raw):
         raise f.error(key, f"check {name!r} needs exactly one of op (an operation), property or cpp")
     is_property = "property" in raw
@@ -699,25 +731,31 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
     if not isinstance(op, str) or op not in known:
         raise f.error((*key, kind), f"unknown {'property' if is_property else 'operation'} {op!r}"
                                     f"{did_you_mean(op, known)}; known: {', '.join(known)}")
-    args = raw.get("args")
-    if not isinstance(args, list) or not args or not all(isinstance(a, str | int) and not isinstance(a, bool)
-                                                         for a in args):
-        raise f.error((*key, "args") if "args" in raw else key,
-                      f"check {name!r} needs args: an array of operands in CuTe notation")
-    verdicts = PROPERTY_VERDICTS if is_property else OP_VERDICTS
+    return op, is_property
+
+
+def _expect(raw: Mapping[str, object], f: _File, key: tuple[object, ...], verdicts: tuple[str, ...]) -> str:
     expect = raw.get("expect", verdicts[0])
     if expect not in verdicts:
         raise f.error((*key, "expect"), f"must be one of {', '.join(verdicts)}, got {expect!r}")
-    timeout = _timeout(f, (*key, "timeout"), raw["timeout"]) if "timeout" in raw else defaults[0]
-    rlimit = _rlimit(f, (*key, "rlimit"), raw["rlimit"]) if "rlimit" in raw else defaults[1]
-    assume = _strings(f, (*key, "assume"), raw.get("assume", []))
+    return str(expect)
+
+
+def _params(raw: Mapping[str, object], f: _File, key: tuple[object, ...]) -> tuple[tuple[str, int], ...]:
     params = raw.get("params", {})
     if not isinstance(params, dict):
         raise f.error((*key, "params"), "must be a table of symbol values, e.g. { M = 128 }")
-    for p, v in params.items():
-        _integer(f, (*key, "params", p), v)
+    return tuple((p, _integer(f, (*key, "params", p), v)) for p, v in params.items())
+
+
+def _property_options(raw: Mapping[str, object], f: _File, key: tuple[object, ...], op: str, is_property: bool
+                      ) -> tuple[tuple[str, object], ...]:
+    """The property's options the check gives (``bits``, ``element_bits`` ...), as its declaration states them
+    (``engine.property``); an option of another property is an error."""
+    from verifier.engine.property import DECLARED
+
     options: list[tuple[str, object]] = []
-    for owner, o in _options():  # each property's options, as its declaration states them (engine.property)
+    for owner, o in _options():
         if o.name in raw:
             if op != owner or not o.admits(raw[o.name]):
                 raise f.error((*key, o.name), f'{o.name} = {o.form} belongs to property = "{owner}" only')
@@ -725,25 +763,14 @@ def _check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], default
     needed = [o.name for o in DECLARED[op].options if o.required] if is_property else []
     if needed and not set(needed) <= set(raw):
         raise f.error(key, f'property = "{op}" needs {" and ".join(needed)}')
+    return tuple(options)
+
+
+def _description(raw: Mapping[str, object], f: _File, key: tuple[object, ...]) -> str | None:
     description = raw.get("description")
     if description is not None and not isinstance(description, str):
         raise f.error((*key, "description"), "must be a string")
-    ignore = tuple(_strings(f, (*key, "ignore"), raw.get("ignore", [])))
-    try:
-        Policy(False, (), ignore)
-    except LayoutError as exc:
-        raise f.error((*key, "ignore"), str(exc)) from None
-    check = Check(name, op, is_property, tuple(str(a) for a in args), expect, timeout, f.shown, f.line(key),
-                  tuple(assume), tuple(params.items()), tuple(options), description, symbols, relations,
-                  rlimit=rlimit, ignore=ignore)
-    try:
-        check._parsed(narrow=False)
-    except LayoutError as exc:
-        raise f.error(_blame(key, raw, str(exc)), str(exc)) from None
-    if not assume:
-        return check, None
-    return check, Admission(CheckAssumptions(check), f.error((*key, "assume"), "the check's assumptions contradict "
-                                                             "the symbols' assumptions: no value satisfies them all"))
+    return description
 
 
 def _cpp_check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], name: str,
@@ -765,20 +792,15 @@ def _cpp_check(raw: Mapping[str, object], f: _File, key: tuple[object, ...], nam
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         raise f.error((*key, "args"), 'a cpp check\'s args are its parameters\' ranges, e.g. ["M=1..4096"]')
     assume = _strings(f, (*key, "assume"), raw.get("assume", []))
-    expect = raw.get("expect", OP_VERDICTS[0])
-    if expect not in OP_VERDICTS:
-        raise f.error((*key, "expect"), f"must be one of {', '.join(OP_VERDICTS)}, got {expect!r}")
+    expect = _expect(raw, f, key, OP_VERDICTS)
     timeout = _timeout(f, (*key, "timeout"), raw["timeout"]) if "timeout" in raw else defaults[0]
     try:
         found, function = cpp.parse_target(f"{path}::{fn}")
         cpp.declare(cpp.find_function(found, function), cpp.parse_ranges(args), assume)
     except LayoutError as exc:
         raise f.error((*key, "cpp"), str(exc)) from None
-    description = raw.get("description")
-    if description is not None and not isinstance(description, str):
-        raise f.error((*key, "description"), "must be a string")
-    return Check(name, "cpp", False, tuple(args), str(expect), timeout, f.shown, f.line(key), tuple(assume),
-                 description=description, cpp=f"{found}::{function}")
+    return Check(name, "cpp", False, tuple(args), expect, timeout, f.shown, f.line(key), tuple(assume),
+                 description=_description(raw, f, key), cpp=f"{found}::{function}")
 
 
 def _blame(key: tuple[object, ...], raw: Mapping[str, object], message: str) -> tuple[object, ...]:

@@ -20,13 +20,18 @@ def _result(key: str, configs: list[str], confirmed: bool) -> dict[str, object]:
 def test_the_report_fans_out_and_keeps_only_replayed_findings(tmp_path: Path) -> None:
     configs = {n: {"key": k, "fields": {"arch": "90a"}} for n, k in (("a", "k1"), ("b", "k1"), ("c", "k2"),
                                                                       ("d", "k3"))}
-    data = report.build({"cutlass": "4.2.0"}, [_result("k1", ["a", "b"], True), _result("k2", ["c"], False)],
-                        configs, pending=["k3"])
+    skipped = {"key": "k3", "representative": "d", "configs": ["d"], "status": "not derived",
+               "reason": "mainloop cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedSparse not modelled yet"}
+    data = report.build({"cutlass": "4.2.0"}, [_result("k1", ["a", "b"], True), _result("k2", ["c"], False),
+                                               skipped], configs)
     assert data["counts"]["configurations"] == 4 and data["counts"]["keys"] == 3
-    assert data["counts"]["keys_pending"] == 1 and data["counts"]["findings"] == 1
+    assert data["counts"]["keys_pending"] == 0 and data["counts"]["findings"] == 1
+    assert data["counts"]["not_derived"] == {skipped["reason"]: 1}
     assert data["findings"][0]["kernels"] == ["a", "b"]  # the kernels the finding affects
     rows = {r["name"]: r for r in data["configurations"]}
-    assert rows["b"]["verdict"] == "invalid" and rows["d"]["status"].startswith("not verified")
+    assert rows["b"]["verdict"] == "invalid" and rows["d"]["status"] == "not derived"
+    pending = report.build({}, [], configs, pending=["k1", "k2", "k3"])
+    assert pending["counts"]["keys_pending"] == 3 and pending["configurations"][0]["status"].startswith("not verified")
     out = tmp_path / "r.json"
     report.write(out, data)
     assert json.loads(out.read_text()) == data and [p.name for p in tmp_path.iterdir()] == ["r.json"]

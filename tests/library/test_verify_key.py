@@ -105,3 +105,23 @@ def test_the_command_verifies_once_and_reads_the_store_again(tmp_path: Path) -> 
     assert again.returncode == 1 and "1 verified (1 from the store), 4 findings" in again.stdout
     assert json.loads(out.read_text())["findings"] == data["findings"]
     assert "TMA-GSTRIDE" in (tmp_path / "r.html").read_text()
+
+
+@pytest.mark.cute
+def test_a_planted_smem_layout_that_is_not_the_builders_is_caught() -> None:
+    """A payload whose printed SmemLayoutA is not what tile_to_shape of its atom gives (one stage fewer) is not
+    verified: the model and compiled CUTLASS disagree, and the key is not valid."""
+    from verifier.library.derive import Instance, derive_many
+
+    e = enumerate_gemms("90a", NAME)
+    (g,) = group(e.configs, "tool", "4.2.0")
+    (d,) = derive_many([Instance(NAME, e.source(NAME))])
+    planted = dict(d)
+    planted["SMEM_A"] = d["SMEM_A"].replace("(_1,_6)", "(_1,_5)")
+    assert planted["SMEM_A"] != d["SMEM_A"]
+    payload = {"key": g.key, "fields": g.fields, "representative": NAME, "configs": [NAME],
+               "source": e.source(NAME), "derived": planted}
+    r = verify_key(payload)
+    assert r["checks"]["smem_A"]["equal"] is False and r["checks"]["smem_A"]["verdict"] == "disagrees"
+    assert r["checks"]["smem_B"]["equal"] is True
+    assert r["verdict"] != "valid"

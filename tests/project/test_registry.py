@@ -409,3 +409,12 @@ def test_adding_a_property_touches_three_files(tmp_path: Path) -> None:
                  "tests/project/test_registry.py::test_the_docs_tables_are_the_declarations",
                  "tests/project/test_registry.py::test_no_table_of_operations_or_properties_outside_the_declarations")
     assert tests.returncode == 0, tests.stdout[-3000:]
+
+
+def test_the_sweeps_families_follow_the_declarations() -> None:
+    """The sweep's divides and products are read from what each declaration states (DIV-POST, PRD-POST), so renaming
+    a contract's builder keeps them (a family read from builder names once lost three divides)."""
+    from verifier.oracle.sweep import DIVIDES, PRODUCTS, SUPPORTED
+
+    assert set(DIVIDES) == {n for n in SUPPORTED if n.endswith("_divide")} and len(DIVIDES) == 4
+    assert set(PRODUCTS) == {n for n in SUPPORTED if n.endswith("_product")} and len(PRODUCTS) == 6

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "verifier"
 # Third-party modules that ship no type information (or, for tomli, exist only on Python 3.10): the only modules an
 # override may name, and only to stop mypy looking for their types.
-UNTYPED = {"z3", "z3.*", "pycute", "pycute.*", "cutlass_library", "tomli"}
+UNTYPED = {"z3", "z3.*", "pycute", "pycute.*", "cutlass_library", "cutlass_library.*", "tomli"}
 
 
 def _config() -> dict[str, object]:

@@ -28,6 +28,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("-o", "--output", metavar="REPORT.json", default="library-report.json",
                    help="the JSON report (default library-report.json)")
     p.add_argument("--html", metavar="REPORT.html", help="also write the report as an HTML page")
+    p.add_argument("--json", action="store_true", help="print the counts as JSON instead of the summary line (the "
+                   "whole report is -o's file)")
     p.add_argument("--limit", type=int, metavar="N", help="verify only the first N keys (the rest are listed "
                    "as not verified)")
     from verifier.library.distribute import add_sweep_options
@@ -98,8 +100,13 @@ def cmd_library(args: argparse.Namespace) -> int:
     if args.html:
         report.write_html(args.html, data)
     c = data["counts"]
-    print(f"{c['configurations']} configurations, {c['keys']} keys, {c['keys_verified']} verified "
-          f"({done.cached} from the store), {c['findings']} findings -> {args.output}")
+    if args.json:
+        import json
+
+        print(json.dumps({"counts": c, "report": str(args.output)}, sort_keys=True))
+    else:
+        print(f"{c['configurations']} configurations, {c['keys']} keys, {c['keys_verified']} verified "
+              f"({done.cached} from the store), {c['findings']} findings -> {args.output}")
     if c["findings"]:
         return 1
     return 3 if any(r.get("verdict") not in ("valid", None) or r["status"] != "verified" for r in results) else 0

@@ -33,7 +33,9 @@ def build(meta: Mapping[str, Any], results: Sequence[Mapping[str, Any]], configs
                    "keys_verified": len(results), "keys_pending": len(pending),
                    "by_status": dict(Counter(r["status"] for r in results)),
                    "by_verdict": dict(Counter(str(r.get("verdict")) for r in results)),
-                   "findings": len(findings)},
+                   "findings": len(findings),
+                   # why the keys that were not verified were not: a count per reason (the list is "keys")
+                   "not_derived": dict(Counter(str(r.get("reason")) for r in results if r["status"] != "verified"))},
         "findings": findings,
         "keys": list(results),
         "configurations": rows,

@@ -259,6 +259,10 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
                      [str(d[f"ATOM_{x}"]), f"({blk_r},{blk[2]},_{d['STAGES']})", _order(strides[x])], [], [])
         checks[f"smem_{x}"] = {**_verdict(tts), "cutlass": smem, "equal": tts.result == smem,
                                "derivation": "cutlass"}
+        if tts.result != smem:
+            # The model's tile_to_shape of the builder's atom is not the layout compiled CUTLASS built: the
+            # derivation, not the kernel, is in question, so the key is undecided, never valid.
+            checks[f"smem_{x}"]["verdict"] = "disagrees"
         stage = _stage(str(d[f"ATOM_{x}"]), blk_r, blk[2], _order(strides[x]))
         major = "MN" if _top_args(strides[x])[0] == "cute::C<1>" else "K"
         can = canonical_gmma(parse(stage), bits, major)

@@ -83,13 +83,13 @@ INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 FLAGS = ("-O1", "-fwrapv", "-fnon-call-exceptions", "-fno-delete-dead-exceptions")
 
 # The operations the sweep checks (their declarations say ``sweep=True``, ``algebra.declare``); of those, the
-# ones whose operands may be swizzled (ComposedLayout), and the divides and products (the operations whose contract
-# is the divide's or the product's).
+# ones whose operands may be swizzled (ComposedLayout), and the divides and products (the operations that state the
+# divide's postcondition, DIV-POST, or the product's, PRD-POST: ``Operation.obligations``, whatever their contract's
+# builder is called).
 SUPPORTED = tuple(n for n, r in REGISTRY.items() if r.sweep)
 SWIZZLED = tuple(n for n in SUPPORTED if REGISTRY[n].swizzled)
-DIVIDES = tuple(n for n in SUPPORTED if REGISTRY[n].contract in ("_divide", "_divide_rearranged"))
-PRODUCTS = tuple(n for n in SUPPORTED
-                 if REGISTRY[n].contract in ("_product", "_product_rearranged", "_padded_product"))
+DIVIDES = tuple(n for n in SUPPORTED if "DIV-POST" in REGISTRY[n].obligations)
+PRODUCTS = tuple(n for n in SUPPORTED if "PRD-POST" in REGISTRY[n].obligations)
 
 Key = tuple[tuple[str, int], ...]
 

@@ -6,9 +6,10 @@ solver problems of the keys ``verify_key`` verifies (the TMA + GMMA ``ss`` mainl
 fields each problem is a function of (a finer tuple than the problem itself: the element *type* where the
 builder's atom selector reads its width, every operand's type and layout for can_implement's condition).
 
-``sample N``: the first N such keys derived for real (compiled in batches, ``phases.derive_batch``), their exact
-problems counted (``verify.problems_of``), and, with ``--time``, the three phases timed against ``verify_key``
-key by key on the same keys (each in a fresh process: a sweep's worker shares nothing with the others).
+``sample N``: the first N such keys (with a TMA warp-specialized schedule named) derived for real (compiled in
+batches, ``phases.derive_batch``), their exact problems counted (``verify.problems_of``), and, with ``--time``, the
+three phases timed against ``verify_key`` key by key on the same keys (each in a fresh process: a sweep's worker
+shares nothing with the others).
 """
 
 from __future__ import annotations
@@ -31,11 +32,14 @@ from verifier.library.verify import problems_of
 BITS = {"f16": 16, "bf16": 16, "f32": 32, "tf32": 32, "s8": 8, "u8": 8, "e4m3": 8, "e5m2": 8, "void": 0}
 
 
-def verified_here(f: dict[str, Any]) -> bool:
-    """The keys whose mainloop verify_key models (the TMA + GMMA ss collective), from the fields alone: a dense
-    GEMM with a TMA warp-specialized schedule, neither mixed input nor tf32 with an MN-major A (rmem A)."""
+def verified_here(f: dict[str, Any], auto: bool = True) -> bool:
+    """The keys whose mainloop verify_key may model (the TMA + GMMA ss collective), from the fields alone: a dense
+    GEMM with a TMA warp-specialized schedule or the automatic one (whose builder may choose it), neither mixed
+    input nor tf32 with an MN-major A (rmem A); ``auto`` False leaves the automatic schedule out."""
     rmem_a = f["element_a"] == "tf32" and f["layout_a"] == "ColumnMajor"
-    return (f["gemm_kind"] == "Universal3x" and f["kernel_schedule"].startswith("TmaWarpSpecialized")
+    schedule = f["kernel_schedule"]
+    tma = schedule.startswith("TmaWarpSpecialized") or (auto and schedule == "ScheduleAuto")
+    return (f["gemm_kind"] == "Universal3x" and tma
             and f["mixed_input"] in ("", "None", "none") and not rmem_a)
 
 
@@ -73,7 +77,7 @@ def sample(arch: str, kernels: str, n: int, batch: int, timed: bool) -> dict[str
 
     tool, version = tool_version(), cfg.cutlass_version(None)
     e = cfg.enumerate_gemms(arch, kernels)
-    mine = [g for g in group(e.configs, tool, version) if verified_here(g.fields)][:n]
+    mine = [g for g in group(e.configs, tool, version) if verified_here(g.fields, auto=False)][:n]
     payloads = {g.key: {"key": g.key, "fields": g.fields, "representative": g.representative,
                         "configs": list(g.configs), "tool": tool, "cutlass": version, "include": None,
                         "source": e.source(g.representative)} for g in mine}

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +53,6 @@ class Phases:
     decide: Sweep | None = None
     problems: int = 0            # distinct layout problems of the keys verified by this run
     problem_uses: int = 0        # the (key, problem) pairs they stand for
-    stats: dict[str, Any] = field(default_factory=dict)
 
 
 def batches(payloads: Mapping[str, Mapping[str, Any]], size: int) -> list[list[str]]:

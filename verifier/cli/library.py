@@ -32,6 +32,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    "whole report is -o's file)")
     p.add_argument("--limit", type=int, metavar="N", help="verify only the first N keys (the rest are listed "
                    "as not verified)")
+    p.add_argument("--batch", type=int, default=None, metavar="N", help="keys compiled into one program in the "
+                   "derive phase (default 8)")
     from verifier.library.distribute import add_sweep_options
 
     add_sweep_options(p)
@@ -40,16 +42,19 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def cmd_library(args: argparse.Namespace) -> int:
     from verifier.library import configs as cfg
-    from verifier.library import report
-    from verifier.library.distribute import Record, ResultStore, store_path, sweep, sweep_options
+    from verifier.library import phases, report
+    from verifier.library.distribute import Record, store_path, sweep_options
     from verifier.library.keys import group
-    from verifier.library.verify import verify_key
     from verifier.run.batch import tool_version
 
     if args.limit is not None and args.limit < 0:
         from verifier.cli.args import UsageError
 
         raise UsageError("--limit: must be >= 0")
+    if args.batch is not None and args.batch < 1:
+        from verifier.cli.args import UsageError
+
+        raise UsageError("--batch: must be >= 1")
     tool, version = tool_version(), cfg.cutlass_version(args.cutlass)
     include = str(cfg.include_dir(args.cutlass)) if args.cutlass else None
     all_configs: dict[str, dict[str, Any]] = {}
@@ -62,7 +67,7 @@ def cmd_library(args: argparse.Namespace) -> int:
         for g in group(e.configs, tool, version):
             for n in g.configs:
                 all_configs[n] = {"key": g.key, "fields": {**g.fields, "arch": arch}}
-            # Each key's program is compiled where it is verified (verify_key), so the workers share the work.
+            # Each batch of keys is compiled where it is derived (phases.derive_batch), so the workers share it.
             payloads[g.key] = {"key": g.key, "fields": g.fields, "representative": g.representative,
                                "configs": list(g.configs), "tool": tool, "cutlass": version, "include": include,
                                "source": e.source(g.representative) if g.fields["is_3x"] else ""}
@@ -77,9 +82,9 @@ def cmd_library(args: argparse.Namespace) -> int:
         print(f"{what} {payloads[record.key]['representative']} ({len(payloads[record.key]['configs'])} "
               f"configurations, {record.seconds:.1f} s)", file=sys.stderr)
 
-    with ResultStore(store_path(args), tool=tool, cutlass=version) as store:
-        done = sweep({k: payloads[k] for k in todo}, verify_key, store, progress=sys.stderr.isatty(),
-                     on_record=shown, **sweep_options(args))
+    ran = phases.run(payloads, todo, store_path(args), tool, version, batch=args.batch or phases.DEFAULT_BATCH,
+                     progress=sys.stderr.isatty(), on_record=shown, **sweep_options(args))
+    done = ran.keys
     results: list[dict[str, Any]] = []
     for k in todo:
         rec = done.records[k]
@@ -92,8 +97,12 @@ def cmd_library(args: argparse.Namespace) -> int:
     meta = {"archs": list(args.arch or ["90a"]), "kernels": args.kernels, "level": args.instantiation_level,
             "cuda_version": cfg.CUDA_VERSION, "cutlass": version, "tool": tool, "configurations_per_arch": counts,
             "sweep": {"engine": done.engine, "workers": done.workers, "cached": done.cached,
-                      "computed": done.computed, "errors": done.errors, "startup": round(done.startup, 2)},
-            "seconds": {"enumerate": round(enumerated, 2), "sweep": round(done.seconds, 2),
+                      "computed": done.computed, "errors": done.errors, "startup": round(done.startup, 2),
+                      # the derive and decide phases: batches of keys compiled, distinct layout problems decided
+                      "derive": _phase(ran.derive), "decide": _phase(ran.decide), "problems": ran.problems,
+                      "problem_uses": ran.problem_uses},
+            "seconds": {"enumerate": round(enumerated, 2),
+                        "sweep": round(sum(s.seconds for s in (ran.derive, ran.decide, done) if s), 2),
                         "total": round(time.monotonic() - start, 2)}}
     data = report.build(meta, results, all_configs, pending)
     report.write(args.output, data)
@@ -110,3 +119,10 @@ def cmd_library(args: argparse.Namespace) -> int:
     if c["findings"]:
         return 1
     return 3 if any(r.get("verdict") not in ("valid", None) or r["status"] != "verified" for r in results) else 0
+
+
+def _phase(done: Any) -> dict[str, Any] | None:
+    if done is None:
+        return None
+    return {"items": done.total, "cached": done.cached, "computed": done.computed, "errors": done.errors,
+            "seconds": round(done.seconds, 2)}

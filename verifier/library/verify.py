@@ -22,9 +22,12 @@ there, and the mainloop's ``make_tma_copy`` fails CuTe's host assert) before it 
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -96,16 +99,53 @@ def _stride(type_text: str, names: Sequence[str]) -> tuple[str, list[str | int]]
 
 # Verdicts of the layout problems this process has decided: keys share most of them (the tiling depends only on
 # the tile and the projection, the TMA box on the element width, the stage and the stride pattern). A verdict is
-# a function of its problem, so reusing it changes no answer.
+# a function of its problem, so reusing it changes no answer. A sweep shares them further: ``problem_id`` names a
+# problem across processes, and a payload's ``verdicts`` (decided by ``decide_problem``) are used as they are.
 _DECIDED: dict[tuple[object, ...], Verdict] = {}
 
 
-def _check(name: str, op: str, args: Sequence[str], symbols: Sequence[Symbol], assume: Sequence[str]) -> Verdict:
-    memo = (op, tuple(args), tuple(symbols), tuple(assume))
-    if memo in _DECIDED:
-        return _DECIDED[memo]
-    _DECIDED[memo] = _decide(name, op, args, symbols, assume)
+def problem(name: str, op: str, args: Sequence[str], names: Sequence[str] | None,
+            assume: Sequence[str]) -> dict[str, Any]:
+    """A layout problem as plain data: the check's op and operands' text, its symbols (``names``: the stride
+    symbols beside M, N, K, L; None for a problem without symbols) and its assumptions."""
+    return {"name": name, "op": op, "args": list(args), "names": None if names is None else list(names),
+            "assume": list(assume)}
+
+
+def _symbols_of(p: Mapping[str, Any]) -> list[Symbol]:
+    return [] if p["names"] is None else _symbols(p["names"])
+
+
+def problem_id(p: Mapping[str, Any], tool: str | None, cutlass: str | None) -> str:
+    """The second-level key: a digest of what the engine decides (op, operands, the symbols' declarations,
+    assumptions) and the tool's and CUTLASS's versions; the check's display name is not part of it."""
+    text = json.dumps({"op": p["op"], "args": p["args"], "symbols": [repr(s) for s in _symbols_of(p)],
+                       "assume": p["assume"], "tool": tool, "cutlass": cutlass}, sort_keys=True)
+    return "p" + hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def decide_problem(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The unit of work of a sweep's decide phase: one problem (``problem``'s data) decided, as the verdict's
+    JSON (``Verdict.to_json``)."""
+    return {"verdict": _decide_cached(payload).to_json()}
+
+
+def _decide_cached(p: Mapping[str, Any]) -> Verdict:
+    symbols = _symbols_of(p)
+    memo = (p["op"], tuple(p["args"]), tuple(symbols), tuple(p["assume"]))
+    if memo not in _DECIDED:
+        _DECIDED[memo] = _decide(p["name"], p["op"], p["args"], symbols, p["assume"])
     return _DECIDED[memo]
+
+
+def _check(p: Mapping[str, Any], verdicts: Mapping[str, Any] | None, tool: str | None,
+           cutlass: str | None) -> Verdict:
+    """``p``'s verdict: the one a sweep decided for it (``verdicts``, by ``problem_id``), else decided here."""
+    if verdicts:
+        got = verdicts.get(problem_id(p, tool, cutlass))
+        if got is not None:
+            return Verdict.from_json(got)
+    return _decide_cached(p)
 
 
 def _decide(name: str, op: str, args: Sequence[str], symbols: Sequence[Symbol], assume: Sequence[str]) -> Verdict:
@@ -217,6 +257,84 @@ def verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
                 "derived": payload.get("derived"), "status": "not derived", "reason": f"not modelled: {exc}"}
 
 
+@dataclass(frozen=True)
+class _Operand:
+    """One operand's problems and what the verdicts are read against."""
+
+    x: str
+    extent: str  # M or N
+    names: list[str]  # its stride symbols
+    modes: list[str | int]  # its stride's modes: a symbol's name or a static value
+    bits: int
+    stage: str
+    problems: dict[str, dict[str, Any]]  # smem, gmma is not one (decided without the solver), tma, tiling, ...
+    derivation: dict[str, str]
+
+
+def _operands(fields: Mapping[str, Any], d: Mapping[str, Any]) -> tuple[list[_Operand], dict[str, str],
+                                                                      list[str]]:
+    """The layout problems of a derived key (``d``: what compiled CUTLASS printed), per operand, with the
+    strides' types and can_implement's condition: a function of ``fields`` and ``d`` alone, so that a sweep lists
+    them (``problems_of``) before any is decided."""
+    strides = {x: str(d[f"STRIDE_{x}"]) for x in ("A", "B", "C", "D") if f"STRIDE_{x}" in d}
+    accept = acceptance(fields, strides)
+    tile = parse(str(d["TILE"]))
+    blk = [str(t) for t in tile]  # type: ignore[union-attr]
+    found: list[_Operand] = []
+    for x, r, step in (("A", "M", "Step<_1,X,_1>"), ("B", "N", "Step<X,_1,_1>")):
+        stride_text, modes = _stride(strides[x], (f"ld{x}", f"ld{x}", f"bs{x}"))
+        names = [str(v) for v in modes if isinstance(v, str)]
+        gmem = f"({r},K,L):{stride_text}"
+        bits = int(d[f"BITS_{x}"])
+        blk_r = blk[0] if x == "A" else blk[1]
+        probs = {"smem": problem(f"smem {x}", "tile_to_shape",
+                                 [str(d[f"ATOM_{x}"]), f"({blk_r},{blk[2]},_{d['STAGES']})", _order(strides[x])],
+                                 None, [])}
+        stage = _stage(str(d[f"ATOM_{x}"]), blk_r, blk[2], _order(strides[x]))
+        # load_init tiles the TMA coordinate tensor (get_tma_tensor), whose strides are scaled bases: compiled
+        # CUTLASS printed them at a sample problem (they are static, the same for every problem); without that
+        # print, the gmem modes' order is written by hand.
+        printed_coords = d.get(f"TMA_TENSOR_{x}")
+        basis = str(printed_coords).split(":", 1)[1] if printed_coords else "(_1@0,_1@1,_1@2)"
+        coords = f"({r},K,L):{basis}"
+        probs["tma"] = problem(f"tma {x}", "make_tma_box", [str(bits), stage, gmem], names, accept)
+        probs["tiling"] = problem(f"tiling {x}", "local_tile", [coords, str(d["TILE"]), "(_,_,_)", step], names,
+                                  accept)
+        # The other direction: the TMA box needs aligned strides, not aligned extents. Decided without
+        # can_implement's condition.
+        if bits >= 8 and 128 % bits == 0:
+            align = 128 // bits
+            cond = [c for n in names for c in (f"{n} % {align} == 0", f"{n} <= {(2**43 - 1) // bits}")]
+            probs["tma_aligned_strides"] = problem(f"tma {x} with aligned strides", "make_tma_box",
+                                                   [str(bits), stage, gmem], names, cond)
+        found.append(_Operand(x, r, names, modes, bits, stage, probs,
+                              {"tma": "cutlass", "tiling": "cutlass" if printed_coords else "hand-derived"}))
+    return found, strides, accept
+
+
+def _derived_layouts(d: Mapping[str, Any]) -> str | None:
+    """Why a derived key has no layout problems to verify (None: it has)."""
+    if d.get("REJECTED"):
+        return f"CUTLASS's instance did not compile: {d['REJECTED']}"
+    mainloop = str(d.get("MAINLOOP", ""))
+    if not mainloop.startswith(SUPPORTED_MAINLOOPS) or "SMEM_A" not in d or "STRIDE_A" not in d:
+        return f"mainloop {mainloop.split('<')[0]} not modelled yet"
+    return None
+
+
+def problems_of(payload: Mapping[str, Any], d: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The layout problems ``verify_key`` decides for a key whose derivation is ``d``, by ``problem_id`` (none
+    for a key it does not verify: a 2.x kernel, a rejected instance, a mainloop not modelled, or a layout the
+    model cannot read, which ``verify_key`` reports)."""
+    if not payload["fields"].get("is_3x", False) or _derived_layouts(d) is not None:
+        return {}
+    try:
+        ops, _, _ = _operands(payload["fields"], d)
+    except LayoutError:
+        return {}
+    return {problem_id(p, payload.get("tool"), payload.get("cutlass")): p for op in ops for p in op.problems.values()}
+
+
 def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     start = time.monotonic()
     out: dict[str, Any] = {"key": payload["key"], "representative": payload["representative"],
@@ -225,73 +343,61 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     fields = payload["fields"]
     if not fields.get("is_3x", False):
         return {**out, "status": "not derived", "reason": "a CUTLASS 2.x kernel (not built from CuTe layouts)"}
-    inst = derive.Instance(payload["representative"], payload["source"])
+    include = Path(payload["include"]) if payload.get("include") else None
+    # The key's program: its own instance, or (``batch``, ``index``) the batch of instances a sweep's derive
+    # phase compiled together, whose cached binary the replays then reuse.
+    batch = [derive.Instance(n, src) for n, src in payload.get("batch") or
+             [(payload["representative"], payload["source"])]]
+    index = int(payload.get("index", 0))
     d = payload.get("derived")
     program = None
-    include = Path(payload["include"]) if payload.get("include") else None
     if d is None:
-        program = derive.compile_instances([inst], include)
-        d = derive.show(program)[0]
+        program = derive.compile_instances(batch, include)
+        d = derive.show(program)[index]
     out["derived"] = d
-    if d.get("REJECTED"):
-        return {**out, "status": "not derived", "reason": f"CUTLASS's instance did not compile: {d['REJECTED']}"}
-    mainloop = str(d.get("MAINLOOP", ""))
-    if not mainloop.startswith(SUPPORTED_MAINLOOPS) or "SMEM_A" not in d or "STRIDE_A" not in d:
-        return {**out, "status": "not derived", "reason": f"mainloop {mainloop.split('<')[0]} not modelled yet"}
-    strides = {x: str(d[f"STRIDE_{x}"]) for x in ("A", "B", "C", "D") if f"STRIDE_{x}" in d}
-    accept = acceptance(fields, strides)
+    why = _derived_layouts(d)
+    if why is not None:
+        return {**out, "status": "not derived", "reason": why}
+    ops, strides, accept = _operands(fields, d)
+    verdicts = payload.get("verdicts")
+    tool, cutlass = payload.get("tool"), payload.get("cutlass")
     out["can_implement"] = {"condition": [*accept, *NO_OVERFLOW], "sources": list(ACCEPTANCE_SOURCES),
                             "note": ACCEPTANCE_NOTE, "derivation": "hand-read"}
-    tile = parse(str(d["TILE"]))
-    blk = [str(t) for t in tile]  # type: ignore[union-attr]
     checks: dict[str, Any] = {}
     findings: list[dict[str, Any]] = []
     modes: dict[str, list[str | int]] = {}
-    for x, r, step in (("A", "M", "Step<_1,X,_1>"), ("B", "N", "Step<X,_1,_1>")):
-        stride_text, modes[x] = _stride(strides[x], (f"ld{x}", f"ld{x}", f"bs{x}"))
-        names = [str(v) for v in modes[x] if isinstance(v, str)]
-        gmem = f"({r},K,L):{stride_text}"
-        syms = _symbols(names)
-        bits = int(d[f"BITS_{x}"])
+    for op in ops:
+        x, r, names = op.x, op.extent, op.names
+        modes[x] = op.modes
         smem = str(d[f"SMEM_{x}"])
-        blk_r = blk[0] if x == "A" else blk[1]
-        tts = _check(f"smem {x}", "tile_to_shape",
-                     [str(d[f"ATOM_{x}"]), f"({blk_r},{blk[2]},_{d['STAGES']})", _order(strides[x])], [], [])
+        tts = _check(op.problems["smem"], verdicts, tool, cutlass)
         checks[f"smem_{x}"] = {**_verdict(tts), "cutlass": smem, "equal": tts.result == smem,
                                "derivation": "cutlass"}
         if tts.result != smem:
             # The model's tile_to_shape of the builder's atom is not the layout compiled CUTLASS built: the
             # derivation, not the kernel, is in question, so the key is undecided, never valid.
             checks[f"smem_{x}"]["verdict"] = "disagrees"
-        stage = _stage(str(d[f"ATOM_{x}"]), blk_r, blk[2], _order(strides[x]))
         major = "MN" if _top_args(strides[x])[0] == "cute::C<1>" else "K"
-        can = canonical_gmma(parse(stage), bits, major)
+        can = canonical_gmma(parse(op.stage), op.bits, major)
         checks[f"gmma_{x}"] = {"verdict": VALID if can.accepted else INVALID, "reason": can.reason,
-                               "stage": stage, "derivation": "cutlass"}
-        # load_init tiles the TMA coordinate tensor (get_tma_tensor), whose strides are scaled bases: compiled
-        # CUTLASS printed them at a sample problem (they are static, the same for every problem); without that
-        # print, the gmem modes' order is written by hand.
-        printed_coords = d.get(f"TMA_TENSOR_{x}")
-        basis = str(printed_coords).split(":", 1)[1] if printed_coords else "(_1@0,_1@1,_1@2)"
-        coords = f"({r},K,L):{basis}"
-        tiling_how = "cutlass" if printed_coords else "hand-derived"
-        for part, op, args, how in (("tma", "make_tma_box", [str(bits), stage, gmem], "cutlass"),
-                                    ("tiling", "local_tile", [coords, str(d["TILE"]), "(_,_,_)", step],
-                                     tiling_how)):
-            v = _check(f"{part} {x}", op, args, syms, accept)
-            checks[f"{part}_{x}"] = {**_verdict(v), "op": op, "args": args, "derivation": how}
+                               "stage": op.stage, "derivation": "cutlass"}
+        for part in ("tma", "tiling"):
+            p = op.problems[part]
+            v = _check(p, verdicts, tool, cutlass)
+            checks[f"{part}_{x}"] = {**_verdict(v), "op": p["op"], "args": list(p["args"]),
+                                     "derivation": op.derivation[part]}
             # Only a TMA finding has a compiled replay yet (CuTe's host asserts in make_tma_copy).
             if part == "tma" and v.verdict == INVALID and v.counterexample is not None:
                 findings.append({"kind": "accepted_but_wrong", "check": f"{part}_{x}",
                                  "obligation": v.counterexample.obligation, "reason": v.reason,
                                  "witness": dict(v.counterexample.params)})
-        # The other direction: the TMA box needs aligned strides, not aligned extents. Decided without
-        # can_implement's condition; where it holds, a problem can_implement rejects (an unaligned extent) with
-        # aligned strides is one the mainloop's layouts get right.
-        if bits >= 8 and 128 % bits == 0:
-            align = 128 // bits
-            cond = [c for n in names for c in (f"{n} % {align} == 0", f"{n} <= {(2**43 - 1) // bits}")]
-            v = _check(f"tma {x} with aligned strides", "make_tma_box", [str(bits), stage, gmem], syms, cond)
+        # Where the box holds under aligned strides alone, a problem can_implement rejects (an unaligned extent)
+        # with aligned strides is one the mainloop's layouts get right.
+        if "tma_aligned_strides" in op.problems:
+            align = 128 // op.bits
+            p = op.problems["tma_aligned_strides"]
+            cond = list(p["assume"])
+            v = _check(p, verdicts, tool, cutlass)
             checks[f"tma_{x}_aligned_strides"] = {**_verdict(v), "op": "make_tma_box", "assume": cond,
                                                   "derivation": "cutlass"}
             unit = [i for i, a in enumerate(_top_args(strides[x])) if a == "cute::C<1>"]
@@ -308,7 +414,7 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     out["not_derived_yet"] = ["the epilogue's layouts (C/D smem, TMA store box)", "TiledMMA partitions",
                               "bank conflicts (no thread-indexed smem access in a TMA + GMMA mainloop)"]
     if findings:
-        program = program or derive.compile_instances([inst], include)
+        program = program or derive.compile_instances(batch, include)
         for f in findings:
             w = dict(f["witness"])
             ext = [int(w.get(s, 1)) for s in ("M", "N", "K", "L")]
@@ -318,8 +424,8 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
                     w[s_] = c
                 note = "extents reduced to the smallest admitted: can_implement's size(shape) overflows int there"
             q = _query(w, modes, strides_of=_aligned_strides(w, modes, fields))
-            accepted = program.accepts([(0, q)])[0]
-            builds, message = program.builds_tma(0, q)
+            accepted = program.accepts([(index, q)])[0]
+            builds, message = program.builds_tma(index, q)
             f["replay"] = {"query": q, "can_implement": accepted, "make_tma_copy_returns": builds,
                            "cute": message, "note": note}
             f["confirmed"] = (accepted == 1 and not builds) if f["kind"] == "accepted_but_wrong" else (

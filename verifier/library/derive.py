@@ -105,6 +105,8 @@ template <class Mainloop, class Epilogue, class Kernel> void show() {
   }
   TYPE_IF(Epilogue, StrideC, "STRIDE_C") TYPE_IF(Epilogue, StrideD, "STRIDE_D")
   LAYOUT_IF(Epilogue, SmemLayoutC, "EPI_SMEM_C") LAYOUT_IF(Epilogue, SmemLayoutD, "EPI_SMEM_D")
+  // A no-smem epilogue is CUTLASS's DefaultEpilogue in an adapter: its can_implement checks nothing.
+  printf("@@EPI_DEFAULT %d\n", int(type_name<Epilogue>().find("DefaultEpilogue<") != std::string::npos));
   printf("@@KERNEL %s\n", type_name<Kernel>().c_str());
   show_tma_tensors<Kernel>();
 }
@@ -279,6 +281,9 @@ _TAG = re.compile(r"^@@([A-Z_0-9]+)(?: (.*))?$")
 _IN_BATCH = re.compile(r"\bkey_\d+::")
 
 
+_INT_TAGS = ("STAGES", "BITS_A", "BITS_B", "EPI_SMEM_BYTES", "EPI_DEFAULT")
+
+
 def show(program: Program) -> list[dict[str, Any]]:
     """What each instance's builders chose, as printed by compiled CUTLASS (one dict per instance)."""
     out = subprocess.run([str(program.binary.path), "show"], capture_output=True, text=True, check=True,
@@ -304,7 +309,7 @@ def show(program: Program) -> list[dict[str, Any]]:
         elif tag == "REJECTED":
             found[-1]["REJECTED"] = True
         else:
-            found[-1][tag] = int(value) if tag in ("STAGES", "BITS_A", "BITS_B", "EPI_SMEM_BYTES") else value
+            found[-1][tag] = int(value) if tag in _INT_TAGS else value
     for k, d in enumerate(found):
         if k in program.binary.rejected:
             d["REJECTED"] = program.binary.rejected[k]

@@ -179,13 +179,21 @@ def _order(stride_type: str) -> str:
     return "(_2,_1,_3)" if first == "cute::C<1>" else "(_1,_2,_3)"
 
 
-def acceptance(fields: Mapping[str, Any], strides: Mapping[str, str]) -> list[str]:
+def checks_epilogue_alignment(d: Mapping[str, Any]) -> bool:
+    """Whether the kernel's epilogue checks C's and D's alignment in ``can_implement``: the TMA epilogue does
+    (sm90_epilogue_tma_warpspecialized.hpp:324-350); a no-smem epilogue is CUTLASS's ``DefaultEpilogue`` (in an
+    adapter), whose ``can_implement`` accepts every problem (default_epilogue.hpp:137-141).  ``d``: what compiled
+    CUTLASS printed for the key (``EPI_DEFAULT``: its epilogue's type names ``DefaultEpilogue``)."""
+    return not d.get("EPI_DEFAULT", 0)
+
+
+def acceptance(fields: Mapping[str, Any], strides: Mapping[str, str], epilogue: bool = True) -> list[str]:
     """``can_implement``'s acceptance condition, read by hand (``ACCEPTANCE_SOURCES``), over M, N, K, L: per
     operand, the extent of its unit-stride mode divisible by 128 bits' worth of elements, and no int overflow of
-    ``size(shape)``."""
+    ``size(shape)``; C's and D's only where the epilogue checks them (``epilogue``: ``checks_epilogue_alignment``)."""
     conds: list[str] = []
     extents = {"A": ("M", "K", "L"), "B": ("N", "K", "L"), "C": ("M", "N", "L"), "D": ("M", "N", "L")}
-    for x in ("A", "B", "C", "D"):
+    for x in ("A", "B", "C", "D") if epilogue else ("A", "B"):
         bits = _BITS.get(str(fields[f"element_{x.lower()}"]), 0)
         if not bits or x not in strides:
             continue
@@ -277,7 +285,7 @@ def _operands(fields: Mapping[str, Any], d: Mapping[str, Any]) -> tuple[list[_Op
     strides' types and can_implement's condition: a function of ``fields`` and ``d`` alone, so that a sweep lists
     them (``problems_of``) before any is decided."""
     strides = {x: str(d[f"STRIDE_{x}"]) for x in ("A", "B", "C", "D") if f"STRIDE_{x}" in d}
-    accept = acceptance(fields, strides)
+    accept = acceptance(fields, strides, checks_epilogue_alignment(d))
     tile = parse(str(d["TILE"]))
     blk = [str(t) for t in tile]  # type: ignore[union-attr]
     found: list[_Operand] = []

@@ -113,7 +113,9 @@ def render_text(report: Report) -> str:
     lines.append("parameters: " + (", ".join(s.describe() for s in report.symbols) or "none"))
     if report.assumed:
         lines.append("assumed: " + "; ".join(report.assumed))
-    n = {k: sum(1 for f in report.findings if f.verdict.verdict == k) for k in (VALID, INVALID, UNKNOWN)}
+    # proved counts as valid and refuted as invalid (a property's verdicts): by each verdict's exit code
+    n = {k: sum(1 for f in report.findings if f.verdict.exit_code == c) for k, c in ((VALID, 0), (INVALID, 1),
+                                                                                     (UNKNOWN, 3))}
     lines.append(f"{len(report.findings)} findings in {report.fn.name} over {report.paths} path(s): "
                  f"{n[VALID]} valid, {n[INVALID]} invalid, {n[UNKNOWN]} unknown")
     return "\n".join(lines)

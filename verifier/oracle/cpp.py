@@ -705,8 +705,9 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        verdicts = {f.verdict.verdict for f in self.findings}
-        return 1 if INVALID in verdicts else (3 if UNKNOWN in verdicts else 0)
+        # a property's verdict is proved / refuted, an operation's valid / invalid: each verdict's own exit code
+        codes = {f.verdict.exit_code for f in self.findings}
+        return 1 if 1 in codes else (3 if 3 in codes else 0)
 
 
 def _with(symbols: Symbols, condition: Bool) -> Symbols:
@@ -974,16 +975,16 @@ def verify_cpp(target: str, ranges: Mapping[str, tuple[int, int]] | None = None,
 def summary_verdict(report: Report) -> Verdict:
     """The function's one verdict (a spec file's ``cpp`` check): invalid if a finding is, else unknown if one is,
     else valid; the reason and counterexample of the first such finding, at its line."""
-    worst = next((f for f in report.findings if f.verdict.verdict == INVALID), None) or next(
-        (f for f in report.findings if f.verdict.verdict == UNKNOWN), None)
+    worst = next((f for f in report.findings if f.verdict.exit_code == 1), None) or next(
+        (f for f in report.findings if f.verdict.exit_code == 3), None)
     where = f"{report.fn.path.name}::{report.fn.name}"
     guard = can_implement(report)
     if worst is None:
         return Verdict("cpp", (where,), VALID, result=f"{len(report.findings)} findings valid over {report.paths} "
                        "path(s)")
     v = worst.verdict
-    return Verdict("cpp", (where,), v.verdict, counterexample=v.counterexample, guard=replace(v.guard, cpp=guard)
-                   if v.guard is not None and guard else v.guard,
+    return Verdict("cpp", (where,), INVALID if v.exit_code == 1 else UNKNOWN, counterexample=v.counterexample,
+                   guard=replace(v.guard, cpp=guard) if v.guard is not None and guard else v.guard,
                    reason=f"line {worst.line}: {worst.kind}: {worst.what}: {v.reason or v.verdict}")
 
 

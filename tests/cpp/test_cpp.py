@@ -201,3 +201,8 @@ def test_expected_properties_are_decided_and_count(capsys: pytest.CaptureFixture
     assert r.exit_code == 1 and cpp.summary_verdict(r).verdict == INVALID
     assert main(["cpp", f"{DATA / 'properties.cpp'}::properties", "--arg", "m=1..64", "--arg", "n=1..64"]) == 1
     assert "6 findings in properties over 1 path(s): 3 valid, 3 invalid, 0 unknown" in capsys.readouterr().out
+    from verifier.cli.cpp import render_sarif
+
+    results = json.loads(render_sarif(r))["runs"][0]["results"]  # the failures only, each an error
+    assert sorted(x["locations"][0]["physicalLocation"]["region"]["startLine"] for x in results) == [14, 15, 18]
+    assert {x["level"] for x in results} == {"error"}

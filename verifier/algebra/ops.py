@@ -835,7 +835,38 @@ def _dsl_complement_checks(layout: Layout, cotarget: object) -> None:
                          "complement(((_4,_8)):((1,8)), _60) terminates the process)")
 
 
-@declare(("L", "S|L?"), "layout.hpp:1231-1247", "_complement_of", records=("CPL",), cpp=CALL,
+def complement_claims_for(r: Layout, layout: Layout, cotarget: IntTuple) -> list[Claim]:
+    """complement's contract (layout.hpp:1166-1171) for the cotarget as a shape: not empty, covering, bounded,
+    increasing and disjoint from L (but at 0)."""
+    cot = product(cotarget)
+    co_l = cosize(layout)
+    n_r = size(r)
+    src = "layout.hpp:1166-1171"
+    return [
+        # CuTe's @post (layout.hpp:1167) is size(R) >= size(cotarget) / size(filter(L)): an empty cotarget (a divide
+        # of an empty layout, M/4 at M < 4) asks for nothing, and CuTe's empty result is right there (compiled CuTe:
+        # logical_divide(0:_1, _2:_1) is (_2,0):(_1,_2), no UB).  Only a non-empty cotarget needs a non-empty R.
+        _fact("CPL-POST-NONEMPTY", "the complement of a non-empty cotarget is not empty: size(R) >= 1 (a 0-extent "
+              "mode, CPL-2, completes nothing)", src, or_(le(cot, D(0)), ge(n_r, D(1)))),
+        _fact("CPL-POST-COVER", "(L, complement) covers the cotarget: cosize((L,R)) >= size(cotarget)", src,
+              ge(cosize(make_layout(layout, r)), cot)),
+        _fact("CPL-POST-BOUND", "cosize(R) <= round_up(size(cotarget), cosize(L))", src,
+              le(cosize(r), ((cot + co_l - 1) / co_l) * co_l)),
+        Claim("CPL-POST-ORDER", "the complement is strictly increasing: R(i) < R(i+1)", src,
+              (("#i", D(0), n_r - 1),), lt(r(_I), r(_I + 1))),
+        Claim("CPL-POST-DISJOINT", "the complement misses L: R(i) != L(j) for 0 < i < size(R), j < size(L)", src,
+              (("#i", D(1), n_r), ("#j", D(0), size(layout))), ne(r(_I), layout(_J))),
+    ]
+
+
+def complement_claims(r: Layout, layout: Layout, cotarget: object = None) -> list[Claim]:
+    """complement's claims for its operands as CuTe takes them: the cotarget a shape, a layout (its shape) or
+    absent (``cosize(filter(L))``)."""
+    return complement_claims_for(r, layout, cosize(filter(layout)) if cotarget is None else
+                       (cotarget.shape if isinstance(cotarget, Layout) else cotarget))  # type: ignore[arg-type]
+
+
+@declare(("L", "S|L?"), "layout.hpp:1231-1247", complement_claims, records=("CPL",), cpp=CALL,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_4,M):(_1,_4)",),
          docs=(("`complement(L, cotarget)`",
                 "CuTe's contract (complement.cpp:46-66): `cosize((L,R)) >= size(cotarget)`; `cosize(R) <= "

@@ -29,14 +29,14 @@ from typing import TYPE_CHECKING
 from verifier.algebra import ops as algebra
 from verifier.algebra.declare import LAYOUT
 from verifier.algebra.registry import REGISTRY
-from verifier.contracts.claim import _I, _J, Claim, _claim, _fact, _same_size
+from verifier.contracts.claim import _I, Claim, _claim, _fact, _same_size
 from verifier.contracts.predication import predicated_copy_claims, vector_claims
 from verifier.core.basis import Value, has_basis
 from verifier.core.basis import add as value_add
 from verifier.core.claim import TooLarge, _sufficient, _truth, first_failure
 from verifier.core.errors import CuteRejection, UndefinedBehavior
-from verifier.core.int_tuple import IntTuple, crd2crd, crd2idx, idx2crd, leaves, product, product_each
-from verifier.core.integers import Bool, Const, D, Int, S, eq, ge, le, lt, ne, or_, substitute
+from verifier.core.int_tuple import IntTuple, crd2crd, crd2idx, idx2crd, leaves, product_each
+from verifier.core.integers import Bool, Const, D, Int, S, eq, lt, substitute
 from verifier.core.layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
 from verifier.core.obligations import Recorder
 from verifier.core.operands import substitute as substitute_operand
@@ -49,28 +49,6 @@ if TYPE_CHECKING:
 
 # composition's contract sits beside its algorithm (algebra/ops.py), which decides it on concrete values.
 _composition = algebra.composition_claims
-
-
-def _complement(r: Layout, layout: Layout, cotarget: IntTuple) -> list[Claim]:
-    cot = product(cotarget)
-    co_l = cosize(layout)
-    n_r = size(r)
-    src = "layout.hpp:1166-1171"
-    return [
-        # CuTe's @post (layout.hpp:1167) is size(R) >= size(cotarget) / size(filter(L)): an empty cotarget (a divide
-        # of an empty layout, M/4 at M < 4) asks for nothing, and CuTe's empty result is right there (compiled CuTe:
-        # logical_divide(0:_1, _2:_1) is (_2,0):(_1,_2), no UB).  Only a non-empty cotarget needs a non-empty R.
-        _fact("CPL-POST-NONEMPTY", "the complement of a non-empty cotarget is not empty: size(R) >= 1 (a 0-extent "
-              "mode, CPL-2, completes nothing)", src, or_(le(cot, D(0)), ge(n_r, D(1)))),
-        _fact("CPL-POST-COVER", "(L, complement) covers the cotarget: cosize((L,R)) >= size(cotarget)", src,
-              ge(cosize(make_layout(layout, r)), cot)),
-        _fact("CPL-POST-BOUND", "cosize(R) <= round_up(size(cotarget), cosize(L))", src,
-              le(cosize(r), ((cot + co_l - 1) / co_l) * co_l)),
-        Claim("CPL-POST-ORDER", "the complement is strictly increasing: R(i) < R(i+1)", src,
-              (("#i", D(0), n_r - 1),), lt(r(_I), r(_I + 1))),
-        Claim("CPL-POST-DISJOINT", "the complement misses L: R(i) != L(j) for 0 < i < size(R), j < size(L)", src,
-              (("#i", D(1), n_r), ("#j", D(0), size(layout))), ne(r(_I), layout(_J))),
-    ]
 
 
 def _pairs(a: Layout, tiler: object, r: Layout) -> Iterator[tuple[Layout, Layout, Layout]]:
@@ -101,7 +79,7 @@ def _divide(r: Layout, a: Layout, tiler: object) -> list[Claim]:
                        "layout.hpp:1572", size(z), size(rk)),
             _claim("DIV-POST", f"the divide is A after Z: R(i) == A(Z(i)), Z = (T, complement(T)){where}",
                    "layout.hpp:1572", size(z), x(z(_I)), rk(_I)),
-            *(_rename(c, where) for c in _complement(comp, t, target)),
+            *(_rename(c, where) for c in algebra.complement_claims_for(comp, t, target)),
         ]
     return out
 
@@ -120,7 +98,7 @@ def _product(r: Layout, a: Layout, tiler: object) -> list[Claim]:
             _claim("PRD-POST", f"R(i) == A(i % size(A)) + C(B(i / size(A))), C = complement(A, size(A)*cosize(B))"
                    f"{where}", "layout.hpp:1666", n * size(t), x(_I % n) + c(t(_I / n)), rk(_I)),
             _compact(x, c, where),
-            *(_rename(cl, where) for cl in _complement(c, x, target)),
+            *(_rename(cl, where) for cl in algebra.complement_claims_for(c, x, target)),
         ]
     return out
 
@@ -288,13 +266,6 @@ def _make_tma_box(r: TmaBox, element_bits: int, smem: object, gmem: Layout) -> l
     return [_claim("TMA-POST", "box element i is the gmem element of the tile coordinate at smem index i: "
                    "box(i) == GMEM(idx2crd(right_inverse(SMEM)(i), tile))", "copy_traits_sm90_tma.hpp:723-845",
                    size(walked), expected, walked(_I))]
-
-
-def _complement_of(r: Layout, layout: Layout, cotarget: object = None) -> list[Claim]:
-    """complement's claims for its operands as CuTe takes them: the cotarget a shape, a layout (its shape) or
-    absent (``cosize(filter(L))``)."""
-    return _complement(r, layout, cosize(algebra.filter(layout)) if cotarget is None else
-                       (cotarget.shape if isinstance(cotarget, Layout) else cotarget))  # type: ignore[arg-type]
 
 
 def _divide_rearranged(r: Layout, a: Layout, tiler: object) -> list[Claim]:

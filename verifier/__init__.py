@@ -15,7 +15,8 @@ module is private and may change; docs/architecture.md describes them.
 * algebra:   ``apply(op, *args)`` runs a registered operation (``REGISTRY``) exactly as CuTe 4.2 computes it and
              returns its result with the obligations the call incurred (``Outcome``);
 * engine:    ``verify(op, args, symbols)`` and ``check(prop, args, symbols)`` decide for every admitted value and
-             return a ``Verdict`` (``Policy`` picks the severities: ``--strict``, ``--select``, ``--ignore``);
+             return a ``Verdict`` (``Policy`` picks the severities: ``--strict``, ``--select``, ``--ignore``),
+             through ``engine.problem.decide`` as every front end does;
 * errors:    ``LayoutError`` (bad input), ``CuteRejection`` (CuTe rejects the operands at compile time),
              ``UndefinedBehavior`` (CuTe divides by zero).
 """
@@ -40,8 +41,7 @@ _MODULES = {
     "verifier.notation.cpp": "parse parse_layout parse_tile parse_int_tuple parse_relation",
     "verifier.notation.interop": "to_cpp parse_dsl to_dsl",
     "verifier.algebra.registry": "apply Outcome REGISTRY",
-    "verifier.engine.verify": "verify",
-    "verifier.engine.checks": "check",
+    "verifier.engine.api": "verify check",
     "verifier.engine.verdicts": "Verdict Policy",
 }
 __getattr__, __dir__ = lazy_exports(globals(), _MODULES)
@@ -54,9 +54,8 @@ if TYPE_CHECKING:
     from verifier.core.layouts import UNDERSCORE, Layout, Tile
     from verifier.core.swizzle import ComposedLayout, Swizzle
     from verifier.core.symbols import Symbols
-    from verifier.engine.checks import check
+    from verifier.engine.api import check, verify
     from verifier.engine.verdicts import Policy, Verdict
-    from verifier.engine.verify import verify
     from verifier.notation.cpp import parse, parse_int_tuple, parse_layout, parse_relation, parse_tile
     from verifier.notation.interop import parse_dsl, to_cpp, to_dsl
 

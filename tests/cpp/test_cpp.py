@@ -184,3 +184,25 @@ def test_an_obligation_on_two_paths_is_proved_on_both() -> None:
     [f] = _at(r, 28, "undefined behaviour")
     assert f.verdict.verdict == INVALID
     assert f.verdict.counterexample is not None and f.verdict.counterexample.params["d"] == 0
+
+
+@pytest.mark.cute
+def test_expected_properties_are_decided_and_count(capsys: pytest.CaptureFixture[str]) -> None:
+    """Each ``expect_*`` is the declared property (its trailing integers its options: conflict_free's widths); a
+    refuted one fails the function as an invalid operation does: its exit status, the summary's counts and a spec
+    file's ``cpp`` check (a refuted property once counted as nothing, and the function exited 0)."""
+    from verifier.engine.verdicts import PROVED, REFUTED
+
+    r = cpp.verify_cpp(f"{DATA / 'properties.cpp'}::properties", {"m": (1, 64), "n": (1, 64)})
+    got = {f.line: f.verdict.verdict for f in r.findings if f.kind == "property"}
+    assert got == {11: PROVED, 12: PROVED, 13: PROVED, 14: REFUTED, 15: REFUTED, 18: REFUTED}
+    [bank] = _at(r, 18, "property")
+    assert bank.verdict.counterexample is not None and bank.verdict.counterexample.obligation == "CONFLICT-FREE"
+    assert r.exit_code == 1 and cpp.summary_verdict(r).verdict == INVALID
+    assert main(["cpp", f"{DATA / 'properties.cpp'}::properties", "--arg", "m=1..64", "--arg", "n=1..64"]) == 1
+    assert "6 findings in properties over 1 path(s): 3 valid, 3 invalid, 0 unknown" in capsys.readouterr().out
+    from verifier.cli.cpp import render_sarif
+
+    results = json.loads(render_sarif(r))["runs"][0]["results"]  # the failures only, each an error
+    assert sorted(x["locations"][0]["physicalLocation"]["region"]["startLine"] for x in results) == [14, 15, 18]
+    assert {x["level"] for x in results} == {"error"}

@@ -117,3 +117,23 @@ def test_cli(capsys) -> None:
     assert main(["gmma_canonical", "Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_16):(_16,_1)", "--element-bits", "16",
                  "--major", "K"]) == 1
     assert capsys.readouterr().out.startswith("not canonical")
+
+
+def test_the_canonical_checks_are_decided_as_problems() -> None:
+    """``gmma_canonical`` / ``umma_canonical`` decide through ``engine.problem.decide`` (issue 27): the verdict's
+    detail is the check's whole outcome (the descriptor's fields the command prints), its k-block and family
+    passed through."""
+    from verifier.algebra.gmma import canonical_umma, umma_atom
+    from verifier.engine.problem import GmmaCanonical, decide
+    from verifier.engine.verdicts import INVALID, VALID
+
+    tile = apply("tile_to_shape", atom("MN", "SW64", 16), parse("(_64,_64)")).result
+    v = decide(GmmaCanonical(tile, 16, "MN"))
+    assert v.verdict == VALID and v.detail == canonical_gmma(tile, 16, "MN") and v.op == "canonical_gmma<MN>"
+    assert v.result == v.detail.canonical  # type: ignore[attr-defined]
+    narrow = decide(GmmaCanonical(tile, 16, "MN", k_block=8))
+    assert narrow.detail == canonical_gmma(tile, 16, "MN", 8)
+    u = umma_atom("MN", "SW128", 16)
+    w = decide(GmmaCanonical(u, 16, "K", umma=True))
+    assert w.detail == canonical_umma(u, 16, "K") and w.op == "canonical_umma<K>"
+    assert w.verdict == (VALID if w.detail.accepted else INVALID)  # type: ignore[attr-defined]

@@ -224,16 +224,25 @@ def test_make_tiled_copy_c_atom_contract():
 
 
 def test_every_tiled_builder_and_query_passes_the_operand_prefilter() -> None:
-    """``run.problems`` loads the tiled module (and the atom tables) only for text starting with TILED_PREFIXES
-    (issue 16: start-up): every builder, query, partition and retile of the notation must start with one, or it
-    would not parse."""
-    from verifier.algebra import tiled
-    from verifier.core.symbols import Symbols
-    from verifier.run.problems import TILED_PREFIXES, operands
+    """``run.problems`` loads the tiled module (and the atom tables) only for a text calling a name of
+    ``algebra.tiled_notation`` (issue 16: start-up), the one list of the notation's names that the parser of
+    ``tiled.py`` reads too (issue 27: no second table of them)."""
+    import subprocess
+    import sys
 
-    names = tiled.NAMES
-    assert {"partition_C", "partition_S", "retile_D", "get_layoutC_TV", "make_tiled_mma"} <= set(names)
-    assert all(n.startswith(TILED_PREFIXES) for n in names), names
+    from verifier.algebra import tiled, tiled_notation
+    from verifier.core.symbols import Symbols
+    from verifier.run.problems import operands
+
+    assert tiled.NAMES is tiled_notation.NAMES
+    assert {"partition_C", "partition_S", "retile_D", "get_layoutC_TV", "make_tiled_mma"} <= set(tiled.NAMES)
+    assert all(tiled_notation.is_tiled_text(f" {n} (x)") for n in tiled.NAMES)
+    assert not tiled_notation.is_tiled_text("make_tiled(x)") and not tiled_notation.is_tiled_text("(_4,_8):(_1,_4)")
+    probe = ("import sys; from verifier.core.symbols import Symbols; from verifier.run.problems import operands; "
+             "operands('coalesce', ['(_4,M):(_1,_4)'], Symbols()); print('verifier.algebra.tiled' in sys.modules, "
+             "'verifier.algebra.atoms' in sys.modules)")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert loaded.split() == ["False", "False"], loaded
     text = "get_layoutC_TV(make_tiled_mma(SM80_16x8x8_F16F16F16F16_TN, (_2,_2,_1):(_1,_2,_0), <_32,_32,_16>))"
     (tv,) = operands("coalesce", [text], Symbols())
     assert int(size(tv)) == 32 * 32  # C's thread-value layout covers the 32x32 tile

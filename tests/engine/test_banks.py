@@ -134,6 +134,29 @@ def test_conflict_free_verdicts_agree_with_counting(cute_offsets) -> None:
             assert any(x % 32 == y % 32 and x != y for x in w1 for y in w2)
 
 
+def test_bank_conflicts_is_decided_as_a_problem() -> None:
+    """``cute-verify bank_conflicts`` decides through ``engine.problem.decide`` (issue 27): its phases are the
+    verdict's detail, the very count of ``wavefronts``; proved exactly when every phase takes one wavefront, else
+    refuted with the worst phase; and where the access is aligned, the same verdict as ``check conflict_free``."""
+    from verifier.engine.problem import BankConflicts, decide
+
+    refuted = 0
+    for smem, access, eb, ab in PATTERNS[:60]:
+        model = AccessModel(eb, ab)
+        phases = tuple(wavefronts(smem, access, model))
+        v = decide(BankConflicts(smem, access, model))
+        assert v.detail == phases
+        worst = max(p.wavefronts for p in phases)
+        assert v.verdict == (PROVED if worst <= 1 else REFUTED)
+        if v.verdict == REFUTED:
+            refuted += 1
+            assert v.reason == f"{worst}-way bank conflict" and v.counterexample is not None
+        c = check("conflict_free", [smem, access], Symbols(), element_bits=eb, access_bits=ab)
+        if c.counterexample is None or c.counterexample.obligation != "SMEM-ADDR":
+            assert c.verdict == v.verdict, (str(smem), str(access), eb, ab)
+    assert 0 < refuted < 60
+
+
 def test_counts_agree_with_tensor_layouts() -> None:
     """Shared cases: the thread-to-offset map as a tensor-layouts (swizzled) TV layout, one value per element of a
     thread's access, grouped by phase."""

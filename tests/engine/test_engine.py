@@ -353,3 +353,29 @@ def test_the_inverses_and_nullspace_have_no_concrete_copy_of_their_contract() ->
         assert {st for _, st in evaluate(op, args)} == {"holds"}, op
     wrong = evaluate("left_inverse", [parse_layout("((_3,_7)):((_0,_0))")])
     assert [c.id for c, st in wrong if st == "fails"] == ["LI-3"]
+
+
+def test_the_public_api_decides_through_the_one_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``verifier.verify`` and ``verifier.check`` state their question as a Problem and hand it to
+    ``engine.problem.decide`` (issue 27): the same verdict as the engine's functions, and the Problem carries every
+    argument (a wrong field would show here)."""
+    import verifier
+    from verifier.engine import api
+    from verifier.engine.problem import Operation, Property, decide
+
+    seen: list[object] = []
+
+    def spy(problem: object) -> object:
+        seen.append(problem)
+        return decide(problem)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(api, "decide", spy)
+    s = Symbols()
+    a, b = parse("(M,N):(_1,M)", s), parse("(N,M):(M,_1)", s)
+    strict = Policy(strict=True)
+    v = verifier.verify("composition", [a, b], s, 7.0, False, strict, 10**7, None, "cpp")
+    assert seen[-1] == Operation("composition", (a, b), s, strict, 7.0, 10**7, False, "cpp")
+    assert v == verify("composition", [a, b], s, 7.0, False, strict, 10**7)
+    w = verifier.check("equivalent", [a, a], s, 7.0, strict, 10**7, extended=True)
+    assert seen[-1] == Property("equivalent", (a, a), s, (("extended", True),), strict, 7.0, 10**7)
+    assert w == check("equivalent", [a, a], s, 7.0, strict, 10**7, extended=True) and w.verdict == PROVED

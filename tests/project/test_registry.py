@@ -170,7 +170,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DECLARING = {"verifier/algebra/ops.py", "verifier/algebra/predication.py", "verifier/algebra/tma.py",
              "verifier/algebra/declare.py", "verifier/engine/checks.py", "verifier/engine/property.py"}
 # Collections of operation or property names that are not tables of them: the dispatch of an independent oracle
-# or a special case on its own semantics (each states why), and tables not yet derived (``TODO``).
+# or a special case on its own semantics (each states why).
 ALLOWED = {
     ("verifier/algebra/composed.py", ("downcast", "upcast")): "dispatch of the composed recast's algorithm",
     ("verifier/cli/selfcheck.py", ("blocked_product", "coalesce", "complement", "composition", "filter",
@@ -183,10 +183,6 @@ ALLOWED = {
     ("verifier/dsl/harness.py", ("coalesce", "filter")): "dispatch: the DSL's profile argument",
     ("verifier/oracle/adversarial/swizzle.py", ("bijective", "in_bounds", "injective")):
         "dispatch of an adversarial generator",
-    ("verifier/oracle/cpp.py", ("bijective", "conflict_free", "equivalent", "in_bounds", "injective")):
-        "TODO: the C++ front end's spelling of the properties (cute_verify::bijective(L), its operand kinds)",
-    ("verifier/oracle/cpp.py", ("bijective", "equivalent", "in_bounds", "injective")):
-        "TODO: the C++ front end's spelling of the properties",
     ("verifier/oracle/sweep.py", ("downcast", "upcast")): "dispatch of the sweep's independent oracle",
     ("verifier/oracle/sweep.py", ("coalesce", "left_inverse", "right_inverse")): "dispatch of the sweep's oracle",
     ("verifier/oracle/sweep.py", ("blocked_product", "raked_product")): "dispatch of the sweep's oracle",
@@ -233,6 +229,24 @@ def test_no_table_of_operations_or_properties_outside_the_declarations() -> None
     assert sorted(found - set(ALLOWED)) == [], "a new table of operations or properties: derive it from the " \
                                                "declarations (algebra.declare, engine.property)"
     assert sorted(set(ALLOWED) - found) == [], "an allowed table is gone: remove it from ALLOWED"
+
+
+def test_the_cpp_front_ends_properties_are_the_declared_ones() -> None:
+    """Each ``cute_verify::expect_NAME`` of oracle/include/cute_verify.hpp that records a property is decided as the
+    declared property of that name, its arguments' kinds read from the declaration's ``cpp``, the arguments past the
+    operands as its first options: no second list of the properties in oracle/cpp.py."""
+    from verifier.engine.checks import PROPERTIES
+    from verifier.engine.property import DECLARED
+
+    header = (ROOT / "verifier" / "oracle" / "include" / "cute_verify.hpp").read_text()
+    recorded = set(re.findall(r'record\("(\w+)"', header))
+    declared = {n for n, p in DECLARED.items() if p.cpp is not None}
+    assert declared and declared <= set(PROPERTIES) and declared == recorded - {"tma_box"}
+    for name in declared:
+        prop = DECLARED[name]
+        assert prop.cpp is not None and len(prop.cpp) <= len(prop.operands) + len(prop.options), name
+        body = re.search(rf"void expect_{name}\(([^)]*)\)", header)
+        assert body is not None and body.group(1).count(",") - 1 == len(prop.cpp), name  # less file and line
 
 
 def test_the_table_scan_finds_a_new_table(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from verifier.algebra.ops import (
     tiled_product,
     zipped_divide,
 )
+from verifier.algebra.tiled_notation import NAMES, PARTITIONS, QUERIES, RETILES
 from verifier.core.errors import CuteRejection, LayoutError
 from verifier.core.int_tuple import IntTuple, crd2crd, idx2crd
 from verifier.core.integers import Int, IntLike, S, as_int
@@ -398,17 +399,8 @@ def make_tiled_copy_C_atom(atom: CopyAtom, val_bits: int, mma: TiledMMA) -> Tile
     return TiledCopy(atom, val_bits, composition(inv, layout_tv), Tile(list(tiler)))
 
 
-# -- notation ----------------------------------------------------------------------------------------------------
+# -- notation (its names: tiled_notation.py) -------------------------------------------------------------------
 
-_BUILDERS = ("make_tiled_mma", "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C",
-             "make_tiled_copy_C_atom", "make_tiled_copy")
-_QUERIES = ("get_layoutA_TV", "get_layoutB_TV", "get_layoutC_TV", "get_layoutS_TV", "get_layoutD_TV")
-# A thread's view of a tensor: (TILED, TENSOR, THREAD); the fragments and retiles give a register layout alone.
-_PARTITIONS = ("partition_fragment_A", "partition_fragment_B", "partition_fragment_C", "partition_A", "partition_B",
-               "partition_C", "partition_S", "partition_D")
-_RETILES = ("retile_S", "retile_D")
-# Every function of the notation (the operand prefilter of run/problems.py and "did you mean" read it).
-NAMES = _BUILDERS + _QUERIES + _PARTITIONS + _RETILES
 
 
 def _split_args(text: str) -> list[str]:
@@ -429,11 +421,6 @@ def _split_args(text: str) -> list[str]:
     if "".join(cur).strip():
         out.append("".join(cur).strip())
     return out
-
-
-def is_tiled_text(text: str) -> bool:
-    t = "".join(text.split())
-    return t.startswith(tuple(n + "(" for n in NAMES))
 
 
 def view(part: OffsetLayout) -> ComposedLayout:
@@ -466,7 +453,7 @@ def parse_tiled(text: str, symbols: object = None) -> TiledMMA | TiledCopy | Lay
                           f"{text!r}: expected one of {', '.join(NAMES)}(...)")
     body = text.strip()  # the arguments as written: a composed layout's `o` needs its spaces
     args = _split_args(body[body.index("(") + 1:-1])
-    if name in _PARTITIONS + _RETILES:
+    if name in PARTITIONS + RETILES:
         return _parse_partition(name, args, symbols)
 
     def atom(s: str) -> MmaAtom | CopyAtom:
@@ -482,7 +469,7 @@ def parse_tiled(text: str, symbols: object = None) -> TiledMMA | TiledCopy | Lay
             raise LayoutError(f"{name}: the element width must be 4, 8, 16, 32, 64 or 128 bits, got {s!r}")
         return int(s)
 
-    if name in _QUERIES:
+    if name in QUERIES:
         if len(args) != 1:
             raise LayoutError(f"{name} takes one TiledMMA / TiledCopy")
         obj = parse_tiled(args[0], symbols)
@@ -523,7 +510,7 @@ def _parse_partition(name: str, args: list[str], symbols: object) -> Layout | Co
     from verifier.core.symbols import Symbols
     from verifier.notation.cpp import parse
 
-    retile = name in _RETILES
+    retile = name in RETILES
     form = f"{name}(TILED_COPY, FRAGMENT)" if retile else \
         f"{name}({'TILED_COPY' if name[-1] in 'SD' else 'TILED_MMA'}, TENSOR, THREAD)"
     if len(args) != (2 if retile else 3):

@@ -4,9 +4,9 @@
   operation ``OP`` (named as in CuTe: ``composition A B``, ``complement L [COTARGET]``, ``upcast N L`` ...), as
   CuTe computes it, valid for every allowed value of the symbols?  Prints the verdict, a counterexample, and the
   condition under which it is valid with C++ and Python guards.
-* ``cute-verify check PROPERTY ARGS...``: ``compatible S1 S2``, ``injective L``, ``surjective L N``,
-  ``bijective L``, ``equivalent L1 L2 [--extended]``, ``in_bounds L EXTENT``, ``no_overflow L [--bits 32|64]``,
-  ``conflict_free SMEM ACCESS --element-bits B --access-bits W [--offset EXPR]`` (banks.py).
+* ``cute-verify check PROPERTY ARGS... [--OPTION ...]``: does a property of ``engine/checks.py`` hold for every
+  allowed value of the symbols?  ``check --help`` lists the properties and their options, and docs/semantics.md
+  their operands, both read from the declarations (``engine.property``).
 * ``cute-verify bank_conflicts SMEM ACCESS --element-bits B --access-bits W``: wavefronts per phase (banks_cli.py).
 * ``cute-verify eval LAYOUT [--param NAME=VALUE]... [--json]``: the layout as CuTe prints it, its size, cosize and
   table.

@@ -73,7 +73,8 @@ def index_names(offset: str, others: list[str]) -> list[str]:
 def cmd_bank_conflicts(args: argparse.Namespace) -> int:
     from verifier.cli.args import params as _params
     from verifier.core.symbols import Symbols
-    from verifier.engine.banks import AccessModel, wavefronts
+    from verifier.engine.banks import AccessModel
+    from verifier.engine.problem import BankConflicts, decide
     from verifier.run.problems import build
 
     model = AccessModel(args.element_bits, args.access_bits)
@@ -92,7 +93,9 @@ def cmd_bank_conflicts(args: argparse.Namespace) -> int:
         if not off.concrete:
             raise LayoutError("bank_conflicts counts concrete patterns: give --param NAME=VALUE for every symbol")
         offset = int(off)
-    phases = wavefronts(smem, access, model, offset)  # type: ignore[arg-type]
+    v = decide(BankConflicts(smem, access, model, offset))  # type: ignore[arg-type]
+    phases = v.detail
+    assert isinstance(phases, tuple)  # the counted phases (banks.Phase)
     worst = max((p.wavefronts for p in phases), default=0)
     if args.json:
         print(json.dumps({"smem": args.smem, "access": args.access, "model": model.describe(),

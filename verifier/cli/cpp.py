@@ -113,7 +113,9 @@ def render_text(report: Report) -> str:
     lines.append("parameters: " + (", ".join(s.describe() for s in report.symbols) or "none"))
     if report.assumed:
         lines.append("assumed: " + "; ".join(report.assumed))
-    n = {k: sum(1 for f in report.findings if f.verdict.verdict == k) for k in (VALID, INVALID, UNKNOWN)}
+    # proved counts as valid and refuted as invalid (a property's verdicts): by each verdict's exit code
+    n = {k: sum(1 for f in report.findings if f.verdict.exit_code == c) for k, c in ((VALID, 0), (INVALID, 1),
+                                                                                     (UNKNOWN, 3))}
     lines.append(f"{len(report.findings)} findings in {report.fn.name} over {report.paths} path(s): "
                  f"{n[VALID]} valid, {n[INVALID]} invalid, {n[UNKNOWN]} unknown")
     return "\n".join(lines)
@@ -137,11 +139,14 @@ def render_json(report: Report) -> str:
 
 def render_sarif(report: Report) -> str:
     """SARIF 2.1.0 through the spec runs' renderer: each finding a result at its line of the C++ file."""
+    from verifier.engine.verdicts import PROVED, REFUTED, VALID
     from verifier.present.report import results_sarif
     from verifier.run.batch import CheckResult
     from verifier.run.spec import Check
 
-    results = [CheckResult(Check(f"{report.fn.name}:{f.line} {f.what}", f.verdict.op, False,
-                                 (f.what,), "valid", 0.0, shown(report.fn.path), f.line or 1),
+    # what passes: proved for a property (its verdicts are proved / refuted), valid for the rest
+    results = [CheckResult(Check(f"{report.fn.name}:{f.line} {f.what}", f.verdict.op, False, (f.what,),
+                                 PROVED if f.verdict.verdict in (PROVED, REFUTED) else VALID, 0.0,
+                                 shown(report.fn.path), f.line or 1),
                            f.verdict, False, 0.0) for f in report.findings]
     return results_sarif(results)

@@ -7,7 +7,7 @@ import argparse
 import json
 from collections.abc import Callable
 
-from verifier.algebra.gmma import KINDS, MAJORS, UMMA_KINDS, atom, canonical_gmma, canonical_umma, umma_atom
+from verifier.algebra.gmma import KINDS, MAJORS, UMMA_KINDS, Canonical, atom, umma_atom
 from verifier.notation.cpp import parse
 
 
@@ -29,9 +29,11 @@ def cmd_umma_atom(args: argparse.Namespace) -> int:
 
 
 def cmd_canonical(args: argparse.Namespace) -> int:
-    tile = parse(args.smem)
-    check = canonical_umma if args.umma else canonical_gmma
-    c = check(tile, args.element_bits, args.major, args.k_block)
+    from verifier.engine.problem import GmmaCanonical, decide
+
+    v = decide(GmmaCanonical(parse(args.smem), args.element_bits, args.major, args.k_block, args.umma))
+    c = v.detail
+    assert isinstance(c, Canonical)  # the check's outcome, with the descriptor's fields
     if args.json:
         print(json.dumps({"smem": args.smem, "major": args.major, "element_bits": args.element_bits,
                           "accepted": c.accepted, "reason": c.reason, "layout_type": c.layout_type,

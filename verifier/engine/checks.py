@@ -72,7 +72,7 @@ def _size(f: object) -> Int:
     return f.size() if isinstance(f, ComposedLayout) else size(f)  # type: ignore[arg-type]
 
 
-@declare_property("injective", ("L",), "L(i) != L(j) for i < j < size(L)", ("INJECTIVE",))
+@declare_property("injective", ("L",), "L(i) != L(j) for i < j < size(L)", ("INJECTIVE",), cpp=("L",))
 def _injective(layout: Layout) -> list[Claim]:
     n = _size(layout)
     return [Claim("INJECTIVE", "L(i) != L(j) for i < j < size(L)", "layout.hpp", (("#i", D(0), n), ("#j", _I + 1, n)),
@@ -95,7 +95,7 @@ def _extents(layout: Layout, extent: IntTuple, paths: list[Path]) -> list[Int]:
 
 
 @declare_property("bijective", ("L",), "injective and onto [0, size(L)) (a coordinate-valued L: onto its codomain "
-                  "box coshape(L))", ("INJECTIVE", "IN-BOUNDS", "ONTO-SIZE"))
+                  "box coshape(L))", ("INJECTIVE", "IN-BOUNDS", "ONTO-SIZE"), cpp=("L",))
 def _bijective(layout: Layout) -> list[Claim]:
     paths = paths_of(layout)
     if paths == [()]:
@@ -117,7 +117,8 @@ def _fact_claim(id: str, description: str, holds: Bool) -> Claim:
 @declare_property("equivalent", ("L", "L"), "L1(i) == L2(i) for every i < size(L1) == size(L2) (extended: on every "
                   "non-negative 1-D coordinate, as CuTe evaluates past the domain along the last mode)",
                   ("EQUIV", "EQUIV-SIZE"),
-                  (Option("extended", bool, "equivalent: also past the domain, as CuTe evaluates", form="true|false"),))
+                  (Option("extended", bool, "equivalent: also past the domain, as CuTe evaluates", form="true|false"),),
+                  cpp=("L", "L"))
 def _equivalent(a: Layout, b: Layout, extended: bool = False) -> list[Claim]:
     n = UNBOUNDED if extended else _size(a)
     bits = flag_bits(a) or flag_bits(b)
@@ -164,7 +165,7 @@ def _tensor_index(layout: object, i: Int) -> Int:
 
 
 @declare_property("in_bounds", ("L", "S"), "0 <= L(i) < EXTENT for every i < size(L) (a shape bounds a "
-                  "coordinate-valued L componentwise)", ("IN-BOUNDS",))
+                  "coordinate-valued L componentwise)", ("IN-BOUNDS",), cpp=("L", "I"))
 def _in_bounds(layout: Layout, extent: IntTuple) -> list[Claim]:
     bits = flag_bits(layout)
     if bits is not None:
@@ -247,7 +248,8 @@ def _max0(x: Int) -> Int:
                    Option("access_bits", int, "conflict_free: the bits each thread accesses (8, 16, 32, 64, 128; 128 "
                           "for ldmatrix)", required=True, metavar="W"),
                    Option("offset", str, "conflict_free: a tile-coordinate offset added to every thread's coordinate "
-                          "(a stage)", metavar="EXPR", form='"EXPR"')))
+                          "(a stage)", metavar="EXPR", form='"EXPR"')),
+                  cpp=("L", "L", "I", "I"))
 def _conflict_free(smem: object, access: Layout, element_bits: int = 0, access_bits: int = 0,
                    offset: Int | None = None) -> list[Claim]:
     """One wavefront per phase of a shared-memory access (the model of ``banks.py``)."""

@@ -6,7 +6,8 @@ the solver, and hands it to ``decide``; nothing else in a front end reaches the 
 decision has one place where its solver, its budget and its policy meet.
 
 The kinds this layer decides are its own dataclasses (``Operation``, ``Property``, ``Admits``, ``Claims``,
-``GmmaCanonical``).  A kind whose meaning belongs to a layer above (a spec file's check, ``run/spec.py``; a C++
+``GmmaCanonical``, ``BankConflicts``); what a front end prints beyond the verdict comes from the same decision
+(``Verdict.detail``).  A kind whose meaning belongs to a layer above (a spec file's check, ``run/spec.py``; a C++
 function, ``oracle/cpp.py``) is registered by that layer under its ``kind`` (``register``), so this layer names no
 module above it; the worker processes of ``run/batch.py`` are handed the registrations (``DECIDERS``).
 """
@@ -19,10 +20,22 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from verifier.core.errors import LayoutError
 from verifier.core.symbols import Symbols
-from verifier.engine.verdicts import DEFAULT_POLICY, INVALID, PROVED, REFUTED, UNKNOWN, VALID, Policy, Verdict
+from verifier.engine.verdicts import (
+    DEFAULT_POLICY,
+    INVALID,
+    PROVED,
+    REFUTED,
+    UNKNOWN,
+    VALID,
+    Counterexample,
+    Policy,
+    Verdict,
+)
 from verifier.solver.budget import DEFAULT_TIMEOUT, Budget
 
 if TYPE_CHECKING:  # the deciding modules load when a problem is decided, not when one is built
+    from verifier.core.layouts import Layout
+    from verifier.engine.banks import AccessModel
     from verifier.engine.decide import Item
 
 
@@ -88,13 +101,31 @@ class Claims:
 
 @dataclass(frozen=True)
 class GmmaCanonical:
-    """``make_gmma_desc<major>``'s check that a shared-memory layout is a canonical GMMA layout (``valid`` with
-    its canonical form, or ``invalid`` with the reason), as the C++ front end asks it."""
+    """``make_gmma_desc<major>``'s check that a shared-memory layout is a canonical GMMA layout (``umma``:
+    ``UMMA::make_umma_desc``'s) on the k-block one MMA reads (``k_block`` elements of K, default the dense MMA's):
+    ``valid`` with its canonical form, or ``invalid`` with the reason; the verdict's ``detail`` is the whole
+    outcome (``algebra.gmma.Canonical``: the descriptor's fields, which ``cute-verify gmma_canonical`` prints)."""
 
     smem: object
     element_bits: int
     major: str
+    k_block: int | None = None
+    umma: bool = False
     kind: ClassVar[str] = "gmma_canonical"
+
+
+@dataclass(frozen=True)
+class BankConflicts:
+    """The wavefronts of each phase of a concrete shared-memory access (``engine/banks.py``'s model ``model``,
+    ``offset`` added to every thread's coordinate), counted: ``proved`` conflict-free when every phase takes one,
+    else ``refuted`` with the worst phase; the verdict's ``detail`` is the phases (``cute-verify bank_conflicts``
+    prints them).  ``check conflict_free`` is the question for every admitted value (a ``Property``)."""
+
+    smem: object
+    access: Layout
+    model: AccessModel
+    offset: int = 0
+    kind: ClassVar[str] = "bank_conflicts"
 
 
 class Registered(Protocol):
@@ -104,7 +135,7 @@ class Registered(Protocol):
     def kind(self) -> str: ...
 
 
-Problem = Operation | Property | Admits | Claims | GmmaCanonical | Registered
+Problem = Operation | Property | Admits | Claims | GmmaCanonical | BankConflicts | Registered
 
 # kind -> how to decide it, for the kinds of the layers above (``register``)
 DECIDERS: dict[str, Callable[[Any], Verdict]] = {}
@@ -144,6 +175,8 @@ def decide(problem: Problem) -> Verdict:
                        tuple(decisions), cex, reason)
     if isinstance(problem, GmmaCanonical):
         return _canonical(problem)
+    if isinstance(problem, BankConflicts):
+        return _bank_conflicts(problem)
     decider = DECIDERS.get(problem.kind)
     if decider is None:
         raise LayoutError(f"no front end decides a {problem.kind!r} problem here (its module registers it)")
@@ -164,8 +197,25 @@ def _admits(symbols: Symbols) -> Verdict:
 
 
 def _canonical(problem: GmmaCanonical) -> Verdict:
-    from verifier.algebra.gmma import canonical_gmma
+    from verifier.algebra.gmma import canonical_gmma, canonical_umma
 
-    c = canonical_gmma(problem.smem, problem.element_bits, problem.major, None)
-    return Verdict(f"canonical_gmma<{problem.major}>", (str(problem.smem),), VALID if c.accepted else INVALID,
-                   result=c.canonical if c.accepted else None, reason=None if c.accepted else c.reason)
+    check = canonical_umma if problem.umma else canonical_gmma
+    c = check(problem.smem, problem.element_bits, problem.major, problem.k_block)
+    return Verdict(f"canonical_{'umma' if problem.umma else 'gmma'}<{problem.major}>", (str(problem.smem),),
+                   VALID if c.accepted else INVALID, result=c.canonical if c.accepted else None,
+                   reason=None if c.accepted else c.reason, detail=c)
+
+
+def _bank_conflicts(problem: BankConflicts) -> Verdict:
+    from verifier.engine.banks import wavefronts
+
+    phases = tuple(wavefronts(problem.smem, problem.access, problem.model, problem.offset))
+    worst = max(phases, key=lambda p: p.wavefronts, default=None)
+    inputs = (str(problem.smem), str(problem.access))
+    if worst is None or worst.wavefronts <= 1:
+        return Verdict("bank_conflicts", inputs, PROVED, detail=phases)
+    # the values are concrete: the count itself is the replay
+    words = ", ".join(f"thread {t} at byte {a}" for t, a in worst.words)
+    cex = Counterexample({}, "CONFLICT-FREE", note=f"phase {worst.index}, bank {worst.bank}: {words}")
+    return Verdict("bank_conflicts", inputs, REFUTED, counterexample=cex,
+                   reason=f"{worst.wavefronts}-way bank conflict", detail=phases)

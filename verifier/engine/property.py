@@ -47,7 +47,9 @@ class Property:
     operands (``algebra.declare``'s letters), whose ``L`` positions must be layouts; ``checks``: what it states
     (the docs' table and ``check --help``); ``ids``: the obligation ids it decides (their severities are the
     catalogue's, ``core.obligations``); ``options``: its options; ``builds_claims``: ``fn`` builds claims (else
-    it is a procedure of its own, ``checks._decide``)."""
+    it is a procedure of its own, ``checks._decide``); ``cpp``: the kinds of the arguments of the C++ front end's
+    ``cute_verify::expect_NAME(...)`` (``oracle/include/cute_verify.hpp``), those past the operands being the
+    property's first options in order (None: it has no ``expect_NAME``)."""
 
     name: str
     fn: Callable[..., object]
@@ -56,6 +58,7 @@ class Property:
     ids: tuple[str, ...]
     options: tuple[Option, ...] = ()
     builds_claims: bool = True
+    cpp: tuple[str, ...] | None = None
 
     @property
     def layouts(self) -> tuple[int, ...]:
@@ -73,12 +76,13 @@ DECLARED: dict[str, Property] = {}
 
 
 def declare_property(name: str, operands: tuple[str, ...], checks: str, ids: tuple[str, ...],
-                     options: tuple[Option, ...] = (), builds_claims: bool = True) -> Callable[[F], F]:
+                     options: tuple[Option, ...] = (), builds_claims: bool = True,
+                     cpp: tuple[str, ...] | None = None) -> Callable[[F], F]:
     """Declare the decorated function as property ``name`` (``Property``); the function itself is unchanged."""
     def register(fn: F) -> F:
         if name in DECLARED and DECLARED[name].fn is not fn:
             raise ValueError(f"property {name!r} is declared twice")
-        DECLARED[name] = Property(name, fn, operands, checks, ids, options, builds_claims)
+        DECLARED[name] = Property(name, fn, operands, checks, ids, options, builds_claims, cpp)
         return fn
 
     return register

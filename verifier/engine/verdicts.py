@@ -100,6 +100,9 @@ class Verdict:
     guard: Guard | None = None
     assumptions: tuple[str, ...] = field(default=())
     guard_note: str | None = None  # why no guard is shown (the search did not finish, or found none)
+    # What a front end shows beyond the verdict, from the decision itself (``bank_conflicts``' phases, a
+    # canonical-layout check's descriptor fields); not part of the verdict's value nor of its JSON (the cache's).
+    detail: object = field(default=None, compare=False, repr=False)
 
     @property
     def exit_code(self) -> int:

@@ -36,6 +36,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier.core.errors import LayoutError, UndefinedBehavior
 from verifier.core.integers import Bool, Const, Expr, Int, Op, Sym, and_, format_expr, not_, or_
@@ -57,6 +58,9 @@ from verifier.run.cpp import (
     parse_target,
 )
 from verifier.run.spec import Check
+
+if TYPE_CHECKING:
+    from verifier.engine.property import Property as Declared
 
 # The tool's headers the driver includes (part of the cache key).
 HEADERS = ("cute_symbolic.hpp", "cute_symbolic_swizzle.hpp", "cute_verify.hpp")
@@ -701,8 +705,9 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        verdicts = {f.verdict.verdict for f in self.findings}
-        return 1 if INVALID in verdicts else (3 if UNKNOWN in verdicts else 0)
+        # a property's verdict is proved / refuted, an operation's valid / invalid: each verdict's own exit code
+        codes = {f.verdict.exit_code for f in self.findings}
+        return 1 if 1 in codes else (3 if 3 in codes else 0)
 
 
 def _with(symbols: Symbols, condition: Bool) -> Symbols:
@@ -738,13 +743,11 @@ def _problem(ev: Event, operands: list[object], symbols: Symbols, timeout: float
     if ev.kind == "call":
         return Operation(ev.name, (*ev.ints, *operands), symbols, policy, timeout, via_divide=True)
     name = ev.name
-    if name in ("bijective", "injective", "in_bounds", "equivalent"):
-        return Property(name, tuple(operands), symbols, policy=policy, timeout=timeout)
-    if name == "conflict_free":
-        smem, access, eb, ab = operands
-        return Property("conflict_free", (smem, access), symbols,
-                        (("element_bits", int(eb)), ("access_bits", int(ab))),  # type: ignore[call-overload]
-                        policy=policy, timeout=timeout)
+    prop = _expected(name)
+    if prop is not None:  # cute_verify::expect_NAME(operands..., the first options...)
+        n = len(prop.operands)
+        options = tuple((o.name, o.kind(x)) for o, x in zip(prop.options, operands[n:]))
+        return Property(name, tuple(operands[:n]), symbols, options, policy=policy, timeout=timeout)
     if name == "tma_box":
         bits, smem, gmem = operands
         return Operation("make_tma_box", (int(bits), smem, gmem), symbols,  # type: ignore[call-overload]
@@ -755,8 +758,13 @@ def _problem(ev: Event, operands: list[object], symbols: Symbols, timeout: float
     raise LayoutError(f"unknown property {name}")
 
 
-_KINDS = {"bijective": ("L",), "injective": ("L",), "in_bounds": ("L", "I"), "equivalent": ("L", "L"),
-          "conflict_free": ("L", "L", "I", "I"), "tma_box": ("I", "L", "L")}
+def _expected(name: str) -> Declared | None:
+    """The property that ``cute_verify::expect_NAME`` states (its declaration's ``cpp``), if any."""
+    from verifier.engine.checks import PROPERTIES  # noqa: F401 - declares them
+    from verifier.engine.property import DECLARED
+
+    prop = DECLARED.get(name)
+    return prop if prop is not None and prop.cpp is not None else None
 
 
 def _kinds(ev: Event) -> tuple[str, ...]:
@@ -764,7 +772,11 @@ def _kinds(ev: Event) -> tuple[str, ...]:
         from verifier.algebra.registry import REGISTRY
 
         return REGISTRY[ev.name].operands
-    return _KINDS.get(ev.name, ("L", "I"))
+    prop = _expected(ev.name)
+    if prop is not None and prop.cpp is not None:
+        return prop.cpp
+    # expect_tma_box(element_bits, smem, gmem): the make_tma_box operation; expect_canonical_gmma<Major>(smem, bits)
+    return ("I", "L", "L") if ev.name == "tma_box" else ("L", "I")
 
 
 def decide(runner: Runner, ex: Exploration, symbols: Symbols, timeout: float | None = None,
@@ -963,16 +975,16 @@ def verify_cpp(target: str, ranges: Mapping[str, tuple[int, int]] | None = None,
 def summary_verdict(report: Report) -> Verdict:
     """The function's one verdict (a spec file's ``cpp`` check): invalid if a finding is, else unknown if one is,
     else valid; the reason and counterexample of the first such finding, at its line."""
-    worst = next((f for f in report.findings if f.verdict.verdict == INVALID), None) or next(
-        (f for f in report.findings if f.verdict.verdict == UNKNOWN), None)
+    worst = next((f for f in report.findings if f.verdict.exit_code == 1), None) or next(
+        (f for f in report.findings if f.verdict.exit_code == 3), None)
     where = f"{report.fn.path.name}::{report.fn.name}"
     guard = can_implement(report)
     if worst is None:
         return Verdict("cpp", (where,), VALID, result=f"{len(report.findings)} findings valid over {report.paths} "
                        "path(s)")
     v = worst.verdict
-    return Verdict("cpp", (where,), v.verdict, counterexample=v.counterexample, guard=replace(v.guard, cpp=guard)
-                   if v.guard is not None and guard else v.guard,
+    return Verdict("cpp", (where,), INVALID if v.exit_code == 1 else UNKNOWN, counterexample=v.counterexample,
+                   guard=replace(v.guard, cpp=guard) if v.guard is not None and guard else v.guard,
                    reason=f"line {worst.line}: {worst.kind}: {worst.what}: {v.reason or v.verdict}")
 
 

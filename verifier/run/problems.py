@@ -102,7 +102,7 @@ def parse_operand(text: str, symbols: Symbols, dsl: bool = False) -> object:
         return _with_view_indices(parse_tiled(text, symbols), symbols)
     call = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(", text)
     if call and call.group(1) not in FUNCTIONS:  # only integer functions and the tiled ones are called
-        from verifier.algebra.tiled import NAMES
+        from verifier.algebra.tiled_notation import NAMES
         from verifier.core.errors import did_you_mean
 
         name = call.group(1)
@@ -199,18 +199,12 @@ def declare(symbols: Symbols, declarations: Sequence[str], what: str = "--symbol
         symbols.table[sym.name] = sym
 
 
-# What every function of algebra/tiled.py's notation (its NAMES: the make_tiled_* builders, get_layout*_TV
-# queries, partitions and retiles) starts with (tests/differential/test_tiled.py checks it): other operands never
-# load the tiled module.
-TILED_PREFIXES = ("make_tiled", "get_layout", "partition_", "retile_")
-
-
 def is_tiled_text(text: str) -> bool:
-    if not text.lstrip().startswith(TILED_PREFIXES):  # spares the atom tables' import
-        return False
-    from verifier.algebra.tiled import is_tiled_text as check
+    """A call of a function of algebra/tiled.py's notation; its names live in a module of their own
+    (``algebra.tiled_notation``) so that other operands never load the tiled module and the atom tables."""
+    from verifier.algebra.tiled_notation import is_tiled_text as calls
 
-    return check(text)
+    return calls(text)
 
 
 def parse_tiled(text: str, symbols: Symbols) -> object:

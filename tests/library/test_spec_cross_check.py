@@ -35,7 +35,7 @@ from verifier.notation.cpp import parse
 from verifier.run.spec import Check, load_suite
 
 DATA = Path(__file__).parent / "data" / "sm90_cross_check"
-KERNELS = sorted(p.name[:-len(".cute.toml")] for p in DATA.glob("*.cute.toml"))
+KERNELS = sorted(p.name[:-len(".spec.toml")] for p in DATA.glob("*.spec.toml"))
 DEFAULT = ("cutlass3x_sm90_tensorop_gemm_f16_f16_f32_void_f32_64x256x64_1x2x1_0_nnn_align8_warpspecialized_"
            "pingpong_epi_nosmem",
            "cutlass3x_sm90_tensorop_gemm_f16_f16_f16_f16_f16_256x128x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem")
@@ -63,7 +63,7 @@ def _verified(kernel: str) -> dict[str, Any]:
 
 
 def _spec(kernel: str) -> dict[str, Check]:
-    return {c.name: c for c in load_suite(DATA / f"{kernel}.cute.toml")}
+    return {c.name: c for c in load_suite(DATA / f"{kernel}.spec.toml")}
 
 
 def _described(check: Check) -> dict[str, str]:

@@ -188,4 +188,4 @@ def _toml(items: list[str]) -> str:
 if __name__ == "__main__":
     here = Path(__file__).parent
     for kernel in KERNELS:
-        (here / f"{kernel}.cute.toml").write_text(spec(kernel))
+        (here / f"{kernel}.spec.toml").write_text(spec(kernel))

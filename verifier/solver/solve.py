@@ -28,19 +28,24 @@ PORTFOLIO_MIN = UNITS_PER_SECOND
 # Z3's strategies read the process's whole Z3 allocation (the "memory" probe: QF_BV's skips its bit-level
 # simplification past 300 MB, QF_NRA's picks a solver by it), so an answer could depend on what the process did
 # before (a verdict flipped from proved to unknown in a long test process).  Most of that allocation is dead
-# contexts held by Python reference cycles: above this many megabytes they are collected before a check, so the
-# probe reads about what a fresh process's would.
+# contexts held by Python reference cycles: once it has grown this many megabytes past what the last collection
+# left, they are collected before a check, so the probe reads about what a fresh process's would.  (Measured from
+# what is left, not from zero: a process that keeps Z3 objects alive would otherwise collect before every check.)
 MEMORY_MB = 64
+_left = [0.0]  # Z3's allocation, in megabytes, right after the last collection
 
 
 def settle_memory(ctx: z3.Context) -> None:
-    """Collects dead Z3 contexts when the process's Z3 allocation exceeds ``MEMORY_MB``, before a solver check."""
+    """Collects dead Z3 contexts when the process's Z3 allocation has grown ``MEMORY_MB`` since the last
+    collection, before a solver check."""
     import gc
 
     import z3
 
-    if z3.Probe("memory", ctx)(z3.Goal(ctx=ctx)) > MEMORY_MB:
+    probe = z3.Probe("memory", ctx)
+    if probe(z3.Goal(ctx=ctx)) > _left[0] + MEMORY_MB:
         gc.collect()
+        _left[0] = probe(z3.Goal(ctx=ctx))
 
 
 def check_sat(s: z3.Solver, seconds: float, rlimit: int | None = None) -> z3.CheckSatResult:

@@ -32,11 +32,11 @@ def _points(symbols: Symbols, names: Sequence[str], limit: int) -> Iterator[dict
         if sym is None or sym.hi is None:
             return None
         first = -(-sym.lo // sym.multiple_of) * sym.multiple_of
-        values = range(first, sym.hi + 1, sym.multiple_of)
-        total *= len(values)
+        # counted, not len(range): a 64-bit symbol's range holds more values than a C ssize_t
+        total *= max(0, (sym.hi - first) // sym.multiple_of + 1)
         if total == 0 or total > limit:
             return None
-        ranges.append(values)
+        ranges.append(range(first, sym.hi + 1, sym.multiple_of))
     return (dict(zip(names, p)) for p in itertools.product(*ranges))
 
 

@@ -85,12 +85,9 @@ def library_items() -> dict[str, dict[str, Any]]:
     """The keys of CUTLASS's generated configurations with their payloads, as ``cute-verify library`` builds them
     (verifier/cli/library.py, ``cmd_library``), for ``verifier.library.verify.verify_key``."""
     from verifier.library import configs as cfg
-    from verifier.library.keys import group
+    from verifier.library.keys import group, payload
     from verifier.run.batch import tool_version
 
     tool, version = tool_version(), cfg.cutlass_version(None)
     e = cfg.enumerate_gemms(os.environ.get("LIBRARY_ARCH", "90a"), os.environ.get("LIBRARY_KERNELS", "all"))
-    return {g.key: {"key": g.key, "fields": g.fields, "representative": g.representative, "configs": list(g.configs),
-                    "tool": tool, "cutlass": version,
-                    "source": e.source(g.representative) if g.fields["is_3x"] else ""}
-            for g in group(e.configs, tool, version)}
+    return {g.key: payload(g, e, tool, version) for g in group(e.configs, tool, version)}

@@ -44,7 +44,7 @@ def cmd_library(args: argparse.Namespace) -> int:
     from verifier.library import configs as cfg
     from verifier.library import phases, report
     from verifier.library.distribute import Record, store_path, sweep_options
-    from verifier.library.keys import group
+    from verifier.library.keys import group, payload
     from verifier.run.batch import tool_version
 
     if args.limit is not None and args.limit < 0:
@@ -68,9 +68,7 @@ def cmd_library(args: argparse.Namespace) -> int:
             for n in g.configs:
                 all_configs[n] = {"key": g.key, "fields": {**g.fields, "arch": arch}}
             # Each batch of keys is compiled where it is derived (phases.derive_batch), so the workers share it.
-            payloads[g.key] = {"key": g.key, "fields": g.fields, "representative": g.representative,
-                               "configs": list(g.configs), "tool": tool, "cutlass": version, "include": include,
-                               "source": e.source(g.representative) if g.fields["is_3x"] else ""}
+            payloads[g.key] = payload(g, e, tool, version, include)
     keys = list(payloads)
     todo = keys if args.limit is None else keys[:args.limit]
     pending = keys[len(todo):]

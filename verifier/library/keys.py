@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from verifier.library.configs import Config
+from verifier.library.configs import Config, Enumeration
 
 # The fields of ``Config`` that do not enter the key (the module's docstring says why).
 NOT_IN_KEY = frozenset({"name", "tile_scheduler"})
@@ -51,3 +51,12 @@ def group(configs: Iterable[Config], tool: str, cutlass: str) -> list[KeyGroup]:
             found[k] = (key_fields(c), [])
         found[k][1].append(c.name)
     return [KeyGroup(k, f, names[0], tuple(names)) for k, (f, names) in found.items()]
+
+
+def payload(g: KeyGroup, e: Enumeration, tool: str, cutlass: str, include: str | None = None) -> dict[str, Any]:
+    """A key's unit of work (``verify.verify_key``, ``phases``): plain data, with its representative's C++ as
+    CUTLASS's emitter writes it (3.x kernels only) and the CuTe headers' folder to compile it with (``include``:
+    None for the wheel's)."""
+    return {"key": g.key, "fields": g.fields, "representative": g.representative, "configs": list(g.configs),
+            "tool": tool, "cutlass": cutlass, "include": include,
+            "source": e.source(g.representative) if g.fields["is_3x"] else ""}

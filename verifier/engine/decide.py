@@ -101,6 +101,9 @@ class Item:
     holds: Bool
     replay: Callable[[Mapping[str, int]], Replay]
     kind: str = NEEDS  # what the item states (obligations.NEEDS, CLAUSE, POSTCONDITION)
+    # ``replay`` fails exactly where ``holds`` evaluates to false (no concrete postcondition is consulted): a
+    # point where the statement is false is a counterexample, whoever found it (``decide_all``'s smallest point).
+    exact: bool = False
 
     @property
     def witnesses(self) -> tuple[str, ...]:
@@ -124,6 +127,9 @@ CONCRETE = "concrete evaluation (no solver)"
 SIMPLIFIED = "z3's encoding: simplified to true (no solver call)"
 # Its statement, free of witnesses, holds at every value of its symbols' ranges (few: solver.finite).
 ENUMERATED = "evaluated at every value of its symbols (no solver call)"
+# Every item left for the solver fails at the smallest admitted point, where the solver's counterexample, lowered by
+# ``Engine._minimise``, would end (``decide_all``).
+SMALLEST = "evaluated at the smallest admitted values (no solver call)"
 # An item free of symbols is decided by evaluating it at every witness value, up to this many, without Z3 (whose
 # import and first query cost more than the evaluation).
 CONCRETE_POINTS = 1 << 8
@@ -149,6 +155,7 @@ class Engine:
         self.settle_early = False
         self._routes: dict[int, tuple[Item, str]] = {}  # items proved by evaluation (_enumerated), kept as above
         self._evaluated: dict[int, tuple[Item, Decision | None]] = {}  # the item is kept so that its id stays its
+        self._proved: dict[int, tuple[Item, bool]] = {}  # _without_solver's answers, kept as above
 
     @cached_property
     def encoder(self) -> Encoder:
@@ -167,15 +174,36 @@ class Engine:
         statement itself to true (``Encoder.simplifies_to_true``): the solver's query would be ``not true``, so
         the item is proved without one, and a verdict whose every item is costs no Z3 context (issue 28: most
         items of the parametric corpus's valid verdicts).  Either way its divisors are recorded, for DIV0."""
+        if self._without_solver(item):
+            return None
+        return self._encoded(item)
+
+    def _without_solver(self, item: Item) -> bool:
+        """The item is proved without the solver (``_negation``'s None); its divisors are recorded either way,
+        those of its witness ranges only when proved (the encoding records them otherwise, in that order)."""
+        done = self._proved.get(id(item))
+        if done is not None:  # decide_all asked first (recording is idempotent): the answer is the same
+            return done[1]
         enc = self.encoder
         enc.context_empty = _empty(item.ranges, enc)
         try:
-            if enc.simplifies_to_true(item.holds.expr) or self._true_in_ranges(item) or self._enumerated(item):
-                for _, lo, hi in item.ranges:
-                    enc.context_empty = None
-                    enc.record_divisors(lo)
-                    enc.record_divisors(hi)
-                return None
+            proved = bool(enc.simplifies_to_true(item.holds.expr) or self._true_in_ranges(item)
+                          or self._enumerated(item))
+        finally:
+            enc.context_empty = None
+        self._proved[id(item)] = (item, proved)
+        if not proved:
+            return False
+        for _, lo, hi in item.ranges:
+            enc.record_divisors(lo)
+            enc.record_divisors(hi)
+        return True
+
+    def _encoded(self, item: Item) -> list[Formula]:
+        """The negation of an item ``_without_solver`` did not prove, as Z3 formulas (``_negation``)."""
+        enc = self.encoder
+        enc.context_empty = _empty(item.ranges, enc)
+        try:
             out = [enc.boolean(item.holds.expr)]
         finally:
             enc.context_empty = None
@@ -417,6 +445,34 @@ class Engine:
             return _OPEN
         return self._confirm_values(item, env)
 
+    def smallest_point(self) -> dict[str, int] | None:
+        """Every symbol at its lower bound, when that point is admitted (each bound a multiple of its symbol's
+        modulus, every relation true there), else None: the one point within distance 0 of ``_lower_together``."""
+        from verifier.core.symbols import _holds
+
+        point = {s.name: s.lo for s in self.symbols}
+        if not all(s.admits(s.lo) for s in self.symbols):
+            return None
+        try:
+            if not all(_holds(r, point) for r in self.symbols.relations):
+                return None
+        except ArithmeticError:
+            return None
+        return point
+
+    def fails_at_smallest(self, item: Item, point: Mapping[str, int]) -> Counterexample | None:
+        """The counterexample that deciding an ``exact`` item without witnesses would report, when the item fails
+        at the smallest admitted point (``smallest_point``), found without the solver; None otherwise.
+
+        That point satisfies every query ``decide`` and ``_minimise`` send for the item (the assumptions, each
+        divisor met nonzero, the negation), so each of the solver's answers is a model, which replays as failing
+        (the item is exact); ``_lower_together``'s bisection then lowers the common distance to 0, where the point
+        is the only admitted one: the solver's route ends at this point, whatever model it starts from."""
+        if not item.exact or item.ranges:
+            return None
+        found = self._pinned(item, point, self.divisors())
+        return found if isinstance(found, Counterexample) else None
+
     def _small(self, params: Mapping[str, int]) -> bool:
         return all(params.get(s.name, s.lo) <= s.lo + BOUNDED_SPAN * s.multiple_of for s in self.symbols)
 
@@ -462,7 +518,8 @@ def _claim_items(op: str, args: Sequence[object], built: list[Claim]) -> list[It
         def replay(values: Mapping[str, int], k: int = k, confirm: _Confirm = confirm, id: str = c.id) -> Replay:
             return confirm(op, args, k, values, id)
 
-        items.append(Item(c.id, c.description, c.source, NEVER, True, c.ranges, c.holds, replay))
+        # an exact claim's replay evaluates the same statement on the concrete operands' result
+        items.append(Item(c.id, c.description, c.source, NEVER, True, c.ranges, c.holds, replay, exact=c.exact))
     return items
 
 
@@ -511,7 +568,8 @@ def _obligation_items(op: str, args: Sequence[object], outcome: registry.Outcome
             return Replay(not cond.evaluate(values))
 
         items.append(Item(ob.id, ob.description, ob.source, ob.cute_checks, deciding, (), cond,
-                          replay if not have_claims else recheck, ob.kind))
+                          replay if not have_claims else recheck, ob.kind,
+                          exact=have_claims or ob.cute_checks in _UNDEFINED))
     return items
 
 
@@ -609,7 +667,7 @@ def _result_items(args: Sequence[object], outcome: registry.Outcome, symbols: Sy
         return Replay(not cond.evaluate(values))
 
     return [Item(OVF_RESULT, "the result evaluates without overflow (size, coord*stride, the sums of crd2idx) "
-                 "wherever the operands do", "stride.hpp:60-124", OVERFLOW, True, (), cond, replay)]
+                 "wherever the operands do", "stride.hpp:60-124", OVERFLOW, True, (), cond, replay, exact=True)]
 
 
 def _bare_swizzle(args: Sequence[object]) -> bool:
@@ -700,7 +758,7 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
     elif symbolic_post and any(_unmodelled(a, op) for a in args):  # swizzles are bit fields
         decisions = decide_bits_first(engine, items, policy)
     else:
-        decisions = decide_all(engine, items, policy)
+        decisions = decide_all(engine, items, policy, smallest=True)
     verdict, cex, reason = summarize(decisions, policy)
     if verdict == INVALID and cex is not None and not cex.obligation.startswith("OVF-"):
         reason = _overflow_first(outcome, cex, reason)
@@ -881,22 +939,59 @@ def _concrete(arg: object) -> bool:
     return bool(getattr(arg, "concrete", True))
 
 
-def decide_all(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLICY) -> list[ObligationVerdict]:
-    """Decide every item (the division-by-zero item last, once every divisor has been met)."""
+def decide_all(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLICY,
+               smallest: bool = False) -> list[ObligationVerdict]:
+    """Decide every item (the division-by-zero item last, once every divisor has been met).
+
+    ``smallest`` (an engine that decides nothing else, and does not ``settle_early``): when every item left for
+    the solver is ``exact``, free of witnesses and fails at the smallest admitted point, each is refuted there
+    without the solver, as the solver's route would end there (``Engine.fails_at_smallest``; issue 28: the
+    partial tiles of the median verdict).  Otherwise every item is encoded as it would be without the option, in
+    the same order, so that the solver's answers, which depend on the terms of the encoder's context, do too."""
+    from verifier.solver.encoding import Unencodable
+
     # Encode everything first so that DIV0 collects every divisor (an item free of symbols has no divisor to
     # collect: a division by zero in it is undefined where it is evaluated, and the solver then decides it).
+    # The items that may be refuted at the smallest point are encoded only when something else needs the solver.
+    deferred: list[Item] | None = [] if smallest and not engine.settle_early else None
+
+    def encode_deferred() -> None:
+        nonlocal deferred
+        for later in deferred or ():
+            try:
+                engine._encoded(later)
+            except Unencodable:
+                pass
+        deferred = None
+
     for item in items:
         if engine.closed(item) and engine.evaluate(item) is not None:
             continue
-        from verifier.solver.encoding import Unencodable
-
         try:
-            engine._negation(item)
+            if engine._without_solver(item):
+                continue
+            if deferred is not None and item.exact and not item.ranges:
+                deferred.append(item)
+                continue
+            encode_deferred()
+            engine._encoded(item)
         except Unencodable:
             pass
     divisors = engine.divisors()  # none when nothing was encoded (every item evaluated): z3 stays unloaded
     div0 = _div0_item(divisors, engine.encoder.empty_when if divisors else {})
     everything = [*items, div0] if divisors else items
+    at_smallest: dict[int, Counterexample] = {}
+    if deferred:
+        point = engine.smallest_point()
+        for item in deferred if point is not None else ():
+            found = engine.fails_at_smallest(item, point)  # type: ignore[arg-type]
+            if found is None:
+                break
+            at_smallest[id(item)] = found
+        # DIV0 must not need the solver either: asked of an encoder of its own, which records nothing here
+        if len(at_smallest) < len(deferred) or (divisors and not Engine(engine.symbols)._without_solver(div0)):
+            at_smallest = {}
+            encode_deferred()
     # Quantifier-free items first: they are cheap, and a counterexample from one settles the verdict and pins the
     # symbols for the coordinate search of the others.
     order = sorted(range(len(everything)), key=lambda k: bool(everything[k].ranges))
@@ -909,7 +1004,9 @@ def decide_all(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLIC
                                        UNKNOWN, item.deciding, None, SETTLED, None, policy.severity(item.id))
             continue
         share = engine.remaining() / max(1, len(everything) - n)
-        d = engine.decide(item, budget=share, assume_nonzero=item is not div0, hints=hints)
+        found = at_smallest.get(id(item))
+        d = (Decision(REFUTED, counterexample=found, route=SMALLEST) if found is not None else
+             engine.decide(item, budget=share, assume_nonzero=item is not div0, hints=hints))
         if d.status == REFUTED and item.deciding and d.counterexample is not None and policy.settles(item.id):
             hints.append(d.counterexample.params)
         reason = d.reason

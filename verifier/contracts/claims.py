@@ -38,7 +38,7 @@ from verifier.core.errors import CuteRejection, UndefinedBehavior
 from verifier.core.int_tuple import IntTuple, crd2crd, crd2idx, idx2crd, leaves, product_each
 from verifier.core.integers import Bool, Const, D, Int, S, eq, lt, substitute
 from verifier.core.layouts import Layout, Tile, Underscore, cosize, make_layout, rank, size
-from verifier.core.obligations import Recorder
+from verifier.core.obligations import Recorder, Shallow
 from verifier.core.operands import substitute as substitute_operand
 
 if TYPE_CHECKING:
@@ -382,20 +382,24 @@ def has_postcondition(op: str) -> bool:
 
 def build(op: str, args: Sequence[object], result: object) -> list[Claim]:
     """The claims of ``result``, which ``op(*args)`` returned (``algebra.registry.apply``): they read it, and the
-    operands, without running the operation again."""
+    operands, without running the operation again.  The operations a builder calls record into a ``Recorder`` of
+    its own, which nothing reads, and so decide no postcondition by enumeration (``Shallow``)."""
     builder = BUILDERS.get(op)
     if builder is None:
         return []
-    with Recorder():
+    with Recorder(), Shallow():
         swizzled = swizzled_claims(op, args, result) if any(_is_swizzled(a) for a in args) else None
         return swizzled if swizzled is not None else builder(result, *args)
 
 
 def result_of(op: str, args: Sequence[object]) -> object:
-    """``op(*args)`` as ``algebra.registry.apply`` computes it; raises ``CuteRejection`` / ``UndefinedBehavior``."""
+    """``op(*args)`` as ``algebra.registry.apply`` computes it; raises ``CuteRejection`` / ``UndefinedBehavior``.
+    Only the result is read, so the postconditions the algebra would decide by enumerating concrete layouts are
+    not computed (``Shallow``: most of a concrete replay's time, issue 28)."""
     from verifier.algebra.registry import apply
 
-    outcome = apply(op, *args)
+    with Shallow():
+        outcome = apply(op, *args)
     if outcome.rejection is not None:
         raise outcome.rejection
     if outcome.undefined is not None:

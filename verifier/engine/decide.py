@@ -1044,7 +1044,20 @@ def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: 
     Raises ``claims.TooLarge`` when the postcondition would need more than ``limit`` evaluations, or when the
     operation has no postcondition here and the algebra recorded none at these values (too large to enumerate)."""
     concrete = [claims.substitute_operand(a, values) for a in args]
-    outcome = registry.apply(op, *concrete)
+    modelled = not any(_unmodelled(a, op) for a in concrete)
+    # Where claims decide, the postconditions the algebra decides by enumeration are not computed (most of a
+    # pretest's time in a guard search, issue 28); the obligations read here are recorded either way.
+    return _valid_concrete(op, concrete, limit, strict, modelled, shallow=modelled and claims.has_postcondition(op))
+
+
+def _valid_concrete(op: str, concrete: Sequence[object], limit: int, strict: bool, modelled: bool,
+                    shallow: bool) -> bool:
+    from contextlib import nullcontext
+
+    from verifier.core.obligations import Shallow
+
+    with Shallow() if shallow else nullcontext():
+        outcome = registry.apply(op, *concrete)
     if outcome.rejection is not None or outcome.undefined is not None:
         return False
     counts: Callable[[str], bool] = (lambda id: True) if strict else (lambda id: severity(id) != WARNING)
@@ -1052,7 +1065,9 @@ def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: 
            if o.cute_checks == UB or (o.id in SELF_EVIDENT | CONTRACT and counts(o.id))):
         return False
     try:
-        built = [] if any(_unmodelled(a, op) for a in concrete) else claims.build(op, concrete, outcome.result)
+        built = claims.build(op, concrete, outcome.result) if modelled else []
+        if not built and shallow:  # no claim after all: the algebra's enumerated postconditions decide
+            return _valid_concrete(op, concrete, limit, strict, modelled, shallow=False)
         if not built:
             # The algebra's enumerated postconditions (swizzled and scaled-basis operands) include LI-3, the only
             # one stricter than CuTe's contract, which is not enumerated on its own: counted in both modes.

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from verifier.algebra import ops as algebra
 from verifier.algebra import registry
@@ -611,6 +611,13 @@ def items_for(op: str, args: Sequence[object], outcome: registry.Outcome, symbol
               ) -> list[Item]:
     """What must be decided for ``op(*args)``: its claims, then the obligations the algebra recorded, then
     (with the symbols' widths) that the result evaluates without overflow where the operands do."""
+    from verifier.core.semantics import current
+
+    key = ("items", op, current(), id(outcome), None if symbols is None else _assumed(symbols), *map(id, args))
+    return list(_shared(key, (args, outcome), lambda: _items_for(op, args, outcome, symbols)))
+
+
+def _items_for(op: str, args: Sequence[object], outcome: registry.Outcome, symbols: Symbols | None) -> list[Item]:
     if _composed_slice(op, args):  # its contract is SLICE-POST, which the algebra records (algebra/composed_slice.py)
         return _obligation_items(op, args, outcome, have_claims=False)
     built = _built(op, args, outcome.result)
@@ -619,22 +626,56 @@ def items_for(op: str, args: Sequence[object], outcome: registry.Outcome, symbol
         _result_items(args, outcome, symbols)
 
 
-# The claims built during one guard search (``same_operands``), by operation, semantics and operands: a search
-# decides one operation on the same operands under each of its candidates, and the claims depend on the operands
-# alone (``predicated_copy``'s took 12 ms, rebuilt for each of 64 candidates, issue 28).  Scoped to the search, so
-# no answer depends on what the process decided before.
-_SHARED: ContextVar[dict[tuple[object, ...], tuple[Sequence[object], list[Claim]]] | None] = \
-    ContextVar("shared_claims", default=None)
+# What one verdict and its guard search compute more than once (``same_operands``), by operation, semantics and
+# operands (and the symbols' assumptions where the value depends on them): the claims, which depend on the operands
+# alone (``predicated_copy``'s took 12 ms, rebuilt for each of 64 candidates), the algebra's outcome under the
+# symbols' widths and the items (the verdict, the overflow caps and the necessity of its guard each computed them,
+# issue 28).  Scoped to the verdict, so no answer depends on what the process decided before.
+_SHARED: ContextVar[dict[tuple[object, ...], tuple[object, object]] | None] = ContextVar("shared", default=None)
 
 
 @contextmanager
 def same_operands() -> Iterator[None]:
-    """Within this block, ``items_for`` builds the claims of one operation on one list of operands once."""
+    """Within this block, the claims, outcomes and items of one operation on one list of operands are computed
+    once (``_built``, ``applied``, ``items_for``); a block inside another shares its memory."""
+    if _SHARED.get() is not None:
+        yield
+        return
     token = _SHARED.set({})
     try:
         yield
     finally:
         _SHARED.reset(token)
+
+
+_T = TypeVar("_T")
+
+
+def _shared(key: tuple[object, ...], keep: object, compute: Callable[[], _T]) -> _T:
+    """``compute()``, remembered under ``key`` within ``same_operands`` (``keep``: the objects whose ids the key
+    holds, kept alive with the value so that no other object takes their ids)."""
+    shared = _SHARED.get()
+    if shared is None:
+        return compute()
+    got = shared.get(key)
+    if got is None:
+        got = shared[key] = (keep, compute())
+    return got[1]  # type: ignore[return-value]
+
+
+def _assumed(symbols: Symbols) -> tuple[object, ...]:
+    return (*symbols, *symbols.relations)
+
+
+def applied(op: str, args: Sequence[object], symbols: Symbols) -> registry.Outcome:
+    """``registry.apply(op, *args)`` with the symbols' widths and ranges in force (``overflow.under``)."""
+    from verifier.core.semantics import current
+
+    def compute() -> registry.Outcome:
+        with under(symbols):
+            return registry.apply(op, *args)
+
+    return _shared(("apply", op, current(), _assumed(symbols), *map(id, args)), args, compute)
 
 
 _COMPUTE = object()  # _built's result not given: computed (registry.apply) only when the claims are not shared yet
@@ -643,15 +684,8 @@ _COMPUTE = object()  # _built's result not given: computed (registry.apply) only
 def _built(op: str, args: Sequence[object], result: object = _COMPUTE) -> list[Claim]:
     from verifier.core.semantics import current
 
-    shared = _SHARED.get()
-    key = (op, current(), *map(id, args))
-    if shared is not None and key in shared:
-        return list(shared[key][1])
-    built = claims.build(op, args, claims.result_of(op, args) if result is _COMPUTE else result)
-    if shared is not None:  # the operands are kept with the claims, so that their ids stay theirs
-        shared[key] = (args, built)
-        return list(built)
-    return built
+    return list(_shared(("claims", op, current(), *map(id, args)), args,
+                        lambda: claims.build(op, args, claims.result_of(op, args) if result is _COMPUTE else result)))
 
 
 def _result_items(args: Sequence[object], outcome: registry.Outcome, symbols: Symbols | None) -> list[Item]:
@@ -690,8 +724,7 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
     undecided = check_domain(op, args, symbols, positions=positions)
     if undecided is not None:
         return Verdict(op, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
-    with under(symbols):  # CuTe's integer types: the symbols' widths, their ranges bound the intermediates
-        outcome = registry.apply(op, *args)
+    outcome = applied(op, args, symbols)  # CuTe's integer types: the symbols' widths, their ranges bound them
     if outcome.rejection is not None:
         return Verdict(op, inputs, INVALID, reason=str(outcome.rejection),
                        assumptions=assumptions)

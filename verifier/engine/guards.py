@@ -29,10 +29,10 @@ from verifier.core.int_tuple import leaves
 from verifier.core.integers import TRUE, Bool, Int, and_, eq, ge, le, mod, not_, symbol
 from verifier.core.layouts import Layout, Tile
 from verifier.core.obligations import WARNING, severity
-from verifier.core.overflow import result_condition, under
+from verifier.core.overflow import result_condition
 from verifier.core.semantics import using
 from verifier.core.symbols import Symbols
-from verifier.engine.decide import decide_operation, items_for, same_operands, valid_at
+from verifier.engine.decide import applied, decide_operation, items_for, same_operands, valid_at
 from verifier.engine.verdicts import PROVED, REFUTED, UNKNOWN, VALID, Guard, Policy
 from verifier.notation.cpp import show
 from verifier.solver.budget import UNITS_PER_SECOND, Budget
@@ -277,8 +277,7 @@ def _no_value(symbols: Symbols) -> bool:
 
 def overflow_conditions(op: str, args: Sequence[object], symbols: Symbols) -> list[Bool]:
     """The open conditions of the overflow obligations (OVF-ARITH, OVF-RESULT) of ``op(*args)`` under ``symbols``."""
-    with under(symbols):
-        outcome = registry.apply(op, *args)
+    outcome = applied(op, args, symbols)
     out = [o.condition for o in outcome.obligations if o.id.startswith("OVF-") and o.condition.value is None]
     if outcome.result is not None:
         res = result_condition(tuple(args), outcome.result, symbols)
@@ -572,8 +571,7 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool, bu
     from verifier.solver.finite import implied_alone
 
     # Prove: outside the condition some quantifier-free claim always fails.
-    with under(symbols):
-        outcome = registry.apply(op, *args)
+    outcome = applied(op, args, symbols)
     facts = _definitional_facts(op, args, outcome, symbols)
     # The solver's query below, decided atom by atom where each atom is implied by the facts over its own symbols
     # at each of their few values (solver.finite): unsat then, without a context (issue 28).
@@ -625,10 +623,10 @@ def _definitional_facts(op: str, args: Sequence[object], outcome: registry.Outco
     (RC-*, DN-RC-*, MCV-J/A, confirmed by the algebra's concrete postcondition) and the unchecked preconditions
     confirmed the same way: outside a guard they may fail where CuTe's result is still correct, so a guard they
     exclude is not necessary (issue 13, point 5)."""
-    from verifier.engine.decide import _KEPT, _UNDEFINED, CONTRACT, _composed_slice
+    from verifier.engine.decide import _KEPT, _UNDEFINED, CONTRACT, _built, _composed_slice
 
     # A composed slice's contract is its recorded SLICE-POST (items_for), not the plain slice's claims.
-    claim_ids = set() if _composed_slice(op, args) else {c.id for c in claims.build(op, args, outcome.result)}
+    claim_ids = set() if _composed_slice(op, args) else {c.id for c in _built(op, args, outcome.result)}
     out = []
     for item in items_for(op, args, outcome, symbols):
         if not item.deciding or item.ranges or item.id in claims.CONFIRM_BY_ORACLE:

@@ -799,7 +799,9 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
         # Proving the obligations is not a proof of the result: the postcondition is decided here only by the
         # algebra's enumeration on concrete values, which did not run (too large) or recorded nothing.
         verdict, reason = UNKNOWN, f"{op}: no postcondition was decided for these operands; its obligations hold"
-    result = shown_result(outcome.result, symbols)
+    # a guard candidate's verdict (settle_early) is read for its verdict and counterexample only: its result as
+    # computed, not simplified for printing (a millisecond a candidate, issue 28)
+    result = str(outcome.result) if settle_early else shown_result(outcome.result, symbols)
     return Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, assumptions=assumptions)
 
 

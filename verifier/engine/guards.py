@@ -293,7 +293,7 @@ def overflow_caps(op: str, args: Sequence[object], symbols: Symbols,
     corner still overflows, as for a product ``M*N``), over ``names`` only when given (a kernel operation's guard
     bounds no tile coordinate or thread index).  A candidate only: the engine proves the guard."""
     conds = overflow_conditions(op, args, symbols)
-    if not conds:
+    if not conds or _true_in_box(conds, symbols):
         return []
     syms = [s for s in symbols
             if not s.name.startswith("?") and s.hi is not None and (names is None or s.name in names)]
@@ -333,6 +333,23 @@ def overflow_caps(op: str, args: Sequence[object], symbols: Symbols,
             return []
         caps = {n: min(b, k) for n, b in top.items() if min(b, k) < high[n]}
     return [(1, le(symbol(n), b), f"{n} <= {b}") for n, b in caps.items()]
+
+
+def _true_in_box(conds: Sequence[Bool], symbols: Symbols) -> bool:
+    """Every condition true at every integer point of the symbols' ranges (any value, not only their multiples;
+    no relation), which the simplifier proves from the intervals, with no divisor that may be 0: then every point
+    ``overflow_caps`` probes holds, and it finds no cap (issue 28: a tiling over M, N <= 64)."""
+    from dataclasses import replace
+
+    from verifier.solver.encoding import Encoder
+
+    box = Symbols(strict=True)
+    box.table = {s.name: replace(s, multiple_of=1) for s in symbols}
+    enc = Encoder(box, {})
+    try:
+        return all(enc.simplifies_to_true(c) for c in conds) and not enc.divisors
+    except (ArithmeticError, KeyError):
+        return False
 
 
 def _upper_bounds(symbols: Symbols) -> dict[str, int]:

@@ -420,12 +420,19 @@ class Replay:
     undefined: str | None = None
 
 
-def replay(op: str, args: Sequence[object], index: int, values: Mapping[str, int], id: str = "") -> Replay:
-    """Run ``op`` on the concrete operands, build its claims on that result and evaluate claim ``index`` at the
-    witnesses."""
+def concrete_claims(op: str, args: Sequence[object], values: Mapping[str, int]) -> list[Claim]:
+    """The claims of ``op`` run on the operands at these values (raises ``UndefinedBehavior`` /
+    ``CuteRejection`` as the algebra does)."""
     concrete = [substitute_operand(a, values) for a in args]
+    return build(op, concrete, result_of(op, concrete))
+
+
+def replay(op: str, args: Sequence[object], index: int, values: Mapping[str, int], id: str = "",
+           built: Callable[[], list[Claim]] | None = None) -> Replay:
+    """Run ``op`` on the concrete operands, build its claims on that result and evaluate claim ``index`` at the
+    witnesses.  ``built``: those claims (``concrete_claims``), where the caller remembers them."""
     try:
-        claims = build(op, concrete, result_of(op, concrete))
+        claims = built() if built is not None else concrete_claims(op, args, values)
         c = claims[index]
         w = {name: values[name] for name in c.witnesses}
         if not _truth(c.domain, w):
@@ -459,5 +466,5 @@ def evaluate(op: str, args: Sequence[object], limit: int = 1 << 14, result: obje
 
 # Read at the end of the module: a declaration names its builder here, which must exist by then.
 BUILDERS: dict[str, Callable[..., list[Claim]]] = _builders()
-__all__ = ["BUILDERS", "Claim", "Replay", "TooLarge", "build", "evaluate", "first_failure", "has_postcondition",
-           "replay", "result_of", "substitute_operand"]
+__all__ = ["BUILDERS", "Claim", "Replay", "TooLarge", "build", "concrete_claims", "evaluate", "first_failure",
+           "has_postcondition", "replay", "result_of", "substitute_operand"]

@@ -36,7 +36,7 @@ from verifier.contracts import claims
 from verifier.contracts.claim import WITNESSES, Claim
 from verifier.contracts.claims import Replay
 from verifier.core import activity
-from verifier.core.errors import LayoutError, UndefinedBehavior
+from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
 from verifier.core.integers import Bool, Const, D, Expr, Int, Op, Sym, and_, format_expr, le, ne, or_
 from verifier.core.layouts import Layout, Tile
 from verifier.core.obligations import NEEDS, NEVER, POSTCONDITION, UB, WARNING, severity
@@ -510,10 +510,33 @@ _OPEN = object()  # Engine._pinned: the solver must decide
 _Confirm = Callable[[str, Sequence[object], int, Mapping[str, int], str], Replay]
 
 
+def _concrete_claims(op: str, args: Sequence[object], values: Mapping[str, int]) -> Callable[[], list[Claim]]:
+    """``claims.concrete_claims`` at the symbols' values, remembered within ``same_operands``: the claims of one
+    verdict replayed at one point (a partial tile's DIV-EXACT per mode at the smallest sizes) share the run."""
+    from verifier.core.semantics import current
+
+    point = tuple(sorted((n, v) for n, v in values.items() if n not in WITNESSES))
+
+    def compute() -> tuple[list[Claim] | None, Exception | None]:
+        try:
+            return claims.concrete_claims(op, args, dict(point)), None
+        except (UndefinedBehavior, CuteRejection) as exc:
+            return None, exc
+
+    def built() -> list[Claim]:
+        got, exc = _shared(("concrete", op, current(), point, *map(id, args)), args, compute)
+        if exc is not None:
+            raise exc
+        assert got is not None
+        return got
+
+    return built
+
+
 def _claim_items(op: str, args: Sequence[object], built: list[Claim]) -> list[Item]:
     items = []
     for k, c in enumerate(built):
-        confirm = claims.replay if c.exact else _oracle_replay
+        confirm = _exact_replay if c.exact else _oracle_replay
 
         def replay(values: Mapping[str, int], k: int = k, confirm: _Confirm = confirm, id: str = c.id) -> Replay:
             return confirm(op, args, k, values, id)
@@ -523,9 +546,13 @@ def _claim_items(op: str, args: Sequence[object], built: list[Claim]) -> list[It
     return items
 
 
+def _exact_replay(op: str, args: Sequence[object], k: int, values: Mapping[str, int], id: str) -> Replay:
+    return claims.replay(op, args, k, values, id, built=_concrete_claims(op, args, values))
+
+
 def _oracle_replay(op: str, args: Sequence[object], k: int, values: Mapping[str, int], id: str) -> Replay:
     """The claim fails here and the algebra's own concrete postcondition says CuTe's result is wrong here."""
-    r = claims.replay(op, args, k, values)
+    r = claims.replay(op, args, k, values, built=_concrete_claims(op, args, values))
     if not r.fails:
         return r
     try:

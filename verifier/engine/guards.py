@@ -125,12 +125,17 @@ def _access_moduli(op: str, args: Sequence[object]) -> list[int]:
     row's vectors aligned (``ldA % 8 == 0`` for 128-bit accesses of 16-bit elements), although the width may be
     given as a run-time value and appears in no shape.  A TiledCopy's atom accesses ``size<1>(ref)`` values at
     once; ``vectorized_copy``'s last operand is its vector width; element widths give theirs (``_width_moduli``)."""
-    from verifier.algebra.tiled import TiledCopy
+    import sys
+
     from verifier.core.layouts import size
 
     out = _width_moduli(op, args)
-    for a in args:
-        if isinstance(a, TiledCopy) and a.atom.ref is not None:
+    # A TiledCopy exists only once its module is loaded: a process that has none does not load it (13 ms, a tenth
+    # of a tiling's first verdict, issue 28).
+    tiled = sys.modules.get("verifier.algebra.tiled")
+    copies = [a for a in args if isinstance(a, tiled.TiledCopy)] if tiled is not None else []
+    for a in copies:
+        if a.atom.ref is not None:
             width = size(a.atom_ref, 1)
             if isinstance(width, Int) and width.value is not None:
                 out.add(int(width.value))

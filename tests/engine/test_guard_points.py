@@ -60,3 +60,41 @@ def test_a_condition_true_in_the_box_holds_at_every_point_the_caps_probe(seed: i
             except UndefinedBehavior:
                 raise AssertionError(f"{cond} divides by zero at {values}") from None
     assert proved > 0
+
+
+def test_a_proof_carries_over_only_to_narrower_ranges() -> None:
+    """Within one verdict (``same_operands``), a guard candidate's decision takes a statement proved without the
+    solver over a box of ranges and moduli that holds its own (``Engine._proved_wider``), never one over a box
+    that does not: ``M <= 64`` proved for ``1 <= M <= 64`` holds for a candidate's ``M % 8 == 0`` there, not for
+    ``M <= 128``."""
+    from verifier.contracts.claims import Replay
+    from verifier.core.integers import le, symbol
+    from verifier.engine.decide import Engine, Item, same_operands
+
+    holds = le(symbol("M"), 64)
+
+    def item() -> Item:
+        return Item("X", "a statement", "here", "never", True, (), holds, lambda v: Replay(not holds.evaluate(v)))
+
+    def engine(lo: int, hi: int, multiple: int, early: bool) -> Engine:
+        sy = Symbols()
+        sy.declare("M", lo=lo, hi=hi, multiple_of=multiple)
+        e = Engine(sy)
+        e.settle_early = early
+        return e
+
+    with same_operands():
+        assert engine(1, 64, 1, False)._without_solver(item())
+        narrower = engine(1, 64, 8, True)
+        wider = engine(1, 128, 1, True)
+        assert narrower._proved_wider(_proofs_now(), (holds.expr, ())) is not None
+        assert wider._proved_wider(_proofs_now(), (holds.expr, ())) is None
+        assert not wider._without_solver(item()), "M <= 64 fails at M = 65"
+
+
+def _proofs_now() -> dict[object, list[tuple[dict[str, tuple[int, int | None, int]], str]]]:
+    from verifier.engine.decide import _proofs
+
+    got = _proofs()
+    assert got is not None
+    return got

@@ -186,9 +186,19 @@ class Engine:
             return done[1]
         enc = self.encoder
         enc.context_empty = _empty(item.ranges, enc)
+        proofs = _proofs()
+        key = (item.holds.expr, item.ranges)
         try:
-            proved = bool(enc.simplifies_to_true(item.holds.expr) or self._true_in_ranges(item)
-                          or self._enumerated(item))
+            before = self._proved_wider(proofs, key) if proofs is not None and self.settle_early else None
+            if before is not None:
+                enc.record_divisors(item.holds.expr)  # what simplifies_to_true records, with the same intervals
+                self._routes[id(item)] = (item, before)
+                proved = True
+            else:
+                proved = bool(enc.simplifies_to_true(item.holds.expr) or self._true_in_ranges(item)
+                              or self._enumerated(item))
+                if proved and proofs is not None:
+                    proofs.setdefault(key, []).append((self._box(), self._routes.get(id(item), (item, SIMPLIFIED))[1]))
         finally:
             enc.context_empty = None
         self._proved[id(item)] = (item, proved)
@@ -198,6 +208,22 @@ class Engine:
             enc.record_divisors(lo)
             enc.record_divisors(hi)
         return True
+
+    def _box(self) -> dict[str, tuple[int, int | None, int]]:
+        return {s.name: (s.lo, s.hi, s.multiple_of) for s in self.symbols}
+
+    def _proved_wider(self, proofs: dict[object, list[tuple[dict[str, tuple[int, int | None, int]], str]]],
+                      key: object) -> str | None:
+        """How the statement was proved without the solver over ranges and moduli that hold these symbols' (a guard
+        candidate's table narrows its verdict's): a proof over every value of a wider box is one over this box, as
+        the simplifier and the evaluation read only the ranges and moduli (issue 28: a candidate simplified each
+        claim again).  Only for a decision read for its verdict and counterexample (``settle_early``)."""
+        for box, route in proofs.get(key, ()):
+            if all((sym := self.symbols.table.get(n)) is not None and sym.lo >= lo
+                   and (hi is None or (sym.hi is not None and sym.hi <= hi)) and sym.multiple_of % m == 0
+                   for n, (lo, hi, m) in box.items()):
+                return route
+        return None
 
     def _encoded(self, item: Item) -> list[Formula]:
         """The negation of an item ``_without_solver`` did not prove, as Z3 formulas (``_negation``)."""
@@ -687,6 +713,18 @@ def _shared(key: tuple[object, ...], keep: object, compute: Callable[[], _T]) ->
     got = shared.get(key)
     if got is None:
         got = shared[key] = (keep, compute())
+    return got[1]  # type: ignore[return-value]
+
+
+def _proofs() -> dict[object, list[tuple[dict[str, tuple[int, int | None, int]], str]]] | None:
+    """The statements proved without the solver within ``same_operands``, with the ranges and moduli they were
+    proved over and the route (``Engine._proved_wider``)."""
+    shared = _SHARED.get()
+    if shared is None:
+        return None
+    got = shared.get(("proofs",))
+    if got is None:
+        got = shared[("proofs",)] = (None, {})
     return got[1]  # type: ignore[return-value]
 
 

@@ -16,10 +16,12 @@ passed in by ``algebra.ops``, which dispatches here, so this module sits below i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from verifier.algebra.declare import DECLARED, LAYOUT
 from verifier.core.basis import has_basis
+from verifier.core.claim import Claim
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
 from verifier.core.integers import Bool, Const, Int, S, eq
 from verifier.core.layouts import Layout, Tile
@@ -33,7 +35,16 @@ from verifier.core.obligations import (
     record,
     recording,
 )
-from verifier.core.swizzle import ComposedLayout, Fn, Swizzle, compose3, compose_swizzles, is_swizzled, make_swizzle
+from verifier.core.swizzle import (
+    ComposedLayout,
+    Fn,
+    SmemPtrFlag,
+    Swizzle,
+    compose3,
+    compose_swizzles,
+    is_swizzled,
+    make_swizzle,
+)
 
 # The whole ``composition`` and ``right_inverse`` / ``left_inverse`` of ``ops``, which take every operand kind
 # although their annotations name only the plain-layout overload.
@@ -221,3 +232,41 @@ def left_inverse(x: Swizzle | ComposedLayout, invert: Invert, compose: Compose) 
     result = _inverse(x, "left", invert, compose)
     _inverse_postcondition("left", x, result)
     return result
+
+
+# -- contracts over the functions' values ------------------------------------------------------------------------
+
+
+def evaluable(*fns: object) -> bool:
+    """Functions whose value at a symbolic index is an integer expression: plain layouts (no scaled basis),
+    swizzles, or composed layouts of those with an integer offset (an smem_ptr flag's byte semantics aside)."""
+    return all(_evaluable(f) for f in fns)
+
+
+def _evaluable(f: object) -> bool:
+    if isinstance(f, Swizzle):
+        return True
+    if isinstance(f, ComposedLayout):
+        return (not isinstance(f.offset, SmemPtrFlag) and type(f.offset) is Int and _evaluable(f.outer)
+                and _evaluable(f.inner) and not isinstance(f.inner, Swizzle))
+    return isinstance(f, Layout) and not has_basis(f.stride)
+
+
+def claims(op: str, args: Sequence[object], result: object) -> list[Claim] | None:
+    """The contract of ``op`` on operands of which one is swizzled: its declared claims, which are stated over the
+    functions' values (CMP-POST, RI-POST, LI-POST and LI-3), where the operands and the result are functions whose
+    values are integer expressions (a symbolic swizzle bit by bit); None when these operands are not of that kind
+    or ``op`` takes no swizzled operand (``declare.Operation.swizzled``)."""
+    row = DECLARED.get(op)
+    if row is None or not row.swizzled or row.result != LAYOUT:
+        return None
+    # a bare swizzle functor is a function too, as the outer operand of a binary operation (CuTe's swizzle atoms:
+    # composition(Swizzle<3,3,3>{}, Layout<...>{}))
+    fns = [a for k, a in enumerate(args)
+           if (isinstance(a, Layout | ComposedLayout) or (len(args) == 2 and k == 0 and isinstance(a, Swizzle)))
+           and _evaluable(a)]
+    if len(fns) != len(args) or not isinstance(result, Layout | ComposedLayout) or not _evaluable(result):
+        return None
+    if isinstance(fns[-1], Swizzle):  # a swizzle as the operand the contract enumerates: no domain to state it on
+        return None
+    return row.claims()(result, *fns)

@@ -1,8 +1,7 @@
 """A ``Claim``: one universally quantified statement over the symbols and a few *witness* variables (a 1-D
 coordinate ``#i``, a second one ``#j``): for every assignment inside ``domain``, ``expected == actual`` (or the
-boolean ``holds``).  Every contract is a list of claims; ``contracts.claims`` builds them per operation.
-It lives in ``core`` so that a contract can sit beside its algorithm (an ``algebra`` module cannot import
-``contracts``)."""
+boolean ``holds``).  Every contract is a list of claims, built by the builder its operation's declaration names,
+beside the algorithm (``algebra.declare``).  It lives in ``core`` so that an ``algebra`` module can state them."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ complement in ``Z = (T, complement(T))``, ``filter``, a slice's offset, the divi
 code serves both uses: with symbolic operands it gives the formula the engine encodes; on concrete operands, with
 the operation run on them (``result_of``), it gives the concrete verdict used to *replay* every counterexample
 (``replay``), which is how a refutation is confirmed before it is reported, and the algorithm evaluates the same
-claims on concrete operands (``core.claim.holds_everywhere``) for its recorded postcondition.
+claims on concrete operands (``core.claim.decided``) for its recorded postcondition.
 """
 
 from __future__ import annotations

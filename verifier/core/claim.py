@@ -114,11 +114,25 @@ def _truth(b: Bool, values: Mapping[str, int]) -> bool:
     return bool(b.evaluate(values))
 
 
-def holds_everywhere(claims: Sequence[Claim]) -> bool:
+def decided(claims: Sequence[Claim], limit: int, undefined_fails: bool = True) -> bool | None:
     """Whether every claim of a contract holds at every witness value, on concrete operands and result: the
-    concrete form of the statement the engine decides on symbols.  Undefined behaviour in evaluating one (a
-    division by a zero extent) is a failure; the claims are taken in order, and the first failing one ends it."""
+    concrete form of the statement the engine decides on symbols.  The claims are taken in order, and the first
+    failing one ends it; undefined behaviour in evaluating one (a division by a zero extent) is a failure where
+    ``undefined_fails``.  None when that is not decided here: a claim with more than ``limit`` witness values, or
+    undefined behaviour where it is not a failure."""
+    if any(_count(c) > limit for c in claims):
+        return None
     try:
         return all(first_failure(c, limit=1 << 62) is None for c in claims)
     except UndefinedBehavior:
-        return False
+        return False if undefined_fails else None
+
+
+def _count(c: Claim) -> int:
+    """The number of witness values of a claim whose ranges are concrete (0 for ranges over another witness)."""
+    count = 1
+    for _, lo, hi in c.ranges:
+        if not (lo.concrete and hi.concrete):
+            return 0
+        count *= max(0, int(hi) - int(lo))
+    return count

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from verifier.core.codomain import same_values
 from verifier.core.errors import UndefinedBehavior
-from verifier.core.integers import Bool, D, Int, and_, eq, ge, lt, symbol
+from verifier.core.integers import Bool, D, Int, and_, eq, evaluate_shared, ge, lt, symbol
 
 WITNESSES = ("#i", "#j", "#k")
 _I, _J = (symbol(w) for w in WITNESSES[:2])
@@ -111,7 +111,7 @@ def _first_failure_nested(c: Claim, limit: int) -> dict[str, int] | None:
 def _truth(b: Bool, values: Mapping[str, int]) -> bool:
     if b.value is not None:
         return bool(b.value)
-    return bool(b.evaluate(values))
+    return bool(evaluate_shared(b.expr, values))
 
 
 def decided(claims: Sequence[Claim], limit: int, undefined_fails: bool = True) -> bool | None:

@@ -152,6 +152,42 @@ class Op(Expr):
         return f"Op({self.op!r}, {self.args!r})"
 
 
+def evaluate_shared(e: Expr, env: Mapping[str, int]) -> int:
+    """``e.evaluate(env)``, each shared subexpression evaluated once: a claim over a swizzled or composed layout is
+    a DAG whose tree is several times its size (issue 27: a claim evaluated at every witness value).  The same
+    order and laziness (``and``, ``or``, ``ite``) as ``Expr.evaluate``, so the same value and the same undefined
+    behaviour."""
+    memo: dict[int, int] = {}
+
+    def ev(x: Expr) -> int:
+        k = id(x)
+        v = memo.get(k)
+        if v is not None:
+            return v
+        t = type(x)
+        if t is Const:
+            v = x.value  # type: ignore[attr-defined]
+        elif t is Sym:
+            v = x.evaluate(env)
+        elif t is Op:
+            op, args = x.op, x.args  # type: ignore[attr-defined]
+            if op == "and":
+                v = all(ev(a) for a in args)
+            elif op == "or":
+                v = any(ev(a) for a in args)
+            elif op == "ite":
+                c, y, z = args
+                v = ev(y) if ev(c) else ev(z)
+            else:
+                v = OPS[op](*(ev(a) for a in args))
+        else:
+            v = x.evaluate(env)
+        memo[k] = v
+        return v
+
+    return ev(e)
+
+
 def tdiv(a: int, b: int) -> int:
     """C++ ``a / b``: truncating division. Division by zero is undefined behaviour."""
     if b == 0:

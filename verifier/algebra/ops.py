@@ -67,6 +67,7 @@ from verifier.core.claim import (
     _same_size,
     _sufficient,
     first_failure,
+    postcondition,
 )
 from verifier.core.codomain import same_values
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
@@ -120,7 +121,6 @@ from verifier.core.obligations import (
     Recorder,
     enumerating,
     nonzero,
-    postcondition,
     record,
     recording,
 )
@@ -709,7 +709,7 @@ def composition(a: Layout, b: Tiler) -> Layout:
         raise DslRefusal("Operand 1 of operation \"cute.composition\" must be a Value",
                          "cute.composition, DSL 4.8.1 (observed)")
     if _swizzle.is_swizzled(a) or _swizzle.is_swizzled(b):
-        return _swizzled.composition(a, b, composition)  # type: ignore[return-value]
+        return _swizzled.composition(a, b, composition, composition_claims)  # type: ignore[return-value]
     _swizzled.check_plain_composition(a, b)
     if isinstance(b, Layout) and has_basis(a.stride) and not has_basis(b.stride):
         flat = coalesce_x(a)  # an identity / coordinate tensor's layout: A's values are coordinates
@@ -1001,7 +1001,8 @@ def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
         return layout
     _dsl_plain_layout(layout, "right_inverse")
     if _swizzle.is_swizzled(layout):
-        return _swizzled.right_inverse(layout, right_inverse, composition)  # type: ignore[return-value]
+        return _swizzled.right_inverse(layout, right_inverse, composition,  # type: ignore[return-value]
+                                       right_inverse_claims)
     _dsl_static_shape(layout, "right_inverse")
     lshape, lstride = _wrapped(coalesce(layout))
     pre = _preprod(lshape, "layout.hpp:1273")
@@ -1054,7 +1055,8 @@ def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
         return layout
     _dsl_plain_layout(layout, "left_inverse")
     if _swizzle.is_swizzled(layout):
-        return _swizzled.left_inverse(layout, left_inverse, composition)  # type: ignore[return-value]
+        return _swizzled.left_inverse(layout, left_inverse, composition,  # type: ignore[return-value]
+                                      left_inverse_claims)
     _dsl_static_shape(layout, "left_inverse")
     if dsl() and not all(d.static and int(d) >= 0 for d in leaves(layout.stride)):
         # DSL branch (DSL 4.8.1, observed: left_inverse((_4):(_-1)) and of (_1):(?)): refused, where C++ computes

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from verifier.algebra.declare import DECLARED, LAYOUT
 from verifier.core.basis import has_basis
-from verifier.core.claim import Claim
+from verifier.core.claim import Claim, postcondition
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
 from verifier.core.integers import Bool, Const, Int, S, eq
 from verifier.core.layouts import Layout, Tile
@@ -31,7 +31,6 @@ from verifier.core.obligations import (
     NEVER,
     POSTCONDITION_LIMIT,
     Recorder,
-    postcondition,
     record,
     recording,
 )
@@ -50,6 +49,7 @@ from verifier.core.swizzle import (
 # although their annotations name only the plain-layout overload.
 Compose = Callable[[Any, Any], Fn]
 Invert = Callable[[Any], object]
+Contract = Callable[..., list[Claim]]  # an operation's claim builder, ``builder(result, *operands)``
 _T = TypeVar("_T")
 
 
@@ -94,9 +94,10 @@ def _require_zero_offset(c: ComposedLayout) -> None:
         raise CuteRejection("Require offset == 0.", "layout_composed.hpp:386")
 
 
-def composition(a: object, b: object, compose: Compose) -> Fn:
+def composition(a: object, b: object, compose: Compose, contract: Contract) -> Fn:
     """CuTe's ``composition`` overloads for swizzle and composed operands (see the module docstring); ``compose``
-    is the whole ``composition``, which the inner layouts go back to."""
+    is the whole ``composition``, which the inner layouts go back to, ``contract`` its claims
+    (``ops.composition_claims``)."""
     if isinstance(a, ComposedLayout):  # layout_composed.hpp:370-377: any tiler composes with the inner layout
         return compose3(a.outer, a.offset, compose(a.inner, b))
     if isinstance(a, Swizzle):
@@ -114,7 +115,7 @@ def composition(a: object, b: object, compose: Compose) -> Fn:
         _require_zero_offset(b)
         # The two inner compositions' own postconditions are replaced by the postcondition of the whole.
         result = without_postconditions(lambda: compose(compose(a, b.outer), b.inner))
-        _composed_postcondition(a, b, result)
+        _composed_postcondition(a, b, result, contract)
         return result
     raise LayoutError(f"composition: cannot use {b!r} as the right operand")
 
@@ -132,11 +133,9 @@ def without_postconditions(run: Callable[[], _T]) -> _T:
     return out
 
 
-def _composed_postcondition(a: Layout, b: ComposedLayout, r: Fn) -> None:
+def _composed_postcondition(a: Layout, b: ComposedLayout, r: Fn, contract: Contract) -> None:
     """``size(R) == size(B)`` and ``R(i) == A(B(i))`` for every i < size(B), decided on concrete values: the claims
-    of composition (``ops.composition_claims``, stated over the functions' values) evaluated."""
-    from verifier.algebra.ops import composition_claims
-
+    of composition (``contract``, stated over the functions' values) evaluated."""
     try:
         record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
                eq(r.size(), b.size()), CLAUSE)  # type: ignore[union-attr]  # R is never a bare swizzle
@@ -146,7 +145,7 @@ def _composed_postcondition(a: Layout, b: ComposedLayout, r: Fn) -> None:
         return
     try:
         postcondition("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
-                      "layout.hpp:1022", lambda: composition_claims(r, a, b),  # type: ignore[arg-type]
+                      "layout.hpp:1022", lambda: contract(r, a, b),
                       undefined_fails=False)
     except LayoutError:
         return
@@ -194,36 +193,35 @@ def _inverse(x: Swizzle | ComposedLayout, which: str, invert: Invert, compose: C
     return compose3(inner, _offset_inverse(x.offset, which), inv(x.outer))
 
 
-def _inverse_postcondition(which: str, x: Fn, r: Fn) -> None:
-    """RI-POST (right) or LI-3 (left) decided on concrete values: the inverse's claims (``ops.right_inverse_claims``,
-    ``ops.left_inverse_claims``, stated over the functions' values) evaluated."""
-    from verifier.algebra.ops import left_inverse_claims, right_inverse_claims
-
+def _inverse_postcondition(which: str, x: Fn, r: Fn, contract: Contract) -> None:
+    """RI-POST (right) or LI-3 (left) decided on concrete values: the inverse's claims (``contract``:
+    ``ops.right_inverse_claims``, ``ops.left_inverse_claims``, stated over the functions' values) evaluated."""
     if not (x.concrete and r.concrete) or isinstance(r if which == "right" else x, Swizzle):
         return
     try:
         if which == "right":
             postcondition("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260",
-                          lambda: right_inverse_claims(r, x), undefined_fails=False)  # type: ignore[arg-type]
+                          lambda: contract(r, x), undefined_fails=False)
         else:
             postcondition("LI-3", "R(L(i)) == i for every i < size(L)", "layout.hpp:1313-1316",
-                          lambda: [c for c in left_inverse_claims(r, x)  # type: ignore[arg-type]
-                                   if c.id == "LI-3"], undefined_fails=False)
+                          lambda: [c for c in contract(r, x) if c.id == "LI-3"], undefined_fails=False)
     except LayoutError:
         return
 
 
-def right_inverse(x: Swizzle | ComposedLayout, invert: Invert, compose: Compose) -> Fn:
-    """``right_inverse`` of a swizzle or a composed layout; ``invert`` is the whole ``right_inverse``."""
+def right_inverse(x: Swizzle | ComposedLayout, invert: Invert, compose: Compose, contract: Contract) -> Fn:
+    """``right_inverse`` of a swizzle or a composed layout; ``invert`` is the whole ``right_inverse``, ``contract``
+    its claims."""
     result = _inverse(x, "right", invert, compose)
-    _inverse_postcondition("right", x, result)
+    _inverse_postcondition("right", x, result, contract)
     return result
 
 
-def left_inverse(x: Swizzle | ComposedLayout, invert: Invert, compose: Compose) -> Fn:
-    """``left_inverse`` of a swizzle or a composed layout; ``invert`` is the whole ``left_inverse``."""
+def left_inverse(x: Swizzle | ComposedLayout, invert: Invert, compose: Compose, contract: Contract) -> Fn:
+    """``left_inverse`` of a swizzle or a composed layout; ``invert`` is the whole ``left_inverse``, ``contract``
+    its claims."""
     result = _inverse(x, "left", invert, compose)
-    _inverse_postcondition("left", x, result)
+    _inverse_postcondition("left", x, result, contract)
     return result
 
 

@@ -1,17 +1,19 @@
 """A ``Claim``: one universally quantified statement over the symbols and a few *witness* variables (a 1-D
 coordinate ``#i``, a second one ``#j``): for every assignment inside ``domain``, ``expected == actual`` (or the
 boolean ``holds``).  Every contract is a list of claims, built by the builder its operation's declaration names,
-beside the algorithm (``algebra.declare``).  It lives in ``core`` so that an ``algebra`` module can state them."""
+beside the algorithm (``algebra.declare``); on concrete values an algorithm records the same claims evaluated as
+its postcondition (``postcondition``).  It lives in ``core`` so that an ``algebra`` module can state them."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from verifier.core.codomain import same_values
 from verifier.core.errors import UndefinedBehavior
-from verifier.core.integers import Bool, D, Int, and_, eq, evaluate_shared, ge, lt, symbol
+from verifier.core.integers import Bool, Const, D, Int, and_, eq, evaluate_shared, ge, lt, symbol, unwatched
+from verifier.core.obligations import NEVER, POSTCONDITION, POSTCONDITION_LIMIT, Quiet, enumerating, record
 
 WITNESSES = ("#i", "#j", "#k")
 _I, _J = (symbol(w) for w in WITNESSES[:2])
@@ -136,3 +138,20 @@ def _count(c: Claim) -> int:
             return 0
         count *= max(0, int(hi) - int(lo))
     return count
+
+
+def postcondition(id: str, description: str, source: str, claims: Callable[[], Sequence[Claim]],
+                  limit: int = POSTCONDITION_LIMIT, undefined_fails: bool = True) -> None:
+    """A whole postcondition on concrete operands and result, for a ``Recorder`` outside ``Shallow``: the
+    operation's own claims (its contract, the statement the engine decides on symbols; built only here, recording
+    nothing) evaluated
+    at every witness value (``core.claim.decided``), recorded as one obligation.  Nothing is recorded where that
+    is not decided (more than ``limit`` witness values; undefined behaviour in evaluating a claim unless
+    ``undefined_fails``)."""
+    if not enumerating():
+        return
+    with Quiet(), unwatched():  # the statement's own arithmetic: no obligation of CuTe's, no overflow of its
+        built = claims()
+    ok = decided(built, limit, undefined_fails)
+    if ok is not None:
+        record(id, description, source, NEVER, Bool(Const(ok), False), POSTCONDITION)

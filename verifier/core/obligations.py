@@ -13,14 +13,9 @@ from __future__ import annotations
 
 import contextvars
 import threading
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from verifier.core.integers import Bool, Const, Int, ne
-
-if TYPE_CHECKING:
-    from verifier.core.claim import Claim
+from verifier.core.integers import Bool, Int, ne
 
 SA = "static_assert when the operands are static; never checked when they are dynamic"
 NEVER = "never checked"
@@ -360,22 +355,3 @@ def fix(id: str) -> str:
 # Postconditions are decided by enumeration on concrete layouts up to this size (the engine decides the rest).
 POSTCONDITION_LIMIT = 1 << 14
 
-
-def postcondition(id: str, description: str, source: str, claims: Callable[[], Sequence[Claim]],
-                  limit: int = POSTCONDITION_LIMIT, undefined_fails: bool = True) -> None:
-    """A whole postcondition on concrete operands and result, for a ``Recorder`` outside ``Shallow``: the
-    operation's own claims (its contract, the statement the engine decides on symbols; built only here, recording
-    nothing) evaluated
-    at every witness value (``core.claim.decided``), recorded as one obligation.  Nothing is recorded where that
-    is not decided (more than ``limit`` witness values; undefined behaviour in evaluating a claim unless
-    ``undefined_fails``)."""
-    if not enumerating():
-        return
-    from verifier.core.claim import decided
-    from verifier.core.integers import unwatched
-
-    with Quiet(), unwatched():  # the statement's own arithmetic: no obligation of CuTe's, no overflow of its
-        built = claims()
-    ok = decided(built, limit, undefined_fails)
-    if ok is not None:
-        record(id, description, source, NEVER, Bool(Const(ok), False), POSTCONDITION)

@@ -25,7 +25,7 @@ from verifier.algebra.registry import REGISTRY
 from verifier.core.claim import Claim, TooLarge, _truth, first_failure
 from verifier.core.errors import CuteRejection, UndefinedBehavior
 from verifier.core.integers import substitute
-from verifier.core.obligations import Recorder
+from verifier.core.obligations import Recorder, Shallow
 from verifier.core.operands import substitute as substitute_operand
 
 #: Claims that are sufficient but not necessary: a refutation is confirmed by the algebra's concrete verdict.
@@ -59,20 +59,24 @@ def has_postcondition(op: str) -> bool:
 
 def build(op: str, args: Sequence[object], result: object) -> list[Claim]:
     """The claims of ``result``, which ``op(*args)`` returned (``algebra.registry.apply``): they read it, and the
-    operands, without running the operation again."""
+    operands, without running the operation again.  The operations a builder calls record into a ``Recorder`` of
+    its own, which nothing reads, and so decide no postcondition by enumeration (``Shallow``)."""
     builder = BUILDERS.get(op)
     if builder is None:
         return []
-    with Recorder():
+    with Recorder(), Shallow():
         swizzled = swizzled_claims(op, args, result) if any(_is_swizzled(a) for a in args) else None
         return swizzled if swizzled is not None else builder(result, *args)
 
 
 def result_of(op: str, args: Sequence[object]) -> object:
-    """``op(*args)`` as ``algebra.registry.apply`` computes it; raises ``CuteRejection`` / ``UndefinedBehavior``."""
+    """``op(*args)`` as ``algebra.registry.apply`` computes it; raises ``CuteRejection`` / ``UndefinedBehavior``.
+    Only the result is read, so the postconditions the algebra would decide by enumerating concrete layouts are
+    not computed (``Shallow``: most of a concrete replay's time, issue 28)."""
     from verifier.algebra.registry import apply
 
-    outcome = apply(op, *args)
+    with Shallow():
+        outcome = apply(op, *args)
     if outcome.rejection is not None:
         raise outcome.rejection
     if outcome.undefined is not None:
@@ -93,12 +97,19 @@ class Replay:
     undefined: str | None = None
 
 
-def replay(op: str, args: Sequence[object], index: int, values: Mapping[str, int], id: str = "") -> Replay:
-    """Run ``op`` on the concrete operands, build its claims on that result and evaluate claim ``index`` at the
-    witnesses."""
+def concrete_claims(op: str, args: Sequence[object], values: Mapping[str, int]) -> list[Claim]:
+    """The claims of ``op`` run on the operands at these values (raises ``UndefinedBehavior`` /
+    ``CuteRejection`` as the algebra does)."""
     concrete = [substitute_operand(a, values) for a in args]
+    return build(op, concrete, result_of(op, concrete))
+
+
+def replay(op: str, args: Sequence[object], index: int, values: Mapping[str, int], id: str = "",
+           built: Callable[[], list[Claim]] | None = None) -> Replay:
+    """Run ``op`` on the concrete operands, build its claims on that result and evaluate claim ``index`` at the
+    witnesses.  ``built``: those claims (``concrete_claims``), where the caller remembers them."""
     try:
-        claims = build(op, concrete, result_of(op, concrete))
+        claims = built() if built is not None else concrete_claims(op, args, values)
         c = claims[index]
         w = {name: values[name] for name in c.witnesses}
         if not _truth(c.domain, w):
@@ -132,5 +143,5 @@ def evaluate(op: str, args: Sequence[object], limit: int = 1 << 14, result: obje
 
 # Read at the end of the module: a declaration names its builder here, which must exist by then.
 BUILDERS: dict[str, Callable[..., list[Claim]]] = _builders()
-__all__ = ["BUILDERS", "Claim", "Replay", "TooLarge", "build", "evaluate", "first_failure", "has_postcondition",
-           "replay", "result_of", "substitute_operand"]
+__all__ = ["BUILDERS", "Claim", "Replay", "TooLarge", "build", "concrete_claims", "evaluate", "first_failure",
+           "has_postcondition", "replay", "result_of", "substitute_operand"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from verifier.core.codomain import same_values
 from verifier.core.errors import UndefinedBehavior
-from verifier.core.integers import Bool, Const, D, Int, and_, eq, evaluate_shared, ge, lt, symbol, unwatched
+from verifier.core.integers import Bool, Const, D, Int, and_, eq, ge, lt, symbol, unwatched
 from verifier.core.obligations import NEVER, POSTCONDITION, POSTCONDITION_LIMIT, Quiet, enumerating, record
 
 WITNESSES = ("#i", "#j", "#k")
@@ -113,7 +113,7 @@ def _first_failure_nested(c: Claim, limit: int) -> dict[str, int] | None:
 def _truth(b: Bool, values: Mapping[str, int]) -> bool:
     if b.value is not None:
         return bool(b.value)
-    return bool(evaluate_shared(b.expr, values))
+    return bool(b.expr.evaluate(values))
 
 
 def decided(claims: Sequence[Claim], limit: int, undefined_fails: bool = True) -> bool | None:

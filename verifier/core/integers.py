@@ -128,15 +128,7 @@ class Op(Expr):
         raise AttributeError("immutable")
 
     def evaluate(self, env: Mapping[str, int]) -> int:
-        fn = OPS[self.op]
-        if self.op == "and":
-            return all(a.evaluate(env) for a in self.args)
-        if self.op == "or":
-            return any(a.evaluate(env) for a in self.args)
-        if self.op == "ite":
-            c, t, e = self.args
-            return t.evaluate(env) if c.evaluate(env) else e.evaluate(env)
-        return fn(*(a.evaluate(env) for a in self.args))
+        return _evaluate(self, env, {})
 
     def symbols(self) -> Iterator[str]:
         for a in self.args:
@@ -152,40 +144,32 @@ class Op(Expr):
         return f"Op({self.op!r}, {self.args!r})"
 
 
-def evaluate_shared(e: Expr, env: Mapping[str, int]) -> int:
-    """``e.evaluate(env)``, each shared subexpression evaluated once: a claim over a swizzled or composed layout is
-    a DAG whose tree is several times its size (issue 27: a claim evaluated at every witness value).  The same
-    order and laziness (``and``, ``or``, ``ite``) as ``Expr.evaluate``, so the same value and the same undefined
-    behaviour."""
-    memo: dict[int, int] = {}
+_MISSING = object()
 
-    def ev(x: Expr) -> int:
-        k = id(x)
-        v = memo.get(k)
-        if v is not None:
-            return v
-        t = type(x)
-        if t is Const:
-            v = x.value  # type: ignore[attr-defined]
-        elif t is Sym:
-            v = x.evaluate(env)
-        elif t is Op:
-            op, args = x.op, x.args  # type: ignore[attr-defined]
-            if op == "and":
-                v = all(ev(a) for a in args)
-            elif op == "or":
-                v = any(ev(a) for a in args)
-            elif op == "ite":
-                c, y, z = args
-                v = ev(y) if ev(c) else ev(z)
-            else:
-                v = OPS[op](*(ev(a) for a in args))
-        else:
-            v = x.evaluate(env)
-        memo[k] = v
-        return v
 
-    return ev(e)
+def _evaluate(e: Expr, env: Mapping[str, int], memo: dict[Expr, int]) -> int:
+    """``e`` at ``env``, each distinct subexpression once: the algebra's expressions share their subterms (a
+    tiling's ``(M+31)/32`` in every product), and a condition of 110 distinct nodes can be a tree of 1,144 (issue
+    28).  The operands are evaluated in the same order, ``and``/``or``/``ite`` as lazily, so the same value or the
+    same first error comes out; a subexpression is remembered only once it has a value, and only for this call."""
+    if type(e) is not Op:
+        return e.evaluate(env)
+    got = memo.get(e, _MISSING)
+    if got is not _MISSING:
+        return got  # type: ignore[return-value]
+    op = e.op
+    fn = OPS[op]
+    if op == "and":
+        v: int = all(_evaluate(a, env, memo) for a in e.args)
+    elif op == "or":
+        v = any(_evaluate(a, env, memo) for a in e.args)
+    elif op == "ite":
+        c, t, f = e.args
+        v = _evaluate(t, env, memo) if _evaluate(c, env, memo) else _evaluate(f, env, memo)
+    else:
+        v = fn(*[_evaluate(a, env, memo) for a in e.args])
+    memo[e] = v
+    return v
 
 
 def tdiv(a: int, b: int) -> int:

@@ -14,7 +14,7 @@ import pytest
 from verifier.library import can_implement, derive
 from verifier.library.configs import enumerate_gemms
 from verifier.library.keys import group
-from verifier.library.verify import acceptance, checks_epilogue_alignment
+from verifier.library.verify import NO_OVERFLOW, acceptance, checks_epilogue_alignment
 
 KEYS = (
     # f16, K-major A and B, column-major C and D: the TMA epilogue checks C and D (alignment 8).
@@ -150,3 +150,22 @@ def test_can_implement_overflows_on_a_problem_the_hand_reading_calls_defined(key
                          capture_output=True, text=True, timeout=120)
     assert run.returncode != 0 and "2147483647 + 8 cannot be represented in type 'int'" in run.stderr
     assert "int_tuple.hpp" in run.stderr
+
+
+@pytest.mark.cute
+def test_can_implement_accepts_a_problem_on_which_it_overflows(keys: dict[str, Any]) -> None:
+    """The no-smem kernel checks only K % 16 == 0 (no epilogue condition): at K = 2^31-16 with M = N = L = 1 the
+    hand-read condition and its no-overflow conjuncts hold, and ceil_div's K + 16 overflows on the path that
+    accepts.  The symbolic run finds it (``undefined`` within the hand-read condition); UBSan traps there."""
+    der, hand, _ = keys["derivations"][2]
+    (found,) = can_implement.undefined(der, 1, [*hand, *NO_OVERFLOW])
+    assert found["can_implement"] == 1 and found["first_broken"]["at"].startswith("cute/int_tuple.hpp")
+    w = found["witness"]
+    assert w["K"] % 16 == 0 and w["K"] + 16 > I32
+    sanitized = derive.compile_instances(keys["instances"], sanitize=True)
+    q = [w["M"], w["N"], w["K"], w["L"], *[2**20] * 6, 1, 1, 1, 1, 1, 1]
+    run = subprocess.run([str(sanitized.binary.path)], input="2 " + " ".join(map(str, q)) + "\n",
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0 and f"{w['K']} + 16 cannot be represented in type 'int'" in run.stderr
+    q[2] -= 16  # the next multiple of 16 down: defined, and accepted
+    assert sanitized.accepts([(2, q)]) == [1]

@@ -332,14 +332,18 @@ def _stride_symbols(der: Derivation) -> list[str]:
     return [n for x in OPERANDS for n in der.names[x] if n is not None]
 
 
-def undefined(der: Derivation, extent_lo: int = 0) -> list[dict[str, Any]]:
+def undefined(der: Derivation, extent_lo: int = 0, within: Sequence[str] = ()) -> list[dict[str, Any]]:
     """Where ``can_implement`` itself has undefined behaviour: per path (both modes give the same paths: the mode
-    is read before any run-time value), the obligations it may break, with a witness taking that path."""
+    is read before any run-time value), a problem taking it on which an obligation breaks (``within``: one where
+    these conditions also hold), and the first obligation broken."""
+    from verifier.notation.cpp import parse_relation
+
     t = table(der.names, extent_lo)
+    also = [parse_relation(c, t) for c in within]
     ma = next(iter(der.modes.values()))
     out: list[dict[str, Any]] = []
     for p in ma.paths:
-        status, values, _ = _ask(t, [p.condition, not_(_obliged(p))])
+        status, values, _ = _ask(t, [*also, p.condition, not_(_obliged(p))])
         if status != "sat" or values is None:
             continue
         # The obligations in the order the run incurred them: the first broken one is where the behaviour is
@@ -370,11 +374,13 @@ def _accepting(ma: ModeAcceptance) -> list[PathResult]:
 
 
 def section(batch: Sequence[derive.Instance], index: int, strides: Mapping[str, str],
-            hand: Sequence[str]) -> tuple[dict[str, Any], list[str] | None]:
+            hand: Sequence[str], no_overflow: Sequence[str] = ()) -> tuple[dict[str, Any], list[str] | None]:
     """The report's ``can_implement`` part for a key, and the assumptions its layout problems take: the linear
     hand-read conjuncts ``hand`` where the symbolic set equals them on M, N, K, L >= 1 (the problems' domain; the
     same set, in the form the solver decides fast), the symbolic accepting path's decisions where it differs (one
-    accepting path, the same in both modes), else None (the hand-read condition, and the report says why)."""
+    accepting path, the same in both modes), else None (the hand-read condition, and the report says why).
+    ``no_overflow``: the hand reading's no-overflow conjuncts (``undefined_where_hand_read_defined``: problems
+    that they and ``hand`` admit, with positive extents, on which can_implement's behaviour is undefined)."""
     try:
         der = derive_acceptance(batch, index, strides)
     except (RuntimeError, OSError, ValueError, subprocess.SubprocessError) as exc:
@@ -398,6 +404,7 @@ def section(batch: Sequence[derive.Instance], index: int, strides: Mapping[str, 
         "versus_hand_read": compare(der, hand, extent_lo=1),
         "versus_hand_read_with_zero_extents": compare(der, hand, extent_lo=0),
         "undefined": undefined(der),
+        "undefined_where_hand_read_defined": undefined(der, 1, [*hand, *no_overflow]),
     }
     if all(c["equal"] for c in out["versus_hand_read"].values()):
         return {**out, "derivation": "symbolic (equal to the hand-read conjuncts for M, N, K, L >= 1)"}, list(hand)

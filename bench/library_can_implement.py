@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     from verifier.library import can_implement, derive
     from verifier.library.configs import enumerate_gemms
     from verifier.library.keys import group
-    from verifier.library.verify import acceptance, checks_epilogue_alignment
+    from verifier.library.verify import NO_OVERFLOW, acceptance, checks_epilogue_alignment
 
     names = args.names or list(KEYS)
     instances, fields = [], []
@@ -64,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             equal = all(v["equal"] for v in can_implement.compare(der, hand, 1).values())
             can_implement.compare(der, hand, 0)
             can_implement.undefined(der)
+            can_implement.undefined(der, 1, [*hand, *NO_OVERFLOW])
             compared = {"wall": round(time.monotonic() - w, 2), "cpu": round(_cpu() - c, 2)}
             per.append({"key": names[k], "paths": {m: len(ma.paths) for m, ma in der.modes.items()},
                         "runs": sum(ma.runs for ma in der.modes.values()), "explore": explored,

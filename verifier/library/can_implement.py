@@ -29,6 +29,7 @@ import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from verifier.core.integers import Bool, Const, and_, not_, or_
@@ -240,19 +241,22 @@ class Derivation:
     explore_seconds: float
 
 
-def compile_batch(instances: Sequence[derive.Instance]) -> cute_cpp.Binary:
-    """The batch's symbolic program (cached by ``cute_cpp.build``)."""
+def compile_batch(instances: Sequence[derive.Instance], include: Path | None = None) -> cute_cpp.Binary:
+    """The batch's symbolic program (cached by ``cute_cpp.build``); ``include``: CUTLASS's headers there
+    (``--cutlass PATH``), as ``derive.compile_instances`` takes them."""
     flags = [*derive.FLAGS, *symbolic._header_flags()]
+    if include is not None:
+        flags.insert(0, f"-I{include}")
     cases = [cute_cpp.CppCase(code=f"{i.name}:{m}", slots=(), label=i.name) for i in instances for m in MODES]
     return cute_cpp.build(cases, unit=_unit(instances), flags=flags)
 
 
 def derive_acceptance(instances: Sequence[derive.Instance], index: int, strides: Mapping[str, str],
-                      max_paths: int = MAX_PATHS) -> Derivation:
+                      max_paths: int = MAX_PATHS, include: Path | None = None) -> Derivation:
     """can_implement of ``instances[index]`` (its batch compiled into one program) explored on every path, for
     each mode.  ``strides``: the key's printed stride types (``derive``'s ``STRIDE_X``), which name the symbols."""
     t0 = time.monotonic()
-    binary = compile_batch(instances)
+    binary = compile_batch(instances, include)
     t1 = time.monotonic()
     names = stride_names(strides)
     slots = _case(names)
@@ -374,7 +378,8 @@ def _accepting(ma: ModeAcceptance) -> list[PathResult]:
 
 
 def section(batch: Sequence[derive.Instance], index: int, strides: Mapping[str, str],
-            hand: Sequence[str], no_overflow: Sequence[str] = ()) -> tuple[dict[str, Any], list[str] | None]:
+            hand: Sequence[str], no_overflow: Sequence[str] = (), include: Path | None = None
+            ) -> tuple[dict[str, Any], list[str] | None]:
     """The report's ``can_implement`` part for a key, and the assumptions its layout problems take: the linear
     hand-read conjuncts ``hand`` where the symbolic set equals them on M, N, K, L >= 1 (the problems' domain; the
     same set, in the form the solver decides fast), the symbolic accepting path's decisions where it differs (one
@@ -382,7 +387,7 @@ def section(batch: Sequence[derive.Instance], index: int, strides: Mapping[str, 
     ``no_overflow``: the hand reading's no-overflow conjuncts (``undefined_where_hand_read_defined``: problems
     that they and ``hand`` admit, with positive extents, on which can_implement's behaviour is undefined)."""
     try:
-        der = derive_acceptance(batch, index, strides)
+        der = derive_acceptance(batch, index, strides, include=include)
     except (RuntimeError, OSError, ValueError, subprocess.SubprocessError) as exc:
         return {"derivation": "hand-read", "symbolic": f"the symbolic run failed: {exc}"}, None
     if der.rejected is not None:

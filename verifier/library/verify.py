@@ -370,7 +370,7 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     verdicts = payload.get("verdicts")
     tool, cutlass = payload.get("tool"), payload.get("cutlass")
     # can_implement's set from its symbolic run (can_implement.py); the hand-read one where that fails.
-    symbolic, assumed = can_implement.section(batch, index, strides, accept, NO_OVERFLOW)
+    symbolic, assumed = can_implement.section(batch, index, strides, accept, NO_OVERFLOW, include)
     if assumed is not None and assumed != accept:
         ops, strides, accept = _operands(fields, d, assumed)
     hand = symbolic["derivation"] == "hand-read"

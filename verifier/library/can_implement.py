@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verifier.core.integers import Bool, Const, and_, not_, or_
+from verifier.core.integers import Bool, Const, and_, not_
 from verifier.core.symbols import Symbols
 from verifier.library import derive
 from verifier.oracle import cute_cpp, symbolic
@@ -44,7 +44,6 @@ INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 EXTENTS = ("M", "N", "K", "L")
 OPERANDS = ("A", "B", "C", "D")
-SLOTS = len(EXTENTS) + 3 * len(OPERANDS)  # the order of derive.accepts' 16 values
 MODES = ("kGemm", "kBatched")
 # Per comparison query (non-linear: products of the extents).
 COMPARE_UNITS = 20 * UNITS_PER_SECOND
@@ -222,11 +221,7 @@ class ModeAcceptance:
     paths: list[PathResult] = field(default_factory=list)
     unknown: str | None = None
     runs: int = 0
-    symbolic_strides: str = ""
-
-    @property
-    def accepted(self) -> Bool:
-        return or_(*[p.condition for p in self.paths if p.accepts == 1])
+    symbolic_strides: str = ""  # per stride mode of A, B, C, D: 1 where the run had it symbolic
 
 
 @dataclass

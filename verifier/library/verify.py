@@ -15,9 +15,11 @@ For an SM90 TMA + GMMA mainloop (``MainloopSm90TmaGmmaWarpSpecialized*``), per o
 * ``tiling``: ``local_tile(mX, TileShape, (_,_,_), Step)`` of the collective's ``load_init``,
 
 the last two for every (M, N, K, L) and strides that ``can_implement`` accepts.  ``can_implement``'s acceptance
-condition is read by hand from the headers (``ACCEPTANCE``): a layout refuted under it is a problem that
-``can_implement`` accepts and the kernel gets wrong, replayed on compiled CUTLASS (``can_implement`` returns true
-there, and the mainloop's ``make_tma_copy`` fails CuTe's host assert) before it is reported.
+condition is its symbolic run's (``can_implement.section``: the kernel's own code on symbolic integers), or the
+one read by hand from the headers (``acceptance``, ``ACCEPTANCE_SOURCES``) where that run fails, and the report
+says which: a layout refuted under it is a problem that ``can_implement`` accepts and the kernel gets wrong,
+replayed on compiled CUTLASS (``can_implement`` returns true there, and the mainloop's ``make_tma_copy`` fails
+CuTe's host assert) before it is reported.
 """
 
 from __future__ import annotations

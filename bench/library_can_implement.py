@@ -64,11 +64,13 @@ def main(argv: list[str] | None = None) -> int:
             equal = all(v["equal"] for v in can_implement.compare(der, hand, 1).values())
             can_implement.compare(der, hand, 0)
             can_implement.undefined(der)
-            can_implement.undefined(der, 1, [*hand, *NO_OVERFLOW])
+            within = can_implement.undefined(der, 1, [*hand, *NO_OVERFLOW])
             compared = {"wall": round(time.monotonic() - w, 2), "cpu": round(_cpu() - c, 2)}
             per.append({"key": names[k], "paths": {m: len(ma.paths) for m, ma in der.modes.items()},
                         "runs": sum(ma.runs for ma in der.modes.values()), "explore": explored,
-                        "compare": compared, "equal_to_hand_read": equal})
+                        "compare": compared, "equal_to_hand_read": equal,
+                        "reads_strides": can_implement.reads_strides(der),
+                        "undefined_where_hand_read_defined": [(u["can_implement"], u["witness"]) for u in within]})
         out["per_key"] = per
     print(json.dumps(out, indent=1))
     return 0

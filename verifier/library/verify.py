@@ -15,9 +15,11 @@ For an SM90 TMA + GMMA mainloop (``MainloopSm90TmaGmmaWarpSpecialized*``), per o
 * ``tiling``: ``local_tile(mX, TileShape, (_,_,_), Step)`` of the collective's ``load_init``,
 
 the last two for every (M, N, K, L) and strides that ``can_implement`` accepts.  ``can_implement``'s acceptance
-condition is read by hand from the headers (``ACCEPTANCE``): a layout refuted under it is a problem that
-``can_implement`` accepts and the kernel gets wrong, replayed on compiled CUTLASS (``can_implement`` returns true
-there, and the mainloop's ``make_tma_copy`` fails CuTe's host assert) before it is reported.
+condition is its symbolic run's (``can_implement.section``: the kernel's own code on symbolic integers), or the
+one read by hand from the headers (``acceptance``, ``ACCEPTANCE_SOURCES``) where that run fails, and the report
+says which: a layout refuted under it is a problem that ``can_implement`` accepts and the kernel gets wrong,
+replayed on compiled CUTLASS (``can_implement`` returns true there, and the mainloop's ``make_tma_copy`` fails
+CuTe's host assert) before it is reported.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from verifier.core.errors import LayoutError
 from verifier.core.symbols import Symbol, Symbols, declaration
 from verifier.engine.problem import decide
 from verifier.engine.verdicts import INVALID, VALID, Verdict
-from verifier.library import derive
+from verifier.library import can_implement, derive
 from verifier.notation.cpp import parse
 from verifier.run import problems
 from verifier.run.spec import Check
@@ -279,13 +281,13 @@ class _Operand:
     derivation: dict[str, str]
 
 
-def _operands(fields: Mapping[str, Any], d: Mapping[str, Any]) -> tuple[list[_Operand], dict[str, str],
-                                                                      list[str]]:
+def _operands(fields: Mapping[str, Any], d: Mapping[str, Any], assumed: Sequence[str] | None = None
+              ) -> tuple[list[_Operand], dict[str, str], list[str]]:
     """The layout problems of a derived key (``d``: what compiled CUTLASS printed), per operand, with the
-    strides' types and can_implement's condition: a function of ``fields`` and ``d`` alone, so that a sweep lists
-    them (``problems_of``) before any is decided."""
+    strides' types and can_implement's condition (``assumed``, else the hand-read one): a function of ``fields``
+    and ``d`` alone, so that a sweep lists them (``problems_of``) before any is decided."""
     strides = {x: str(d[f"STRIDE_{x}"]) for x in ("A", "B", "C", "D") if f"STRIDE_{x}" in d}
-    accept = acceptance(fields, strides, checks_epilogue_alignment(d))
+    accept = list(assumed) if assumed is not None else acceptance(fields, strides, checks_epilogue_alignment(d))
     tile = parse(str(d["TILE"]))
     blk = [str(t) for t in tile]  # type: ignore[union-attr]
     found: list[_Operand] = []
@@ -369,8 +371,13 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     ops, strides, accept = _operands(fields, d)
     verdicts = payload.get("verdicts")
     tool, cutlass = payload.get("tool"), payload.get("cutlass")
-    out["can_implement"] = {"condition": [*accept, *NO_OVERFLOW], "sources": list(ACCEPTANCE_SOURCES),
-                            "note": ACCEPTANCE_NOTE, "derivation": "hand-read"}
+    # can_implement's set from its symbolic run (can_implement.py); the hand-read one where that fails.
+    symbolic, assumed = can_implement.section(batch, index, strides, accept, NO_OVERFLOW, include)
+    if assumed is not None and assumed != accept:
+        ops, strides, accept = _operands(fields, d, assumed)
+    hand = symbolic["derivation"] == "hand-read"
+    out["can_implement"] = {"condition": [*accept, *NO_OVERFLOW] if hand else list(accept),
+                            "sources": list(ACCEPTANCE_SOURCES), "note": ACCEPTANCE_NOTE, **symbolic}
     checks: dict[str, Any] = {}
     findings: list[dict[str, Any]] = []
     modes: dict[str, list[str | int]] = {}
@@ -438,12 +445,28 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
                            "cute": message, "note": note}
             f["confirmed"] = (accepted == 1 and not builds) if f["kind"] == "accepted_but_wrong" else (
                 accepted == 0 and builds)
+    _replay_differences(out["can_implement"], ops, lambda: program or derive.compile_instances(batch, include),
+                        index)
     out["findings"] = findings
     bad = [k for k, c in checks.items() if c["verdict"] not in (VALID, "proved")]
     out["status"] = "verified"
     out["verdict"] = INVALID if any(f.get("confirmed") for f in findings) else (VALID if not bad else "unknown")
     out["seconds"] = round(time.monotonic() - start, 2)
     return out
+
+
+def _replay_differences(section: dict[str, Any], ops: Sequence[_Operand], compiled: Any, index: int) -> None:
+    """Each point where the symbolic set and the hand-read condition differ, run on compiled ``can_implement``
+    (``compiled()``: the key's program): compiled CUTLASS, not the reading, says which is right."""
+    diffs = [diff for part in ("versus_hand_read", "versus_hand_read_with_zero_extents")
+             for mode in section.get(part, {}).values() for diff in mode["differences"]]
+    if not diffs:
+        return
+    program = compiled()
+    modes = {op.x: op.modes for op in ops}
+    for diff in diffs:
+        q = _query(diff["witness"], modes)
+        diff["replay"] = {"query": q, "can_implement": program.accepts([(index, q)])[0]}
 
 
 def payload_errors(payload: Mapping[str, Any]) -> None:

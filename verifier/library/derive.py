@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from verifier.library.sm100_show import SHOW_SM100
 from verifier.oracle import cute_cpp
 
 PRELUDE = r"""
@@ -88,6 +89,7 @@ template <class S> void set_strides(S& s, const long long* v) {
   if constexpr (has_##M<C>::value) printf("@@" TAG " %d\n", int(cute::sizeof_bits_v<typename C::M>));
 
 template <class Kernel> void show_tma_tensors();
+template <class Mainloop, class Kernel> void show_umma();
 template <class Mainloop, class Epilogue, class Kernel> void show() {
   LAYOUT_IF(Mainloop, SmemLayoutA, "SMEM_A") LAYOUT_IF(Mainloop, SmemLayoutB, "SMEM_B")
   LAYOUT_IF(Mainloop, SmemLayoutAtomA, "ATOM_A") LAYOUT_IF(Mainloop, SmemLayoutAtomB, "ATOM_B")
@@ -109,6 +111,7 @@ template <class Mainloop, class Epilogue, class Kernel> void show() {
   printf("@@EPI_DEFAULT %d\n", int(type_name<Epilogue>().find("DefaultEpilogue<") != std::string::npos));
   printf("@@KERNEL %s\n", type_name<Kernel>().c_str());
   show_tma_tensors<Kernel>();
+  show_umma<Mainloop, Kernel>();  // SM100 UMMA collectives only (verifier/library/sm100_show.py)
 }
 
 // can_implement of the kernel on concrete arguments: (M,N,K,L) and the strides of A (M,K,L), B (N,K,L),
@@ -169,7 +172,7 @@ template <class Kernel> int builds_tma(const long long* p) {
     return -1;
   }
 }
-"""
+""" + SHOW_SM100
 
 MAIN = r"""
 int main(int argc, char** argv) {
@@ -281,7 +284,7 @@ _TAG = re.compile(r"^@@([A-Z_0-9]+)(?: (.*))?$")
 _IN_BATCH = re.compile(r"\bkey_\d+::")
 
 
-_INT_TAGS = ("STAGES", "BITS_A", "BITS_B", "EPI_SMEM_BYTES", "EPI_DEFAULT")
+_INT_TAGS = ("STAGES", "BITS_A", "BITS_B", "EPI_SMEM_BYTES", "EPI_DEFAULT", "ATOM_THR", "TMA_MCAST_A", "TMA_MCAST_B")
 
 
 def show(program: Program) -> list[dict[str, Any]]:

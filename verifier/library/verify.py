@@ -277,6 +277,7 @@ class _Operand:
     stage: str
     problems: dict[str, dict[str, Any]]  # smem, gmma is not one (decided without the solver), tma, tiling, ...
     derivation: dict[str, str]
+    mma: str = "gmma"  # "umma": an SM100 mainloop (``sm100``), whose smem and descriptor checks are its own
 
 
 def _operands(fields: Mapping[str, Any], d: Mapping[str, Any]) -> tuple[list[_Operand], dict[str, str],
@@ -284,8 +285,11 @@ def _operands(fields: Mapping[str, Any], d: Mapping[str, Any]) -> tuple[list[_Op
     """The layout problems of a derived key (``d``: what compiled CUTLASS printed), per operand, with the
     strides' types and can_implement's condition: a function of ``fields`` and ``d`` alone, so that a sweep lists
     them (``problems_of``) before any is decided."""
+    from verifier.library import sm100
+
     strides = {x: str(d[f"STRIDE_{x}"]) for x in ("A", "B", "C", "D") if f"STRIDE_{x}" in d}
-    accept = acceptance(fields, strides, checks_epilogue_alignment(d))
+    umma = sm100.is_sm100(d)
+    accept = sm100.acceptance(fields, d, strides) if umma else acceptance(fields, strides, checks_epilogue_alignment(d))
     tile = parse(str(d["TILE"]))
     blk = [str(t) for t in tile]  # type: ignore[union-attr]
     found: list[_Operand] = []
@@ -295,10 +299,11 @@ def _operands(fields: Mapping[str, Any], d: Mapping[str, Any]) -> tuple[list[_Op
         gmem = f"({r},K,L):{stride_text}"
         bits = int(d[f"BITS_{x}"])
         blk_r = blk[0] if x == "A" else blk[1]
-        probs = {"smem": problem(f"smem {x}", "tile_to_shape",
-                                 [str(d[f"ATOM_{x}"]), f"({blk_r},{blk[2]},_{d['STAGES']})", _order(strides[x])],
-                                 None, [])}
-        stage = _stage(str(d[f"ATOM_{x}"]), blk_r, blk[2], _order(strides[x]))
+        probs = {} if umma else {"smem": problem(
+            f"smem {x}", "tile_to_shape", [str(d[f"ATOM_{x}"]), f"({blk_r},{blk[2]},_{d['STAGES']})",
+                                           _order(strides[x])], None, [])}
+        # An SM100 CTA's stage is its share of the MMA tile (half of it for a 2SM MMA): sm100.stage
+        stage = sm100.stage(d, x) if umma else _stage(str(d[f"ATOM_{x}"]), blk_r, blk[2], _order(strides[x]))
         # load_init tiles the TMA coordinate tensor (get_tma_tensor), whose strides are scaled bases: compiled
         # CUTLASS printed them at a sample problem (they are static, the same for every problem); without that
         # print, the gmem modes' order is written by hand.
@@ -316,7 +321,8 @@ def _operands(fields: Mapping[str, Any], d: Mapping[str, Any]) -> tuple[list[_Op
             probs["tma_aligned_strides"] = problem(f"tma {x} with aligned strides", "make_tma_box",
                                                    [str(bits), stage, gmem], names, cond)
         found.append(_Operand(x, r, names, modes, bits, stage, probs,
-                              {"tma": "cutlass", "tiling": "cutlass" if printed_coords else "hand-derived"}))
+                              {"tma": "cutlass", "tiling": "cutlass" if printed_coords else "hand-derived"},
+                              "umma" if umma else "gmma"))
     return found, strides, accept
 
 
@@ -325,6 +331,10 @@ def _derived_layouts(d: Mapping[str, Any]) -> str | None:
     if d.get("REJECTED"):
         return f"CUTLASS's instance did not compile: {d['REJECTED']}"
     mainloop = str(d.get("MAINLOOP", ""))
+    from verifier.library import sm100
+
+    if sm100.is_sm100(d):
+        return sm100.not_derived(d)
     if not mainloop.startswith(SUPPORTED_MAINLOOPS) or "SMEM_A" not in d or "STRIDE_A" not in d:
         return f"mainloop {mainloop.split('<')[0]} not modelled yet"
     return None
@@ -369,7 +379,10 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     ops, strides, accept = _operands(fields, d)
     verdicts = payload.get("verdicts")
     tool, cutlass = payload.get("tool"), payload.get("cutlass")
-    out["can_implement"] = {"condition": [*accept, *NO_OVERFLOW], "sources": list(ACCEPTANCE_SOURCES),
+    from verifier.library import sm100
+
+    sources = sm100.ACCEPTANCE_SOURCES if sm100.is_sm100(d) else ACCEPTANCE_SOURCES
+    out["can_implement"] = {"condition": [*accept, *NO_OVERFLOW], "sources": list(sources),
                             "note": ACCEPTANCE_NOTE, "derivation": "hand-read"}
     checks: dict[str, Any] = {}
     findings: list[dict[str, Any]] = []
@@ -377,18 +390,21 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     for op in ops:
         x, r, names = op.x, op.extent, op.names
         modes[x] = op.modes
-        smem = str(d[f"SMEM_{x}"])
-        tts = _check(op.problems["smem"], verdicts, tool, cutlass)
-        checks[f"smem_{x}"] = {**_verdict(tts), "cutlass": smem, "equal": tts.result == smem,
-                               "derivation": "cutlass"}
-        if tts.result != smem:
-            # The model's tile_to_shape of the builder's atom is not the layout compiled CUTLASS built: the
-            # derivation, not the kernel, is in question, so the key is undecided, never valid.
-            checks[f"smem_{x}"]["verdict"] = "disagrees"
-        major = "MN" if _top_args(strides[x])[0] == "cute::C<1>" else "K"
-        can = canonical_gmma(parse(op.stage), op.bits, major)
-        checks[f"gmma_{x}"] = {"verdict": VALID if can.accepted else INVALID, "reason": can.reason,
-                               "stage": op.stage, "derivation": "cutlass"}
+        if op.mma == "umma":
+            checks.update(sm100.layout_checks(d, x))
+        else:
+            smem = str(d[f"SMEM_{x}"])
+            tts = _check(op.problems["smem"], verdicts, tool, cutlass)
+            checks[f"smem_{x}"] = {**_verdict(tts), "cutlass": smem, "equal": tts.result == smem,
+                                   "derivation": "cutlass"}
+            if tts.result != smem:
+                # The model's tile_to_shape of the builder's atom is not the layout compiled CUTLASS built: the
+                # derivation, not the kernel, is in question, so the key is undecided, never valid.
+                checks[f"smem_{x}"]["verdict"] = "disagrees"
+            major = "MN" if _top_args(strides[x])[0] == "cute::C<1>" else "K"
+            can = canonical_gmma(parse(op.stage), op.bits, major)
+            checks[f"gmma_{x}"] = {"verdict": VALID if can.accepted else INVALID, "reason": can.reason,
+                                   "stage": op.stage, "derivation": "cutlass"}
         for part in ("tma", "tiling"):
             p = op.problems[part]
             v = _check(p, verdicts, tool, cutlass)

@@ -177,7 +177,10 @@ template <class Kernel> int builds_tma(const long long* p) {
 MAIN = r"""
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "show") == 0) {
-    for (long long k = 0; k < kCases; ++k) { printf("@@CASE %lld\n", k); kShow[k](); }
+    // "show K": case K alone (a case whose host code aborts is shown alone: derive.show)
+    long long first = argc > 2 ? atoll(argv[2]) : 0, last = argc > 2 ? first + 1 : kCases;
+    if (argc > 2) setvbuf(stdout, nullptr, _IOLBF, 0);  // what a case printed before it aborts is kept
+    for (long long k = first; k < last && k < kCases; ++k) { printf("@@CASE %lld\n", k); fflush(stdout); kShow[k](); }
     return 0;
   }
   // "accepts" (or "tma"): lines of "case M N K L a0 a1 a2 b0 b1 b2 c0 c1 c2 d0 d1 d2"
@@ -289,11 +292,30 @@ _INT_TAGS = ("STAGES", "BITS_A", "BITS_B", "EPI_SMEM_BYTES", "EPI_DEFAULT", "ATO
 
 def show(program: Program) -> list[dict[str, Any]]:
     """What each instance's builders chose, as printed by compiled CUTLASS (one dict per instance)."""
-    out = subprocess.run([str(program.binary.path), "show"], capture_output=True, text=True, check=True,
+    out = subprocess.run([str(program.binary.path), "show"], capture_output=True, text=True, check=False,
                          timeout=120)
+    if out.returncode == 0:
+        return _parse_show(program, out.stdout, range(len(program.instances)))
+    # A case's host code aborted (a CuTe assert in the sample to_underlying_arguments, as for a block-scaled
+    # kernel's scale-factor TMA): each case alone, and the one that aborts says so, with CuTe's message.
+    found: list[dict[str, Any]] = []
+    for k in range(len(program.instances)):
+        one = subprocess.run([str(program.binary.path), "show", str(k)], capture_output=True, text=True,
+                             check=False, timeout=120)
+        parsed = _parse_show(program, one.stdout, [k])
+        d = parsed[0] if parsed else {}
+        if one.returncode != 0:
+            message = (one.stderr.strip().splitlines() or [f"exit {one.returncode}"])[-1]
+            d["SHOW_ABORTED"] = _IN_BATCH.sub("", message.removeprefix(f"{program.binary.path.name}: "))
+        found.append(d)
+    return found
+
+
+def _parse_show(program: Program, stdout: str, cases: Sequence[int]) -> list[dict[str, Any]]:
+    """The dicts of ``show``'s output for ``cases`` (the case numbers it printed, in order)."""
     found: list[dict[str, Any]] = []
     mma: list[str] | None = None
-    for raw in out.stdout.splitlines():
+    for raw in stdout.splitlines():
         if mma is not None:
             if raw == "@@TILED_MMA_END":
                 found[-1]["TILED_MMA"] = "\n".join(mma).strip()
@@ -313,7 +335,7 @@ def show(program: Program) -> list[dict[str, Any]]:
             found[-1]["REJECTED"] = True
         else:
             found[-1][tag] = int(value) if tag in _INT_TAGS else value
-    for k, d in enumerate(found):
+    for k, d in zip(cases, found):
         if k in program.binary.rejected:
             d["REJECTED"] = program.binary.rejected[k]
         for tag, v in d.items():

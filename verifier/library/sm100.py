@@ -60,6 +60,10 @@ def is_sm100(d: Mapping[str, Any]) -> bool:
 
 def not_derived(d: Mapping[str, Any]) -> str | None:
     """Why an SM100 UMMA key is not verified (None: it is)."""
+    for x in ("A", "B"):
+        if f"BITS_{x}" in d and int(d[f"BITS_{x}"]) < 8:
+            return (f"{d[f'BITS_{x}']}-bit {x} (the f8f6f4 16U4/16U6 smem formats and their 64/96-byte alignment): "
+                    "not modelled yet")
     need = ("SMEM_A", "SMEM_B", "ATOM_A", "ATOM_B", "STRIDE_A", "STRIDE_B", "MMA_SHAPE_A", "MMA_SHAPE_B",
             "UMMA_DESC_A", "UMMA_DESC_B", "BITS_A", "BITS_B")
     missing = [t for t in need if t not in d]
@@ -69,10 +73,6 @@ def not_derived(d: Mapping[str, Any]) -> str | None:
         # The cluster is a run-time argument (hw_info.cluster_shape) of can_implement and to_underlying_arguments:
         # the multicast, the fallback cluster and preferred_cluster_can_implement are not modelled.
         return "a dynamic (run-time) cluster shape: not modelled yet"
-    for x in ("A", "B"):
-        if int(d[f"BITS_{x}"]) < 8:
-            return (f"{d[f'BITS_{x}']}-bit {x} (the f8f6f4 16U4/16U6 smem formats and their 64/96-byte alignment): "
-                    "not modelled yet")
     return None
 
 

@@ -23,9 +23,15 @@ from __future__ import annotations
 
 SHOW_SM100 = r"""
 // SM100 UMMA collectives (verifier/library/sm100_show.py says what each line is).
+// Only MainloopSm100TmaUmmaWarpSpecialized's collective: the others (block-scaled, sparse, ptr-array, ...) build
+// their smem tensors and TMA atoms differently, and what follows would not compile for them.
+template <class P> struct is_sm100_umma_ws : std::false_type {};
+template <int S, int SS, int AS, class C>
+struct is_sm100_umma_ws<cutlass::gemm::MainloopSm100TmaUmmaWarpSpecialized<S, SS, AS, C>> : std::true_type {};
 template <class C, class = void> struct is_umma_collective : std::false_type {};
 template <class C> struct is_umma_collective<C, std::void_t<typename C::AtomThrShapeMNK, typename C::MmaShapeA_MK,
-    typename C::MmaShapeB_NK, typename C::ElementAMma, typename C::ElementBMma>> : std::true_type {};
+    typename C::MmaShapeB_NK, typename C::ElementAMma, typename C::ElementBMma>>
+  : std::integral_constant<bool, is_sm100_umma_ws<typename C::DispatchPolicy>::value> {};
 template <class D> void umma_desc_line(const char* tag, D const& d) {
   printf("@@%s %d %d %d\n", tag, int(d.layout_type_), int(d.stride_byte_offset_), int(d.leading_byte_offset_));
 }
@@ -60,35 +66,41 @@ template <class Mainloop, class Kernel> void show_umma() {
         cute::_, cute::repeat<decltype(cute::rank(gB))::value>(cute::_));
     line("CTA_V_A", cta_v_a);
     line("CTA_V_B", cta_v_b);
-    auto sA = cute::make_tensor(cute::make_smem_ptr((typename Mainloop::ElementAMma*)nullptr),
-                                typename Mainloop::SmemLayoutA{});
-    auto sB = cute::make_tensor(cute::make_smem_ptr((typename Mainloop::ElementBMma*)nullptr),
-                                typename Mainloop::SmemLayoutB{});
-    umma_desc_line("UMMA_DESC_A", *TiledMma::make_fragment_A(sA).data());
-    umma_desc_line("UMMA_DESC_B", *TiledMma::make_fragment_B(sB).data());
-    auto cluster = typename Mainloop::DispatchPolicy::ClusterShape{};
-    if constexpr (cute::is_static_v<decltype(cluster)>) {
-      auto vmnk = cute::tiled_divide(cute::make_layout(cluster), cute::make_tile(typename TiledMma::AtomThrID{}));
-      printf("@@TMA_MCAST_A %d\n", tma_multicast<typename Mainloop::GmemTiledCopyA>(vmnk, 2));
-      printf("@@TMA_MCAST_B %d\n", tma_multicast<typename Mainloop::GmemTiledCopyB>(vmnk, 1));
-    }
-    // The TMA basis make_tma_copy_atom builds (copy_traits_sm90_tma.hpp:1135) from the mainloop's operands at the
-    // sample problem with packed strides: its modes' sizes are the box before the multicast truncation.
-    if constexpr (has_StrideA<Mainloop>::value && has_StrideB<Mainloop>::value) {
-      typename Mainloop::StrideA dA{};
-      typename Mainloop::StrideB dB{};
-      const long long packed[3] = {1024, 1024, 1024 * 1024};
-      set_strides(dA, packed);
-      set_strides(dB, packed);
-      auto tA = cute::make_tensor(cute::make_gmem_ptr((typename Mainloop::TmaInternalElementA const*)nullptr),
-                                  cute::make_layout(sample, dA));
-      auto tB = cute::make_tensor(cute::make_gmem_ptr((typename Mainloop::TmaInternalElementB const*)nullptr),
-                                  cute::make_layout(sample, dB));
-      using namespace cute;
-      auto sA0 = get_nonswizzle_portion(typename Mainloop::SmemLayoutA{}(_, _, _, Int<0>{}));
-      auto sB0 = get_nonswizzle_portion(typename Mainloop::SmemLayoutB{}(_, _, _, Int<0>{}));
-      line("TMA_BASIS_A", cute::detail::construct_tma_gbasis<typename Mainloop::TmaInternalElementA>(tA, sA0, cta_v_a));
-      line("TMA_BASIS_B", cute::detail::construct_tma_gbasis<typename Mainloop::TmaInternalElementB>(tB, sB0, cta_v_b));
+    // Sub-byte (f8f6f4) elements: their smem pointers are of the 16U4/16U6 formats, not modelled (sm100.not_derived)
+    if constexpr (cute::sizeof_bits_v<typename Mainloop::ElementAMma> >= 8 &&
+                  cute::sizeof_bits_v<typename Mainloop::ElementBMma> >= 8) {
+      auto sA = cute::make_tensor(cute::make_smem_ptr((typename Mainloop::ElementAMma*)nullptr),
+                                  typename Mainloop::SmemLayoutA{});
+      auto sB = cute::make_tensor(cute::make_smem_ptr((typename Mainloop::ElementBMma*)nullptr),
+                                  typename Mainloop::SmemLayoutB{});
+      umma_desc_line("UMMA_DESC_A", *TiledMma::make_fragment_A(sA).data());
+      umma_desc_line("UMMA_DESC_B", *TiledMma::make_fragment_B(sB).data());
+      auto cluster = typename Mainloop::DispatchPolicy::ClusterShape{};
+      if constexpr (cute::is_static_v<decltype(cluster)>) {
+        auto vmnk = cute::tiled_divide(cute::make_layout(cluster), cute::make_tile(typename TiledMma::AtomThrID{}));
+        printf("@@TMA_MCAST_A %d\n", tma_multicast<typename Mainloop::GmemTiledCopyA>(vmnk, 2));
+        printf("@@TMA_MCAST_B %d\n", tma_multicast<typename Mainloop::GmemTiledCopyB>(vmnk, 1));
+      }
+      // The TMA basis make_tma_copy_atom builds (copy_traits_sm90_tma.hpp:1135) from the mainloop's operands at the
+      // sample problem with packed strides: its modes' sizes are the box before the multicast truncation.
+      if constexpr (has_StrideA<Mainloop>::value && has_StrideB<Mainloop>::value) {
+        typename Mainloop::StrideA dA{};
+        typename Mainloop::StrideB dB{};
+        const long long packed[3] = {1024, 1024, 1024 * 1024};
+        set_strides(dA, packed);
+        set_strides(dB, packed);
+        auto tA = cute::make_tensor(cute::make_gmem_ptr((typename Mainloop::TmaInternalElementA const*)nullptr),
+                                    cute::make_layout(sample, dA));
+        auto tB = cute::make_tensor(cute::make_gmem_ptr((typename Mainloop::TmaInternalElementB const*)nullptr),
+                                    cute::make_layout(sample, dB));
+        using namespace cute;
+        auto sA0 = get_nonswizzle_portion(typename Mainloop::SmemLayoutA{}(_, _, _, Int<0>{}));
+        auto sB0 = get_nonswizzle_portion(typename Mainloop::SmemLayoutB{}(_, _, _, Int<0>{}));
+        line("TMA_BASIS_A",
+             cute::detail::construct_tma_gbasis<typename Mainloop::TmaInternalElementA>(tA, sA0, cta_v_a));
+        line("TMA_BASIS_B",
+             cute::detail::construct_tma_gbasis<typename Mainloop::TmaInternalElementB>(tB, sB0, cta_v_b));
+      }
     }
   }
 }

@@ -333,6 +333,8 @@ def _derived_layouts(d: Mapping[str, Any]) -> str | None:
     mainloop = str(d.get("MAINLOOP", ""))
     from verifier.library import sm100
 
+    if d.get("SHOW_ABORTED") and (sm100.is_sm100(d) or mainloop.startswith(SUPPORTED_MAINLOOPS)):
+        return f"the derive program aborted on this key: {d['SHOW_ABORTED']}"
     if sm100.is_sm100(d):
         return sm100.not_derived(d)
     if not mainloop.startswith(SUPPORTED_MAINLOOPS) or "SMEM_A" not in d or "STRIDE_A" not in d:

@@ -37,7 +37,7 @@ from verifier.core.errors import LayoutError
 from verifier.core.symbols import Symbol, Symbols, declaration
 from verifier.engine.problem import decide
 from verifier.engine.verdicts import INVALID, VALID, Verdict
-from verifier.library import derive
+from verifier.library import derive, sm100
 from verifier.notation.cpp import parse
 from verifier.run import problems
 from verifier.run.spec import Check
@@ -285,8 +285,6 @@ def _operands(fields: Mapping[str, Any], d: Mapping[str, Any]) -> tuple[list[_Op
     """The layout problems of a derived key (``d``: what compiled CUTLASS printed), per operand, with the
     strides' types and can_implement's condition: a function of ``fields`` and ``d`` alone, so that a sweep lists
     them (``problems_of``) before any is decided."""
-    from verifier.library import sm100
-
     strides = {x: str(d[f"STRIDE_{x}"]) for x in ("A", "B", "C", "D") if f"STRIDE_{x}" in d}
     umma = sm100.is_sm100(d)
     accept = sm100.acceptance(fields, d, strides) if umma else acceptance(fields, strides, checks_epilogue_alignment(d))
@@ -331,8 +329,6 @@ def _derived_layouts(d: Mapping[str, Any]) -> str | None:
     if d.get("REJECTED"):
         return f"CUTLASS's instance did not compile: {d['REJECTED']}"
     mainloop = str(d.get("MAINLOOP", ""))
-    from verifier.library import sm100
-
     if d.get("SHOW_ABORTED") and (sm100.is_sm100(d) or mainloop.startswith(SUPPORTED_MAINLOOPS)):
         return f"the derive program aborted on this key: {d['SHOW_ABORTED']}"
     if sm100.is_sm100(d):
@@ -381,8 +377,6 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     ops, strides, accept = _operands(fields, d)
     verdicts = payload.get("verdicts")
     tool, cutlass = payload.get("tool"), payload.get("cutlass")
-    from verifier.library import sm100
-
     sources = sm100.ACCEPTANCE_SOURCES if sm100.is_sm100(d) else ACCEPTANCE_SOURCES
     out["can_implement"] = {"condition": [*accept, *NO_OVERFLOW], "sources": list(sources),
                             "note": ACCEPTANCE_NOTE, "derivation": "hand-read"}

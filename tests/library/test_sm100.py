@@ -16,6 +16,8 @@ from verifier.library.verify import verify_key
 
 ONE_SM = "cutlass3x_sm100_tensorop_gemm_f16_f16_f16_f16_f16_64x128x64_1x1x1_0_tnn_align8_1sm"
 TWO_SM = "cutlass3x_sm100_tensorop_gemm_f16_f16_f16_f16_f16_128x128x64_2x1x1_0_tnn_align8_2sm_epi_tma"
+# A run-time cluster shape (0x0x1): can_implement and the replays take the cluster from hw_info
+DYNAMIC = "cutlass3x_sm100_tensorop_gemm_f16_f16_f16_f16_f16_128x128x64_0x0x1_0_nnn_align8_2sm_epi_tma"
 # A block-scaled kernel: another SM100 collective, whose derive program aborts in the sample to_underlying_arguments
 # (its scale factors' TMA at null arguments) while the other keys of its batch are shown
 BLOCK_SCALED = ("cutlass3x_sm100_bstensorop_gemm_ue8m0xe4m3_ue8m0xe4m3_f32_void_f32_128x128x128_1x1x1_0_tnt_align128_"
@@ -37,8 +39,8 @@ DERIVED_1SM_A: dict[str, Any] = {
 
 @pytest.fixture(scope="module")
 def results() -> dict[str, dict[str, Any]]:
-    """The three keys compiled into one program (the sweep's derive batch), then verified."""
-    e = enumerate_gemms("100a", f"{ONE_SM},{TWO_SM},{BLOCK_SCALED}")
+    """The four keys compiled into one program (the sweep's derive batch), then verified."""
+    e = enumerate_gemms("100a", f"{ONE_SM},{TWO_SM},{DYNAMIC},{BLOCK_SCALED}")
     groups = group(e.configs, TOOL, CUTLASS)
     batch = [[g.representative, e.source(g.representative)] for g in groups]
     shown = derive.derive_many([derive.Instance(n, s) for n, s in batch])
@@ -80,7 +82,7 @@ def test_sm100_keys_agree_with_compiled_cutlass(results: dict[str, dict[str, Any
 
 @pytest.mark.cute
 def test_sm100_findings_are_replayed_on_compiled_cutlass(results: dict[str, dict[str, Any]]) -> None:
-    for name in (ONE_SM, TWO_SM):
+    for name in (ONE_SM, TWO_SM, DYNAMIC):
         r = results[name]
         for x in ("A", "B"):
             # can_implement never reads the strides: it accepts a leading dimension of 4 halves and
@@ -89,9 +91,12 @@ def test_sm100_findings_are_replayed_on_compiled_cutlass(results: dict[str, dict
             assert wrong["confirmed"] and wrong["obligation"] == "TMA-GSTRIDE"
             assert wrong["replay"]["can_implement"] == 1 and wrong["replay"]["make_tma_copy_returns"] is False
             assert "gmem_prob_stride" in wrong["replay"]["cute"]
-            # can_implement rejects K = 9 with 16-byte strides, where the descriptor builds
+            # can_implement rejects a unit-stride extent of 9 (K, or M for DYNAMIC's MN-major A) with 16-byte
+            # strides, where the descriptor builds
             (safe,) = [f for f in r["findings"] if f["check"] == f"tma_{x}_aligned_strides"]
-            assert safe["confirmed"] and safe["witness"]["K"] == 9
+            extent = safe["reason"].split()[2]  # "can_implement requires K % 8 == 0; ..."
+            assert extent == ("M" if (name, x) == (DYNAMIC, "A") else "K")
+            assert safe["confirmed"] and safe["witness"][extent] == 9
             assert safe["replay"]["can_implement"] == 0 and safe["replay"]["make_tma_copy_returns"] is True
         assert r["verdict"] == "invalid"
 
@@ -120,14 +125,21 @@ def test_multicast_truncation_follows_cutes_asserts() -> None:
     assert sm100._truncate([64, 6, 1], 4)[1] is not None  # neither 6 % 4 nor 4 % 6
     assert sm100._truncate([512, 1, 1], 1)[1] == "smem_box_shape[i] <= 256"
     mc = sm100.layout_checks({**DERIVED_1SM_A, "TMA_MCAST_A": 4}, "A")["tma_basis_A"]
-    assert mc["verdict"] == "valid" and mc["box_after_multicast"] == [64, 16, 1]
+    assert mc["verdict"] == "valid" and mc["box_after_multicast"] == {"4": [64, 16, 1]}
+    # a run-time cluster: every multicast count an admitted cluster gives (at most 16 CTAs, V = 2 for 2SM)
+    dynamic = {k: v for k, v in DERIVED_1SM_A.items() if k != "TMA_MCAST_A"}
+    dynamic.update(COPY_A="cute::SM100_TMA_2SM_LOAD_MULTICAST", ATOM_THR=2)
+    assert sm100.multicasts(dynamic, "A") == [1, 2, 4, 8]
+    assert sm100.multicasts({**dynamic, "COPY_A": "cute::SM100_TMA_2SM_LOAD"}, "A") == [1]
+    assert sm100._truncate([64, 48, 1], 8) == ([64, 6, 1], None) and sm100._truncate([64, 48, 1], 32)[1]
+    checked = sm100.layout_checks(dynamic, "A")["tma_basis_A"]
+    assert checked["verdict"] == "valid" and checked["box_after_multicast"]["8"] == [64, 8, 1]
 
 
 def test_what_is_not_derived_says_why() -> None:
     full = {**DERIVED_1SM_A, **{k.replace("_A", "_B"): v for k, v in DERIVED_1SM_A.items()}}
     assert sm100.not_derived(full) is None
-    dynamic = {k: v for k, v in full.items() if not k.startswith("TMA_MCAST")}
-    assert "dynamic" in str(sm100.not_derived(dynamic))
+    assert sm100.not_derived({k: v for k, v in full.items() if not k.startswith("TMA_MCAST")}) is None
     assert "6-bit B" in str(sm100.not_derived({**full, "BITS_B": 6}))
     assert "UMMA_DESC_A" in str(sm100.not_derived({k: v for k, v in full.items() if k != "UMMA_DESC_A"}))
 
@@ -141,3 +153,16 @@ def test_other_sm100_mainloops_are_not_derived_with_their_policy(results: dict[s
     assert "make_tma_copy_desc" in r["derived"]["SHOW_ABORTED"] and "key_" not in r["derived"]["SHOW_ABORTED"]
     assert "UMMA_DESC_A" not in r["derived"]  # the UMMA printing is MainloopSm100TmaUmmaWarpSpecialized's only
     assert results[ONE_SM]["status"] == results[TWO_SM]["status"] == "verified"
+
+
+@pytest.mark.cute
+def test_a_run_time_cluster_is_verified_for_every_admitted_multicast(results: dict[str, dict[str, Any]]) -> None:
+    r = results[DYNAMIC]
+    assert r["status"] == "verified" and "TMA_MCAST_A" not in r["derived"]
+    assert r["derived"]["COPY_A"] == "cute::SM100_TMA_2SM_LOAD_MULTICAST"
+    for x in ("A", "B"):
+        basis = r["checks"][f"tma_basis_{x}"]
+        # clusters of at most 16 CTAs, x a multiple of the pair: A multicast over y, B over x / 2
+        assert basis["verdict"] == "valid" and basis["multicast"] == [1, 2, 4, 8]
+        assert basis["box_after_multicast"]["8"] == [64, 8, 1]
+        assert r["checks"][f"smem_{x}"]["equal"] and r["checks"][f"umma_{x}"]["equal"]

@@ -114,6 +114,34 @@ template <class Mainloop, class Epilogue, class Kernel> void show() {
   show_umma<Mainloop, Kernel>();  // SM100 UMMA collectives only (verifier/library/sm100_show.py)
 }
 
+// The run-time cluster of an SM100 kernel (a mainloop with AtomThrShapeMNK): a dynamic cluster shape is read from
+// hw_info, where can_implement requires one (positive powers of 2, x a multiple of the MMA's CTAs:
+// detail/cluster.hpp:70-95); the replays take the smallest, (V,1,1), for the preferred and the fallback cluster.
+// A static cluster shape ignores it.
+template <class Kernel, class = void> struct has_atom_thr : std::false_type {};
+template <class Kernel> struct has_atom_thr<Kernel, std::void_t<typename Kernel::CollectiveMainloop::AtomThrShapeMNK,
+    decltype(std::declval<typename Kernel::Arguments&>().hw_info = cutlass::KernelHardwareInfo{}),
+    decltype(Kernel::CollectiveMainloop::to_underlying_arguments(std::declval<typename Kernel::ProblemShape const&>(),
+        std::declval<typename Kernel::CollectiveMainloop::Arguments const&>(), (void*)nullptr,
+        cutlass::KernelHardwareInfo{}))>> : std::true_type {};
+template <class Kernel> cutlass::KernelHardwareInfo replay_hw_info() {
+  cutlass::KernelHardwareInfo hw{};
+  if constexpr (has_atom_thr<Kernel>::value) {
+    unsigned v = unsigned(cute::size<0>(typename Kernel::CollectiveMainloop::AtomThrShapeMNK{}));
+    hw.cluster_shape = dim3(v, 1, 1);
+    hw.cluster_shape_fallback = dim3(v, 1, 1);
+  }
+  return hw;
+}
+template <class Kernel, class Shape, class Args> auto mainloop_params(Shape const& shape, Args const& args) {
+  static char storage[1 << 20];
+  if constexpr (has_atom_thr<Kernel>::value) {
+    return Kernel::CollectiveMainloop::to_underlying_arguments(shape, args, storage, replay_hw_info<Kernel>());
+  } else {
+    return Kernel::CollectiveMainloop::to_underlying_arguments(shape, args, storage);
+  }
+}
+
 // can_implement of the kernel on concrete arguments: (M,N,K,L) and the strides of A (M,K,L), B (N,K,L),
 // C and D (M,N,L); a static stride keeps its value.  Only for kernels whose arguments hold one stride per
 // operand (not the grouped ones, whose strides are arrays).
@@ -127,6 +155,7 @@ template <class Kernel> int accepts(const long long* p) {
     typename Kernel::Arguments args{};
     args.mode = p[3] > 1 ? cutlass::gemm::GemmUniversalMode::kBatched : cutlass::gemm::GemmUniversalMode::kGemm;
     args.problem_shape = typename Kernel::ProblemShape{int(p[0]), int(p[1]), int(p[2]), int(p[3])};
+    if constexpr (has_atom_thr<Kernel>::value) args.hw_info = replay_hw_info<Kernel>();
     set_strides(args.mainloop.dA, p + 4);
     set_strides(args.mainloop.dB, p + 7);
     set_strides(args.epilogue.dC, p + 10);
@@ -150,8 +179,7 @@ template <class Kernel> void show_tma_tensors() {
     const long long packed[3] = {1024, 1024, 1024 * 1024};
     set_strides(args.mainloop.dA, packed);
     set_strides(args.mainloop.dB, packed);
-    static char storage[1 << 20];
-    auto params = Kernel::CollectiveMainloop::to_underlying_arguments(shape, args.mainloop, storage);
+    auto params = mainloop_params<Kernel>(shape, args.mainloop);
     line("TMA_TENSOR_A", params.tma_load_a.get_tma_tensor(cute::make_shape(1024, 1024, 2)).layout());
     line("TMA_TENSOR_B", params.tma_load_b.get_tma_tensor(cute::make_shape(1024, 1024, 2)).layout());
   }
@@ -165,8 +193,7 @@ template <class Kernel> int builds_tma(const long long* p) {
     typename Kernel::ProblemShape shape{int(p[0]), int(p[1]), int(p[2]), int(p[3])};
     set_strides(args.mainloop.dA, p + 4);
     set_strides(args.mainloop.dB, p + 7);
-    static char storage[1 << 20];
-    (void)Kernel::CollectiveMainloop::to_underlying_arguments(shape, args.mainloop, storage);
+    (void)mainloop_params<Kernel>(shape, args.mainloop);
     return 1;
   } else {
     return -1;

@@ -69,10 +69,6 @@ def not_derived(d: Mapping[str, Any]) -> str | None:
     missing = [t for t in need if t not in d]
     if missing:
         return f"mainloop {str(d.get('MAINLOOP', '')).split('<')[0]}: compiled CUTLASS printed no {missing[0]}"
-    if "TMA_MCAST_A" not in d:
-        # The cluster is a run-time argument (hw_info.cluster_shape) of can_implement and to_underlying_arguments:
-        # the multicast, the fallback cluster and preferred_cluster_can_implement are not modelled.
-        return "a dynamic (run-time) cluster shape: not modelled yet"
     return None
 
 
@@ -206,15 +202,35 @@ def tma_basis_check(d: Mapping[str, Any], x: str, stage_text: str) -> dict[str, 
     layout = getattr(box, "box", None)
     model = _flat(layout) if isinstance(layout, Layout) else None
     cutlass = [(n, k * sample[i]) for n, k, i in basis]
-    multicast = int(d.get(f"TMA_MCAST_{x}", 1))
-    truncated, failed = _truncate([n for n, _, _ in basis], multicast)
+    boxes: dict[int, list[int]] = {}
+    failed = None
+    for multicast in multicasts(d, x):
+        boxes[multicast], fails = _truncate([n for n, _, _ in basis], multicast)
+        failed = failed or (f"{fails} (multicast over {multicast} CTAs)" if fails else None)
     equal = model == cutlass
     verdict = "disagrees" if not equal else (INVALID if failed else VALID)
     return {"verdict": verdict, "model": str(box), "cutlass": str(printed), "gmem": gmem, "equal": equal,
-            "multicast": multicast, "box_after_multicast": truncated,
+            "multicast": sorted(boxes), "box_after_multicast": {str(k): v for k, v in sorted(boxes.items())},
             "reason": failed or ("the model's box is compiled CuTe's" if equal else
                                  f"model {model} != compiled {cutlass}"),
             "derivation": "cutlass"}
+
+
+# can_implement's bound on a run-time cluster (sm100_gemm_tma_warpspecialized.hpp:313-318, detail/cluster.hpp:70-95):
+# at most 16 CTAs, each extent a power of 2, x a multiple of the MMA's CTAs.
+MAX_CLUSTER = 16
+
+
+def multicasts(d: Mapping[str, Any], x: str) -> list[int]:
+    """The multicast counts ``make_tma_atom_X_sm100`` may truncate X's box by: the one compiled CUTLASS printed for
+    a static cluster (``TMA_MCAST_X``); for a run-time cluster, every count an admitted cluster gives a multicast
+    copy op (A over the cluster's N extent y, B over its M extent x / V, copy_traits_sm100_tma.hpp:421-433)."""
+    if f"TMA_MCAST_{x}" in d:
+        return [int(d[f"TMA_MCAST_{x}"])]
+    if "MULTICAST" not in str(d.get(f"COPY_{x}", "")):
+        return [1]
+    v = int(d.get("ATOM_THR", 1))
+    return [1 << i for i in range(8) if (1 << i) * v <= MAX_CLUSTER]
 
 
 def layout_checks(d: Mapping[str, Any], x: str) -> dict[str, dict[str, Any]]:

@@ -39,7 +39,7 @@ from verifier.core.errors import LayoutError
 from verifier.core.symbols import Symbol, Symbols, declaration
 from verifier.engine.problem import decide
 from verifier.engine.verdicts import INVALID, VALID, Verdict
-from verifier.library import can_implement, derive
+from verifier.library import can_implement, derive, sm100
 from verifier.notation.cpp import parse
 from verifier.run import problems
 from verifier.run.spec import Check
@@ -279,6 +279,7 @@ class _Operand:
     stage: str
     problems: dict[str, dict[str, Any]]  # smem, gmma is not one (decided without the solver), tma, tiling, ...
     derivation: dict[str, str]
+    mma: str = "gmma"  # "umma": an SM100 mainloop (``sm100``), whose smem and descriptor checks are its own
 
 
 def _operands(fields: Mapping[str, Any], d: Mapping[str, Any], assumed: Sequence[str] | None = None
@@ -287,7 +288,13 @@ def _operands(fields: Mapping[str, Any], d: Mapping[str, Any], assumed: Sequence
     strides' types and can_implement's condition (``assumed``, else the hand-read one): a function of ``fields``
     and ``d`` alone, so that a sweep lists them (``problems_of``) before any is decided."""
     strides = {x: str(d[f"STRIDE_{x}"]) for x in ("A", "B", "C", "D") if f"STRIDE_{x}" in d}
-    accept = list(assumed) if assumed is not None else acceptance(fields, strides, checks_epilogue_alignment(d))
+    umma = sm100.is_sm100(d)
+    if assumed is not None:
+        accept = list(assumed)
+    elif umma:
+        accept = sm100.acceptance(fields, d, strides)
+    else:
+        accept = acceptance(fields, strides, checks_epilogue_alignment(d))
     tile = parse(str(d["TILE"]))
     blk = [str(t) for t in tile]  # type: ignore[union-attr]
     found: list[_Operand] = []
@@ -297,10 +304,11 @@ def _operands(fields: Mapping[str, Any], d: Mapping[str, Any], assumed: Sequence
         gmem = f"({r},K,L):{stride_text}"
         bits = int(d[f"BITS_{x}"])
         blk_r = blk[0] if x == "A" else blk[1]
-        probs = {"smem": problem(f"smem {x}", "tile_to_shape",
-                                 [str(d[f"ATOM_{x}"]), f"({blk_r},{blk[2]},_{d['STAGES']})", _order(strides[x])],
-                                 None, [])}
-        stage = _stage(str(d[f"ATOM_{x}"]), blk_r, blk[2], _order(strides[x]))
+        probs = {} if umma else {"smem": problem(
+            f"smem {x}", "tile_to_shape", [str(d[f"ATOM_{x}"]), f"({blk_r},{blk[2]},_{d['STAGES']})",
+                                           _order(strides[x])], None, [])}
+        # An SM100 CTA's stage is its share of the MMA tile (half of it for a 2SM MMA): sm100.stage
+        stage = sm100.stage(d, x) if umma else _stage(str(d[f"ATOM_{x}"]), blk_r, blk[2], _order(strides[x]))
         # load_init tiles the TMA coordinate tensor (get_tma_tensor), whose strides are scaled bases: compiled
         # CUTLASS printed them at a sample problem (they are static, the same for every problem); without that
         # print, the gmem modes' order is written by hand.
@@ -318,7 +326,8 @@ def _operands(fields: Mapping[str, Any], d: Mapping[str, Any], assumed: Sequence
             probs["tma_aligned_strides"] = problem(f"tma {x} with aligned strides", "make_tma_box",
                                                    [str(bits), stage, gmem], names, cond)
         found.append(_Operand(x, r, names, modes, bits, stage, probs,
-                              {"tma": "cutlass", "tiling": "cutlass" if printed_coords else "hand-derived"}))
+                              {"tma": "cutlass", "tiling": "cutlass" if printed_coords else "hand-derived"},
+                              "umma" if umma else "gmma"))
     return found, strides, accept
 
 
@@ -327,6 +336,10 @@ def _derived_layouts(d: Mapping[str, Any]) -> str | None:
     if d.get("REJECTED"):
         return f"CUTLASS's instance did not compile: {d['REJECTED']}"
     mainloop = str(d.get("MAINLOOP", ""))
+    if d.get("SHOW_ABORTED") and (sm100.is_sm100(d) or mainloop.startswith(SUPPORTED_MAINLOOPS)):
+        return f"the derive program aborted on this key: {d['SHOW_ABORTED']}"
+    if sm100.is_sm100(d):
+        return sm100.not_derived(d)
     if not mainloop.startswith(SUPPORTED_MAINLOOPS) or "SMEM_A" not in d or "STRIDE_A" not in d:
         return f"mainloop {mainloop.split('<')[0]} not modelled yet"
     return None
@@ -376,26 +389,30 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     if assumed is not None and assumed != accept:
         ops, strides, accept = _operands(fields, d, assumed)
     hand = symbolic["derivation"] == "hand-read"
+    sources = sm100.ACCEPTANCE_SOURCES if sm100.is_sm100(d) else ACCEPTANCE_SOURCES
     out["can_implement"] = {"condition": [*accept, *NO_OVERFLOW] if hand else list(accept),
-                            "sources": list(ACCEPTANCE_SOURCES), "note": ACCEPTANCE_NOTE, **symbolic}
+                            "sources": list(sources), "note": ACCEPTANCE_NOTE, **symbolic}
     checks: dict[str, Any] = {}
     findings: list[dict[str, Any]] = []
     modes: dict[str, list[str | int]] = {}
     for op in ops:
         x, r, names = op.x, op.extent, op.names
         modes[x] = op.modes
-        smem = str(d[f"SMEM_{x}"])
-        tts = _check(op.problems["smem"], verdicts, tool, cutlass)
-        checks[f"smem_{x}"] = {**_verdict(tts), "cutlass": smem, "equal": tts.result == smem,
-                               "derivation": "cutlass"}
-        if tts.result != smem:
-            # The model's tile_to_shape of the builder's atom is not the layout compiled CUTLASS built: the
-            # derivation, not the kernel, is in question, so the key is undecided, never valid.
-            checks[f"smem_{x}"]["verdict"] = "disagrees"
-        major = "MN" if _top_args(strides[x])[0] == "cute::C<1>" else "K"
-        can = canonical_gmma(parse(op.stage), op.bits, major)
-        checks[f"gmma_{x}"] = {"verdict": VALID if can.accepted else INVALID, "reason": can.reason,
-                               "stage": op.stage, "derivation": "cutlass"}
+        if op.mma == "umma":
+            checks.update(sm100.layout_checks(d, x))
+        else:
+            smem = str(d[f"SMEM_{x}"])
+            tts = _check(op.problems["smem"], verdicts, tool, cutlass)
+            checks[f"smem_{x}"] = {**_verdict(tts), "cutlass": smem, "equal": tts.result == smem,
+                                   "derivation": "cutlass"}
+            if tts.result != smem:
+                # The model's tile_to_shape of the builder's atom is not the layout compiled CUTLASS built: the
+                # derivation, not the kernel, is in question, so the key is undecided, never valid.
+                checks[f"smem_{x}"]["verdict"] = "disagrees"
+            major = "MN" if _top_args(strides[x])[0] == "cute::C<1>" else "K"
+            can = canonical_gmma(parse(op.stage), op.bits, major)
+            checks[f"gmma_{x}"] = {"verdict": VALID if can.accepted else INVALID, "reason": can.reason,
+                                   "stage": op.stage, "derivation": "cutlass"}
         for part in ("tma", "tiling"):
             p = op.problems[part]
             v = _check(p, verdicts, tool, cutlass)

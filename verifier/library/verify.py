@@ -37,7 +37,7 @@ from verifier.core.errors import LayoutError
 from verifier.core.symbols import Symbol, Symbols, declaration
 from verifier.engine.problem import decide
 from verifier.engine.verdicts import INVALID, VALID, Verdict
-from verifier.library import derive
+from verifier.library import derive, epilogue
 from verifier.notation.cpp import parse
 from verifier.run import problems
 from verifier.run.spec import Check
@@ -284,7 +284,7 @@ def _operands(fields: Mapping[str, Any], d: Mapping[str, Any]) -> tuple[list[_Op
     """The layout problems of a derived key (``d``: what compiled CUTLASS printed), per operand, with the
     strides' types and can_implement's condition: a function of ``fields`` and ``d`` alone, so that a sweep lists
     them (``problems_of``) before any is decided."""
-    strides = {x: str(d[f"STRIDE_{x}"]) for x in ("A", "B", "C", "D") if f"STRIDE_{x}" in d}
+    strides = _strides(d)
     accept = acceptance(fields, strides, checks_epilogue_alignment(d))
     tile = parse(str(d["TILE"]))
     blk = [str(t) for t in tile]  # type: ignore[union-attr]
@@ -320,6 +320,10 @@ def _operands(fields: Mapping[str, Any], d: Mapping[str, Any]) -> tuple[list[_Op
     return found, strides, accept
 
 
+def _strides(d: Mapping[str, Any]) -> dict[str, str]:
+    return {x: str(d[f"STRIDE_{x}"]) for x in ("A", "B", "C", "D") if f"STRIDE_{x}" in d}
+
+
 def _derived_layouts(d: Mapping[str, Any]) -> str | None:
     """Why a derived key has no layout problems to verify (None: it has)."""
     if d.get("REJECTED"):
@@ -340,7 +344,10 @@ def problems_of(payload: Mapping[str, Any], d: Mapping[str, Any]) -> dict[str, d
         ops, _, _ = _operands(payload["fields"], d)
     except LayoutError:
         return {}
-    return {problem_id(p, payload.get("tool"), payload.get("cutlass")): p for op in ops for p in op.problems.values()}
+    found = [p for op in ops for p in op.problems.values()]
+    found += epilogue.problems(payload["fields"], d, acceptance(payload["fields"], _strides(d),
+                                                                 checks_epilogue_alignment(d))).values()
+    return {problem_id(p, payload.get("tool"), payload.get("cutlass")): p for p in found}
 
 
 def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -418,9 +425,13 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
                 findings.append({"kind": "rejected_but_safe", "check": f"tma_{x}_aligned_strides",
                                  "reason": f"can_implement requires {extent} % {align} == 0; the TMA box of {x} "
                                            f"needs only {' and '.join(cond)}", "witness": w})
+    # The epilogue (epilogue.py): its smem layouts, TMA boxes, R2S/S2R partitions and their bank conflicts, or the
+    # predicated direct store of a no-smem epilogue.
+    epi_checks, epi_findings = epilogue.verify(fields, d, accept, lambda p: _check(p, verdicts, tool, cutlass),
+                                               _verdict, strides)
+    checks.update(epi_checks)
+    findings += epi_findings
     out["checks"] = checks
-    out["not_derived_yet"] = ["the epilogue's layouts (C/D smem, TMA store box)", "TiledMMA partitions",
-                              "bank conflicts (no thread-indexed smem access in a TMA + GMMA mainloop)"]
     if findings:
         program = program or derive.compile_instances(batch, include)
         for f in findings:
@@ -432,14 +443,19 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
                     w[s_] = c
                 note = "extents reduced to the smallest admitted: can_implement's size(shape) overflows int there"
             q = _query(w, modes, strides_of=_aligned_strides(w, modes, fields))
+            part = f.get("part", "mainloop")
+            if part == "epilogue":
+                q = epilogue.query(w, d, q)
             accepted = program.accepts([(index, q)])[0]
-            builds, message = program.builds_tma(index, q)
+            builds, message = program.builds_tma(index, q, part)
             f["replay"] = {"query": q, "can_implement": accepted, "make_tma_copy_returns": builds,
                            "cute": message, "note": note}
             f["confirmed"] = (accepted == 1 and not builds) if f["kind"] == "accepted_but_wrong" else (
                 accepted == 0 and builds)
     out["findings"] = findings
-    bad = [k for k, c in checks.items() if c["verdict"] not in (VALID, "proved")]
+    # A bank conflict (epilogue.PERFORMANCE) slows a kernel, it does not make it wrong: not part of the verdict.
+    bad = [k for k, c in checks.items() if c["verdict"] not in (VALID, "proved")
+           and not (c.get("kind") == epilogue.PERFORMANCE and c["verdict"] == "refuted")]
     out["status"] = "verified"
     out["verdict"] = INVALID if any(f.get("confirmed") for f in findings) else (VALID if not bad else "unknown")
     out["seconds"] = round(time.monotonic() - start, 2)

@@ -104,8 +104,14 @@ def problems(fields: Mapping[str, Any], d: Mapping[str, Any], accept: Sequence[s
         threads = int(mma_threads(d))
         # One batch of D ((M,N) at the batch's offset l*bsD): the predicate and the tiling are the same in each.
         gmem = "(M,N):(" + ",".join(stride_text.strip("()").split(",")[:2]) + ")"
-        # The leading dimension spans the unit-stride extent (M for a column-major D).
-        ld = [f"{names[0]} >= {'M' if modes[0] == 1 else 'N'}"] if names else []
+        # The leading dimension spans the unit-stride extent (M for a column-major D), and is below 2^40 bytes as
+        # for the TMA boxes (the GPU's 49-bit virtual addresses bound any real tensor; unbounded, the int64
+        # offsets n*ldD would overflow at ldD near 2^56).
+        from verifier.library.verify import _BITS
+
+        bits = _BITS.get(str(fields.get("element_d", "")), 0) or 8
+        ld = [f"{names[0]} >= {'M' if modes[0] == 1 else 'N'}", f"{names[0]} <= {(2**43 - 1) // bits}"] \
+            if names else []
         out["epi_direct_D"] = problem(
             "epilogue D stored from the accumulators, predicated", "predicated_copy",
             [gmem, cta, "(m,n,_)", "Step<_1,_1,X>", mma, "t", "(M,N)"], [*names, "m", "n", "t"],

@@ -64,7 +64,32 @@ template <class TC> void show_tiled_copy(const char* tag) {
   line((t + "_TILER").c_str(), typename TC::Tiler_MN{});
   line((t + "_TV").c_str(), typename TC::TiledLayout_TV{});
 }
+// A mainloop that copies A and B with a TiledCopy of threads (the cp.async mainloop,
+// sm90_mma_multistage_gmma_ss_warpspecialized.hpp:227-235): each TiledCopy and the smem addresses of every thread's
+// partition_D of sA / sB (its copies' destinations), over all stages.
+template <class Mainloop> void show_gmem_tiled_copies() {
+  if constexpr (has_GmemTiledCopyA<Mainloop>::value && has_SmemLayoutA<Mainloop>::value) {
+    using CA = typename Mainloop::GmemTiledCopyA;
+    using CB = typename Mainloop::GmemTiledCopyB;
+    if constexpr (has_TiledLayout_TV<CA>::value && has_TiledLayout_TV<CB>::value) {
+      show_tiled_copy<CA>("MAIN_COPY_A");
+      show_tiled_copy<CB>("MAIN_COPY_B");
+      printf("@@MAIN_COPY_A_OP %s\n", type_name<typename CA::Traits>().c_str());
+      printf("@@MAIN_COPY_B_OP %s\n", type_name<typename CB::Traits>().c_str());
+      show_addresses<CA, true, typename CA::ValType, typename Mainloop::SmemLayoutA>(
+          "MAIN_COPY_A_ADDR", int(cute::size<0>(typename CA::TiledLayout_TV{})), int(typename CA::AtomNumVal{}));
+      show_addresses<CB, true, typename CB::ValType, typename Mainloop::SmemLayoutB>(
+          "MAIN_COPY_B_ADDR", int(cute::size<0>(typename CB::TiledLayout_TV{})), int(typename CB::AtomNumVal{}));
+    }
+  }
+}
 template <class Mainloop, class Epilogue> void show_epilogue() {
+  show_gmem_tiled_copies<Mainloop>();
+  // The kernel's TiledMma, which both epilogues partition the accumulators with.
+  if constexpr (has_TiledMma<Mainloop>::value) {
+    printf("@@EPI_MMA_ATOM %s\n", type_name<typename Mainloop::TiledMma::Atom::MMA_Op>().c_str());
+    line("EPI_MMA_THR", typename Mainloop::TiledMma::ThrLayoutVMNK{});
+  }
   if constexpr (has_CopyOpR2S<Epilogue>::value && has_CopyAtomC<Epilogue>::value
                 && has_SmemLayoutAtomD<Epilogue>::value && has_TiledMma<Mainloop>::value) {
     using E = Epilogue;
@@ -84,8 +109,6 @@ template <class Mainloop, class Epilogue> void show_epilogue() {
     printf("@@EPI_OP_G2S %s\n", type_name<typename E::CopyOpG2S>().c_str());
     printf("@@EPI_OP_S2G %s\n", type_name<typename E::CopyOpS2G>().c_str());
     printf("@@EPI_COPY_ATOM_C %s\n", type_name<typename E::CopyAtomC>().c_str());
-    printf("@@EPI_MMA_ATOM %s\n", type_name<typename Mainloop::TiledMma::Atom::MMA_Op>().c_str());
-    line("EPI_MMA_THR", typename Mainloop::TiledMma::ThrLayoutVMNK{});
     using TiledMma = typename Mainloop::TiledMma;
     // store(), sm90_epilogue_tma_warpspecialized.hpp:586-606 (without a register-to-register copy) and 631
     using TiledCopyCAtom = decltype(make_tiled_copy_C_atom(typename E::CopyAtomC{}, TiledMma{}));

@@ -37,7 +37,7 @@ from verifier.core.errors import LayoutError
 from verifier.core.symbols import Symbol, Symbols, declaration
 from verifier.engine.problem import decide
 from verifier.engine.verdicts import INVALID, VALID, Verdict
-from verifier.library import derive, epilogue
+from verifier.library import derive, epilogue, sm90_cpasync
 from verifier.notation.cpp import parse
 from verifier.run import problems
 from verifier.run.spec import Check
@@ -338,13 +338,15 @@ def problems_of(payload: Mapping[str, Any], d: Mapping[str, Any]) -> dict[str, d
     """The layout problems ``verify_key`` decides for a key whose derivation is ``d``, by ``problem_id`` (none
     for a key it does not verify: a 2.x kernel, a rejected instance, a mainloop not modelled, or a layout the
     model cannot read, which ``verify_key`` reports)."""
-    if not payload["fields"].get("is_3x", False) or _derived_layouts(d) is not None:
+    cpasync = sm90_cpasync.applies(d)
+    if not payload["fields"].get("is_3x", False) or (_derived_layouts(d) is not None and not cpasync):
         return {}
     try:
-        ops, _, _ = _operands(payload["fields"], d)
+        ops, _, _ = ([], None, None) if cpasync else _operands(payload["fields"], d)
     except LayoutError:
         return {}
     found = [p for op in ops for p in op.problems.values()]
+    found += sm90_cpasync.problems(d).values() if cpasync else []
     found += epilogue.problems(payload["fields"], d, acceptance(payload["fields"], _strides(d),
                                                                  checks_epilogue_alignment(d))).values()
     return {problem_id(p, payload.get("tool"), payload.get("cutlass")): p for p in found}
@@ -371,16 +373,26 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
         d = derive.show(program)[index]
     out["derived"] = d
     why = _derived_layouts(d)
-    if why is not None:
+    cpasync = sm90_cpasync.applies(d)
+    if why is not None and not cpasync:
         return {**out, "status": "not derived", "reason": why}
-    ops, strides, accept = _operands(fields, d)
     verdicts = payload.get("verdicts")
     tool, cutlass = payload.get("tool"), payload.get("cutlass")
-    out["can_implement"] = {"condition": [*accept, *NO_OVERFLOW], "sources": list(ACCEPTANCE_SOURCES),
-                            "note": ACCEPTANCE_NOTE, "derivation": "hand-read"}
     checks: dict[str, Any] = {}
     findings: list[dict[str, Any]] = []
     modes: dict[str, list[str | int]] = {}
+    if cpasync:
+        # The cp.async mainloop (sm90_cpasync.py): no TMA box nor TMA tiling; its smem layouts and gmem TiledCopies.
+        ops: list[_Operand] = []
+        strides = _strides(d)
+        accept = sm90_cpasync.acceptance(fields, strides, checks_epilogue_alignment(d))
+        modes = {x: _stride(strides[x], (f"ld{x}", f"ld{x}", f"bs{x}"))[1] for x in ("A", "B")}
+        checks.update(sm90_cpasync.checks(fields, d, lambda p: _check(p, verdicts, tool, cutlass), _verdict))
+    else:
+        ops, strides, accept = _operands(fields, d)
+    out["can_implement"] = {"condition": [*accept, *NO_OVERFLOW],
+                            "sources": [sm90_cpasync.SOURCE + ":175-188", *ACCEPTANCE_SOURCES[2:]] if cpasync
+                            else list(ACCEPTANCE_SOURCES), "note": ACCEPTANCE_NOTE, "derivation": "hand-read"}
     for op in ops:
         x, r, names = op.x, op.extent, op.names
         modes[x] = op.modes
@@ -456,6 +468,8 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     # A bank conflict (epilogue.PERFORMANCE) slows a kernel, it does not make it wrong: not part of the verdict.
     bad = [k for k, c in checks.items() if c["verdict"] not in (VALID, "proved")
            and not (c.get("kind") == epilogue.PERFORMANCE and c["verdict"] == "refuted")]
+    # A part not derived (sm90_cpasync.NOT_DERIVED) leaves the key undecided unless a finding refutes it.
+
     out["status"] = "verified"
     out["verdict"] = INVALID if any(f.get("confirmed") for f in findings) else (VALID if not bad else "unknown")
     out["seconds"] = round(time.monotonic() - start, 2)

@@ -18,6 +18,10 @@ the last two for every (M, N, K, L) and strides that ``can_implement`` accepts. 
 condition is read by hand from the headers (``ACCEPTANCE``): a layout refuted under it is a problem that
 ``can_implement`` accepts and the kernel gets wrong, replayed on compiled CUTLASS (``can_implement`` returns true
 there, and the mainloop's ``make_tma_copy`` fails CuTe's host assert) before it is reported.
+
+The epilogue's layouts (``epilogue.py``: smem, TMA boxes of C and D, the R2S / S2R partitions and their bank
+conflicts, or the no-smem epilogue's predicated store) and the cp.async mainloop's (``sm90_cpasync.py``) are
+checked by their own modules, called from here.
 """
 
 from __future__ import annotations

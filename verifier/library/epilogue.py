@@ -95,7 +95,8 @@ def problems(fields: Mapping[str, Any], d: Mapping[str, Any], accept: Sequence[s
                 cond = [c for n in names for c in (f"{n} % {align} == 0", f"{n} <= {(2**43 - 1) // bits}")]
                 out[f"epi_tma_{x}_aligned_strides"] = problem(f"epilogue tma {x} with aligned strides",
                                                               "make_tma_box", [str(bits), stage, gmem], names, cond)
-    elif d.get("EPI_DEFAULT") and "STRIDE_D" in d and "TILED_MMA" in d and "EPI_MMA_ATOM" in d:
+    elif d.get("EPI_DEFAULT") and "STRIDE_D" in d and str(d.get("EPI_MMA_ATOM", "")).startswith("cute::SM90::GMMA::"):
+        # (An SM100 kernel's no-smem epilogue partitions the accumulators in tensor memory: not this store.)
         mma = tiled_mma_text(d)
         stride_text, modes = _stride(str(d["STRIDE_D"]), ("ldD", "ldD", "bsD"))
         names = [str(v) for v in modes[:2] if isinstance(v, str)]
@@ -272,7 +273,7 @@ def partition_checks(d: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The R2S / S2R TiledCopies of the TMA epilogue: model equal to compiled CUTLASS, bank conflicts counted."""
     out: dict[str, dict[str, Any]] = {}
     tile = _epi_tile(d)
-    if not is_tma_epilogue(d) or tile is None or d.get("EPI_R2R"):
+    if not is_tma_epilogue(d) or tile is None or d.get("EPI_R2R") or "EPI_MMA_ATOM" not in d:
         return out
     copies = _tiled_copies(d)
     threads = mma_threads(d)

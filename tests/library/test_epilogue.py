@@ -167,3 +167,18 @@ def test_the_cp_async_mainloop_is_derived_from_compiled_cutlass_and_agrees_with_
     assert checks["predication"]["verdict"] == "not derived"
     assert "K % 2 == 0" in r["can_implement"]["condition"] and "M % 2 == 0" in r["can_implement"]["condition"]
     assert r["verdict"] == "unknown"
+
+
+def test_cp_async_acceptance_and_atom_names() -> None:
+    """The cp.async mainloop's can_implement condition is its copies' alignment (not 128 bits' worth), and its copy
+    atoms are named as the atom table names them."""
+    from verifier.library import sm90_cpasync
+
+    fields = {"element_a": "f16", "element_b": "f16", "element_c": "f16", "element_d": "f16", "align_a": 2,
+              "align_b": 4}
+    strides = {"A": "cute::tuple<cute::C<1>, long int, long int>", "B": "cute::tuple<long int, cute::C<1>, long int>",
+               "C": "cute::tuple<cute::C<1>, long int, long int>", "D": "cute::tuple<cute::C<1>, long int, long int>"}
+    assert sm90_cpasync.acceptance(fields, strides, False) == ["K % 4 == 0", "M % 2 == 0"]
+    assert sm90_cpasync.acceptance(fields, strides, True) == ["K % 4 == 0", "M % 2 == 0", "M % 8 == 0"]
+    assert sm90_cpasync._atom_name("cute::Copy_Traits<cute::SM80_CP_ASYNC_CACHEALWAYS_ZFILL<long unsigned int, "
+                                   "long unsigned int> >") == "SM80_CP_ASYNC_CACHEALWAYS_ZFILL<uint64_t,uint64_t>"

@@ -351,8 +351,9 @@ def problems_of(payload: Mapping[str, Any], d: Mapping[str, Any]) -> dict[str, d
         return {}
     found = [p for op in ops for p in op.problems.values()]
     found += sm90_cpasync.problems(d).values() if cpasync else []
-    found += epilogue.problems(payload["fields"], d, acceptance(payload["fields"], _strides(d),
-                                                                 checks_epilogue_alignment(d))).values()
+    accept = (sm90_cpasync.acceptance if cpasync else acceptance)(payload["fields"], _strides(d),
+                                                                  checks_epilogue_alignment(d))
+    found += epilogue.problems(payload["fields"], d, accept).values()
     return {problem_id(p, payload.get("tool"), payload.get("cutlass")): p for p in found}
 
 

@@ -138,9 +138,17 @@ template <class Kernel> struct plain_args<Kernel, std::void_t<decltype(typename 
     decltype(typename Kernel::Arguments{}.epilogue.dD)>>
   : std::integral_constant<bool, !std::is_pointer<decltype(typename Kernel::Arguments{}.mainloop.dA)>::value
                                  && cute::rank(typename Kernel::ProblemShape{}) == 4> {};
+// A mixed-input mainloop's to_underlying_arguments divides K by its Arguments' group_size (0 when defaulted):
+// SIGFPE in cutlass::ceil_div, which killed the batch's whole program; its tensors are not printed, and
+// can_implement runs with group_size = K (one scale per column: sm90_mma_tma_gmma_rs_warpspecialized_mixed_input.hpp
+// :481 divides by it before line 485 checks that it is not 0).
+template <class Kernel, class = void> struct has_group_size : std::false_type {};
+template <class Kernel> struct has_group_size<Kernel, std::void_t<
+    decltype(std::declval<typename Kernel::CollectiveMainloop::Arguments>().group_size)>> : std::true_type {};
 template <class Kernel> int accepts(const long long* p) {
   if constexpr (plain_args<Kernel>::value) {
     typename Kernel::Arguments args{};
+    if constexpr (has_group_size<Kernel>::value) { args.mainloop.group_size = int(p[2]); }
     args.mode = p[3] > 1 ? cutlass::gemm::GemmUniversalMode::kBatched : cutlass::gemm::GemmUniversalMode::kGemm;
     args.problem_shape = typename Kernel::ProblemShape{int(p[0]), int(p[1]), int(p[2]), int(p[3])};
     set_strides(args.mainloop.dA, p + 4);
@@ -160,7 +168,7 @@ template <class Kernel> struct has_tma_params<Kernel, std::void_t<
     decltype(std::declval<typename Kernel::CollectiveMainloop::Params>().tma_load_a),
     decltype(std::declval<typename Kernel::CollectiveMainloop::Params>().tma_load_b)>> : std::true_type {};
 template <class Kernel> void show_tma_tensors() {
-  if constexpr (plain_args<Kernel>::value && has_tma_params<Kernel>::value) {
+  if constexpr (plain_args<Kernel>::value && has_tma_params<Kernel>::value && !has_group_size<Kernel>::value) {
     typename Kernel::Arguments args{};
     typename Kernel::ProblemShape shape{1024, 1024, 1024, 2};
     const long long packed[3] = {1024, 1024, 1024 * 1024};

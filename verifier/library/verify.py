@@ -328,6 +328,21 @@ def _strides(d: Mapping[str, Any]) -> dict[str, str]:
     return {x: str(d[f"STRIDE_{x}"]) for x in ("A", "B", "C", "D") if f"STRIDE_{x}" in d}
 
 
+def epilogue_alone(fields: Mapping[str, Any], d: Mapping[str, Any]) -> bool:
+    """Whether a key whose mainloop is not modelled has an epilogue ``epilogue.py`` verifies: a compiled instance
+    with one plain stride per operand (not a grouped kernel's arrays) and an SM90 TMA or no-smem epilogue."""
+    if d.get("REJECTED") or "Grouped" in str(fields.get("gemm_kind", "")):
+        return False
+    if not all(str(d.get(f"STRIDE_{x}", "")).startswith("cute::tuple<") for x in ("A", "B", "C", "D")):
+        return False
+    try:  # what the model cannot read makes the key not derived for its mainloop's reason, not this one's
+        if epilogue.is_tma_epilogue(d) and "EPI_MMA_ATOM" in d and not d.get("EPI_R2R"):
+            epilogue._tiled_copies(d)
+        return bool(epilogue.problems(fields, d, []))
+    except LayoutError:
+        return False
+
+
 def _derived_layouts(d: Mapping[str, Any]) -> str | None:
     """Why a derived key has no layout problems to verify (None: it has)."""
     if d.get("REJECTED"):
@@ -343,10 +358,11 @@ def problems_of(payload: Mapping[str, Any], d: Mapping[str, Any]) -> dict[str, d
     for a key it does not verify: a 2.x kernel, a rejected instance, a mainloop not modelled, or a layout the
     model cannot read, which ``verify_key`` reports)."""
     cpasync = sm90_cpasync.applies(d)
-    if not payload["fields"].get("is_3x", False) or (_derived_layouts(d) is not None and not cpasync):
+    alone = _derived_layouts(d) is not None and not cpasync and epilogue_alone(payload["fields"], d)
+    if not payload["fields"].get("is_3x", False) or (_derived_layouts(d) is not None and not cpasync and not alone):
         return {}
     try:
-        ops, _, _ = ([], None, None) if cpasync else _operands(payload["fields"], d)
+        ops, _, _ = ([], None, None) if cpasync or alone else _operands(payload["fields"], d)
     except LayoutError:
         return {}
     found = [p for op in ops for p in op.problems.values()]
@@ -379,7 +395,8 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     out["derived"] = d
     why = _derived_layouts(d)
     cpasync = sm90_cpasync.applies(d)
-    if why is not None and not cpasync:
+    alone = why is not None and not cpasync and epilogue_alone(fields, d)
+    if why is not None and not cpasync and not alone:
         return {**out, "status": "not derived", "reason": why}
     verdicts = payload.get("verdicts")
     tool, cutlass = payload.get("tool"), payload.get("cutlass")
@@ -393,6 +410,13 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
         accept = sm90_cpasync.acceptance(fields, strides, checks_epilogue_alignment(d))
         modes = {x: _stride(strides[x], (f"ld{x}", f"ld{x}", f"bs{x}"))[1] for x in ("A", "B")}
         checks.update(sm90_cpasync.checks(fields, d, lambda p: _check(p, verdicts, tool, cutlass), _verdict))
+    elif alone:
+        # A mainloop not modelled, with one of the verified epilogues: the epilogue alone, under the TMA mainloop's
+        # hand-read condition (every finding is replayed on the kernel's own compiled can_implement).
+        ops = []
+        strides = _strides(d)
+        accept = acceptance(fields, strides, checks_epilogue_alignment(d))
+        modes = {x: _stride(strides[x], (f"ld{x}", f"ld{x}", f"bs{x}"))[1] for x in ("A", "B")}
     else:
         ops, strides, accept = _operands(fields, d)
     out["can_implement"] = {"condition": [*accept, *NO_OVERFLOW],
@@ -447,7 +471,9 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     epi_checks, epi_findings = epilogue.verify(fields, d, accept, lambda p: _check(p, verdicts, tool, cutlass),
                                                _verdict, strides)
     checks.update(epi_checks)
-    findings += epi_findings
+    # A "rejected but safe" replay needs can_implement's rejection to be the epilogue's: where the mainloop's own
+    # condition is not modelled, its rejection cannot be told apart, so none is reported.
+    findings += [f for f in epi_findings if not (alone and f["kind"] == "rejected_but_safe")]
     out["checks"] = checks
     if findings:
         program = program or derive.compile_instances(batch, include)
@@ -474,9 +500,13 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     bad = [k for k, c in checks.items() if c["verdict"] not in (VALID, "proved")
            and not (c.get("kind") == epilogue.PERFORMANCE and c["verdict"] == "refuted")]
     # A part not derived (sm90_cpasync.NOT_DERIVED) leaves the key undecided unless a finding refutes it.
-
     out["status"] = "verified"
     out["verdict"] = INVALID if any(f.get("confirmed") for f in findings) else (VALID if not bad else "unknown")
+    if alone:
+        # Its mainloop's layouts are not checked: the key is not derived, its epilogue's checks and findings kept.
+        out["status"], out["reason"] = "not derived", f"{why}; its epilogue verified"
+        if out["verdict"] == VALID:
+            out["verdict"] = "unknown"
     out["seconds"] = round(time.monotonic() - start, 2)
     return out
 

@@ -182,3 +182,22 @@ def test_cp_async_acceptance_and_atom_names() -> None:
     assert sm90_cpasync.acceptance(fields, strides, True) == ["K % 4 == 0", "M % 2 == 0", "M % 8 == 0"]
     assert sm90_cpasync._atom_name("cute::Copy_Traits<cute::SM80_CP_ASYNC_CACHEALWAYS_ZFILL<long unsigned int, "
                                    "long unsigned int> >") == "SM80_CP_ASYNC_CACHEALWAYS_ZFILL<uint64_t,uint64_t>"
+
+
+MIXED = "cutlass3x_sm90_tensorop_gemm_s4_e5m2_f32_e5m2_e5m2_scl_128x128x128_2x1x1_0_tnn_align32_warpspecialized_epi_tma"
+
+
+@pytest.mark.cute
+def test_a_mainloop_not_modelled_still_has_its_epilogue_verified() -> None:
+    """A mixed-input key: its mainloop is not modelled (the key stays not derived, with the mainloop's name), its
+    TMA epilogue is verified as any other; and its program no longer dies of SIGFPE (the mixed-input mainloop's
+    to_underlying_arguments and can_implement divide by a defaulted group_size of 0)."""
+    r = _verified(MIXED)
+    assert r["status"] == "not derived"
+    assert "MainloopSm90TmaGmmaRmemAWarpSpecializedMixedInput" in r["reason"]
+    assert r["reason"].endswith("its epilogue verified")
+    checks = r["checks"]
+    assert checks["epi_smem_D"]["equal"] and checks["epi_r2s"]["addresses_equal"]
+    assert checks["epi_r2s"]["verdict"] == "proved"
+    assert not any(k.startswith(("smem_", "tma_", "tiling_")) for k in checks)
+    assert all(f["kind"] == "accepted_but_wrong" for f in r["findings"])

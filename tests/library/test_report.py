@@ -18,8 +18,7 @@ def _result(key: str, configs: list[str], confirmed: bool) -> dict[str, object]:
 
 
 def test_the_report_fans_out_and_keeps_only_replayed_findings(tmp_path: Path) -> None:
-    configs = {n: {"key": k, "fields": {"arch": "90a"}} for n, k in (("a", "k1"), ("b", "k1"), ("c", "k2"),
-                                                                      ("d", "k3"))}
+    configs = {n: (k, "90a") for n, k in (("a", "k1"), ("b", "k1"), ("c", "k2"), ("d", "k3"))}
     skipped = {"key": "k3", "representative": "d", "configs": ["d"], "status": "not derived",
                "reason": "mainloop cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedSparse not modelled yet"}
     data = report.build({"cutlass": "4.2.0"}, [_result("k1", ["a", "b"], True), _result("k2", ["c"], False),

@@ -13,6 +13,7 @@ guard is given as the macro it defines.  Nothing of the kernel runs: only types 
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -50,6 +51,7 @@ namespace cutlass::arch { inline int SmId() { return 0; } inline int LaneId() { 
 #include <cutlass/gemm/kernel/gemm_universal.hpp>
 #include <cutlass/gemm/kernel/tile_scheduler.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -173,8 +175,12 @@ template <class Kernel> int builds_tma(const long long* p) {
 
 MAIN = r"""
 int main(int argc, char** argv) {
+  // "show [FROM]": each case's line is flushed before its types are printed, so that a case that kills the
+  // program is named by the last line that came out, and the cases after it are printed by a run from there.
   if (argc > 1 && std::strcmp(argv[1], "show") == 0) {
-    for (long long k = 0; k < kCases; ++k) { printf("@@CASE %lld\n", k); kShow[k](); }
+    for (long long k = argc > 2 ? std::atoll(argv[2]) : 0; k < kCases; ++k) {
+      printf("@@CASE %lld\n", k); fflush(stdout); kShow[k]();
+    }
     return 0;
   }
   // "accepts" (or "tma"): lines of "case M N K L a0 a1 a2 b0 b1 b2 c0 c1 c2 d0 d1 d2"
@@ -284,16 +290,51 @@ _IN_BATCH = re.compile(r"\bkey_\d+::")
 _INT_TAGS = ("STAGES", "BITS_A", "BITS_B", "EPI_SMEM_BYTES", "EPI_DEFAULT")
 
 
+class Crashed(RuntimeError):
+    """The derive program died while printing a key's types (a signal, such as SIGFPE in CUTLASS's host code)."""
+
+
 def show(program: Program) -> list[dict[str, Any]]:
-    """What each instance's builders chose, as printed by compiled CUTLASS (one dict per instance)."""
-    out = subprocess.run([str(program.binary.path), "show"], capture_output=True, text=True, check=True,
-                         timeout=120)
-    found: list[dict[str, Any]] = []
+    """What each instance's builders chose, as printed by compiled CUTLASS (one dict per instance).  An instance
+    whose printing kills the program gets ``{"CRASHED": why}`` (naming it, the signal and its batch), and the
+    instances after it are printed by a run that starts there."""
+    names = [i.name for i in program.instances]
+    found: dict[int, dict[str, Any]] = {}
+    start = 0
+    while start < len(names):
+        out = subprocess.run([str(program.binary.path), "show", str(start)], capture_output=True, text=True,
+                             check=False, timeout=120)
+        last = _parse_shown(out.stdout, found)
+        if out.returncode == 0:
+            break
+        how = (f"signal {signal.Signals(-out.returncode).name}" if out.returncode < 0 and
+               -out.returncode in signal.valid_signals() else f"exit status {out.returncode}")
+        tail = (out.stderr.strip().splitlines() or [""])[-1][:300]
+        crashed = [last] if last is not None and last >= start else list(range(start, len(names)))
+        for k in crashed:  # what it printed before it died stays
+            why = (f"the derive program died of {how} while printing {names[k]} (case {k} of its batch of "
+                   f"{len(names)}: {', '.join(names)})" + (f"; {tail}" if tail else ""))
+            found[k] = {**found.get(k, {}), "CRASHED": why}
+        start = crashed[-1] + 1
+    shown = [found.get(k, {}) for k in range(len(names))]
+    for k, d in enumerate(shown):
+        if k in program.binary.rejected:
+            d["REJECTED"] = program.binary.rejected[k]
+        for tag, v in d.items():
+            if isinstance(v, str) and tag != "CRASHED":
+                d[tag] = _IN_BATCH.sub("", v)
+    return shown
+
+
+def _parse_shown(stdout: str, found: dict[int, dict[str, Any]]) -> int | None:
+    """Read a ``show`` run's tagged lines into ``found`` (by case); the last case it started, if any."""
     mma: list[str] | None = None
-    for raw in out.stdout.splitlines():
+    case: int | None = None
+    current: dict[str, Any] = {}
+    for raw in stdout.splitlines():
         if mma is not None:
             if raw == "@@TILED_MMA_END":
-                found[-1]["TILED_MMA"] = "\n".join(mma).strip()
+                current["TILED_MMA"] = "\n".join(mma).strip()
                 mma = None
             else:
                 mma.append(raw)
@@ -303,21 +344,17 @@ def show(program: Program) -> list[dict[str, Any]]:
             continue
         tag, value = m.group(1), (m.group(2) or "").strip()
         if tag == "CASE":
-            found.append({})
+            case, current = int(value), {}
+            found[case] = current
+        elif case is None:
+            continue
         elif tag == "TILED_MMA_BEGIN":
             mma = []
         elif tag == "REJECTED":
-            found[-1]["REJECTED"] = True
+            current["REJECTED"] = True
         else:
-            found[-1][tag] = int(value) if tag in _INT_TAGS else value
-    for k, d in enumerate(found):
-        if k in program.binary.rejected:
-            d["REJECTED"] = program.binary.rejected[k]
-        for tag, v in d.items():
-            if isinstance(v, str):
-                d[tag] = _IN_BATCH.sub("", v)
-    return found
-
+            current[tag] = int(value) if tag in _INT_TAGS else value
+    return case
 
 
 def derive_many(instances: Sequence[Instance], include: Path | None = None) -> list[dict[str, Any]]:

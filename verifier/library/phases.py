@@ -68,9 +68,16 @@ def _batch_id(keys: Sequence[str]) -> str:
 
 def run(payloads: Mapping[str, Mapping[str, Any]], todo: Sequence[str], store_path: Path, tool: str, cutlass: str,
         *, batch: int = DEFAULT_BATCH, progress: bool = False, on_record: Callable[[Record], None] | None = None,
-        **options: Any) -> Phases:
+        source: Callable[[str], str] | None = None, **options: Any) -> Phases:
     """Verify the keys ``todo`` of ``payloads`` (``verify_key``'s payloads) in the three phases, with the key
-    store at ``store_path``; ``options`` are ``sweep``'s (engine, address, workers, retries, retry_errors)."""
+    store at ``store_path``; ``options`` are ``sweep``'s (engine, address, workers, retries, retry_errors).
+    ``source(key)``: the key's C++, for payloads without their ``source`` (``plan.Plan``): asked only for the keys
+    this run derives, so that a run whose keys are all in the store emits none."""
+
+    def src(k: str) -> str:
+        p = payloads[k]
+        return str(p["source"]) if "source" in p or source is None else source(k)
+
     with ResultStore(store_path, tool=tool, cutlass=cutlass) as store:
         retry = bool(options.get("retry_errors"))
         needed = [k for k in todo if k not in store or (retry and store.records[k].status == "error")]
@@ -83,7 +90,7 @@ def run(payloads: Mapping[str, Mapping[str, Any]], todo: Sequence[str], store_pa
                 where[k] = (bid, i)
             if wanted.intersection(keys):
                 derive_items[bid] = {"keys": keys, "include": payloads[keys[0]].get("include"),
-                                     "batch": [[payloads[k]["representative"], payloads[k]["source"]] for k in keys]}
+                                     "batch": [[payloads[k]["representative"], src(k)] for k in keys]}
         out = Phases(keys=Sweep(total=0, engine="", workers=0))
         derived: dict[str, dict[str, Any]] = {}
         if derive_items:
@@ -106,14 +113,18 @@ def run(payloads: Mapping[str, Mapping[str, Any]], todo: Sequence[str], store_pa
                 out.decide = sweep(problems, decide_problem, ps, progress=progress, **options)
             verdicts = {pid: rec.result["verdict"] for pid, rec in out.decide.records.items()
                         if rec.status == "ok" and rec.result is not None}
-        items: dict[str, dict[str, Any]] = {}
+        items: dict[str, Mapping[str, Any]] = {}
         for k in todo:
+            if k not in wanted:  # the store holds it: the sweep reads its record, never its payload
+                items[k] = payloads[k]
+                continue
             p = dict(payloads[k])
             if k in derived:
                 bid, i = where[k]
                 p.update(derived=derived[k], batch=derive_items[bid]["batch"], index=i,
                          verdicts={pid: verdicts[pid] for pid in uses.get(k, ()) if pid in verdicts})
-            # else: a 2.x key, or a batch that failed to derive: verify_key derives the key alone
+            elif "source" not in p:  # a 2.x key, or a batch that failed to derive: verify_key derives the key alone
+                p["source"] = src(k)
             items[k] = p
         out.keys = sweep(items, verify_key, store, progress=progress, on_record=on_record, **options)
     return out

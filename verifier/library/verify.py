@@ -362,6 +362,8 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     if d is None:
         program = derive.compile_instances(batch, include)
         d = derive.show(program)[index]
+    if d.get("CRASHED"):  # an error of the sweep, not a layout the model lacks: the record names the key and batch
+        raise derive.Crashed(f"key {payload['key']}: {d['CRASHED']}")
     out["derived"] = d
     why = _derived_layouts(d)
     if why is not None:

@@ -82,7 +82,7 @@ def point(args: argparse.Namespace) -> int:
                        workers=args.workers, source=plan.source)
     figures = {"wall_s": round(wall, 1), "workers": ran.keys.workers if ran.keys.computed else args.workers,
                "problems": ran.problems, "problem_uses": ran.problem_uses,
-               "startup_s": [round(s.startup, 1) for s in (ran.derive, ran.decide, ran.keys) if s and s.computed],
+               "startup_s": round(ran.startup, 1),
                "second_run": {"wall_s": round(time.monotonic() - t1, 2), "cached": again.keys.cached,
                               "computed": again.keys.computed + sum(s.computed for s in (again.derive, again.decide)
                                                                     if s)}}
@@ -103,10 +103,11 @@ def _stored(store: Path, tool: str, version: str) -> dict[str, Any]:
             records = list(s.records.values())
         for r in records:
             memory[r.worker] = max(memory.get(r.worker, 0.0), r.memory_mb)
-        out[phase] = {"units": len(records), "errors": sum(r.status == "error" for r in records),
-                      "busy_s": round(sum(r.seconds for r in records), 1)}
+        errors = [f"{r.key}: {r.error}"[:400] for r in records if r.status == "error"]
+        out[phase] = {"units": len(records), "errors": len(errors), "busy_s": round(sum(r.seconds for r in records), 1),
+                      "first_errors": errors[:3]}
     out["peak_memory_mb_per_worker"] = round(max(memory.values(), default=0.0))
-    out["workers_seen"] = len(memory)
+    out["worker_processes"] = len(memory)  # each phase starts its own cluster
     return out
 
 

@@ -53,3 +53,29 @@ def test_a_sweep_runs_on_the_staged_cluster(tmp_path: Path, monkeypatch: pytest.
         out = sweep({f"k{i}": i for i in range(12)}, noop, store, engine="dask", workers=3)
     assert out.workers == 3 and out.computed == 12 and out.errors == 0
     assert {r.result["payload"] for r in out.records.values() if r.result} == set(range(12))
+
+
+def test_the_three_phases_share_one_cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """phases.run starts one local cluster for its sweeps (each used to start its own), and none when the store
+    holds every key."""
+    import distributed
+
+    from verifier.library import phases
+
+    started: list[int] = []
+    real = distributed.LocalCluster
+
+    def counted(*args: object, **kwargs: object) -> object:
+        started.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(distributed, "LocalCluster", counted)
+    # CUTLASS 2.x kernels: verify_key answers them without deriving (no compile), through the verify phase
+    payloads = {f"k{i}": {"key": f"k{i}", "representative": f"gemm{i}", "configs": [f"gemm{i}"], "tool": "t",
+                          "cutlass": "c", "include": None, "fields": {"is_3x": False}} for i in range(4)}
+    store = tmp_path / "keys.jsonl"
+    ran = phases.run(payloads, list(payloads), store, "t", "c", engine="dask", workers=2)
+    assert started == [1] and ran.startup > 0 and ran.keys.workers == 2 and ran.keys.computed == 4
+    assert {r.result["status"] for r in ran.keys.records.values() if r.result} == {"not derived"}
+    again = phases.run(payloads, list(payloads), store, "t", "c", engine="dask", workers=2)
+    assert started == [1] and again.startup == 0.0 and again.keys.cached == 4

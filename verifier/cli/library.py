@@ -92,7 +92,7 @@ def cmd_library(args: argparse.Namespace) -> int:
     meta = {"archs": archs, "kernels": args.kernels, "level": args.instantiation_level,
             "cuda_version": cfg.CUDA_VERSION, "cutlass": version, "tool": tool, "configurations_per_arch": plan.counts,
             "sweep": {"engine": done.engine, "workers": done.workers, "cached": done.cached,
-                      "computed": done.computed, "errors": done.errors, "startup": round(done.startup, 2),
+                      "computed": done.computed, "errors": done.errors, "startup": round(ran.startup, 2),
                       # the derive and decide phases: batches of keys compiled, distinct layout problems decided
                       "derive": _phase(ran.derive), "decide": _phase(ran.decide), "problems": ran.problems,
                       "problem_uses": ran.problem_uses},

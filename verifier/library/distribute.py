@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import json
 import logging
 import math
@@ -34,7 +35,7 @@ import os
 import pickle
 import socket
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -469,6 +470,30 @@ def _run_dask(todo: list[str], items: Mapping[str, Any], fn: Fn, address: str | 
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+@contextlib.contextmanager
+def shared_cluster(engine: str = "auto", address: str | None = None, workers: int | None = None,
+                   retries: int = DEFAULT_RETRIES) -> Iterator[tuple[str | None, float]]:
+    """For several sweeps in a row (``phases.run``'s three): the ``address`` they should use and the seconds it
+    took to start.  On Dask without ``address``, one local cluster for all of them (started as ``sweep`` starts
+    its own, with ``retries`` allowed failures a task) instead of one each; otherwise ``address`` unchanged."""
+    if engine not in ENGINES or address is not None or (engine == "auto" and not _has_dask()) or engine == "local":
+        yield address, 0.0
+        return
+    if not _has_dask():
+        raise LayoutError("--engine dask: Dask distributed is not installed (pip install 'cute-layout-verifier"
+                          "[cluster]'), or use --engine local")
+    import dask
+
+    t0 = time.monotonic()
+    with dask.config.set({"distributed.scheduler.allowed-failures": retries}):
+        cluster, client = start_local_cluster(workers or default_jobs(), stage=CLUSTER_STAGE)
+    try:
+        yield str(cluster.scheduler_address), time.monotonic() - t0
+    finally:
+        client.close()
+        cluster.close()
 
 
 # Workers a local cluster starts at once, and the tries of a stage whose workers did not all start: 32 nannies

@@ -17,6 +17,7 @@ holds needs none of the three.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.library import derive
-from verifier.library.distribute import Record, ResultStore, Sweep, sweep
+from verifier.library.distribute import DEFAULT_RETRIES, Record, ResultStore, Sweep, shared_cluster, sweep
 from verifier.library.verify import decide_problem, problems_of, verify_key
 
 # Keys compiled into one program: CUTLASS's headers are parsed once a batch instead of once a key.
@@ -53,6 +54,7 @@ class Phases:
     decide: Sweep | None = None
     problems: int = 0            # distinct layout problems of the keys verified by this run
     problem_uses: int = 0        # the (key, problem) pairs they stand for
+    startup: float = 0.0         # seconds to start the local cluster the phases share (0: none, or a running one)
 
 
 def batches(payloads: Mapping[str, Mapping[str, Any]], size: int) -> list[list[str]]:
@@ -76,12 +78,20 @@ def run(payloads: Mapping[str, Mapping[str, Any]], todo: Sequence[str], store_pa
 
     def src(k: str) -> str:
         p = payloads[k]
-        return str(p["source"]) if "source" in p or source is None else source(k)
+        if "source" in p or source is None:
+            return str(p.get("source", ""))  # a 2.x key has none, and needs none
+        return source(k)
 
-    with ResultStore(store_path, tool=tool, cutlass=cutlass) as store:
+    with ResultStore(store_path, tool=tool, cutlass=cutlass) as store, contextlib.ExitStack() as engine:
         retry = bool(options.get("retry_errors"))
         needed = [k for k in todo if k not in store or (retry and store.records[k].status == "error")]
         wanted = set(needed)
+        startup = 0.0
+        if needed:  # one local cluster for the three phases, not one each (a run with nothing to do starts none)
+            address, startup = engine.enter_context(shared_cluster(
+                options.get("engine", "auto"), options.get("address"), options.get("workers"),
+                options.get("retries", DEFAULT_RETRIES)))
+            options = {**options, "address": address}
         derive_items: dict[str, dict[str, Any]] = {}
         where: dict[str, tuple[str, int]] = {}  # key -> (its batch, its place there)
         for keys in batches(payloads, batch):
@@ -91,7 +101,7 @@ def run(payloads: Mapping[str, Mapping[str, Any]], todo: Sequence[str], store_pa
             if wanted.intersection(keys):
                 derive_items[bid] = {"keys": keys, "include": payloads[keys[0]].get("include"),
                                      "batch": [[payloads[k]["representative"], src(k)] for k in keys]}
-        out = Phases(keys=Sweep(total=0, engine="", workers=0))
+        out = Phases(keys=Sweep(total=0, engine="", workers=0), startup=startup)
         derived: dict[str, dict[str, Any]] = {}
         if derive_items:
             with ResultStore(side_store(store_path, "derive"), tool=tool, cutlass=cutlass) as ds:

@@ -80,7 +80,7 @@ def point(args: argparse.Namespace) -> int:
     t1 = time.monotonic()
     again = phases.run(payloads, keys, store, tool, version, batch=args.batch, engine=args.engine,
                        workers=args.workers, source=plan.source)
-    figures = {"wall_s": round(wall, 1), "workers": ran.keys.workers if ran.keys.computed else args.workers,
+    figures = {"tool": tool, "wall_s": round(wall, 1), "workers": ran.keys.workers if ran.keys.computed else args.workers,
                "problems": ran.problems, "problem_uses": ran.problem_uses,
                "startup_s": round(ran.startup, 1),
                "second_run": {"wall_s": round(time.monotonic() - t1, 2), "cached": again.keys.cached,
@@ -151,9 +151,11 @@ def run(args: argparse.Namespace) -> int:
             row: dict[str, Any] = {"workers": workers, "keys": n, "stopped_at_timeout": stopped,
                                    "exit": child.returncode, "point_wall_s": round(wall, 1),
                                    "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)}
-            row.update(_stored(store, tool, version))
-            if figures.exists():
-                row.update(json.loads(figures.read_text()))
+            measured = json.loads(figures.read_text()) if figures.exists() else {}
+            # the stores are read with the version the point wrote them with (the sources' hash: edited meanwhile?)
+            row.update(_stored(store, measured.get("tool", tool), version))
+            if measured:
+                row.update(measured)
             else:
                 row["wall_s"] = round(wall, 1)
                 row["log_tail"] = (log or "")[-1500:]

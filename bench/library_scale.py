@@ -81,8 +81,8 @@ def point(args: argparse.Namespace) -> int:
     again = phases.run(payloads, keys, store, tool, version, batch=args.batch, engine=args.engine,
                        workers=args.workers, source=plan.source)
     figures = {"tool": tool, "wall_s": round(wall, 1),
-               "workers": ran.keys.workers if ran.keys.computed else args.workers, "problems": ran.problems, "problem_uses": ran.problem_uses,
-               "startup_s": round(ran.startup, 1),
+               "workers": ran.keys.workers if ran.keys.computed else args.workers, "problems": ran.problems,
+               "problem_uses": ran.problem_uses, "startup_s": round(ran.startup, 1),
                "second_run": {"wall_s": round(time.monotonic() - t1, 2), "cached": again.keys.cached,
                               "computed": again.keys.computed + sum(s.computed for s in (again.derive, again.decide)
                                                                     if s)}}

@@ -73,3 +73,29 @@ def test_the_key_alone_is_named_too(tmp_path: Path) -> None:
     with pytest.raises(derive.Crashed, match=r"key k-crash: .*SIGFPE while printing fake_crash \(case 0 of its "
                                              r"batch of 1: fake_crash\)"):
         verify_key(payload)
+
+
+MIXED = "cutlass3x_sm90_tensorop_gemm_s8_bf16_f32_bf16_bf16_scl_128x256x64_2x1x1_0_tnn_align16_warpspecialized_" \
+        "cooperative_epi_tma"
+
+
+@pytest.mark.cute
+def test_mixed_input_can_implement_divides_by_a_zero_group_size() -> None:
+    """The SIGFPE among the first 96 SM90 keys: the mixed-input mainloop with scales
+    (sm90_mma_tma_gmma_rs_warpspecialized_mixed_input.hpp) computes ``ceil_div(K, args.group_size)`` in
+    ``to_underlying_arguments`` (line 424) and in ``can_implement`` (line 481), whose check ``args.group_size != 0``
+    comes after the division (line 484): with the default ``group_size = 0``, compiled ``can_implement`` dies of
+    SIGFPE instead of returning false, and derive's printing (which builds the TMA tensors) does too."""
+    import signal
+    import subprocess
+
+    from verifier.library.configs import enumerate_gemms
+
+    e = enumerate_gemms("90a", MIXED)
+    program = derive.compile_instances([derive.Instance(MIXED, e.source(MIXED))])
+    (shown,) = derive.show(program)
+    assert shown["CRASHED"].startswith(f"the derive program died of signal SIGFPE while printing {MIXED}")
+    # can_implement at a problem whose extents and strides are all 16-byte aligned, group_size left at 0
+    query = "0 128 128 128 1 128 1 16384 128 1 16384 1 128 16384 1 128 16384\n"
+    out = subprocess.run([str(program.binary.path)], input=query, capture_output=True, text=True, timeout=120)
+    assert out.returncode == -signal.SIGFPE and "@@ACCEPTS" not in out.stdout

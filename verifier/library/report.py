@@ -3,6 +3,7 @@ comparison, written atomically as JSON (a reader never sees a half-written repor
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -46,9 +47,6 @@ def _operand(result: Mapping[str, Any], finding: Mapping[str, Any]) -> str | Non
     """The layout a finding's counterexample is drawn on: an operand of its check (else of the key's other checks:
     a check decided under other assumptions keeps its operands there) that is a layout of the witness's symbols
     alone, the one with the most of them (a TMA box's gmem tensor ``(M,K,L):(ldA,_1,bsA)``); None without one."""
-    from verifier.core.errors import LayoutError
-    from verifier.notation.cpp import parse_layout
-
     checks = result.get("checks") or {}
     names = set(finding.get("witness") or {})
     own = checks.get(finding.get("check"), {})
@@ -56,15 +54,25 @@ def _operand(result: Mapping[str, Any], finding: Mapping[str, Any]) -> str | Non
         best: tuple[int, str] | None = None
         for check in candidates:
             for text in check.get("args") or ():
-                try:
-                    symbols = parse_layout(str(text)).symbols()
-                except LayoutError:
-                    continue
+                symbols = _layout_symbols(str(text))
                 if symbols and symbols <= names and (best is None or len(symbols) > best[0]):
                     best = (len(symbols), str(text))
         if best is not None:
             return best[1]
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _layout_symbols(text: str) -> frozenset[str]:
+    """The symbols of a layout's text (none where it is not a layout): the keys of a sweep share their operands,
+    so each text is parsed once however many findings name it (0.5 ms a parse, 16,672 findings in SM90 ``all``)."""
+    from verifier.core.errors import LayoutError
+    from verifier.notation.cpp import parse_layout
+
+    try:
+        return frozenset(parse_layout(text).symbols())
+    except LayoutError:
+        return frozenset()
 
 
 # A page draws at most this many counterexamples (one per distinct finding, each about 30 KB of SVG).

@@ -24,7 +24,8 @@ store, nothing computed).
 ``extrapolate``: from the point with the most workers that finished (its per-unit busy seconds and its efficiency:
 busy seconds over workers x wall), SM90 ``all`` (its keys, its batches, and at most the distinct problems
 ``bench/library_problems.py count`` bounds) and SM100 ``all`` (its keys and batches; its problems at SM90's rate
-a key, since its UMMA layouts are modelled by another part), on ``--cores`` workers.
+a key, since its UMMA layouts are modelled by another part), on ``--cores`` workers; and SM90 at
+``--instantiation-level max`` (1,214,226 keys), its derive batches and verifications only.
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ from verifier.run.batch import default_jobs, tool_version  # noqa: E402
 # SM90's verified keys at most (bench/library_problems.py count).  A plan of this host's CUTLASS replaces them.
 SM90 = {"keys": 15028, "keys_3x": 14912, "problems_at_most": 1261}
 SM100 = {"keys": 65456, "keys_3x": 65456}
+# SM90 at --instantiation-level max: its keys (docs/library.md); its distinct problems are not counted.
+SM90_MAX = {"keys": 1214226}
 
 
 def _plan(plans: Path, archs: list[str]) -> Any:
@@ -211,6 +214,10 @@ def extrapolate_points(points: list[dict[str, Any]], sm90: dict[str, int] | None
             "efficiency": round(efficiency, 3), "worker_hours": worker_hours, "cores": cores,
             "sm90_all_plus_sm100_all_wall_min": round(without_sm100_decide / (cores * efficiency) / 60, 1),
             "with_sm100_problems_decided_wall_min": round(total / (cores * efficiency) / 60, 1),
+            # SM90 max: its derive batches and its verifications alone (its distinct problems are not bounded yet)
+            "sm90_max_derive_and_verify_wall_h": round((math.ceil(SM90_MAX["keys"] / batch) * per_batch
+                                                        + SM90_MAX["keys"] * per_key) / (cores * efficiency) / 3600,
+                                                       1),
             "assumptions": "SM100 batches compile as SM90's do; SM90's distinct problems grow with its keys up to "
                            "the bound of bench/library_problems.py count; the point's efficiency holds at --cores"}
 

@@ -309,7 +309,8 @@ def show(program: Program) -> list[dict[str, Any]]:
             break
         how = (f"signal {signal.Signals(-out.returncode).name}" if out.returncode < 0 and
                -out.returncode in signal.valid_signals() else f"exit status {out.returncode}")
-        tail = (out.stderr.strip().splitlines() or [""])[-1][:300]
+        # CuTe's assert line, if any, less the program's name (a digest of the whole batch, not the key's)
+        tail = (out.stderr.strip().splitlines() or [""])[-1].removeprefix(f"{program.binary.path.name}: ")[:300]
         crashed = [last] if last is not None and last >= start else list(range(start, len(names)))
         for k in crashed:  # what it printed before it died stays
             why = (f"the derive program died of {how} while printing {names[k]} (case {k} of its batch of "

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -90,10 +91,14 @@ def _measure(checkout: Path, quick: bool) -> dict[str, object]:
 
 
 def _base_checkout(rev: str, folder: Path) -> Path:
-    """A worktree of ``rev`` in ``folder``, with this checkout's ``bench/bench_speed.py`` and
-    ``bench/compare_verdicts.py`` (the worker's code, which older revisions lack); the caller removes it."""
-    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-f", str(folder), rev],
-                   capture_output=True, check=True)
+    """A worktree of ``rev`` in ``folder`` (or, where ``rev`` is a folder, a copy of it: an exported tree, for a
+    machine without the history), with this checkout's ``bench/bench_speed.py`` and ``bench/compare_verdicts.py``
+    (the worker's code, which older revisions lack); the caller removes it."""
+    if Path(rev).is_dir():
+        shutil.copytree(rev, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-f", str(folder), rev],
+                       capture_output=True, check=True)
     for name in ("bench_speed.py", "compare_verdicts.py"):
         (folder / "bench" / name).write_text((ROOT / "bench" / name).read_text())
     return folder
@@ -176,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--base", default=BASE_REV, help="the revision to compare with (default %(default)s)")
+    ap.add_argument("--base", default=BASE_REV,
+                    help="the revision to compare with, or a folder holding its tree (default %(default)s)")
     ap.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker is not None:

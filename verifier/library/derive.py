@@ -13,6 +13,7 @@ guard is given as the macro it defines.  Nothing of the kernel runs: only types 
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -71,6 +72,11 @@ namespace cutlass::arch { inline int SmId() { return 0; } inline int LaneId() { 
 #include <cutlass/gemm/kernel/gemm_universal.hpp>
 #include <cutlass/gemm/kernel/tile_scheduler.hpp>
 #undef private
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <type_traits>
 
 template <class T> std::string type_name() {
   std::string s = __PRETTY_FUNCTION__;
@@ -230,11 +236,13 @@ template <class Kernel> int builds_tma(const long long* p) {
 
 MAIN = r"""
 int main(int argc, char** argv) {
+  // "show [FROM]": each case's line is flushed before its types are printed, so that a case that kills the
+  // program is named by the last line that came out, and the cases after it are printed by a run from there.
   if (argc > 1 && std::strcmp(argv[1], "show") == 0) {
-    // "show K": case K alone (a case whose host code aborts is shown alone: derive.show)
-    long long first = argc > 2 ? atoll(argv[2]) : 0, last = argc > 2 ? first + 1 : kCases;
-    if (argc > 2) setvbuf(stdout, nullptr, _IOLBF, 0);  // what a case printed before it aborts is kept
-    for (long long k = first; k < last && k < kCases; ++k) { printf("@@CASE %lld\n", k); fflush(stdout); kShow[k](); }
+    setvbuf(stdout, nullptr, _IOLBF, 0);  // what a case printed before it dies is kept
+    for (long long k = argc > 2 ? std::atoll(argv[2]) : 0; k < kCases; ++k) {
+      printf("@@CASE %lld\n", k); fflush(stdout); kShow[k]();
+    }
     return 0;
   }
   // "accepts" (or "tma", "tma_epilogue"): lines of "case M N K L a0 a1 a2 b0 b1 b2 c0 c1 c2 d0 d1 d2"
@@ -352,35 +360,52 @@ _INT_TAGS = ("STAGES", "BITS_A", "BITS_B", "EPI_SMEM_BYTES", "EPI_DEFAULT", "ATO
              *epilogue_cpp.INT_TAGS)
 
 
+class Crashed(RuntimeError):
+    """The derive program died while printing a key's types (a signal, such as SIGFPE in CUTLASS's host code)."""
+
+
 def show(program: Program) -> list[dict[str, Any]]:
-    """What each instance's builders chose, as printed by compiled CUTLASS (one dict per instance)."""
-    out = subprocess.run([str(program.binary.path), "show"], capture_output=True, text=True, check=False,
-                         timeout=120)
-    if out.returncode == 0:
-        return _parse_show(program, out.stdout, range(len(program.instances)))
-    # A case's host code aborted (a CuTe assert in the sample to_underlying_arguments, as for a block-scaled
-    # kernel's scale-factor TMA): each case alone, and the one that aborts says so, with CuTe's message.
-    found: list[dict[str, Any]] = []
-    for k in range(len(program.instances)):
-        one = subprocess.run([str(program.binary.path), "show", str(k)], capture_output=True, text=True,
+    """What each instance's builders chose, as printed by compiled CUTLASS (one dict per instance).  An instance
+    whose printing kills the program gets ``{"CRASHED": why}`` (naming it, the signal and its batch), and the
+    instances after it are printed by a run that starts there."""
+    names = [i.name for i in program.instances]
+    found: dict[int, dict[str, Any]] = {}
+    start = 0
+    while start < len(names):
+        out = subprocess.run([str(program.binary.path), "show", str(start)], capture_output=True, text=True,
                              check=False, timeout=120)
-        parsed = _parse_show(program, one.stdout, [k])
-        d = parsed[0] if parsed else {}
-        if one.returncode != 0:
-            message = (one.stderr.strip().splitlines() or [f"exit {one.returncode}"])[-1]
-            d["SHOW_ABORTED"] = _IN_BATCH.sub("", message.removeprefix(f"{program.binary.path.name}: "))
-        found.append(d)
-    return found
+        last = _parse_shown(out.stdout, found)
+        if out.returncode == 0:
+            break
+        how = (f"signal {signal.Signals(-out.returncode).name}" if out.returncode < 0 and
+               -out.returncode in signal.valid_signals() else f"exit status {out.returncode}")
+        # CuTe's assert line, if any, less the program's name (a digest of the whole batch, not the key's)
+        tail = (out.stderr.strip().splitlines() or [""])[-1].removeprefix(f"{program.binary.path.name}: ")[:300]
+        crashed = [last] if last is not None and last >= start else list(range(start, len(names)))
+        for k in crashed:  # what it printed before it died stays
+            why = (f"the derive program died of {how} while printing {names[k]} (case {k} of its batch of "
+                   f"{len(names)}: {', '.join(names)})" + (f"; {tail}" if tail else ""))
+            found[k] = {**found.get(k, {}), "CRASHED": why, "SHOW_ABORTED": _IN_BATCH.sub("", tail) or how}
+        start = crashed[-1] + 1
+    shown = [found.get(k, {}) for k in range(len(names))]
+    for k, d in enumerate(shown):
+        if k in program.binary.rejected:
+            d["REJECTED"] = program.binary.rejected[k]
+        for tag, v in d.items():
+            if isinstance(v, str) and tag != "CRASHED":
+                d[tag] = _IN_BATCH.sub("", v)
+    return shown
 
 
-def _parse_show(program: Program, stdout: str, cases: Sequence[int]) -> list[dict[str, Any]]:
-    """The dicts of ``show``'s output for ``cases`` (the case numbers it printed, in order)."""
-    found: list[dict[str, Any]] = []
+def _parse_shown(stdout: str, found: dict[int, dict[str, Any]]) -> int | None:
+    """Read a ``show`` run's tagged lines into ``found`` (by case); the last case it started, if any."""
     mma: list[str] | None = None
+    case: int | None = None
+    current: dict[str, Any] = {}
     for raw in stdout.splitlines():
         if mma is not None:
             if raw == "@@TILED_MMA_END":
-                found[-1]["TILED_MMA"] = "\n".join(mma).strip()
+                current["TILED_MMA"] = "\n".join(mma).strip()
                 mma = None
             else:
                 mma.append(raw)
@@ -390,21 +415,17 @@ def _parse_show(program: Program, stdout: str, cases: Sequence[int]) -> list[dic
             continue
         tag, value = m.group(1), (m.group(2) or "").strip()
         if tag == "CASE":
-            found.append({})
+            case, current = int(value), {}
+            found[case] = current
+        elif case is None:
+            continue
         elif tag == "TILED_MMA_BEGIN":
             mma = []
         elif tag == "REJECTED":
-            found[-1]["REJECTED"] = True
+            current["REJECTED"] = True
         else:
-            found[-1][tag] = int(value) if tag in _INT_TAGS else value
-    for k, d in zip(cases, found):
-        if k in program.binary.rejected:
-            d["REJECTED"] = program.binary.rejected[k]
-        for tag, v in d.items():
-            if isinstance(v, str):
-                d[tag] = _IN_BATCH.sub("", v)
-    return found
-
+            current[tag] = int(value) if tag in _INT_TAGS else value
+    return case
 
 
 def derive_many(instances: Sequence[Instance], include: Path | None = None) -> list[dict[str, Any]]:

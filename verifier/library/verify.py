@@ -407,6 +407,10 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     if d is None:
         program = derive.compile_instances(batch, include)
         d = derive.show(program)[index]
+    if d.get("CRASHED") and "MAINLOOP" not in d:
+        # It died before its mainloop was printed: an error of the sweep, not a layout the model lacks (the record
+        # names the key and batch). One that died later is "not derived" with CuTe's message (_derived_layouts).
+        raise derive.Crashed(f"key {payload['key']}: {d['CRASHED']}")
     out["derived"] = d
     why = _derived_layouts(d)
     cpasync = sm90_cpasync.applies(d)

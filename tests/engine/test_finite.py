@@ -161,7 +161,7 @@ def test_implied_alone_agrees_with_z3(seed: int) -> None:
     assert implied > 0
 
 
-def test_a_tilings_cover_is_proved_by_evaluation_and_its_exactness_refuted_by_the_solver() -> None:
+def test_a_tilings_cover_is_proved_by_evaluation_and_its_exactness_refuted() -> None:
     sy = Symbols()
     sy.declare("M", hi=64)
     sy.declare("N", hi=64)

@@ -33,6 +33,9 @@ def test_a_known_configuration_is_derived_verified_and_its_finding_replayed() ->
     assert r["checks"]["smem_A"]["equal"] and r["checks"]["smem_B"]["equal"]
     assert r["checks"]["gmma_A"]["verdict"] == "valid"
     assert "K % 8 == 0" in r["can_implement"]["condition"]
+    # That condition is can_implement's own, from its symbolic run (equal to the hand-read one here), and it
+    # reads no stride.
+    assert r["can_implement"]["derivation"].startswith("symbolic") and r["can_implement"]["reads_strides"] is False
     # can_implement never reads the strides it is given: a leading dimension that is no multiple of 16 bytes is
     # accepted, and CuTe's make_tma_copy asserts on it.
     tma = [f for f in r["findings"] if f["check"] == "tma_A"]

@@ -128,15 +128,7 @@ class Op(Expr):
         raise AttributeError("immutable")
 
     def evaluate(self, env: Mapping[str, int]) -> int:
-        fn = OPS[self.op]
-        if self.op == "and":
-            return all(a.evaluate(env) for a in self.args)
-        if self.op == "or":
-            return any(a.evaluate(env) for a in self.args)
-        if self.op == "ite":
-            c, t, e = self.args
-            return t.evaluate(env) if c.evaluate(env) else e.evaluate(env)
-        return fn(*(a.evaluate(env) for a in self.args))
+        return _evaluate(self, env, {})
 
     def symbols(self) -> Iterator[str]:
         for a in self.args:
@@ -150,6 +142,34 @@ class Op(Expr):
 
     def __repr__(self) -> str:
         return f"Op({self.op!r}, {self.args!r})"
+
+
+_MISSING = object()
+
+
+def _evaluate(e: Expr, env: Mapping[str, int], memo: dict[Expr, int]) -> int:
+    """``e`` at ``env``, each distinct subexpression once: the algebra's expressions share their subterms (a
+    tiling's ``(M+31)/32`` in every product), and a condition of 110 distinct nodes can be a tree of 1,144 (issue
+    28).  The operands are evaluated in the same order, ``and``/``or``/``ite`` as lazily, so the same value or the
+    same first error comes out; a subexpression is remembered only once it has a value, and only for this call."""
+    if type(e) is not Op:
+        return e.evaluate(env)
+    got = memo.get(e, _MISSING)
+    if got is not _MISSING:
+        return got  # type: ignore[return-value]
+    op = e.op
+    fn = OPS[op]
+    if op == "and":
+        v: int = all(_evaluate(a, env, memo) for a in e.args)
+    elif op == "or":
+        v = any(_evaluate(a, env, memo) for a in e.args)
+    elif op == "ite":
+        c, t, f = e.args
+        v = _evaluate(t, env, memo) if _evaluate(c, env, memo) else _evaluate(f, env, memo)
+    else:
+        v = fn(*[_evaluate(a, env, memo) for a in e.args])
+    memo[e] = v
+    return v
 
 
 def tdiv(a: int, b: int) -> int:

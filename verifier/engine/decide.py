@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from verifier.algebra import ops as algebra
 from verifier.algebra import registry
@@ -36,7 +36,7 @@ from verifier.contracts import claims
 from verifier.contracts.claim import WITNESSES, Claim
 from verifier.contracts.claims import Replay
 from verifier.core import activity
-from verifier.core.errors import LayoutError, UndefinedBehavior
+from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
 from verifier.core.integers import Bool, Const, D, Expr, Int, Op, Sym, and_, format_expr, le, ne, or_
 from verifier.core.layouts import Layout, Tile
 from verifier.core.obligations import NEEDS, NEVER, POSTCONDITION, UB, WARNING, severity
@@ -101,6 +101,9 @@ class Item:
     holds: Bool
     replay: Callable[[Mapping[str, int]], Replay]
     kind: str = NEEDS  # what the item states (obligations.NEEDS, CLAUSE, POSTCONDITION)
+    # ``replay`` fails exactly where ``holds`` evaluates to false (no concrete postcondition is consulted): a
+    # point where the statement is false is a counterexample, whoever found it (``decide_all``'s smallest point).
+    exact: bool = False
 
     @property
     def witnesses(self) -> tuple[str, ...]:
@@ -124,6 +127,9 @@ CONCRETE = "concrete evaluation (no solver)"
 SIMPLIFIED = "z3's encoding: simplified to true (no solver call)"
 # Its statement, free of witnesses, holds at every value of its symbols' ranges (few: solver.finite).
 ENUMERATED = "evaluated at every value of its symbols (no solver call)"
+# Every item left for the solver fails at the smallest admitted point, where the solver's counterexample, lowered by
+# ``Engine._minimise``, would end (``decide_all``).
+SMALLEST = "evaluated at the smallest admitted values (no solver call)"
 # An item free of symbols is decided by evaluating it at every witness value, up to this many, without Z3 (whose
 # import and first query cost more than the evaluation).
 CONCRETE_POINTS = 1 << 8
@@ -149,6 +155,7 @@ class Engine:
         self.settle_early = False
         self._routes: dict[int, tuple[Item, str]] = {}  # items proved by evaluation (_enumerated), kept as above
         self._evaluated: dict[int, tuple[Item, Decision | None]] = {}  # the item is kept so that its id stays its
+        self._proved: dict[int, tuple[Item, bool]] = {}  # _without_solver's answers, kept as above
 
     @cached_property
     def encoder(self) -> Encoder:
@@ -167,15 +174,36 @@ class Engine:
         statement itself to true (``Encoder.simplifies_to_true``): the solver's query would be ``not true``, so
         the item is proved without one, and a verdict whose every item is costs no Z3 context (issue 28: most
         items of the parametric corpus's valid verdicts).  Either way its divisors are recorded, for DIV0."""
+        if self._without_solver(item):
+            return None
+        return self._encoded(item)
+
+    def _without_solver(self, item: Item) -> bool:
+        """The item is proved without the solver (``_negation``'s None); its divisors are recorded either way,
+        those of its witness ranges only when proved (the encoding records them otherwise, in that order)."""
+        done = self._proved.get(id(item))
+        if done is not None:  # decide_all asked first (recording is idempotent): the answer is the same
+            return done[1]
         enc = self.encoder
         enc.context_empty = _empty(item.ranges, enc)
         try:
-            if enc.simplifies_to_true(item.holds.expr) or self._true_in_ranges(item) or self._enumerated(item):
-                for _, lo, hi in item.ranges:
-                    enc.context_empty = None
-                    enc.record_divisors(lo)
-                    enc.record_divisors(hi)
-                return None
+            proved = bool(enc.simplifies_to_true(item.holds.expr) or self._true_in_ranges(item)
+                          or self._enumerated(item))
+        finally:
+            enc.context_empty = None
+        self._proved[id(item)] = (item, proved)
+        if not proved:
+            return False
+        for _, lo, hi in item.ranges:
+            enc.record_divisors(lo)
+            enc.record_divisors(hi)
+        return True
+
+    def _encoded(self, item: Item) -> list[Formula]:
+        """The negation of an item ``_without_solver`` did not prove, as Z3 formulas (``_negation``)."""
+        enc = self.encoder
+        enc.context_empty = _empty(item.ranges, enc)
+        try:
             out = [enc.boolean(item.holds.expr)]
         finally:
             enc.context_empty = None
@@ -417,6 +445,34 @@ class Engine:
             return _OPEN
         return self._confirm_values(item, env)
 
+    def smallest_point(self) -> dict[str, int] | None:
+        """Every symbol at its lower bound, when that point is admitted (each bound a multiple of its symbol's
+        modulus, every relation true there), else None: the one point within distance 0 of ``_lower_together``."""
+        from verifier.core.symbols import _holds
+
+        point = {s.name: s.lo for s in self.symbols}
+        if not all(s.admits(s.lo) for s in self.symbols):
+            return None
+        try:
+            if not all(_holds(r, point) for r in self.symbols.relations):
+                return None
+        except ArithmeticError:
+            return None
+        return point
+
+    def fails_at_smallest(self, item: Item, point: Mapping[str, int]) -> Counterexample | None:
+        """The counterexample that deciding an ``exact`` item without witnesses would report, when the item fails
+        at the smallest admitted point (``smallest_point``), found without the solver; None otherwise.
+
+        That point satisfies every query ``decide`` and ``_minimise`` send for the item (the assumptions, each
+        divisor met nonzero, the negation), so each of the solver's answers is a model, which replays as failing
+        (the item is exact); ``_lower_together``'s bisection then lowers the common distance to 0, where the point
+        is the only admitted one: the solver's route ends at this point, whatever model it starts from."""
+        if not item.exact or item.ranges:
+            return None
+        found = self._pinned(item, point, self.divisors())
+        return found if isinstance(found, Counterexample) else None
+
     def _small(self, params: Mapping[str, int]) -> bool:
         return all(params.get(s.name, s.lo) <= s.lo + BOUNDED_SPAN * s.multiple_of for s in self.symbols)
 
@@ -454,21 +510,49 @@ _OPEN = object()  # Engine._pinned: the solver must decide
 _Confirm = Callable[[str, Sequence[object], int, Mapping[str, int], str], Replay]
 
 
+def _concrete_claims(op: str, args: Sequence[object], values: Mapping[str, int]) -> Callable[[], list[Claim]]:
+    """``claims.concrete_claims`` at the symbols' values, remembered within ``same_operands``: the claims of one
+    verdict replayed at one point (a partial tile's DIV-EXACT per mode at the smallest sizes) share the run."""
+    from verifier.core.semantics import current
+
+    point = tuple(sorted((n, v) for n, v in values.items() if n not in WITNESSES))
+
+    def compute() -> tuple[list[Claim] | None, Exception | None]:
+        try:
+            return claims.concrete_claims(op, args, dict(point)), None
+        except (UndefinedBehavior, CuteRejection) as exc:
+            return None, exc
+
+    def built() -> list[Claim]:
+        got, exc = _shared(("concrete", op, current(), point, *map(id, args)), args, compute)
+        if exc is not None:
+            raise exc
+        assert got is not None
+        return got
+
+    return built
+
+
 def _claim_items(op: str, args: Sequence[object], built: list[Claim]) -> list[Item]:
     items = []
     for k, c in enumerate(built):
-        confirm = claims.replay if c.exact else _oracle_replay
+        confirm = _exact_replay if c.exact else _oracle_replay
 
         def replay(values: Mapping[str, int], k: int = k, confirm: _Confirm = confirm, id: str = c.id) -> Replay:
             return confirm(op, args, k, values, id)
 
-        items.append(Item(c.id, c.description, c.source, NEVER, True, c.ranges, c.holds, replay))
+        # an exact claim's replay evaluates the same statement on the concrete operands' result
+        items.append(Item(c.id, c.description, c.source, NEVER, True, c.ranges, c.holds, replay, exact=c.exact))
     return items
+
+
+def _exact_replay(op: str, args: Sequence[object], k: int, values: Mapping[str, int], id: str) -> Replay:
+    return claims.replay(op, args, k, values, id, built=_concrete_claims(op, args, values))
 
 
 def _oracle_replay(op: str, args: Sequence[object], k: int, values: Mapping[str, int], id: str) -> Replay:
     """The claim fails here and the algebra's own concrete postcondition says CuTe's result is wrong here."""
-    r = claims.replay(op, args, k, values)
+    r = claims.replay(op, args, k, values, built=_concrete_claims(op, args, values))
     if not r.fails:
         return r
     try:
@@ -511,7 +595,8 @@ def _obligation_items(op: str, args: Sequence[object], outcome: registry.Outcome
             return Replay(not cond.evaluate(values))
 
         items.append(Item(ob.id, ob.description, ob.source, ob.cute_checks, deciding, (), cond,
-                          replay if not have_claims else recheck, ob.kind))
+                          replay if not have_claims else recheck, ob.kind,
+                          exact=have_claims or ob.cute_checks in _UNDEFINED))
     return items
 
 
@@ -553,6 +638,13 @@ def items_for(op: str, args: Sequence[object], outcome: registry.Outcome, symbol
               ) -> list[Item]:
     """What must be decided for ``op(*args)``: its claims, then the obligations the algebra recorded, then
     (with the symbols' widths) that the result evaluates without overflow where the operands do."""
+    from verifier.core.semantics import current
+
+    key = ("items", op, current(), id(outcome), None if symbols is None else _assumed(symbols), *map(id, args))
+    return list(_shared(key, (args, outcome), lambda: _items_for(op, args, outcome, symbols)))
+
+
+def _items_for(op: str, args: Sequence[object], outcome: registry.Outcome, symbols: Symbols | None) -> list[Item]:
     if _composed_slice(op, args):  # its contract is SLICE-POST, which the algebra records (algebra/composed_slice.py)
         return _obligation_items(op, args, outcome, have_claims=False)
     built = _built(op, args, outcome.result)
@@ -561,22 +653,56 @@ def items_for(op: str, args: Sequence[object], outcome: registry.Outcome, symbol
         _result_items(args, outcome, symbols)
 
 
-# The claims built during one guard search (``same_operands``), by operation, semantics and operands: a search
-# decides one operation on the same operands under each of its candidates, and the claims depend on the operands
-# alone (``predicated_copy``'s took 12 ms, rebuilt for each of 64 candidates, issue 28).  Scoped to the search, so
-# no answer depends on what the process decided before.
-_SHARED: ContextVar[dict[tuple[object, ...], tuple[Sequence[object], list[Claim]]] | None] = \
-    ContextVar("shared_claims", default=None)
+# What one verdict and its guard search compute more than once (``same_operands``), by operation, semantics and
+# operands (and the symbols' assumptions where the value depends on them): the claims, which depend on the operands
+# alone (``predicated_copy``'s took 12 ms, rebuilt for each of 64 candidates), the algebra's outcome under the
+# symbols' widths and the items (the verdict, the overflow caps and the necessity of its guard each computed them,
+# issue 28).  Scoped to the verdict, so no answer depends on what the process decided before.
+_SHARED: ContextVar[dict[tuple[object, ...], tuple[object, object]] | None] = ContextVar("shared", default=None)
 
 
 @contextmanager
 def same_operands() -> Iterator[None]:
-    """Within this block, ``items_for`` builds the claims of one operation on one list of operands once."""
+    """Within this block, the claims, outcomes and items of one operation on one list of operands are computed
+    once (``_built``, ``applied``, ``items_for``); a block inside another shares its memory."""
+    if _SHARED.get() is not None:
+        yield
+        return
     token = _SHARED.set({})
     try:
         yield
     finally:
         _SHARED.reset(token)
+
+
+_T = TypeVar("_T")
+
+
+def _shared(key: tuple[object, ...], keep: object, compute: Callable[[], _T]) -> _T:
+    """``compute()``, remembered under ``key`` within ``same_operands`` (``keep``: the objects whose ids the key
+    holds, kept alive with the value so that no other object takes their ids)."""
+    shared = _SHARED.get()
+    if shared is None:
+        return compute()
+    got = shared.get(key)
+    if got is None:
+        got = shared[key] = (keep, compute())
+    return got[1]  # type: ignore[return-value]
+
+
+def _assumed(symbols: Symbols) -> tuple[object, ...]:
+    return (*symbols, *symbols.relations)
+
+
+def applied(op: str, args: Sequence[object], symbols: Symbols) -> registry.Outcome:
+    """``registry.apply(op, *args)`` with the symbols' widths and ranges in force (``overflow.under``)."""
+    from verifier.core.semantics import current
+
+    def compute() -> registry.Outcome:
+        with under(symbols):
+            return registry.apply(op, *args)
+
+    return _shared(("apply", op, current(), _assumed(symbols), *map(id, args)), args, compute)
 
 
 _COMPUTE = object()  # _built's result not given: computed (registry.apply) only when the claims are not shared yet
@@ -585,15 +711,8 @@ _COMPUTE = object()  # _built's result not given: computed (registry.apply) only
 def _built(op: str, args: Sequence[object], result: object = _COMPUTE) -> list[Claim]:
     from verifier.core.semantics import current
 
-    shared = _SHARED.get()
-    key = (op, current(), *map(id, args))
-    if shared is not None and key in shared:
-        return list(shared[key][1])
-    built = claims.build(op, args, claims.result_of(op, args) if result is _COMPUTE else result)
-    if shared is not None:  # the operands are kept with the claims, so that their ids stay theirs
-        shared[key] = (args, built)
-        return list(built)
-    return built
+    return list(_shared(("claims", op, current(), *map(id, args)), args,
+                        lambda: claims.build(op, args, claims.result_of(op, args) if result is _COMPUTE else result)))
 
 
 def _result_items(args: Sequence[object], outcome: registry.Outcome, symbols: Symbols | None) -> list[Item]:
@@ -609,7 +728,7 @@ def _result_items(args: Sequence[object], outcome: registry.Outcome, symbols: Sy
         return Replay(not cond.evaluate(values))
 
     return [Item(OVF_RESULT, "the result evaluates without overflow (size, coord*stride, the sums of crd2idx) "
-                 "wherever the operands do", "stride.hpp:60-124", OVERFLOW, True, (), cond, replay)]
+                 "wherever the operands do", "stride.hpp:60-124", OVERFLOW, True, (), cond, replay, exact=True)]
 
 
 def _bare_swizzle(args: Sequence[object]) -> bool:
@@ -632,8 +751,7 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
     undecided = check_domain(op, args, symbols, positions=positions)
     if undecided is not None:
         return Verdict(op, inputs, UNKNOWN, reason=undecided, assumptions=assumptions)
-    with under(symbols):  # CuTe's integer types: the symbols' widths, their ranges bound the intermediates
-        outcome = registry.apply(op, *args)
+    outcome = applied(op, args, symbols)  # CuTe's integer types: the symbols' widths, their ranges bound them
     if outcome.rejection is not None:
         return Verdict(op, inputs, INVALID, reason=str(outcome.rejection),
                        assumptions=assumptions)
@@ -677,7 +795,7 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
             return Verdict(op, inputs, UNKNOWN, str(outcome.result), reason="the engine decides swizzled and "
                            "scaled-basis (E<i>) operands only on concrete values; these have symbols",
                            assumptions=assumptions)
-        # The contract stated over the functions' values, a symbolic swizzle bit by bit (claims.SWIZZLED_CLAIMS).
+        # The contract stated over the functions' values, a symbolic swizzle bit by bit (algebra.swizzled.claims).
         items = _claim_items(op, args, built) + _obligation_items(op, args, outcome, True, True)
         symbolic_post = True
     elif op == "composition" and _bare_swizzle(args) and \
@@ -700,7 +818,7 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
     elif symbolic_post and any(_unmodelled(a, op) for a in args):  # swizzles are bit fields
         decisions = decide_bits_first(engine, items, policy)
     else:
-        decisions = decide_all(engine, items, policy)
+        decisions = decide_all(engine, items, policy, smallest=True)
     verdict, cex, reason = summarize(decisions, policy)
     if verdict == INVALID and cex is not None and not cex.obligation.startswith("OVF-"):
         reason = _overflow_first(outcome, cex, reason)
@@ -708,7 +826,9 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
         # Proving the obligations is not a proof of the result: the postcondition is decided here only by the
         # algebra's enumeration on concrete values, which did not run (too large) or recorded nothing.
         verdict, reason = UNKNOWN, f"{op}: no postcondition was decided for these operands; its obligations hold"
-    result = shown_result(outcome.result, symbols)
+    # a guard candidate's verdict (settle_early) is read for its verdict and counterexample only: its result as
+    # computed, not simplified for printing (a millisecond a candidate, issue 28)
+    result = str(outcome.result) if settle_early else shown_result(outcome.result, symbols)
     return Verdict(op, inputs, verdict, result, tuple(decisions), cex, reason, assumptions=assumptions)
 
 
@@ -881,22 +1001,59 @@ def _concrete(arg: object) -> bool:
     return bool(getattr(arg, "concrete", True))
 
 
-def decide_all(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLICY) -> list[ObligationVerdict]:
-    """Decide every item (the division-by-zero item last, once every divisor has been met)."""
+def decide_all(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLICY,
+               smallest: bool = False) -> list[ObligationVerdict]:
+    """Decide every item (the division-by-zero item last, once every divisor has been met).
+
+    ``smallest`` (an engine that decides nothing else, and does not ``settle_early``): when every item left for
+    the solver is ``exact``, free of witnesses and fails at the smallest admitted point, each is refuted there
+    without the solver, as the solver's route would end there (``Engine.fails_at_smallest``; issue 28: the
+    partial tiles of the median verdict).  Otherwise every item is encoded as it would be without the option, in
+    the same order, so that the solver's answers, which depend on the terms of the encoder's context, do too."""
+    from verifier.solver.encoding import Unencodable
+
     # Encode everything first so that DIV0 collects every divisor (an item free of symbols has no divisor to
     # collect: a division by zero in it is undefined where it is evaluated, and the solver then decides it).
+    # The items that may be refuted at the smallest point are encoded only when something else needs the solver.
+    deferred: list[Item] | None = [] if smallest and not engine.settle_early else None
+
+    def encode_deferred() -> None:
+        nonlocal deferred
+        for later in deferred or ():
+            try:
+                engine._encoded(later)
+            except Unencodable:
+                pass
+        deferred = None
+
     for item in items:
         if engine.closed(item) and engine.evaluate(item) is not None:
             continue
-        from verifier.solver.encoding import Unencodable
-
         try:
-            engine._negation(item)
+            if engine._without_solver(item):
+                continue
+            if deferred is not None and item.exact and not item.ranges:
+                deferred.append(item)
+                continue
+            encode_deferred()
+            engine._encoded(item)
         except Unencodable:
             pass
     divisors = engine.divisors()  # none when nothing was encoded (every item evaluated): z3 stays unloaded
     div0 = _div0_item(divisors, engine.encoder.empty_when if divisors else {})
     everything = [*items, div0] if divisors else items
+    at_smallest: dict[int, Counterexample] = {}
+    if deferred:
+        point = engine.smallest_point()
+        for item in deferred if point is not None else ():
+            found = engine.fails_at_smallest(item, point)  # type: ignore[arg-type]
+            if found is None:
+                break
+            at_smallest[id(item)] = found
+        # DIV0 must not need the solver either: asked of an encoder of its own, which records nothing here
+        if len(at_smallest) < len(deferred) or (divisors and not Engine(engine.symbols)._without_solver(div0)):
+            at_smallest = {}
+            encode_deferred()
     # Quantifier-free items first: they are cheap, and a counterexample from one settles the verdict and pins the
     # symbols for the coordinate search of the others.
     order = sorted(range(len(everything)), key=lambda k: bool(everything[k].ranges))
@@ -909,7 +1066,9 @@ def decide_all(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLIC
                                        UNKNOWN, item.deciding, None, SETTLED, None, policy.severity(item.id))
             continue
         share = engine.remaining() / max(1, len(everything) - n)
-        d = engine.decide(item, budget=share, assume_nonzero=item is not div0, hints=hints)
+        found = at_smallest.get(id(item))
+        d = (Decision(REFUTED, counterexample=found, route=SMALLEST) if found is not None else
+             engine.decide(item, budget=share, assume_nonzero=item is not div0, hints=hints))
         if d.status == REFUTED and item.deciding and d.counterexample is not None and policy.settles(item.id):
             hints.append(d.counterexample.params)
         reason = d.reason
@@ -947,7 +1106,20 @@ def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: 
     Raises ``claims.TooLarge`` when the postcondition would need more than ``limit`` evaluations, or when the
     operation has no postcondition here and the algebra recorded none at these values (too large to enumerate)."""
     concrete = [claims.substitute_operand(a, values) for a in args]
-    outcome = registry.apply(op, *concrete)
+    modelled = not any(_unmodelled(a, op) for a in concrete)
+    # Where claims decide, the postconditions the algebra decides by enumeration are not computed (most of a
+    # pretest's time in a guard search, issue 28); the obligations read here are recorded either way.
+    return _valid_concrete(op, concrete, limit, strict, modelled, shallow=modelled and claims.has_postcondition(op))
+
+
+def _valid_concrete(op: str, concrete: Sequence[object], limit: int, strict: bool, modelled: bool,
+                    shallow: bool) -> bool:
+    from contextlib import nullcontext
+
+    from verifier.core.obligations import Shallow
+
+    with Shallow() if shallow else nullcontext():
+        outcome = registry.apply(op, *concrete)
     if outcome.rejection is not None or outcome.undefined is not None:
         return False
     counts: Callable[[str], bool] = (lambda id: True) if strict else (lambda id: severity(id) != WARNING)
@@ -955,7 +1127,9 @@ def valid_at(op: str, args: Sequence[object], values: Mapping[str, int], limit: 
            if o.cute_checks == UB or (o.id in SELF_EVIDENT | CONTRACT and counts(o.id))):
         return False
     try:
-        built = [] if any(_unmodelled(a, op) for a in concrete) else claims.build(op, concrete, outcome.result)
+        built = claims.build(op, concrete, outcome.result) if modelled else []
+        if not built and shallow:  # no claim after all: the algebra's enumerated postconditions decide
+            return _valid_concrete(op, concrete, limit, strict, modelled, shallow=False)
         if not built:
             # The algebra's enumerated postconditions (swizzled and scaled-basis operands) include LI-3, the only
             # one stricter than CuTe's contract, which is not enumerated on its own: counted in both modes.

@@ -29,10 +29,10 @@ from verifier.core.int_tuple import leaves
 from verifier.core.integers import TRUE, Bool, Int, and_, eq, ge, le, mod, not_, symbol
 from verifier.core.layouts import Layout, Tile
 from verifier.core.obligations import WARNING, severity
-from verifier.core.overflow import result_condition, under
+from verifier.core.overflow import result_condition
 from verifier.core.semantics import using
 from verifier.core.symbols import Symbols
-from verifier.engine.decide import decide_operation, items_for, same_operands, valid_at
+from verifier.engine.decide import applied, decide_operation, items_for, same_operands, valid_at
 from verifier.engine.verdicts import PROVED, REFUTED, UNKNOWN, VALID, Guard, Policy
 from verifier.notation.cpp import show
 from verifier.solver.budget import UNITS_PER_SECOND, Budget
@@ -277,8 +277,7 @@ def _no_value(symbols: Symbols) -> bool:
 
 def overflow_conditions(op: str, args: Sequence[object], symbols: Symbols) -> list[Bool]:
     """The open conditions of the overflow obligations (OVF-ARITH, OVF-RESULT) of ``op(*args)`` under ``symbols``."""
-    with under(symbols):
-        outcome = registry.apply(op, *args)
+    outcome = applied(op, args, symbols)
     out = [o.condition for o in outcome.obligations if o.id.startswith("OVF-") and o.condition.value is None]
     if outcome.result is not None:
         res = result_condition(tuple(args), outcome.result, symbols)
@@ -294,7 +293,7 @@ def overflow_caps(op: str, args: Sequence[object], symbols: Symbols,
     corner still overflows, as for a product ``M*N``), over ``names`` only when given (a kernel operation's guard
     bounds no tile coordinate or thread index).  A candidate only: the engine proves the guard."""
     conds = overflow_conditions(op, args, symbols)
-    if not conds:
+    if not conds or _true_in_box(conds, symbols):
         return []
     syms = [s for s in symbols
             if not s.name.startswith("?") and s.hi is not None and (names is None or s.name in names)]
@@ -334,6 +333,23 @@ def overflow_caps(op: str, args: Sequence[object], symbols: Symbols,
             return []
         caps = {n: min(b, k) for n, b in top.items() if min(b, k) < high[n]}
     return [(1, le(symbol(n), b), f"{n} <= {b}") for n, b in caps.items()]
+
+
+def _true_in_box(conds: Sequence[Bool], symbols: Symbols) -> bool:
+    """Every condition true at every integer point of the symbols' ranges (any value, not only their multiples;
+    no relation), which the simplifier proves from the intervals, with no divisor that may be 0: then every point
+    ``overflow_caps`` probes holds, and it finds no cap (issue 28: a tiling over M, N <= 64)."""
+    from dataclasses import replace
+
+    from verifier.solver.encoding import Encoder
+
+    box = Symbols(strict=True)
+    box.table = {s.name: replace(s, multiple_of=1) for s in symbols}
+    enc = Encoder(box, {})
+    try:
+        return all(enc.simplifies_to_true(c) for c in conds) and not enc.divisors
+    except (ArithmeticError, KeyError):
+        return False
 
 
 def _upper_bounds(symbols: Symbols) -> dict[str, int]:
@@ -493,13 +509,41 @@ def _smallest_point(symbols: Symbols, names: list[str], combo: Sequence[tuple[in
             # larger than the range scanned 2^18 values for none, a tenth of a tiling's verdict, issue 28)
             end = sym.lo + 4 * MAX_MODULUS if sym.hi is None else min(sym.hi + 1, sym.lo + 4 * MAX_MODULUS)
             first = -(-sym.lo // sym.multiple_of) * sym.multiple_of
-            known[n, text] = next((v for v in range(first, end, sym.multiple_of)
-                                   if sym.admits(v) and atom.evaluate({n: v})), None)
+            at = _first_admitted(atom, n, first, sym.multiple_of)
+            if at is None:  # an atom of another form: the scan
+                known[n, text] = next((v for v in range(first, end, sym.multiple_of)
+                                       if sym.admits(v) and atom.evaluate({n: v})), None)
+            else:
+                known[n, text] = at if at < end and sym.admits(at) else None
         value = known[n, text]
         if value is None:
             return None
         out[n] = value
     return out
+
+
+def _first_admitted(atom: Bool, name: str, first: int, step: int) -> int | None:
+    """The least ``v >= first``, a multiple of ``step``, at which a candidate's atom on ``name`` holds, computed
+    for the atoms of ``_atoms`` (``X % t == 0``: the first multiple of lcm(step, t); ``X >= c``; none), or None for
+    another form, which the caller scans.  The scan of ``X % 16384 == 0`` evaluated up to 16,384 values (issue 28)."""
+    from math import lcm
+
+    from verifier.core.integers import Const, Op, Sym
+
+    e = atom.expr
+    if type(e) is Const:
+        return first if e.value is True else None
+    if not (type(e) is Op and len(e.args) == 2 and type(e.args[1]) is Const):
+        return None
+    left, c = e.args[0], e.args[1].value
+    if e.op == ">=" and type(left) is Sym and left.name == name and type(c) is int:
+        return first if first >= c else first + -(-(c - first) // step) * step
+    if (e.op == "==" and c == 0 and type(c) is int and type(left) is Op and left.op == "%"
+            and left.args[0] == Sym(name) and type(left.args[1]) is Const and type(left.args[1].value) is int
+            and left.args[1].value > 0):
+        m = lcm(step, left.args[1].value)
+        return -(-first // m) * m
+    return None
 
 
 def _weakest_first(per_symbol: list[list[tuple[int, Bool, str]]]) -> Iterator[tuple[tuple[int, Bool, str], ...]]:
@@ -544,8 +588,7 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool, bu
     from verifier.solver.finite import implied_alone
 
     # Prove: outside the condition some quantifier-free claim always fails.
-    with under(symbols):
-        outcome = registry.apply(op, *args)
+    outcome = applied(op, args, symbols)
     facts = _definitional_facts(op, args, outcome, symbols)
     # The solver's query below, decided atom by atom where each atom is implied by the facts over its own symbols
     # at each of their few values (solver.finite): unsat then, without a context (issue 28).
@@ -597,10 +640,10 @@ def _definitional_facts(op: str, args: Sequence[object], outcome: registry.Outco
     (RC-*, DN-RC-*, MCV-J/A, confirmed by the algebra's concrete postcondition) and the unchecked preconditions
     confirmed the same way: outside a guard they may fail where CuTe's result is still correct, so a guard they
     exclude is not necessary (issue 13, point 5)."""
-    from verifier.engine.decide import _KEPT, _UNDEFINED, CONTRACT, _composed_slice
+    from verifier.engine.decide import _KEPT, _UNDEFINED, CONTRACT, _built, _composed_slice
 
     # A composed slice's contract is its recorded SLICE-POST (items_for), not the plain slice's claims.
-    claim_ids = set() if _composed_slice(op, args) else {c.id for c in claims.build(op, args, outcome.result)}
+    claim_ids = set() if _composed_slice(op, args) else {c.id for c in _built(op, args, outcome.result)}
     out = []
     for item in items_for(op, args, outcome, symbols):
         if not item.deciding or item.ranges or item.id in claims.CONFIRM_BY_ORACLE:

@@ -15,7 +15,7 @@ from verifier.core.integers import Int
 from verifier.core.layouts import Layout
 from verifier.core.semantics import using
 from verifier.core.symbols import Symbols
-from verifier.engine.decide import decide_operation
+from verifier.engine.decide import decide_operation, same_operands
 from verifier.engine.guards import derive_guard
 from verifier.engine.verdicts import DEFAULT_POLICY, INVALID, REFUTED, VALID, Policy, Verdict
 from verifier.notation.interop import coerce
@@ -37,7 +37,7 @@ def verify(op: str, args: Sequence[object], symbols: Symbols, timeout: float | N
     ``timeout`` seconds.  The guard search (``derive``) then gets at most ``GUARD_SHARE`` of that budget again,
     after the counterexample."""
     budget = budget if budget is not None else Budget(rlimit, timeout)
-    with using(semantics):
+    with using(semantics), same_operands():  # the guard search reuses the verdict's claims, outcome and items
         verdict = decide_operation(op, args, symbols, budget, policy)
         if derive:
             verdict = _with_guard(verdict, op, args, symbols, budget, policy)

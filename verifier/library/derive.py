@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from verifier.library.sm100_show import SHOW_SM100
 from verifier.oracle import cute_cpp
 
 PRELUDE = r"""
@@ -51,7 +52,6 @@ namespace cutlass::arch { inline int SmId() { return 0; } inline int LaneId() { 
 #include <cutlass/gemm/kernel/gemm_universal.hpp>
 #include <cutlass/gemm/kernel/tile_scheduler.hpp>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -90,6 +90,7 @@ template <class S> void set_strides(S& s, const long long* v) {
   if constexpr (has_##M<C>::value) printf("@@" TAG " %d\n", int(cute::sizeof_bits_v<typename C::M>));
 
 template <class Kernel> void show_tma_tensors();
+template <class Mainloop, class Kernel> void show_umma();
 template <class Mainloop, class Epilogue, class Kernel> void show() {
   LAYOUT_IF(Mainloop, SmemLayoutA, "SMEM_A") LAYOUT_IF(Mainloop, SmemLayoutB, "SMEM_B")
   LAYOUT_IF(Mainloop, SmemLayoutAtomA, "ATOM_A") LAYOUT_IF(Mainloop, SmemLayoutAtomB, "ATOM_B")
@@ -111,6 +112,35 @@ template <class Mainloop, class Epilogue, class Kernel> void show() {
   printf("@@EPI_DEFAULT %d\n", int(type_name<Epilogue>().find("DefaultEpilogue<") != std::string::npos));
   printf("@@KERNEL %s\n", type_name<Kernel>().c_str());
   show_tma_tensors<Kernel>();
+  show_umma<Mainloop, Kernel>();  // SM100 UMMA collectives only (verifier/library/sm100_show.py)
+}
+
+// The run-time cluster of an SM100 kernel (a mainloop with AtomThrShapeMNK): a dynamic cluster shape is read from
+// hw_info, where can_implement requires one (positive powers of 2, x a multiple of the MMA's CTAs:
+// detail/cluster.hpp:70-95); the replays take the smallest, (V,1,1), for the preferred and the fallback cluster.
+// A static cluster shape ignores it.
+template <class Kernel, class = void> struct has_atom_thr : std::false_type {};
+template <class Kernel> struct has_atom_thr<Kernel, std::void_t<typename Kernel::CollectiveMainloop::AtomThrShapeMNK,
+    decltype(std::declval<typename Kernel::Arguments&>().hw_info = cutlass::KernelHardwareInfo{}),
+    decltype(Kernel::CollectiveMainloop::to_underlying_arguments(std::declval<typename Kernel::ProblemShape const&>(),
+        std::declval<typename Kernel::CollectiveMainloop::Arguments const&>(), (void*)nullptr,
+        cutlass::KernelHardwareInfo{}))>> : std::true_type {};
+template <class Kernel> cutlass::KernelHardwareInfo replay_hw_info() {
+  cutlass::KernelHardwareInfo hw{};
+  if constexpr (has_atom_thr<Kernel>::value) {
+    unsigned v = unsigned(cute::size<0>(typename Kernel::CollectiveMainloop::AtomThrShapeMNK{}));
+    hw.cluster_shape = dim3(v, 1, 1);
+    hw.cluster_shape_fallback = dim3(v, 1, 1);
+  }
+  return hw;
+}
+template <class Kernel, class Shape, class Args> auto mainloop_params(Shape const& shape, Args const& args) {
+  static char storage[1 << 20];
+  if constexpr (has_atom_thr<Kernel>::value) {
+    return Kernel::CollectiveMainloop::to_underlying_arguments(shape, args, storage, replay_hw_info<Kernel>());
+  } else {
+    return Kernel::CollectiveMainloop::to_underlying_arguments(shape, args, storage);
+  }
 }
 
 // can_implement of the kernel on concrete arguments: (M,N,K,L) and the strides of A (M,K,L), B (N,K,L),
@@ -126,6 +156,7 @@ template <class Kernel> int accepts(const long long* p) {
     typename Kernel::Arguments args{};
     args.mode = p[3] > 1 ? cutlass::gemm::GemmUniversalMode::kBatched : cutlass::gemm::GemmUniversalMode::kGemm;
     args.problem_shape = typename Kernel::ProblemShape{int(p[0]), int(p[1]), int(p[2]), int(p[3])};
+    if constexpr (has_atom_thr<Kernel>::value) args.hw_info = replay_hw_info<Kernel>();
     set_strides(args.mainloop.dA, p + 4);
     set_strides(args.mainloop.dB, p + 7);
     set_strides(args.epilogue.dC, p + 10);
@@ -149,8 +180,7 @@ template <class Kernel> void show_tma_tensors() {
     const long long packed[3] = {1024, 1024, 1024 * 1024};
     set_strides(args.mainloop.dA, packed);
     set_strides(args.mainloop.dB, packed);
-    static char storage[1 << 20];
-    auto params = Kernel::CollectiveMainloop::to_underlying_arguments(shape, args.mainloop, storage);
+    auto params = mainloop_params<Kernel>(shape, args.mainloop);
     line("TMA_TENSOR_A", params.tma_load_a.get_tma_tensor(cute::make_shape(1024, 1024, 2)).layout());
     line("TMA_TENSOR_B", params.tma_load_b.get_tma_tensor(cute::make_shape(1024, 1024, 2)).layout());
   }
@@ -164,23 +194,21 @@ template <class Kernel> int builds_tma(const long long* p) {
     typename Kernel::ProblemShape shape{int(p[0]), int(p[1]), int(p[2]), int(p[3])};
     set_strides(args.mainloop.dA, p + 4);
     set_strides(args.mainloop.dB, p + 7);
-    static char storage[1 << 20];
-    (void)Kernel::CollectiveMainloop::to_underlying_arguments(shape, args.mainloop, storage);
+    (void)mainloop_params<Kernel>(shape, args.mainloop);
     return 1;
   } else {
     return -1;
   }
 }
-"""
+""" + SHOW_SM100
 
 MAIN = r"""
 int main(int argc, char** argv) {
-  // "show [FROM]": each case's line is flushed before its types are printed, so that a case that kills the
-  // program is named by the last line that came out, and the cases after it are printed by a run from there.
   if (argc > 1 && std::strcmp(argv[1], "show") == 0) {
-    for (long long k = argc > 2 ? std::atoll(argv[2]) : 0; k < kCases; ++k) {
-      printf("@@CASE %lld\n", k); fflush(stdout); kShow[k]();
-    }
+    // "show K": case K alone (a case whose host code aborts is shown alone: derive.show)
+    long long first = argc > 2 ? atoll(argv[2]) : 0, last = argc > 2 ? first + 1 : kCases;
+    if (argc > 2) setvbuf(stdout, nullptr, _IOLBF, 0);  // what a case printed before it aborts is kept
+    for (long long k = first; k < last && k < kCases; ++k) { printf("@@CASE %lld\n", k); fflush(stdout); kShow[k](); }
     return 0;
   }
   // "accepts" (or "tma"): lines of "case M N K L a0 a1 a2 b0 b1 b2 c0 c1 c2 d0 d1 d2"
@@ -287,55 +315,55 @@ _TAG = re.compile(r"^@@([A-Z_0-9]+)(?: (.*))?$")
 _IN_BATCH = re.compile(r"\bkey_\d+::")
 
 
-_INT_TAGS = ("STAGES", "BITS_A", "BITS_B", "EPI_SMEM_BYTES", "EPI_DEFAULT")
+_INT_TAGS = ("STAGES", "BITS_A", "BITS_B", "EPI_SMEM_BYTES", "EPI_DEFAULT", "ATOM_THR", "TMA_MCAST_A", "TMA_MCAST_B")
 
 
 class Crashed(RuntimeError):
-    """The derive program died while printing a key's types (a signal, such as SIGFPE in CUTLASS's host code)."""
+    """The derive program died on a key before printing its mainloop (``verify_key``: an error of the sweep)."""
 
 
 def show(program: Program) -> list[dict[str, Any]]:
-    """What each instance's builders chose, as printed by compiled CUTLASS (one dict per instance).  An instance
-    whose printing kills the program gets ``{"CRASHED": why}`` (naming it, the signal and its batch), and the
-    instances after it are printed by a run that starts there."""
-    names = [i.name for i in program.instances]
-    found: dict[int, dict[str, Any]] = {}
-    start = 0
-    while start < len(names):
-        out = subprocess.run([str(program.binary.path), "show", str(start)], capture_output=True, text=True,
+    """What each instance's builders chose, as printed by compiled CUTLASS (one dict per instance).  A case that
+    kills the program (a CuTe assert, a SIGFPE in CUTLASS's host code) gets ``SHOW_ABORTED``: the signal or exit
+    status, its kernel, its place in its batch and the batch's kernels, and CuTe's message where there is one;
+    what it printed before stays, and the other cases are shown."""
+    out = subprocess.run([str(program.binary.path), "show"], capture_output=True, text=True, check=False,
+                         timeout=120)
+    if out.returncode == 0:
+        return _parse_show(program, out.stdout, range(len(program.instances)))
+    # A case's host code aborted (a CuTe assert in the sample to_underlying_arguments, as for a block-scaled
+    # kernel's scale-factor TMA): each case alone, and the one that aborts says so, with CuTe's message.
+    found: list[dict[str, Any]] = []
+    for k in range(len(program.instances)):
+        one = subprocess.run([str(program.binary.path), "show", str(k)], capture_output=True, text=True,
                              check=False, timeout=120)
-        last = _parse_shown(out.stdout, found)
-        if out.returncode == 0:
-            break
-        how = (f"signal {signal.Signals(-out.returncode).name}" if out.returncode < 0 and
-               -out.returncode in signal.valid_signals() else f"exit status {out.returncode}")
-        # CuTe's assert line, if any, less the program's name (a digest of the whole batch, not the key's)
-        tail = (out.stderr.strip().splitlines() or [""])[-1].removeprefix(f"{program.binary.path.name}: ")[:300]
-        crashed = [last] if last is not None and last >= start else list(range(start, len(names)))
-        for k in crashed:  # what it printed before it died stays
-            why = (f"the derive program died of {how} while printing {names[k]} (case {k} of its batch of "
-                   f"{len(names)}: {', '.join(names)})" + (f"; {tail}" if tail else ""))
-            found[k] = {**found.get(k, {}), "CRASHED": why}
-        start = crashed[-1] + 1
-    shown = [found.get(k, {}) for k in range(len(names))]
-    for k, d in enumerate(shown):
-        if k in program.binary.rejected:
-            d["REJECTED"] = program.binary.rejected[k]
-        for tag, v in d.items():
-            if isinstance(v, str) and tag != "CRASHED":
-                d[tag] = _IN_BATCH.sub("", v)
-    return shown
+        parsed = _parse_show(program, one.stdout, [k])
+        d = parsed[0] if parsed else {}
+        if one.returncode != 0:
+            d["SHOW_ABORTED"] = _IN_BATCH.sub("", _died(program, k, one))
+        found.append(d)
+    return found
 
 
-def _parse_shown(stdout: str, found: dict[int, dict[str, Any]]) -> int | None:
-    """Read a ``show`` run's tagged lines into ``found`` (by case); the last case it started, if any."""
+def _died(program: Program, k: int, run: subprocess.CompletedProcess[str]) -> str:
+    """Why case ``k`` killed the program: the signal or exit status, the case's kernel and its batch (a sweep's
+    record names the batch, not its keys), and CuTe's message where there is one, less the program's name."""
+    names = [i.name for i in program.instances]
+    rc = run.returncode
+    how = f"signal {signal.Signals(-rc).name}" if rc < 0 and -rc in signal.valid_signals() else f"exit status {rc}"
+    message = (run.stderr.strip().splitlines() or [""])[-1].removeprefix(f"{program.binary.path.name}: ")
+    return (f"the derive program died of {how} while printing {names[k]} (case {k} of its batch of {len(names)}: "
+            f"{', '.join(names)})" + (f"; {message}" if message else ""))
+
+
+def _parse_show(program: Program, stdout: str, cases: Sequence[int]) -> list[dict[str, Any]]:
+    """The dicts of ``show``'s output for ``cases`` (the case numbers it printed, in order)."""
+    found: list[dict[str, Any]] = []
     mma: list[str] | None = None
-    case: int | None = None
-    current: dict[str, Any] = {}
     for raw in stdout.splitlines():
         if mma is not None:
             if raw == "@@TILED_MMA_END":
-                current["TILED_MMA"] = "\n".join(mma).strip()
+                found[-1]["TILED_MMA"] = "\n".join(mma).strip()
                 mma = None
             else:
                 mma.append(raw)
@@ -345,17 +373,21 @@ def _parse_shown(stdout: str, found: dict[int, dict[str, Any]]) -> int | None:
             continue
         tag, value = m.group(1), (m.group(2) or "").strip()
         if tag == "CASE":
-            case, current = int(value), {}
-            found[case] = current
-        elif case is None:
-            continue
+            found.append({})
         elif tag == "TILED_MMA_BEGIN":
             mma = []
         elif tag == "REJECTED":
-            current["REJECTED"] = True
+            found[-1]["REJECTED"] = True
         else:
-            current[tag] = int(value) if tag in _INT_TAGS else value
-    return case
+            found[-1][tag] = int(value) if tag in _INT_TAGS else value
+    for k, d in zip(cases, found):
+        if k in program.binary.rejected:
+            d["REJECTED"] = program.binary.rejected[k]
+        for tag, v in d.items():
+            if isinstance(v, str):
+                d[tag] = _IN_BATCH.sub("", v)
+    return found
+
 
 
 def derive_many(instances: Sequence[Instance], include: Path | None = None) -> list[dict[str, Any]]:

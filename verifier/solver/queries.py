@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from verifier.core.integers import Int
+from verifier.core.integers import Bool, Int
+from verifier.core.symbols import Symbols
 from verifier.solver.budget import Budget
 from verifier.solver.solve import check_sat, new_context, rlimit_count
 
@@ -38,6 +39,44 @@ def missed_index(enc: Encoder, value: Int, size: Int, target: Int, budget: Budge
         values = enc.model_values(m, {sym.name for sym in enc.symbols})
         return "sat", values, m.eval(k, model_completion=True).as_long(), ""
     return "unknown", None, None, s.reason_unknown()
+
+
+def extends_at_a_corner(symbols: Symbols, inside: set[str], outside: set[str], theirs: Sequence[Bool]) -> bool:
+    """A sufficient condition for ``extends_everywhere``, without the solver: one corner of the ``outside``
+    symbols' ranges (each at its least or greatest admitted value) satisfies ``theirs`` for every value of the
+    ``inside`` symbols' ranges, which the simplifier proves from their intervals and divisibilities (``ldA >= K``
+    with ``ldA <= 8192`` at ``ldA = 8192``, for ``K <= 8192``: issue 28, the relations of a kernel's spec file).
+    Each statement must be defined everywhere (no divisor that may be 0): the solver's query counts a relation
+    that divides by zero as false.  False says nothing."""
+    from itertools import product
+
+    from verifier.core.integers import substitute_expr
+    from verifier.core.symbols import Symbols as Table
+    from verifier.solver.encoding import Encoder
+
+    corners = []
+    for name in sorted(outside):
+        sym = symbols.table.get(name)
+        if sym is None:
+            return False
+        low = -(-sym.lo // sym.multiple_of) * sym.multiple_of
+        high = None if sym.hi is None else sym.hi // sym.multiple_of * sym.multiple_of
+        if high is not None and high < low:
+            return False
+        corners.append([low] if high is None or high == low else [low, high])
+    if len(corners) > 3:
+        return False
+    own = Table(strict=True)
+    own.table = {n: symbols.table[n] for n in inside if n in symbols.table}
+    for corner in product(*corners):
+        values = dict(zip(sorted(outside), corner))
+        enc = Encoder(own, {})
+        try:
+            if all(enc.simplifies_to_true(substitute_expr(b.expr, values)) for b in theirs) and not enc.divisors:
+                return True
+        except (ArithmeticError, KeyError):
+            continue
+    return False
 
 
 def extends_everywhere(enc: Encoder, inside: set[str], mine: Sequence[Formula], outside: set[str],

@@ -99,13 +99,14 @@ def test_the_command_verifies_once_and_reads_the_store_again(tmp_path: Path) -> 
             "--store", str(store), "-o", str(out)]
     first = subprocess.run(argv, capture_output=True, text=True, timeout=600)
     assert first.returncode == 1, first.stderr  # findings
-    assert "1 verified (0 from the store), 4 findings" in first.stdout
+    # A and B's TMA boxes both ways, and the epilogue's C and D boxes both ways (tests/library/test_epilogue.py)
+    assert "1 verified (0 from the store), 8 findings" in first.stdout
     data = json.loads(out.read_text())
     assert data["configurations"][0]["name"] == NAME and data["configurations"][0]["verdict"] == "invalid"
     assert {f["kind"] for f in data["findings"]} == {"accepted_but_wrong", "rejected_but_safe"}
     assert all(f["kernels"] == [NAME] for f in data["findings"])
     again = subprocess.run([*argv, "--html", str(tmp_path / "r.html")], capture_output=True, text=True, timeout=600)
-    assert again.returncode == 1 and "1 verified (1 from the store), 4 findings" in again.stdout
+    assert again.returncode == 1 and "1 verified (1 from the store), 8 findings" in again.stdout
     assert json.loads(out.read_text())["findings"] == data["findings"]
     assert "TMA-GSTRIDE" in (tmp_path / "r.html").read_text()
 

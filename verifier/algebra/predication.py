@@ -71,10 +71,15 @@ def _partition(a: Layout, tiler: object, coord: object, proj: object, thr: Layou
 
 
 def _thread_part(tile: Layout, thr: object, index: Int) -> algebra.OffsetLayout:
-    """A thread's share of a tile: ``local_partition(tile, thr, index)`` for a thread layout, or
-    ``tiled_copy.get_slice(index).partition_S(tile)`` for a TiledCopy."""
-    from verifier.algebra.tiled import TiledCopy
+    """A thread's share of a tile: ``local_partition(tile, thr, index)`` for a thread layout,
+    ``tiled_copy.get_slice(index).partition_S(tile)`` for a TiledCopy, or ``tiled_mma.get_slice(index).partition_C
+    (tile)`` for a TiledMMA (an epilogue that stores the accumulators straight to gmem, default_epilogue.hpp:200)."""
+    from verifier.algebra.tiled import TiledCopy, TiledMMA
 
+    if isinstance(thr, TiledMMA):
+        record("IX-2", "the thread index lies in [0, size(TiledMMA)), the threads of the TiledMMA",
+               "mma_atom.hpp:466-473", NEVER, and_(ge(index, D(0)), lt(index, thr.thr_layout_vmnk.size())))
+        return thr.partition_C(tile, index)
     if isinstance(thr, TiledCopy):
         n = thr.layout_tv.size() if rank(thr.layout_tv) == 1 else size(thr.layout_tv, 0)
         record("IX-2", "the thread index lies in [0, size<0>(layout_TV)), the threads of the TiledCopy",
@@ -116,11 +121,12 @@ def _tile_cover_once(tiler: object, proj: object, thr: Layout) -> tuple[Bool, st
     diced = algebra.dice(proj, tiler) if proj is not None else tiler
     elements = diced.elements if hasattr(diced, "elements") else diced
     elements = elements if type(elements) is tuple else (elements,)
-    from verifier.algebra.tiled import TiledCopy
+    from verifier.algebra.tiled import TiledCopy, TiledMMA
 
     try:
         shape = tuple(int(size(e) if isinstance(e, Layout) else e) for e in elements)
-        n_thr = int(size(thr.layout_tv, 0) if isinstance(thr, TiledCopy) else thr.size())
+        n_thr = int(size(thr.layout_tv, 0) if isinstance(thr, TiledCopy) else
+                    thr.thr_layout_vmnk.size() if isinstance(thr, TiledMMA) else thr.size())
     except TypeError:
         return None
     tile = tuple(D(x) for x in shape)

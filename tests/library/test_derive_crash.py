@@ -48,7 +48,8 @@ def test_the_key_that_kills_the_derive_program_is_named_and_the_others_derived(t
     why = derived["k-crash"]["CRASHED"]
     assert "SIGFPE" in why and "while printing fake_crash (case 1 of its batch of 3" in why
     assert "fake_first, fake_crash, fake_last" in why  # the whole batch
-    assert set(derived["k-crash"]) == {"CRASHED"}  # it died on its first member
+    assert set(derived["k-crash"]) == {"CRASHED", "SHOW_ABORTED"}  # it died on its first member
+    assert derived["k-crash"]["SHOW_ABORTED"] == "signal SIGFPE"  # no message of CuTe's: the signal
 
     # verify_key makes it an error of the sweep (not "not derived"): the record names the key and why
     payload = {"key": "k-crash", "representative": "fake_crash", "configs": ["fake_crash"], "tool": "t",
@@ -84,8 +85,9 @@ def test_mixed_input_can_implement_divides_by_a_zero_group_size() -> None:
     """The SIGFPE among the first 96 SM90 keys: the mixed-input mainloop with scales
     (sm90_mma_tma_gmma_rs_warpspecialized_mixed_input.hpp) computes ``ceil_div(K, args.group_size)`` in
     ``to_underlying_arguments`` (line 424) and in ``can_implement`` (line 481), whose check ``args.group_size != 0``
-    comes after the division (line 484): with the default ``group_size = 0``, compiled ``can_implement`` dies of
-    SIGFPE instead of returning false, and derive's printing (which builds the TMA tensors) does too."""
+    comes after the division (line 484): with ``group_size = 0``, compiled ``can_implement`` dies of SIGFPE instead
+    of returning false.  Derive's printing no longer builds that mainloop's TMA tensors, and its ``accepts`` passes
+    ``group_size = K`` (derive.py), so the key is printed; ``K = 0`` makes that group size 0 again."""
     import signal
     import subprocess
 
@@ -94,8 +96,8 @@ def test_mixed_input_can_implement_divides_by_a_zero_group_size() -> None:
     e = enumerate_gemms("90a", MIXED)
     program = derive.compile_instances([derive.Instance(MIXED, e.source(MIXED))])
     (shown,) = derive.show(program)
-    assert shown["CRASHED"].startswith(f"the derive program died of signal SIGFPE while printing {MIXED}")
-    # can_implement at a problem whose extents and strides are all 16-byte aligned, group_size left at 0
-    query = "0 128 128 128 1 128 1 16384 128 1 16384 1 128 16384 1 128 16384\n"
+    assert "CRASHED" not in shown and "MixedInput" in shown["MAINLOOP"]
+    # can_implement at K = 0 (so group_size = 0), the other extents and strides 16-byte aligned
+    query = "0 128 128 0 1 128 1 16384 128 1 16384 1 128 16384 1 128 16384\n"
     out = subprocess.run([str(program.binary.path)], input=query, capture_output=True, text=True, timeout=120)
     assert out.returncode == -signal.SIGFPE and "@@ACCEPTS" not in out.stdout

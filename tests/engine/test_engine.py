@@ -309,7 +309,7 @@ def test_concrete_swizzled_operands_are_decided_by_the_enumerated_postcondition_
     v = verify("composition", args, sy, derive=False)
     assert v.verdict == VALID and all("inner layout" in (d.route or "") for d in v.obligations)
     # With symbols the swizzled operand is decided by the bit-exact claims over its function values
-    # (contracts.claims.swizzled_claims, issue 29 class 10): B's size 8*M is not the result's where 8 does not divide
+    # (algebra.swizzled.claims, issue 29 class 10): B's size 8*M is not the result's where 8 does not divide
     # M, so the counterexample (replayed) is such an M.
     args, sy = _problem(["(_8,_8):(_8,_1)", "Sw<2,0,-3> o (_8,M):(_8,_1)"])
     v = verify("composition", args, sy, derive=False)

@@ -33,6 +33,9 @@ def test_a_known_configuration_is_derived_verified_and_its_finding_replayed() ->
     assert r["checks"]["smem_A"]["equal"] and r["checks"]["smem_B"]["equal"]
     assert r["checks"]["gmma_A"]["verdict"] == "valid"
     assert "K % 8 == 0" in r["can_implement"]["condition"]
+    # That condition is can_implement's own, from its symbolic run (equal to the hand-read one here), and it
+    # reads no stride.
+    assert r["can_implement"]["derivation"].startswith("symbolic") and r["can_implement"]["reads_strides"] is False
     # can_implement never reads the strides it is given: a leading dimension that is no multiple of 16 bytes is
     # accepted, and CuTe's make_tma_copy asserts on it.
     tma = [f for f in r["findings"] if f["check"] == "tma_A"]
@@ -96,13 +99,14 @@ def test_the_command_verifies_once_and_reads_the_store_again(tmp_path: Path) -> 
             "--store", str(store), "-o", str(out)]
     first = subprocess.run(argv, capture_output=True, text=True, timeout=600)
     assert first.returncode == 1, first.stderr  # findings
-    assert "1 verified (0 from the store), 4 findings" in first.stdout
+    # A and B's TMA boxes both ways, and the epilogue's C and D boxes both ways (tests/library/test_epilogue.py)
+    assert "1 verified (0 from the store), 8 findings" in first.stdout
     data = json.loads(out.read_text())
     assert data["configurations"][0]["name"] == NAME and data["configurations"][0]["verdict"] == "invalid"
     assert {f["kind"] for f in data["findings"]} == {"accepted_but_wrong", "rejected_but_safe"}
     assert all(f["kernels"] == [NAME] for f in data["findings"])
     again = subprocess.run([*argv, "--html", str(tmp_path / "r.html")], capture_output=True, text=True, timeout=600)
-    assert again.returncode == 1 and "1 verified (1 from the store), 4 findings" in again.stdout
+    assert again.returncode == 1 and "1 verified (1 from the store), 8 findings" in again.stdout
     assert json.loads(out.read_text())["findings"] == data["findings"]
     assert "TMA-GSTRIDE" in (tmp_path / "r.html").read_text()
 

@@ -32,8 +32,6 @@ DSL_USES = (UNARY, BINARY, RECAST_FORM, TRACED, RECORDED)
 # ``algebra.composed``): forwards the operation to B (layout_composed.hpp:446-582), recasts the swizzle with it, or
 # slices B and folds the offset.
 BY_INNER, BY_RECAST, BY_SLICE = "forwarded to the inner layout", "recast with its swizzle", "sliced"
-# The module that holds the contracts not yet written beside their algorithm (``Operation.contract`` by name).
-CLAIMS_MODULE = "verifier.contracts.claims"
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -63,8 +61,8 @@ class Operation:
     (``engine.guards``); the operands that are coordinates (kind ``C``) and the indices are no extents
     (``solver.domain``).  ``widths``: the template integers that are element widths in bits
     (``recast_layout<Old, New>``, ``make_tma_box``'s element): the guard search derives its moduli in elements from
-    them.  ``contract``: the function that states its postcondition as claims over its operands (a ``Claim``
-    builder), or its name, ``module:name`` or a name in ``contracts.claims``.  ``records``: the prefixes of the
+    them.  ``contract``: the function that states its postcondition as claims over its result and operands (a
+    ``Claim`` builder, ``builder(result, *operands)``), written beside the algorithm.  ``records``: the prefixes of the
     obligation ids its algorithm and its contract record (``obligations`` reads them, with their severities, from
     the catalogue, ``core.obligations``).  ``docs``: its rows of ``docs/semantics.md``'s table of operations (the
     call, the postcondition, the obligations recorded), which ``docs/generate.py`` writes there.
@@ -74,7 +72,7 @@ class Operation:
     fn: Callable[..., object]
     operands: tuple[str, ...]
     source: str
-    contract: Callable[..., list[Claim]] | str
+    contract: Callable[..., list[Claim]]
     result: str = LAYOUT
     records: tuple[str, ...] = ()
     template: int = 0
@@ -106,11 +104,7 @@ class Operation:
 
     def claims(self) -> Callable[..., list[Claim]]:
         """Its contract's claim builder."""
-        if callable(self.contract):
-            return self.contract
-        module, _, name = self.contract.rpartition(":")
-        built: Callable[..., list[Claim]] = getattr(importlib.import_module(module or CLAIMS_MODULE), name)
-        return built
+        return self.contract
 
 
 # Every declaration, in the order the declaring modules were imported and, within one, of the source.
@@ -119,7 +113,7 @@ DECLARED: dict[str, Operation] = {}
 DECLARING = ("verifier.algebra.ops", "verifier.algebra.predication", "verifier.algebra.tma")
 
 
-def declare(operands: tuple[str, ...], source: str, contract: Callable[..., list[Claim]] | str,
+def declare(operands: tuple[str, ...], source: str, contract: Callable[..., list[Claim]],
             name: str | None = None, **fields: object) -> Callable[[F], F]:
     """Declare the decorated function as the operation ``name`` (its own name by default), with the fields of
     ``Operation``; the function itself is unchanged."""

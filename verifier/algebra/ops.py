@@ -17,8 +17,8 @@ operand of composition takes the ScaledBasis branch (``basis.py``).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from math import gcd as _gcd
 from operator import mul, truediv
 from typing import TypeVar, Union
@@ -48,6 +48,7 @@ from verifier.core import semantics as _semantics
 from verifier.core import swizzle as _swizzle
 from verifier.core.basis import (
     ScaledBasis,
+    Value,
     _coordinate,
     as_coordinate,
     basis_get,
@@ -56,6 +57,7 @@ from verifier.core.basis import (
     stride_eq,
     stride_mul,
 )
+from verifier.core.basis import add as value_add
 from verifier.core.claim import (
     _I,
     _J,
@@ -65,7 +67,7 @@ from verifier.core.claim import (
     _same_size,
     _sufficient,
     first_failure,
-    holds_everywhere,
+    postcondition,
 )
 from verifier.core.codomain import same_values
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
@@ -597,10 +599,11 @@ def _exact_rules(a: Layout, b: Layout) -> None:
 
 def composition_claims(r: Layout, a: Layout, b: Layout) -> list[Claim]:
     """composition's contract (layout.hpp:1022): ``size(R) == size(B)`` and ``R(i) == A(B(i))`` for every
-    ``i < size(B)``; B's scaled-basis values are coordinates of A (none beyond A's profile).  The engine decides it
-    on symbols (``contracts.claims``); on concrete operands the algorithm decides the same claims itself."""
+    ``i < size(B)``; B's scaled-basis values are coordinates of A (none beyond A's profile).  Stated over the
+    functions' values, so swizzled and composed operands (a bare swizzle as A too) take it as they are.  The engine
+    decides it on symbols; on concrete operands the algorithm decides the same claims itself."""
     extra = None
-    if has_basis(b.stride):  # B's values are coordinates of A, with no component beyond A's profile
+    if isinstance(b, Layout) and has_basis(b.stride):  # B's values are coordinates of A, none beyond A's profile
         coord, beyond = as_coordinate(b(_I), a.shape)
         expected = a(coord)
         extra = and_(*(eq(x, D(0)) for x in beyond))
@@ -608,10 +611,39 @@ def composition_claims(r: Layout, a: Layout, b: Layout) -> list[Claim]:
         expected = a(b(_I))
     return [
         _same_size("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022",
-                   size(b), size(r)),
+                   b.size(), r.size()),
         _claim("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
-               "layout.hpp:1022", size(b), expected, r(_I), extra),
+               "layout.hpp:1022", b.size(), expected, r(_I), extra),
     ]
+
+
+def _pairs(a: Layout, tiler: object, r: Layout) -> Iterator[tuple[Layout, Layout, Layout]]:
+    """The (mode of A, layout tiler, mode of the by-mode result R) triples of the tiler dispatch
+    (layout.hpp:1555-1582, :1649-1674): R's mode is the operation on that pair."""
+    if isinstance(tiler, Layout):
+        yield a, tiler, r
+    elif isinstance(tiler, Tile) or type(tiler) is tuple:
+        elements = tiler.elements if isinstance(tiler, Tile) else tiler
+        for i, t in enumerate(elements):
+            yield from _pairs(_mode(a, i), t, _mode(r, i))
+    elif isinstance(tiler, Int):
+        yield a, make_layout(tiler), r
+
+
+def _rename(c: Claim, where: str) -> Claim:
+    return replace(c, description=c.description + where)
+
+
+def composition_tiled_claims(r: Layout, a: Layout, b: object) -> list[Claim]:
+    """composition's contract for every right operand it takes: a function (``composition_claims``; a swizzled one
+    where its values are integer expressions, ``swizzled.claims``), a by-mode tiler (the contract mode by mode),
+    ``_`` (nothing to state: R is A)."""
+    if isinstance(b, Layout) or (isinstance(b, _swizzle.ComposedLayout) and _swizzled.evaluable(a, b, r)):
+        return composition_claims(r, a, b)  # type: ignore[arg-type]
+    out: list[Claim] = []
+    for k, (x, t, rk) in enumerate(_pairs(a, b, r)):
+        out += [_rename(c, f" (mode {k})") for c in composition_claims(rk, x, t)]
+    return out
 
 
 @_not_cute
@@ -620,18 +652,16 @@ def _composition_postcondition(a: Layout, b: Layout, r: Layout) -> None:
     every ``i``.  A has a 0 extent before its last mode (a complement of an overlapping layout, which the DSL does
     not refuse): A(B(i)) is itself a division by zero, so the contract fails; the composition computed its result
     without evaluating A (a stride-0 B, layout.hpp:1045), and so does CuTe."""
-    if not recording():  # every obligation below is recorded only for a Recorder: skip building them
-        return
     record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
            eq(size(r), size(b)), CLAUSE)
-    if enumerating() and a.concrete and b.concrete and r.concrete and int(size(b)) <= POSTCONDITION_LIMIT:
-        ok = holds_everywhere(composition_claims(r, a, b))
-        record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
-               "layout.hpp:1022", NEVER, Bool(Const(ok), False), POSTCONDITION)
-        _exact_rules(a, b)
+    if a.concrete and b.concrete and r.concrete:
+        postcondition("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
+                      "layout.hpp:1022", lambda: composition_claims(r, a, b))
+        if enumerating() and int(size(b)) <= POSTCONDITION_LIMIT:
+            _exact_rules(a, b)
 
 
-@declare(("L", "T"), "layout.hpp:1132-1161", "_composition_tiled", records=("CMP", "SW"), swizzled=True, basis=True,
+@declare(("L", "T"), "layout.hpp:1132-1161", composition_tiled_claims, records=("CMP", "SW"), swizzled=True, basis=True,
          cpp=CALL, dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "(_4,_2):(_2,_1)"),
          docs=(("`composition(A, B)`",
                 "`size(R) == size(B)` and `R(i) == A(B(i))` for every `i < size(B)` (layout.hpp:1022)",
@@ -679,7 +709,7 @@ def composition(a: Layout, b: Tiler) -> Layout:
         raise DslRefusal("Operand 1 of operation \"cute.composition\" must be a Value",
                          "cute.composition, DSL 4.8.1 (observed)")
     if _swizzle.is_swizzled(a) or _swizzle.is_swizzled(b):
-        return _swizzled.composition(a, b, composition)  # type: ignore[return-value]
+        return _swizzled.composition(a, b, composition, composition_claims)  # type: ignore[return-value]
     _swizzled.check_plain_composition(a, b)
     if isinstance(b, Layout) and has_basis(a.stride) and not has_basis(b.stride):
         flat = coalesce_x(a)  # an identity / coordinate tensor's layout: A's values are coordinates
@@ -950,9 +980,9 @@ def _wrapped(layout: Layout) -> tuple[list[Int], list[Int]]:
 
 
 def right_inverse_claims(r: Layout, layout: Layout) -> list[Claim]:
-    assert isinstance(r, Layout)
+    """RI-POST, over the functions' values: a swizzled or composed L and R take it as they are."""
     return [_claim("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260",
-                   size(r), _I, layout(r(_I)))]
+                   r.size(), _I, layout(r(_I)))]
 
 
 @declare(("L",), "layout.hpp:1262-1303", right_inverse_claims, records=("RI",), swizzled=True, cpp=CALL,
@@ -971,7 +1001,8 @@ def right_inverse(layout: Layout | Underscore) -> Layout | Underscore:
         return layout
     _dsl_plain_layout(layout, "right_inverse")
     if _swizzle.is_swizzled(layout):
-        return _swizzled.right_inverse(layout, right_inverse, composition)  # type: ignore[return-value]
+        return _swizzled.right_inverse(layout, right_inverse, composition,  # type: ignore[return-value]
+                                       right_inverse_claims)
     _dsl_static_shape(layout, "right_inverse")
     lshape, lstride = _wrapped(coalesce(layout))
     pre = _preprod(lshape, "layout.hpp:1273")
@@ -1005,12 +1036,12 @@ def _dsl_static_shape(layout: Layout, op: str) -> None:
 
 
 def left_inverse_claims(r: Layout, layout: Layout) -> list[Claim]:
-    assert isinstance(r, Layout)
+    """LI-POST and LI-3, over the functions' values (as ``right_inverse_claims``)."""
     # LI-POST is CuTe's documented contract, the quasi-inverse; LI-3 (a true inverse) needs an injective L.
     return [_claim("LI-POST", "the quasi-inverse: L(R(L(i))) == L(i) for every i < size(L)", "layout.hpp:1313-1316",
-                   size(layout), layout(_I), layout(r(layout(_I)))),
+                   layout.size(), layout(_I), layout(r(layout(_I)))),
             _claim("LI-3", "R(L(i)) == i for every i < size(L)", "layout.hpp:1313-1316",
-                   size(layout), _I, r(layout(_I)))]
+                   layout.size(), _I, r(layout(_I)))]
 
 
 @declare(("L",), "layout.hpp:1321-1361", left_inverse_claims, records=("LI",), swizzled=True, cpp=CALL,
@@ -1024,7 +1055,8 @@ def left_inverse(layout: Layout | Underscore) -> Layout | Underscore:
         return layout
     _dsl_plain_layout(layout, "left_inverse")
     if _swizzle.is_swizzled(layout):
-        return _swizzled.left_inverse(layout, left_inverse, composition)  # type: ignore[return-value]
+        return _swizzled.left_inverse(layout, left_inverse, composition,  # type: ignore[return-value]
+                                      left_inverse_claims)
     _dsl_static_shape(layout, "left_inverse")
     if dsl() and not all(d.static and int(d) >= 0 for d in leaves(layout.stride)):
         # DSL branch (DSL 4.8.1, observed: left_inverse((_4):(_-1)) and of (_1):(?)): refused, where C++ computes
@@ -1107,7 +1139,114 @@ def _by_tiler(a: Layout, tiler: Tiler, with_layout: Callable[[Layout, Layout], L
     return with_layout(a, make_layout(tiler))  # type: ignore[arg-type]  # an integer n
 
 
-@declare(("L", "T"), "layout.hpp:1555-1582", "_divide", records=("DIV", "CPL"), basis=True, cpp=CALL,
+def logical_divide_claims(r: Layout, a: Layout, tiler: object) -> list[Claim]:
+    """``r``: the logical divide, ``A o (T, complement(T))`` mode by mode.  The complement in ``Z`` is what the
+    statement is made of (CuTe's cotarget ``shape(coalesce(A))``), not the result."""
+    out: list[Claim] = []
+    for k, (x, t, rk) in enumerate(_pairs(a, tiler, r)):
+        where = f" (mode {k})" if not isinstance(tiler, Layout) else ""
+        target = coalesce(x).shape
+        comp = complement(t, target)
+        z = make_layout(t, comp)
+        out += [
+            _same_size("DIV-EXACT", f"the tiles cover A exactly, no padding: size(T, complement(T)) == size(A)"
+                       f"{where}", "layout.hpp:1555-1582", size(x), size(z)),
+            _same_size("DIV-POST-SIZE", f"size(A o Z) == size(Z) for Z = (T, complement(T, shape(A))){where}",
+                       "layout.hpp:1572", size(z), size(rk)),
+            _claim("DIV-POST", f"the divide is A after Z: R(i) == A(Z(i)), Z = (T, complement(T)){where}",
+                   "layout.hpp:1572", size(z), x(z(_I)), rk(_I)),
+            *(_rename(c, where) for c in complement_claims_for(comp, t, target)),
+        ]
+    return out
+
+
+def logical_product_claims(r: Layout, a: Layout, tiler: object) -> list[Claim]:
+    """``r``: the logical product, ``(A, complement(A, size(A)*cosize(B)) o B)`` mode by mode."""
+    out: list[Claim] = []
+    for k, (x, t, rk) in enumerate(_pairs(a, tiler, r)):
+        where = f" (mode {k})" if not isinstance(tiler, Layout) else ""
+        target = size(x) * cosize(t)
+        c = complement(x, target)
+        n = size(x)
+        out += [
+            _same_size("PRD-POST-SIZE", f"size(R) == size(A) * size(B){where}", "layout.hpp:1666",
+                       n * size(t), size(rk)),
+            _claim("PRD-POST", f"R(i) == A(i % size(A)) + C(B(i / size(A))), C = complement(A, size(A)*cosize(B))"
+                   f"{where}", "layout.hpp:1666", n * size(t), x(_I % n) + c(t(_I / n)), rk(_I)),
+            _product_compact(x, c, where),
+            *(_rename(cl, where) for cl in complement_claims_for(c, x, target)),
+        ]
+    return out
+
+
+def _product_compact(a: Layout, c: Layout, where: str) -> Claim:
+    """PRD-POST-COMPACT: the copies of A that C places leave no gap, (filter(A), C) is onto [0, size): the
+    repetition the products document (02_layout_algebra.md, Logical Product; CuTe's all-static complement and
+    pycute's give it).  detail::complement needs a filtered layout, without size-1 modes (layout.hpp:1176): a
+    run-time extent 1 is not filtered and its stride then opens a gap (blocked_product((1,_2):(_5,_1),
+    (M,_2):(_1,M)) at M=2 places the tiles at 0,2,5,7, not 0,2,4,6)."""
+    fa = filter(a)
+    both = make_layout(fa, c)
+    n = size(fa) * size(c)
+    return Claim("PRD-POST-COMPACT", f"the copies of A leave no gap: (filter(A), C)(i) < size(filter(A))*size(C) for "
+                 f"every i < that size, C = complement(A, size(A)*cosize(B)){where}", "layout.hpp:1656",
+                 (("#i", D(0), n),), lt(both(_I), n))
+
+
+# The rearranged divides and products hold the modes of the logical one: their contract is its contract, read
+# from their result by undoing the rearrangement (tile_unzip, then the splices of tiled_ and flat_).
+
+
+def _unzip2_by(t: IntTuple, guide: object) -> IntTuple:
+    """The inverse of ``_zip2_by`` (``tile_unzip``): ``((A,B),(a,b,x))`` back to ``((A,a),(B,b),x)``."""
+    if not _is_tuple_tiler(guide):
+        return t
+    g = _tiler_modes(guide)  # type: ignore[arg-type]
+    tiles, rests = t  # type: ignore[misc]
+    return (*(_unzip2_by((tiles[i], rests[i]), g[i]) for i in range(len(g))), *rests[len(g):])  # type: ignore[index]
+
+
+def _unsplice(parts: list[Layout], tuples: bool) -> Layout:
+    """The mode ``_slice_modes`` spliced into ``parts``: C++ keeps a rank-1 mode whole (one part is the mode), the
+    DSL splices it too (one part is its only mode, when the mode is known to be a tuple: ``tuples``)."""
+    return parts[0] if len(parts) == 1 and not (tuples and dsl()) else make_layout(*parts)
+
+
+def _logical_of(r: Layout, tiler: object, spliced: tuple[bool, bool]) -> Layout:
+    """The logical divide or product whose zipped form ``r`` is, its tile and rest modes spliced as ``spliced``
+    says (tiled_: the rest; flat_: both).  A layout tiler's tile part spliced by flat_ has no count of modes to
+    read: the flat result is then the same function of its index as the logical one (a splice keeps the
+    colexicographic order), which is all the claims read of a result divided by a layout."""
+    modes = _modes(r)
+    tuples = _is_tuple_tiler(tiler)  # the tile and rest parts of a by-mode tiler's result are tuples
+    if not spliced[0]:
+        tiles, rest = modes[0], (_unsplice(modes[1:], tuples) if spliced[1] else modes[1])
+    elif tuples:
+        g = len(_tiler_modes(tiler))  # type: ignore[arg-type]
+        tiles, rest = _unsplice(modes[:g], True), _unsplice(modes[g:], True)
+    else:
+        return r
+    zipped = make_layout(tiles, rest)
+    return Layout(_unzip2_by(zipped.shape, tiler), _unzip2_by(zipped.stride, tiler))
+
+
+def _zipped_claims(logical: Callable[[Layout, Layout, object], list[Claim]],
+                   spliced: tuple[bool, bool]) -> Callable[[Layout, Layout, object], list[Claim]]:
+    def claims(r: Layout, a: Layout, tiler: object) -> list[Claim]:
+        return logical(_logical_of(r, tiler, spliced), a, tiler)
+
+    return claims
+
+
+zipped_divide_claims = _zipped_claims(logical_divide_claims, (False, False))
+tiled_divide_claims = _zipped_claims(logical_divide_claims, (False, True))
+flat_divide_claims = _zipped_claims(logical_divide_claims, (True, True))
+zipped_product_claims = _zipped_claims(logical_product_claims, (False, False))
+tiled_product_claims = _zipped_claims(logical_product_claims, (False, True))
+flat_product_claims = _zipped_claims(logical_product_claims, (True, True))
+
+
+@declare(("L", "T"), "layout.hpp:1555-1582", logical_divide_claims, records=("DIV", "CPL"), basis=True, cpp=CALL,
          composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "<_128,_64>"),
          docs=(("`logical_divide(A, T)`",
@@ -1148,7 +1287,7 @@ def _divisor_complement(a: Layout, t: Layout) -> Layout:
     return c
 
 
-@declare(("L", "T"), "layout.hpp:1606-1614", "_divide_rearranged", records=("DIV", "CPL"), basis=True, cpp=CALL,
+@declare(("L", "T"), "layout.hpp:1606-1614", zipped_divide_claims, records=("DIV", "CPL"), basis=True, cpp=CALL,
          composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True,
          example=("(M,N):(_1,M)", "<_128,_64>", "--assume", "M % 128 == 0", "--assume", "N % 64 == 0"),
@@ -1161,7 +1300,7 @@ def zipped_divide(a: Layout, tiler: Tiler) -> Layout:
     return tile_unzip(logical_divide(a, tiler), tiler)
 
 
-@declare(("L", "T"), "layout.hpp:1617-1628", "_divide_rearranged", records=("DIV", "CPL"), basis=True, cpp=CALL,
+@declare(("L", "T"), "layout.hpp:1617-1628", tiled_divide_claims, records=("DIV", "CPL"), basis=True, cpp=CALL,
          composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "<_128,_64>"))
 def tiled_divide(a: Layout, tiler: Tiler) -> Layout:
@@ -1169,7 +1308,7 @@ def tiled_divide(a: Layout, tiler: Tiler) -> Layout:
     return _slice_modes(zipped_divide(a, tiler), [False, True])
 
 
-@declare(("L", "T"), "layout.hpp:1631-1643", "_divide_rearranged", records=("DIV", "CPL"), basis=True, cpp=CALL,
+@declare(("L", "T"), "layout.hpp:1631-1643", flat_divide_claims, records=("DIV", "CPL"), basis=True, cpp=CALL,
          composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(M,N):(_1,M)", "<_128,_64>"))
 def flat_divide(a: Layout, tiler: Tiler) -> Layout:
@@ -1177,7 +1316,7 @@ def flat_divide(a: Layout, tiler: Tiler) -> Layout:
     return _slice_modes(zipped_divide(a, tiler), [True, True])
 
 
-@declare(("L", "T"), "layout.hpp:1649-1674", "_product", records=("PRD", "CPL"), cpp=CALL,
+@declare(("L", "T"), "layout.hpp:1649-1674", logical_product_claims, records=("PRD", "CPL"), cpp=CALL,
          composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"),
          docs=(("`logical_product(A, B)`",
@@ -1209,7 +1348,7 @@ def _dsl_static_block(block: Layout) -> Layout:
     return block
 
 
-@declare(("L", "T"), "layout.hpp:1687-1695", "_product_rearranged", records=("PRD", "CPL"), cpp=CALL,
+@declare(("L", "T"), "layout.hpp:1687-1695", zipped_product_claims, records=("PRD", "CPL"), cpp=CALL,
          composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"),
          docs=(("`zipped/tiled/flat/blocked/raked_product`",
@@ -1225,14 +1364,14 @@ def zipped_product(block: Layout, tiler: Tiler) -> Layout:
     return tile_unzip(logical_product(block, tiler), tiler)
 
 
-@declare(("L", "T"), "layout.hpp:1698-1709", "_product_rearranged", records=("PRD", "CPL"), cpp=CALL,
+@declare(("L", "T"), "layout.hpp:1698-1709", tiled_product_claims, records=("PRD", "CPL"), cpp=CALL,
          composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def tiled_product(block: Layout, tiler: Tiler) -> Layout:
     return _slice_modes(zipped_product(block, tiler), [False, True])
 
 
-@declare(("L", "T"), "layout.hpp:1712-1724", "_product_rearranged", records=("PRD", "CPL"), cpp=CALL,
+@declare(("L", "T"), "layout.hpp:1712-1724", flat_product_claims, records=("PRD", "CPL"), cpp=CALL,
          composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def flat_product(block: Layout, tiler: Tiler) -> Layout:
@@ -1258,7 +1397,35 @@ def _zip_layouts(x: Layout, y: Layout) -> Layout:
     return Layout(z(x.shape, y.shape), z(x.stride, y.stride))
 
 
-@declare(("L", "L"), "layout.hpp:1730-1742", "_padded_product", records=("PRD", "CPL"), cpp=CALL,
+def _padded(a: Layout, b: Layout) -> tuple[Layout, Layout]:
+    r = max(rank(a), rank(b))
+    return _append_to(a, r), _append_to(b, r)
+
+
+def _unzipped(r: Layout, k: int, whole: bool) -> Layout:
+    """Part ``k`` of the layouts ``_zip_layouts`` paired into ``r``: mode by mode where that part was a tuple,
+    else the one pair's ``k``-th element."""
+    if whole:
+        return Layout(r.shape[0][k], r.stride[0][k])  # type: ignore[index]
+    return Layout(tuple(x[k] for x in r.shape), tuple(x[k] for x in r.stride))  # type: ignore[union-attr, index]
+
+
+def blocked_product_claims(r: Layout, a: Layout, b: Layout) -> list[Claim]:
+    """blocked_product re-pairs the modes of logical_product of the rank-padded layouts, ``(A', C o B')``: the
+    same indices, so the claims of that product, whose modes are read back from ``r``, decide it."""
+    pa, pb = _padded(a, b)
+    return logical_product_claims(make_layout(pa, _unzipped(r, 1, type(pa.shape) is not tuple)), pa, pb)
+
+
+def raked_product_claims(r: Layout, a: Layout, b: Layout) -> list[Claim]:
+    """As blocked_product_claims, the pairs swapped: ``C o B'`` first, a tuple when B' is one (composition keeps
+    B's modes) or when it gave several modes."""
+    pa, pb = _padded(a, b)
+    whole = type(r.shape) is tuple and len(r.shape) == 1 and type(pb.shape) is not tuple
+    return logical_product_claims(make_layout(pa, _unzipped(r, 0, whole)), pa, pb)
+
+
+@declare(("L", "L"), "layout.hpp:1730-1742", blocked_product_claims, records=("PRD", "CPL"), cpp=CALL,
          composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def blocked_product(block: Layout, tiler: Layout) -> Layout:
@@ -1269,7 +1436,7 @@ def blocked_product(block: Layout, tiler: Layout) -> Layout:
     return _zip_layouts(m0, m1)
 
 
-@declare(("L", "L"), "layout.hpp:1748-1760", "_padded_product", records=("PRD", "CPL"), cpp=CALL,
+@declare(("L", "L"), "layout.hpp:1748-1760", raked_product_claims, records=("PRD", "CPL"), cpp=CALL,
          composed=BY_INNER,
          dsl=(BINARY, TRACED, RECORDED), sweep=True, example=("(_2,_2):(_1,_2)", "(M,_2):(_1,M)"))
 def raked_product(block: Layout, tiler: Layout) -> Layout:
@@ -1334,8 +1501,67 @@ def _dsl_shape_div(a: Int, b: Int) -> Int:
     return Int(Op("ite", (ne(q, S(0)).expr, q.expr, alt.expr)), False)
 
 
-@declare(("L",), "layout.hpp:1809-1841", "_upcast", records=("UP", "RC"), template=1, cpp=TEMPLATED, dsl=(RECAST_FORM,),
-         composed=BY_RECAST,
+def _recast_claims(n: int, narrow: Layout, wide: Layout, ks: list[int], what: str, prefix: str = "RC"
+                   ) -> list[Claim]:
+    """Upcast / downcast address the same bytes (``docs/semantics.md``).  Leaf by leaf, narrow coordinate ``c``
+    lies in wide element ``c' = c / k`` at byte offset ``r = sum (c % k) * d``; if ``narrow(c) == N*wide(c') + r``
+    for every ``c``, the leaves divide and the offsets ``r`` enumerate ``[0, N)``, the two layouts address the
+    same bytes.  These conditions are sufficient, not necessary, so a refutation is confirmed by the concrete
+    postcondition of the algebra (``UP-POST`` / ``DN-POST``) before it is reported."""
+    src = "layout.hpp:1801-1891"
+    shapes, strides = list(leaves(narrow.shape)), list(leaves(narrow.stride))
+    wstrides = list(leaves(wide.stride))
+    count = 1
+    for k in ks:
+        count *= max(k, 1)
+    offsets = [0]
+    if count == n:  # otherwise there are not N offsets, and nothing to enumerate
+        for k, d in zip(ks, strides):
+            if k > 1:
+                offsets = [o + j * int(d) for o in offsets for j in range(k)]
+    out = [_same_size(f"{prefix}-SIZE", f"{what}: N * size(wide) == size(narrow)", src, size(narrow), size(wide) * n),
+           _fact(f"{prefix}-REM", f"{what}: the byte offsets inside one wide element are 0..N-1", src,
+                 Bool(Const(count == n and sorted(offsets) == list(range(n))), False))]
+    out += [_fact(f"{prefix}-DIV", f"{what}: extent {k} divides narrow mode {m}", src, eq(shapes[m] % D(k), D(0)))
+            for m, k in enumerate(ks) if k > 1]
+    coord, left = [], _I
+    for m, s in enumerate(shapes):
+        coord.append(left % s if m < len(shapes) - 1 else left)
+        left = left / s
+    w = D(0)
+    r = D(0)
+    for c, k, d, wd in zip(coord, ks, strides, wstrides):
+        w = w + (c / D(k)) * wd if k > 1 else w + c * wd
+        r = r + (c % D(k)) * d if k > 1 else r
+    out.append(_claim(f"{prefix}-POST", f"{what}: narrow(c) == N*wide(c / k) + offset, for every narrow coordinate",
+                      src, size(narrow), narrow(_I), w * n + r))
+    return [_sufficient(c) for c in out]
+
+
+def upcast_claims(r: Layout, n: int, layout: Layout) -> list[Claim]:
+    ks = [(-(-n // abs(int(d)))) if d.static and int(d) != 0 else 1 for d in leaves(layout.stride)]
+    return _recast_claims(n, layout, r, ks, f"upcast<{n}>")
+
+
+def downcast_claims(r: Layout, n: int, layout: Layout) -> list[Claim]:
+    ks = [n if d.is_constant(1) or d.is_constant(-1) else 1 for d in leaves(layout.stride)]
+    # For downcast the same bytes is CuTe's contract (its per-mode rule assumes one unit-stride mode): errors,
+    # named apart from upcast's RC-* warnings.
+    return _recast_claims(n, r, layout, ks, f"downcast<{n}>", "DN-RC")
+
+
+def recast_layout_claims(r: Layout, old: int, new: int, layout: Layout) -> list[Claim]:
+    g = _gcd(old, new)
+    num, den = new // g, old // g
+    if num == 1 and den > 1:
+        return downcast_claims(r, den, layout)
+    if den == 1 and num > 1:
+        return upcast_claims(r, num, layout)
+    return []
+
+
+@declare(("L",), "layout.hpp:1809-1841", upcast_claims, records=("UP", "RC"), template=1, cpp=TEMPLATED,
+         dsl=(RECAST_FORM,), composed=BY_RECAST,
          sweep=True, example=("2", "(M,K):(K,_1)"),
          docs=(("`upcast<N>(L)`",
                 "**UP-POST**, the same bytes addressed: `size(R)*N == size(L)` and the multiset `{N*R(i)+k : i < "
@@ -1363,8 +1589,8 @@ def _downcast(n: int, shape: IntTuple, stride: IntTuple) -> Layout:
         return Layout(shape, stride * S(n))
 
 
-@declare(("L",), "layout.hpp:1844-1867", "_downcast", records=("DN",), template=1, cpp=TEMPLATED, dsl=(RECAST_FORM,),
-         composed=BY_RECAST,
+@declare(("L",), "layout.hpp:1844-1867", downcast_claims, records=("DN",), template=1, cpp=TEMPLATED,
+         dsl=(RECAST_FORM,), composed=BY_RECAST,
          sweep=True, example=("2", "(M,K):(K,_1)"),
          docs=(("`downcast<N>(L)`",
                 "**DN-POST**, the mirror: `size(R) == size(L)*N` and `{R(i)}` equals `{N*L(j)+k : j < size(L), k < "
@@ -1381,7 +1607,7 @@ def downcast(n: int, layout: Layout) -> Layout:
     return _recast_postcondition("DN-POST", n, layout, _downcast(n, layout.shape, layout.stride))
 
 
-@declare(("L",), "layout.hpp:1870-1891", "_recast_layout", records=("UP", "DN", "RC"), template=2, cpp=RECAST,
+@declare(("L",), "layout.hpp:1870-1891", recast_layout_claims, records=("UP", "DN", "RC"), template=2, cpp=RECAST,
          composed=BY_RECAST,
          dsl=(RECAST_FORM, RECORDED), sweep=True, widths=(0, 1), example=("16", "32", "(M,K):(K,_1)"),
          docs=(("`recast_layout<Old,New>(L)`",
@@ -1764,7 +1990,7 @@ def nullspace_claims(r: Layout, layout: Layout) -> list[Claim]:
                 "NUL-POST"),))
 def nullspace(layout: Layout) -> Layout:
     """``nullspace`` (layout.hpp:1482-1508): the modes with a static ``_0`` stride (a dynamic 0 is missed).
-    Its contract, NUL-POST, is in ``contracts.claims``."""
+    Its contract, NUL-POST, is ``nullspace_claims``."""
     if dsl() and type(layout.shape) is not tuple and layout.stride.is_constant(0):  # type: ignore[union-attr]
         # DSL branch (DSL 4.8.1 cute.nullspace, observed on nullspace(_6:_0)): its Python code takes len() of the
         # shape of the zero-stride part, so a layout that is one integer mode of stride _0 raises TypeError.
@@ -1885,8 +2111,39 @@ def record_slice_in(coord: Coord, shape: IntTuple, source: str) -> None:
     record("SLICE-IN", SLICE_IN, source, NEVER, _bounds(coord, shape))
 
 
-@declare(("C", "L"), "layout.hpp:689-695", "_slice", name="slice", records=("SLICE", "SLC"), cpp=SLICE, indices=(0,),
-         composed=BY_SLICE,
+def _fill(coord: object, parts: list[IntTuple]) -> IntTuple:
+    """``coord`` with its k-th ``_`` replaced by ``parts[k]`` (in order)."""
+    if type(coord) is tuple:
+        return tuple(_fill(c, parts) for c in coord)
+    if isinstance(coord, Underscore):
+        return parts.pop(0)
+    return coord  # type: ignore[return-value]
+
+
+def _slice_claims(coord: object, layout: Layout, r: Layout, offset: Value, where: str = "") -> list[Claim]:
+    """SLC-POST (layout.hpp:689-703): ``offset + R(i) == L(c')`` where ``c'`` is ``c`` with its ``_``s taking the
+    coordinate of ``i`` in ``R``'s modes (each ``_`` owns one mode of ``R``, underscore.hpp:95-130)."""
+    n = size(r)
+    crd = idx2crd(_I, r.shape)
+    parts = list(crd) if type(r.shape) is tuple else [crd]  # type: ignore[arg-type]  # congruent to r.shape, a tuple here
+    full = _fill(coord, parts)
+    return [_claim("SLC-POST", f"offset + R(i) == L(c with its '_' at R's coordinate of i){where}",
+                   "layout.hpp:689-703", n, layout(full), value_add(offset, r(_I)))]
+
+
+def slice_claims(r: Layout, coord: object, layout: Layout) -> list[Claim]:
+    """``slice(c, L)`` is the layout of ``slice_and_offset(c, L)``: it differs from ``L`` by that offset, which is
+    what the statement is made of."""
+    offset = crd2idx(_underscore_as_zero(coord), layout.shape, layout.stride)
+    return _slice_claims(coord, layout, r, offset)
+
+
+def slice_and_offset_claims(view: OffsetLayout, coord: object, layout: Layout) -> list[Claim]:
+    return _slice_claims(coord, layout, view.layout, view.offset)
+
+
+@declare(("C", "L"), "layout.hpp:689-695", slice_claims, name="slice", records=("SLICE", "SLC"), cpp=SLICE,
+         indices=(0,), composed=BY_SLICE,
          example=("(_,2)", "(M,N):(_1,M)"),
          docs=(("`slice(c, L)`, `slice_and_offset(c, L)`",
                 "`slice(c, L)` keeps the modes of L under an `_` of `c`, nested ones spliced flat "
@@ -1900,7 +2157,7 @@ def slice_view(coord: Coord, layout: Layout) -> Layout:
     return slice_layout(coord, layout)
 
 
-@declare(("C", "L"), "layout.hpp:698-703", "_slice_and_offset", name="slice_and_offset", result=OFFSET_LAYOUT,
+@declare(("C", "L"), "layout.hpp:698-703", slice_and_offset_claims, name="slice_and_offset", result=OFFSET_LAYOUT,
          composed=BY_SLICE,
          records=("SLICE", "SLC"), cpp=SLICE, indices=(0,), example=("(_,2)", "(M,N):(_1,M)"),
          docs=(("`slice_and_offset(c, Sw o O o L)`, `slice(c, Sw o O o L)`",
@@ -1976,7 +2233,22 @@ def _lift_dice(a: object, b: object) -> tuple[object, ...]:
     return () if isinstance(a, Underscore) else (b,)
 
 
-@declare(("L", "T", "C", "C?"), "tensor_impl.hpp:976-1069", "_local_tile", result=OFFSET_LAYOUT,
+def local_tile_claims(view: OffsetLayout, layout: Layout, tiler: object, coord: object,
+                      proj: object = None) -> list[Claim]:
+    """``local_tile`` is ``zipped_divide`` then a slice: the divide's claims and the slice's (tensor_impl.hpp); the
+    divide is what the slice's statement is made of.  A projection dices tiler and coordinate first
+    (tensor_impl.hpp:1058-1069)."""
+    if proj is not None:
+        tiler, coord = dice(proj, tiler), dice(proj, coord)
+    tiled = zipped_divide(layout, tiler)  # type: ignore[arg-type]
+    r0, r1 = rank(tiled, 0), rank(tiled, 1)
+    rest = _append_coord(coord, r1) if type(coord) is tuple else coord
+    c = (_repeat_underscore(r0), rest)
+    return zipped_divide_claims(tiled, layout, tiler) + _slice_claims(c, tiled, view.layout, view.offset,
+                                                                      " (the tile)")
+
+
+@declare(("L", "T", "C", "C?"), "tensor_impl.hpp:976-1069", local_tile_claims, result=OFFSET_LAYOUT,
          records=("IX-2", "DIV", "CPL", "SLC"), basis=True, cpp=TENSOR, dsl=(RECORDED,), indices=(2,),
          through="zipped_divide",
          example=("(M,N):(_1,M)", "<_128,_64>", "(1,1)"),
@@ -2002,7 +2274,26 @@ def local_tile(layout: Layout, tiler: Tiler, coord: Coord, proj: object = None) 
     return view
 
 
-@declare(("L", "L", "I", "C?"), "tensor_impl.hpp:1076-1111", "_local_partition", result=OFFSET_LAYOUT,
+def local_partition_claims(view: OffsetLayout, layout: Layout, thr: Layout, index: Int,
+                           proj: object = None) -> list[Claim]:
+    """``local_partition`` is ``zipped_divide`` by the thread shape then a slice at the thread's coordinate.  A
+    projection dices the thread layout, the index still that of the whole layout (tensor_impl.hpp:1099-1111)."""
+    if proj is not None:
+        thr = dice(proj, thr)  # type: ignore[assignment]
+    shp = thr.shape
+    tiler = product_each(shp)
+    tiled = zipped_divide(layout, tiler)
+    hier = idx2crd(index, shp, thr.stride)
+    r = rank(thr)
+    flat = crd2crd(hier, shp, S(1) if r == 1 else (S(1),) * r)
+    r0, r1 = rank(tiled, 0), rank(tiled, 1)
+    first = _append_coord(flat, r0) if type(flat) is tuple else flat
+    c = (first, _repeat_underscore(r1))
+    return zipped_divide_claims(tiled, layout, tiler) + _slice_claims(c, tiled, view.layout, view.offset,
+                                                                      " (the thread's elements)")
+
+
+@declare(("L", "L", "I", "C?"), "tensor_impl.hpp:1076-1111", local_partition_claims, result=OFFSET_LAYOUT,
          records=("IX", "DIV", "CPL", "SLC"), cpp=TENSOR, dsl=(RECORDED,), indices=(2,), through="zipped_divide",
          example=("(M,N):(_1,M)", "(_2,_2):(_1,_2)", "1"),
          docs=(("`local_partition(A, thr, i)`",

@@ -29,8 +29,9 @@ from collections.abc import Sequence
 
 from verifier.algebra import ops as algebra
 from verifier.algebra.declare import OFFSET_LAYOUT, declare
-from verifier.core.int_tuple import IntTuple
-from verifier.core.integers import FALSE, TRUE, Bool, Const, D, Int, S, and_, ge, lt
+from verifier.core.claim import _I, Claim
+from verifier.core.int_tuple import IntTuple, leaves
+from verifier.core.integers import FALSE, TRUE, Bool, Const, D, Int, S, and_, eq, ge, lt, ne, not_, or_
 from verifier.core.layouts import Layout, rank, size
 from verifier.core.obligations import NEVER, Quiet, Shallow, record
 
@@ -70,10 +71,15 @@ def _partition(a: Layout, tiler: object, coord: object, proj: object, thr: Layou
 
 
 def _thread_part(tile: Layout, thr: object, index: Int) -> algebra.OffsetLayout:
-    """A thread's share of a tile: ``local_partition(tile, thr, index)`` for a thread layout, or
-    ``tiled_copy.get_slice(index).partition_S(tile)`` for a TiledCopy."""
-    from verifier.algebra.tiled import TiledCopy
+    """A thread's share of a tile: ``local_partition(tile, thr, index)`` for a thread layout,
+    ``tiled_copy.get_slice(index).partition_S(tile)`` for a TiledCopy, or ``tiled_mma.get_slice(index).partition_C
+    (tile)`` for a TiledMMA (an epilogue that stores the accumulators straight to gmem, default_epilogue.hpp:200)."""
+    from verifier.algebra.tiled import TiledCopy, TiledMMA
 
+    if isinstance(thr, TiledMMA):
+        record("IX-2", "the thread index lies in [0, size(TiledMMA)), the threads of the TiledMMA",
+               "mma_atom.hpp:466-473", NEVER, and_(ge(index, D(0)), lt(index, thr.thr_layout_vmnk.size())))
+        return thr.partition_C(tile, index)
     if isinstance(thr, TiledCopy):
         n = thr.layout_tv.size() if rank(thr.layout_tv) == 1 else size(thr.layout_tv, 0)
         record("IX-2", "the thread index lies in [0, size<0>(layout_TV)), the threads of the TiledCopy",
@@ -86,9 +92,14 @@ def partitions(a: Layout, tiler: object, coord: object, proj: object, thr: Layou
                shift: IntTuple | None = None) -> tuple[algebra.OffsetLayout, list[algebra.OffsetLayout]]:
     """The data partition (``tAgA``) and the coordinate partitions (``tAcA``, one per mode)."""
     data = _partition(a, tiler, coord, proj, thr, index, shift)
+    return data, _coordinates(a, tiler, coord, proj, thr, index, shift)
+
+
+def _coordinates(a: Layout, tiler: object, coord: object, proj: object, thr: Layout, index: Int,
+                 shift: IntTuple | None = None) -> list[algebra.OffsetLayout]:
+    """The coordinate partitions (``tAcA``), one per mode of A."""
     with Quiet():  # the identity tensor's partitions repeat the data's obligations
-        comps = [_partition(c, tiler, coord, proj, thr, index, shift) for c in identity_components(a.shape)]
-    return data, comps
+        return [_partition(c, tiler, coord, proj, thr, index, shift) for c in identity_components(a.shape)]
 
 
 def _tile_cover(tiler: object, proj: object, thr: Layout) -> tuple[Bool, str, tuple[int, ...]] | None:
@@ -110,11 +121,12 @@ def _tile_cover_once(tiler: object, proj: object, thr: Layout) -> tuple[Bool, st
     diced = algebra.dice(proj, tiler) if proj is not None else tiler
     elements = diced.elements if hasattr(diced, "elements") else diced
     elements = elements if type(elements) is tuple else (elements,)
-    from verifier.algebra.tiled import TiledCopy
+    from verifier.algebra.tiled import TiledCopy, TiledMMA
 
     try:
         shape = tuple(int(size(e) if isinstance(e, Layout) else e) for e in elements)
-        n_thr = int(size(thr.layout_tv, 0) if isinstance(thr, TiledCopy) else thr.size())
+        n_thr = int(size(thr.layout_tv, 0) if isinstance(thr, TiledCopy) else
+                    thr.thr_layout_vmnk.size() if isinstance(thr, TiledMMA) else thr.size())
     except TypeError:
         return None
     tile = tuple(D(x) for x in shape)
@@ -155,8 +167,66 @@ _VECTORIZED = (_VIA_PARTS + ". CuTe's copy(AutoVectorizingCopyWithAssumedAlignme
                "max_common_layout, recast_layout and upcast are each in the selfcheck's corpus")
 
 
+def predicated_copy_claims(data: algebra.OffsetLayout, a: Layout, tiler: object, coord: object, proj: object,
+                           thr: Layout, index: Int, residue: IntTuple, shift: IntTuple | None = None) -> list[Claim]:
+    """The contract of ``predicated_copy`` (the module's docstring), over its result ``data`` (the thread's
+    partition) and the coordinates the identity tensor's partitions give it."""
+    comps = _coordinates(a, tiler, coord, proj, thr, index, shift)
+    shape: list[Int] = list(leaves(a.shape)) if type(a.shape) is tuple else [a.shape]  # type: ignore[list-item]
+    res: list[Int] = list(leaves(residue)) if type(residue) is tuple else [residue]  # type: ignore[list-item]
+    c = [w.offset + w.layout(_I) for w in comps]
+    pred = elem_less(c, res)
+    n = data.layout.size()
+    src = "tensor_impl.hpp:976-1111, int_tuple.hpp:885"
+    inside = or_(not_(pred), elem_less(c, shape))
+    at = or_(not_(pred), and_(*(ge(x, D(0)) for x in c)))
+    cover = _tile_cover(tiler, proj, thr)
+    # The threads a witness names fail THR-ONCE, so that the counterexample names the thread index that breaks the
+    # tile; COVER-THR stays false for every thread (the tile is wrong whichever threads the assumptions admit).
+    once = [] if cover is None or not cover[2] else [
+        Claim("THR-ONCE", f"thread {index} holds only coordinates of the CTA tile, none of them held by another "
+              f"thread: {cover[1]}", "tensor_impl.hpp:1076-1087", (), and_(*(ne(index, D(x)) for x in cover[2])))]
+    covers = once + ([] if cover is None else [
+        Claim("COVER-THR", "the threads' values cover the CTA tile, each element once (decided on the static tile)"
+              + (f": {cover[1]}" if cover[1] else ""), "tensor_impl.hpp:1076-1087", (), cover[0])])
+    return covers + [
+        Claim("PRED-IN", "every access the predicate admits lies inside the tensor: elem_less(c, residue) implies "
+              "elem_less(c, shape(A))", src, (("#i", D(0), n),), inside),
+        Claim("PRED-AT", "a predicated access reads the element at its coordinate: offset + V(i) == A(c(i))", src,
+              (("#i", D(0), n),), and_(at, or_(not_(pred), _eq(data.offset + data.layout(_I), a(tuple(c)))))),
+        Claim("PRED-COVER", "no element of the problem is skipped: the residue is the whole shape (residue >= "
+              "shape(A), mode by mode)", src, (), and_(*(ge(r, s) for r, s in zip(res, shape)))
+              if len(res) >= len(shape) else Bool(Const(False), True)),
+    ]
+
+
+def _eq(x: Int, y: Int) -> Bool:
+    return eq(x, y)
+
+
+def vectorized_copy_claims(data: algebra.OffsetLayout, a: Layout, tiler: object, coord: object, proj: object,
+                           thr: Layout, index: Int, vector: Int) -> list[Claim]:
+    """ALIGN: with the tensor's data pointer aligned to a whole vector (the assumption, as CuTe's
+    ``max_alignment`` / the DSL's ``align`` state it), every vector the thread accesses starts at an offset that is a
+    multiple of the vector and its elements are contiguous (copy.hpp's ``max_common_vector`` reasoning): a
+    vectorised access of ``vector`` elements is aligned.  A dynamic leading dimension gives the guard
+    (``lda % 8 == 0``)."""
+    n = int(vector)
+    count = data.layout.size()
+    start = data.offset + data.layout(_I * vector)
+    src = "copy.hpp (max_common_vector), copy_traits.hpp"
+    out = [Claim("ALIGN", f"every {n}-element vector of the thread starts at a multiple of {n} elements (its "
+                 "address is aligned when the data pointer is)", src, (("#i", D(0), count / vector),),
+                 eq(start % vector, D(0)))]
+    if n > 1:
+        out.append(Claim("ALIGN-CONTIG", f"the {n} elements of each vector are contiguous", src,
+                         (("#i", D(0), count),),
+                         eq(data.layout(_I), data.layout((_I / vector) * vector) + _I % vector)))
+    return out
+
+
 @declare(("L", "T", "C", "C", "L", "I", "S", "C?"), "copy.hpp:49-72",
-         "_predicated_copy", result=OFFSET_LAYOUT,
+         predicated_copy_claims, result=OFFSET_LAYOUT,
          records=("PRED", "COVER", "THR", "IX"), indices=(2, 5), not_compiled=_PREDICATED,
          example=("(M,K):(_1,M)", "(_128,_128,_32)", "(m,n,k)", "Step<_1,X,_1>", "(_32,_8):(_1,_32)", "t",
                   "(M,K)", "--symbol", "t=..255", "--assume", "m < (M+127)/128", "--assume",
@@ -181,7 +251,7 @@ __all__ = ["domain_offset", "elem_less", "identity_components", "partitions", "p
 
 
 @declare(("L", "T", "C", "C", "L", "I", "I"), "copy.hpp:241-286",
-         "_vectorized_copy", result=OFFSET_LAYOUT,
+         vectorized_copy_claims, result=OFFSET_LAYOUT,
          records=("ALIGN", "IX"), indices=(2, 5), not_compiled=_VECTORIZED,
          example=("(M,K):(_1,M)", "(_128,_128,_32)", "(m,n,k)", "Step<_1,X,_1>", "(_16,_16):(_1,_16)", "t",
                   "_8", "--symbol", "t=..255", "--assume", "m < (M+127)/128", "--assume",

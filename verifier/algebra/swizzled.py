@@ -16,10 +16,12 @@ passed in by ``algebra.ops``, which dispatches here, so this module sits below i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from verifier.algebra.declare import DECLARED, LAYOUT
 from verifier.core.basis import has_basis
+from verifier.core.claim import Claim, postcondition
 from verifier.core.errors import CuteRejection, LayoutError, UndefinedBehavior
 from verifier.core.integers import Bool, Const, Int, S, eq
 from verifier.core.layouts import Layout, Tile
@@ -27,18 +29,27 @@ from verifier.core.obligations import (
     CLAUSE,
     NEEDS,
     NEVER,
-    POSTCONDITION,
     POSTCONDITION_LIMIT,
     Recorder,
     record,
     recording,
 )
-from verifier.core.swizzle import ComposedLayout, Fn, Swizzle, compose3, compose_swizzles, is_swizzled, make_swizzle
+from verifier.core.swizzle import (
+    ComposedLayout,
+    Fn,
+    SmemPtrFlag,
+    Swizzle,
+    compose3,
+    compose_swizzles,
+    is_swizzled,
+    make_swizzle,
+)
 
 # The whole ``composition`` and ``right_inverse`` / ``left_inverse`` of ``ops``, which take every operand kind
 # although their annotations name only the plain-layout overload.
 Compose = Callable[[Any, Any], Fn]
 Invert = Callable[[Any], object]
+Contract = Callable[..., list[Claim]]  # an operation's claim builder, ``builder(result, *operands)``
 _T = TypeVar("_T")
 
 
@@ -83,9 +94,10 @@ def _require_zero_offset(c: ComposedLayout) -> None:
         raise CuteRejection("Require offset == 0.", "layout_composed.hpp:386")
 
 
-def composition(a: object, b: object, compose: Compose) -> Fn:
+def composition(a: object, b: object, compose: Compose, contract: Contract) -> Fn:
     """CuTe's ``composition`` overloads for swizzle and composed operands (see the module docstring); ``compose``
-    is the whole ``composition``, which the inner layouts go back to."""
+    is the whole ``composition``, which the inner layouts go back to, ``contract`` its claims
+    (``ops.composition_claims``)."""
     if isinstance(a, ComposedLayout):  # layout_composed.hpp:370-377: any tiler composes with the inner layout
         return compose3(a.outer, a.offset, compose(a.inner, b))
     if isinstance(a, Swizzle):
@@ -103,7 +115,7 @@ def composition(a: object, b: object, compose: Compose) -> Fn:
         _require_zero_offset(b)
         # The two inner compositions' own postconditions are replaced by the postcondition of the whole.
         result = without_postconditions(lambda: compose(compose(a, b.outer), b.inner))
-        _composed_postcondition(a, b, result)
+        _composed_postcondition(a, b, result, contract)
         return result
     raise LayoutError(f"composition: cannot use {b!r} as the right operand")
 
@@ -121,24 +133,22 @@ def without_postconditions(run: Callable[[], _T]) -> _T:
     return out
 
 
-def _composed_postcondition(a: Layout, b: ComposedLayout, r: Fn) -> None:
-    """``size(R) == size(B)`` and ``R(i) == A(B(i))`` for every i < size(B), decided on concrete values."""
+def _composed_postcondition(a: Layout, b: ComposedLayout, r: Fn, contract: Contract) -> None:
+    """``size(R) == size(B)`` and ``R(i) == A(B(i))`` for every i < size(B), decided on concrete values: the claims
+    of composition (``contract``, stated over the functions' values) evaluated."""
     try:
         record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
                eq(r.size(), b.size()), CLAUSE)  # type: ignore[union-attr]  # R is never a bare swizzle
     except (LayoutError, UndefinedBehavior):
         pass
-    try:
-        if not (recording() and a.concrete and b.concrete and getattr(r, "concrete", False)):
-            return
-        n = int(b.size())
-        if n > POSTCONDITION_LIMIT:
-            return
-        ok = int(r.size()) == n and all(int(r(i)) == int(a(int(b(i)))) for i in range(n))  # type: ignore[union-attr]  # R: never a bare swizzle
-    except (LayoutError, UndefinedBehavior):
+    if not (a.concrete and b.concrete and getattr(r, "concrete", False)):
         return
-    record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)", "layout.hpp:1022",
-           NEVER, Bool(Const(ok), False), POSTCONDITION)
+    try:
+        postcondition("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B)",
+                      "layout.hpp:1022", lambda: contract(r, a, b),
+                      undefined_fails=False)
+    except LayoutError:
+        return
 
 
 def check_plain_composition(a: object, b: object) -> None:
@@ -183,41 +193,71 @@ def _inverse(x: Swizzle | ComposedLayout, which: str, invert: Invert, compose: C
     return compose3(inner, _offset_inverse(x.offset, which), inv(x.outer))
 
 
-def _inverse_postcondition(which: str, x: Fn, r: Fn) -> None:
+def _inverse_postcondition(which: str, x: Fn, r: Fn, contract: Contract) -> None:
+    """RI-POST (right) or LI-3 (left) decided on concrete values: the inverse's claims (``contract``:
+    ``ops.right_inverse_claims``, ``ops.left_inverse_claims``, stated over the functions' values) evaluated."""
+    if not (x.concrete and r.concrete) or isinstance(r if which == "right" else x, Swizzle):
+        return
     try:
-        if not (x.concrete and r.concrete):
-            return
         if which == "right":
-            if isinstance(r, Swizzle):
-                return
-            n = int(r.size())
-            if n > POSTCONDITION_LIMIT:
-                return
-            ok = all(int(x(int(r(i)))) == i for i in range(n))
-            record("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260", NEVER,
-                   Bool(Const(ok), False), POSTCONDITION)
+            postcondition("RI-POST", "L(R(i)) == i for every i < size(R)", "layout.hpp:1255-1260",
+                          lambda: contract(r, x), undefined_fails=False)
         else:
-            if isinstance(x, Swizzle):
-                return
-            n = int(x.size())
-            if n > POSTCONDITION_LIMIT:
-                return
-            ok = all(int(r(int(x(i)))) == i for i in range(n))
-            record("LI-3", "R(L(i)) == i for every i < size(L)", "layout.hpp:1313-1316", NEVER,
-                   Bool(Const(ok), False), POSTCONDITION)
-    except (LayoutError, UndefinedBehavior):
+            postcondition("LI-3", "R(L(i)) == i for every i < size(L)", "layout.hpp:1313-1316",
+                          lambda: [c for c in contract(r, x) if c.id == "LI-3"], undefined_fails=False)
+    except LayoutError:
         return
 
 
-def right_inverse(x: Swizzle | ComposedLayout, invert: Invert, compose: Compose) -> Fn:
-    """``right_inverse`` of a swizzle or a composed layout; ``invert`` is the whole ``right_inverse``."""
+def right_inverse(x: Swizzle | ComposedLayout, invert: Invert, compose: Compose, contract: Contract) -> Fn:
+    """``right_inverse`` of a swizzle or a composed layout; ``invert`` is the whole ``right_inverse``, ``contract``
+    its claims."""
     result = _inverse(x, "right", invert, compose)
-    _inverse_postcondition("right", x, result)
+    _inverse_postcondition("right", x, result, contract)
     return result
 
 
-def left_inverse(x: Swizzle | ComposedLayout, invert: Invert, compose: Compose) -> Fn:
-    """``left_inverse`` of a swizzle or a composed layout; ``invert`` is the whole ``left_inverse``."""
+def left_inverse(x: Swizzle | ComposedLayout, invert: Invert, compose: Compose, contract: Contract) -> Fn:
+    """``left_inverse`` of a swizzle or a composed layout; ``invert`` is the whole ``left_inverse``, ``contract``
+    its claims."""
     result = _inverse(x, "left", invert, compose)
-    _inverse_postcondition("left", x, result)
+    _inverse_postcondition("left", x, result, contract)
     return result
+
+
+# -- contracts over the functions' values ------------------------------------------------------------------------
+
+
+def evaluable(*fns: object) -> bool:
+    """Functions whose value at a symbolic index is an integer expression: plain layouts (no scaled basis),
+    swizzles, or composed layouts of those with an integer offset (an smem_ptr flag's byte semantics aside)."""
+    return all(_evaluable(f) for f in fns)
+
+
+def _evaluable(f: object) -> bool:
+    if isinstance(f, Swizzle):
+        return True
+    if isinstance(f, ComposedLayout):
+        return (not isinstance(f.offset, SmemPtrFlag) and type(f.offset) is Int and _evaluable(f.outer)
+                and _evaluable(f.inner) and not isinstance(f.inner, Swizzle))
+    return isinstance(f, Layout) and not has_basis(f.stride)
+
+
+def claims(op: str, args: Sequence[object], result: object) -> list[Claim] | None:
+    """The contract of ``op`` on operands of which one is swizzled: its declared claims, which are stated over the
+    functions' values (CMP-POST, RI-POST, LI-POST and LI-3), where the operands and the result are functions whose
+    values are integer expressions (a symbolic swizzle bit by bit); None when these operands are not of that kind
+    or ``op`` takes no swizzled operand (``declare.Operation.swizzled``)."""
+    row = DECLARED.get(op)
+    if row is None or not row.swizzled or row.result != LAYOUT:
+        return None
+    # a bare swizzle functor is a function too, as the outer operand of a binary operation (CuTe's swizzle atoms:
+    # composition(Swizzle<3,3,3>{}, Layout<...>{}))
+    fns = [a for k, a in enumerate(args)
+           if (isinstance(a, Layout | ComposedLayout) or (len(args) == 2 and k == 0 and isinstance(a, Swizzle)))
+           and _evaluable(a)]
+    if len(fns) != len(args) or not isinstance(result, Layout | ComposedLayout) or not _evaluable(result):
+        return None
+    if isinstance(fns[-1], Swizzle):  # a swizzle as the operand the contract enumerates: no domain to state it on
+        return None
+    return row.claims()(result, *fns)

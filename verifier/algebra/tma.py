@@ -39,10 +39,11 @@ from dataclasses import dataclass, field
 
 from verifier.algebra.declare import BOX, declare
 from verifier.core.basis import ScaledBasis
+from verifier.core.claim import _I, Claim, _claim
 from verifier.core.errors import CuteRejection, LayoutError
-from verifier.core.int_tuple import IntTuple, format_tuple, leaf_list
-from verifier.core.integers import Int, S, abs_, and_, eq, gcd, ge, le, lt, max_, min_, unwatched
-from verifier.core.layouts import Layout
+from verifier.core.int_tuple import IntTuple, format_tuple, idx2crd, leaf_list, product_each
+from verifier.core.integers import D, Int, S, abs_, and_, eq, gcd, ge, le, lt, max_, min_, unwatched
+from verifier.core.layouts import Layout, size
 from verifier.core.obligations import NEVER, Recorder, record
 from verifier.core.swizzle import ComposedLayout, Swizzle
 
@@ -166,7 +167,29 @@ _NOT_COMPILED = ("not a CuTe function but the box make_tma_copy derives (detail:
                  "tests/differential/test_tma.py compiles that call on its own")
 
 
-@declare(("L", "L"), "copy_traits_sm90_tma.hpp:723-845", "_make_tma_box", result=BOX, records=("TMA",), template=1,
+def make_tma_box_claims(r: TmaBox, element_bits: int, smem: object, gmem: Layout) -> list[Claim]:
+    """TMA-POST: the box walks the tile as the smem layout stores it: its ``i``-th element is the gmem element of
+    the tile coordinate that smem index ``i`` holds, ``box(i) == GMEM(idx2crd(right_inverse(SMEM)(i), tile))``
+    (the TMA unit writes box element ``i`` to smem index ``i``, before the swizzle; copy_traits_sm90_tma.hpp:723-845).
+    The smem layout's inverse is what the statement is made of."""
+    from verifier.algebra import ops as algebra
+
+    _, inner = swizzle_portions(smem)
+    walked = r.tile
+    tile = product_each(inner.shape)
+    inverse = algebra.right_inverse(inner)
+    assert isinstance(inverse, Layout)
+    crd = idx2crd(inverse(_I), tile)
+    crd = crd if type(crd) is tuple else (crd,)
+    gshape = gmem.shape if type(gmem.shape) is tuple else (gmem.shape,)
+    full = (*crd, *(D(0) for _ in gshape[len(crd):]))
+    expected = gmem(full if type(gmem.shape) is tuple else full[0])
+    return [_claim("TMA-POST", "box element i is the gmem element of the tile coordinate at smem index i: "
+                   "box(i) == GMEM(idx2crd(right_inverse(SMEM)(i), tile))", "copy_traits_sm90_tma.hpp:723-845",
+                   size(walked), expected, walked(_I))]
+
+
+@declare(("L", "L"), "copy_traits_sm90_tma.hpp:723-845", make_tma_box_claims, result=BOX, records=("TMA",), template=1,
          swizzled=True, widths=(0,), not_compiled=_NOT_COMPILED,
          example=("16", "Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_64):(_64,_1)", "(M,K):(K,_1)", "--assume",
                   "K % 8 == 0"),
@@ -197,8 +220,6 @@ def make_tma_box(element_bits: object, smem: object, gmem: object) -> TmaBox:
 
 
 def _make_tma_box(element_bits: object, smem: object, gmem: object) -> TmaBox:
-    from verifier.core.int_tuple import product_each
-
     bits = int(element_bits)  # type: ignore[call-overload]
     if bits <= 0:
         raise LayoutError(f"make_tma_box: the element width must be positive, got {bits}")

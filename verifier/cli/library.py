@@ -34,6 +34,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                    "as not verified)")
     p.add_argument("--batch", type=int, default=None, metavar="N", help="keys compiled into one program in the "
                    "derive phase (default 8)")
+    p.add_argument("--no-plan-cache", action="store_true", help="enumerate and key the configurations again "
+                   "instead of reading them from the result cache's plans (docs/library.md)")
     from verifier.library.distribute import add_sweep_options
 
     add_sweep_options(p)
@@ -44,8 +46,8 @@ def cmd_library(args: argparse.Namespace) -> int:
     from verifier.library import configs as cfg
     from verifier.library import phases, report
     from verifier.library.distribute import Record, store_path, sweep_options
-    from verifier.library.keys import group, payload
-    from verifier.run.batch import tool_version
+    from verifier.library.plan import load_plan
+    from verifier.run.batch import cache_root, tool_version
 
     if args.limit is not None and args.limit < 0:
         from verifier.cli.args import UsageError
@@ -57,18 +59,12 @@ def cmd_library(args: argparse.Namespace) -> int:
         raise UsageError("--batch: must be >= 1")
     tool, version = tool_version(), cfg.cutlass_version(args.cutlass)
     include = str(cfg.include_dir(args.cutlass)) if args.cutlass else None
-    all_configs: dict[str, dict[str, Any]] = {}
-    payloads: dict[str, dict[str, Any]] = {}
-    counts: dict[str, int] = {}
     start = time.monotonic()
-    for arch in args.arch or ["90a"]:
-        e = cfg.enumerate_gemms(arch, args.kernels, args.instantiation_level, args.cutlass)
-        counts[arch] = len(e.configs)
-        for g in group(e.configs, tool, version):
-            for n in g.configs:
-                all_configs[n] = {"key": g.key, "fields": {**g.fields, "arch": arch}}
-            # Each batch of keys is compiled where it is derived (phases.derive_batch), so the workers share it.
-            payloads[g.key] = payload(g, e, tool, version, include)
+    archs = list(args.arch or ["90a"])
+    # The keys, read from the result cache's plans when this enumeration was keyed before (verifier/library/plan.py)
+    plan = load_plan(archs, args.kernels, args.instantiation_level, args.cutlass, tool, version,
+                     None if args.no_plan_cache else cache_root() / "library" / "plans")
+    payloads = {k: plan.payload(k, include) for k in plan.keys}
     keys = list(payloads)
     todo = keys if args.limit is None else keys[:args.limit]
     pending = keys[len(todo):]
@@ -81,7 +77,8 @@ def cmd_library(args: argparse.Namespace) -> int:
               f"configurations, {record.seconds:.1f} s)", file=sys.stderr)
 
     ran = phases.run(payloads, todo, store_path(args), tool, version, batch=args.batch or phases.DEFAULT_BATCH,
-                     progress=sys.stderr.isatty(), on_record=shown, **sweep_options(args))
+                     progress=sys.stderr.isatty(), on_record=shown, source=plan.source, **sweep_options(args))
+    swept = time.monotonic()
     done = ran.keys
     results: list[dict[str, Any]] = []
     for k in todo:
@@ -92,17 +89,21 @@ def cmd_library(args: argparse.Namespace) -> int:
             p = payloads[k]
             results.append({"key": k, "representative": p["representative"], "configs": p["configs"],
                             "status": "error", "reason": rec.error})
-    meta = {"archs": list(args.arch or ["90a"]), "kernels": args.kernels, "level": args.instantiation_level,
-            "cuda_version": cfg.CUDA_VERSION, "cutlass": version, "tool": tool, "configurations_per_arch": counts,
+    meta = {"archs": archs, "kernels": args.kernels, "level": args.instantiation_level,
+            "cuda_version": cfg.CUDA_VERSION, "cutlass": version, "tool": tool, "configurations_per_arch": plan.counts,
             "sweep": {"engine": done.engine, "workers": done.workers, "cached": done.cached,
-                      "computed": done.computed, "errors": done.errors, "startup": round(done.startup, 2),
+                      "computed": done.computed, "errors": done.errors, "startup": round(ran.startup, 2),
                       # the derive and decide phases: batches of keys compiled, distinct layout problems decided
                       "derive": _phase(ran.derive), "decide": _phase(ran.decide), "problems": ran.problems,
                       "problem_uses": ran.problem_uses},
+            # the keys (enumerated, or read from the plan cache: "plan_cached"), the three phases, the reports
+            "plan_cached": plan.cached,
             "seconds": {"enumerate": round(enumerated, 2),
                         "sweep": round(sum(s.seconds for s in (ran.derive, ran.decide, done) if s), 2),
-                        "total": round(time.monotonic() - start, 2)}}
-    data = report.build(meta, results, all_configs, pending)
+                        "phases": round(swept - enumerated - start, 2)}}
+    data = report.build(meta, results, plan.configurations(), pending)
+    data["seconds"]["report"] = round(time.monotonic() - swept, 2)  # building the data; writing it is not counted
+    data["seconds"]["total"] = round(time.monotonic() - start, 2)
     report.write(args.output, data)
     if args.html:
         report.write_html(args.html, data)

@@ -1,18 +1,19 @@
 """A ``Claim``: one universally quantified statement over the symbols and a few *witness* variables (a 1-D
 coordinate ``#i``, a second one ``#j``): for every assignment inside ``domain``, ``expected == actual`` (or the
-boolean ``holds``).  Every contract is a list of claims; ``contracts.claims`` builds them per operation.
-It lives in ``core`` so that a contract can sit beside its algorithm (an ``algebra`` module cannot import
-``contracts``)."""
+boolean ``holds``).  Every contract is a list of claims, built by the builder its operation's declaration names,
+beside the algorithm (``algebra.declare``); on concrete values an algorithm records the same claims evaluated as
+its postcondition (``postcondition``).  It lives in ``core`` so that an ``algebra`` module can state them."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from verifier.core.codomain import same_values
 from verifier.core.errors import UndefinedBehavior
-from verifier.core.integers import Bool, D, Int, and_, eq, ge, lt, symbol
+from verifier.core.integers import Bool, Const, D, Int, and_, eq, ge, lt, symbol, unwatched
+from verifier.core.obligations import NEVER, POSTCONDITION, POSTCONDITION_LIMIT, Quiet, enumerating, record
 
 WITNESSES = ("#i", "#j", "#k")
 _I, _J = (symbol(w) for w in WITNESSES[:2])
@@ -112,14 +113,45 @@ def _first_failure_nested(c: Claim, limit: int) -> dict[str, int] | None:
 def _truth(b: Bool, values: Mapping[str, int]) -> bool:
     if b.value is not None:
         return bool(b.value)
-    return bool(b.evaluate(values))
+    return bool(b.expr.evaluate(values))
 
 
-def holds_everywhere(claims: Sequence[Claim]) -> bool:
+def decided(claims: Sequence[Claim], limit: int, undefined_fails: bool = True) -> bool | None:
     """Whether every claim of a contract holds at every witness value, on concrete operands and result: the
-    concrete form of the statement the engine decides on symbols.  Undefined behaviour in evaluating one (a
-    division by a zero extent) is a failure; the claims are taken in order, and the first failing one ends it."""
+    concrete form of the statement the engine decides on symbols.  The claims are taken in order, and the first
+    failing one ends it; undefined behaviour in evaluating one (a division by a zero extent) is a failure where
+    ``undefined_fails``.  None when that is not decided here: a claim with more than ``limit`` witness values, or
+    undefined behaviour where it is not a failure."""
+    if any(_count(c) > limit for c in claims):
+        return None
     try:
         return all(first_failure(c, limit=1 << 62) is None for c in claims)
     except UndefinedBehavior:
-        return False
+        return False if undefined_fails else None
+
+
+def _count(c: Claim) -> int:
+    """The number of witness values of a claim whose ranges are concrete (0 for ranges over another witness)."""
+    count = 1
+    for _, lo, hi in c.ranges:
+        if not (lo.concrete and hi.concrete):
+            return 0
+        count *= max(0, int(hi) - int(lo))
+    return count
+
+
+def postcondition(id: str, description: str, source: str, claims: Callable[[], Sequence[Claim]],
+                  limit: int = POSTCONDITION_LIMIT, undefined_fails: bool = True) -> None:
+    """A whole postcondition on concrete operands and result, for a ``Recorder`` outside ``Shallow``: the
+    operation's own claims (its contract, the statement the engine decides on symbols; built only here, recording
+    nothing) evaluated
+    at every witness value (``core.claim.decided``), recorded as one obligation.  Nothing is recorded where that
+    is not decided (more than ``limit`` witness values; undefined behaviour in evaluating a claim unless
+    ``undefined_fails``)."""
+    if not enumerating():
+        return
+    with Quiet(), unwatched():  # the statement's own arithmetic: no obligation of CuTe's, no overflow of its
+        built = claims()
+    ok = decided(built, limit, undefined_fails)
+    if ok is not None:
+        record(id, description, source, NEVER, Bool(Const(ok), False), POSTCONDITION)

@@ -354,3 +354,4 @@ def fix(id: str) -> str:
 
 # Postconditions are decided by enumeration on concrete layouts up to this size (the engine decides the rest).
 POSTCONDITION_LIMIT = 1 << 14
+

@@ -833,7 +833,7 @@ def decide_operation(op: str, args: Sequence[object], symbols: Symbols, budget: 
             return Verdict(op, inputs, UNKNOWN, str(outcome.result), reason="the engine decides swizzled and "
                            "scaled-basis (E<i>) operands only on concrete values; these have symbols",
                            assumptions=assumptions)
-        # The contract stated over the functions' values, a symbolic swizzle bit by bit (claims.SWIZZLED_CLAIMS).
+        # The contract stated over the functions' values, a symbolic swizzle bit by bit (algebra.swizzled.claims).
         items = _claim_items(op, args, built) + _obligation_items(op, args, outcome, True, True)
         symbolic_post = True
     elif op == "composition" and _bare_swizzle(args) and \

@@ -26,14 +26,16 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import json
+import logging
 import math
 import multiprocessing
 import os
 import pickle
 import socket
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -412,13 +414,8 @@ def _run_dask(todo: list[str], items: Mapping[str, Any], fn: Fn, address: str | 
     # it took down with it) when it starts; a running scheduler (``address``) keeps its own setting.
     with dask.config.set({"distributed.scheduler.allowed-failures": retries}):
         if address is None:
-            try:
-                cluster = dd.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                          dashboard_address=None, silence_logs=40)
-            except (OSError, TimeoutError, RuntimeError) as exc:
-                # a worker that cannot start: say, a main module without ``if __name__ == "__main__"`` guarding it
-                raise LayoutError(f"a local Dask cluster of {workers} workers did not start: {exc}") from None
-            client = dd.Client(cluster)
+            cluster, client = start_local_cluster(workers, stage=CLUSTER_STAGE)
+            out.workers = len(client.nthreads())
         else:
             cluster = None
             try:
@@ -473,6 +470,110 @@ def _run_dask(todo: list[str], items: Mapping[str, Any], fn: Fn, address: str | 
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+@contextlib.contextmanager
+def shared_cluster(engine: str = "auto", address: str | None = None, workers: int | None = None,
+                   retries: int = DEFAULT_RETRIES) -> Iterator[tuple[str | None, float]]:
+    """For several sweeps in a row (``phases.run``'s three): the ``address`` they should use and the seconds it
+    took to start.  On Dask without ``address``, one local cluster for all of them (started as ``sweep`` starts
+    its own, with ``retries`` allowed failures a task) instead of one each; otherwise ``address`` unchanged."""
+    if engine not in ENGINES or address is not None or (engine == "auto" and not _has_dask()) or engine == "local":
+        yield address, 0.0
+        return
+    if not _has_dask():
+        raise LayoutError("--engine dask: Dask distributed is not installed (pip install 'cute-layout-verifier"
+                          "[cluster]'), or use --engine local")
+    import dask
+
+    t0 = time.monotonic()
+    with dask.config.set({"distributed.scheduler.allowed-failures": retries}):
+        cluster, client = start_local_cluster(workers or default_jobs(), stage=CLUSTER_STAGE)
+    try:
+        yield str(cluster.scheduler_address), time.monotonic() - t0
+    finally:
+        client.close()
+        cluster.close()
+
+
+# Workers a local cluster starts at once, and the tries of a stage whose workers did not all start: 32 nannies
+# started together once failed ("Nanny failed to start") where 16 never did.
+CLUSTER_STAGE = 16
+CLUSTER_ATTEMPTS = 3
+CLUSTER_STAGE_TIMEOUT = 120.0
+
+
+def start_local_cluster(workers: int, *, stage: int = CLUSTER_STAGE, attempts: int = CLUSTER_ATTEMPTS,
+                        timeout: float = CLUSTER_STAGE_TIMEOUT, **options: Any) -> tuple[Any, Any]:
+    """A Dask ``LocalCluster`` of ``workers`` worker processes (one thread each) and its client, started in stages:
+    the scheduler alone, then ``stage`` workers at a time.  The workers of a stage that did not all join within
+    ``timeout`` seconds (a nanny that failed to start) are dropped and started again, up to ``attempts`` times a
+    stage; a cluster that ends with fewer workers than asked runs with those (the caller reads how many from the
+    client), and one with none is a ``LayoutError``.  ``options`` go to ``LocalCluster`` (a test's preload)."""
+    import distributed
+
+    dd: Any = distributed
+    try:
+        cluster = dd.LocalCluster(n_workers=0, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=40, **options)
+    except (OSError, TimeoutError, RuntimeError) as exc:
+        raise LayoutError(f"a local Dask scheduler did not start: {exc}") from None
+    client = dd.Client(cluster)
+    # A nanny that fails to start is seen here (its workers never join) and started again: the traceback Tornado
+    # logs for the failed scaling callback would only alarm the user.
+    tornado_log = logging.getLogger("tornado.application")
+    level = tornado_log.level
+    tornado_log.setLevel(logging.CRITICAL)
+    try:
+        target = 0
+        while target < workers:
+            target = min(workers, target + stage)
+            for _ in range(attempts):
+                cluster.scale(target)
+                if _joined(cluster, client, target, timeout):
+                    break
+                _drop_unjoined(cluster, client)
+            else:
+                break  # this stage keeps failing: run with the workers that joined
+        if not client.nthreads():
+            raise LayoutError(f"a local Dask cluster of {workers} workers did not start (no worker joined after "
+                              f"{attempts} tries; a main module without `if __name__ == \"__main__\"`?)")
+    except BaseException:
+        client.close()
+        cluster.close()
+        raise
+    finally:
+        tornado_log.setLevel(level)
+    return cluster, client
+
+
+def _joined(cluster: Any, client: Any, target: int, timeout: float) -> bool:
+    """Whether ``target`` workers joined within ``timeout`` s; False as soon as a starting nanny failed."""
+    from distributed.core import Status
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if len(client.nthreads()) >= target:
+            return True
+        starting = list(cluster.workers.values())
+        if len(starting) >= target and any(getattr(w, "status", None) in (Status.failed, Status.closed)
+                                           for w in starting):
+            return False
+        time.sleep(0.2)
+    return False
+
+
+def _drop_unjoined(cluster: Any, client: Any) -> None:
+    """Forget the workers of the cluster's spec that never joined the scheduler, so that scaling starts new ones."""
+    joined = {w["name"] for w in client.scheduler_info()["workers"].values()}
+    for name in [n for n in cluster.worker_spec if n not in joined]:
+        del cluster.worker_spec[name]
+        worker = cluster.workers.pop(name, None)
+        if worker is not None:
+            try:
+                client.sync(worker.close)
+            except Exception:  # noqa: BLE001 - a worker that failed to start may fail to close: it is gone either way
+                pass
 
 
 # -- local processes ----------------------------------------------------------------------------------------------

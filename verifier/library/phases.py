@@ -17,6 +17,7 @@ holds needs none of the three.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.library import derive
-from verifier.library.distribute import Record, ResultStore, Sweep, sweep
+from verifier.library.distribute import DEFAULT_RETRIES, Record, ResultStore, Sweep, shared_cluster, sweep
 from verifier.library.verify import decide_problem, problems_of, verify_key
 
 # Keys compiled into one program: CUTLASS's headers are parsed once a batch instead of once a key.
@@ -53,6 +54,7 @@ class Phases:
     decide: Sweep | None = None
     problems: int = 0            # distinct layout problems of the keys verified by this run
     problem_uses: int = 0        # the (key, problem) pairs they stand for
+    startup: float = 0.0         # seconds to start the local cluster the phases share (0: none, or a running one)
 
 
 def batches(payloads: Mapping[str, Mapping[str, Any]], size: int) -> list[list[str]]:
@@ -68,13 +70,28 @@ def _batch_id(keys: Sequence[str]) -> str:
 
 def run(payloads: Mapping[str, Mapping[str, Any]], todo: Sequence[str], store_path: Path, tool: str, cutlass: str,
         *, batch: int = DEFAULT_BATCH, progress: bool = False, on_record: Callable[[Record], None] | None = None,
-        **options: Any) -> Phases:
+        source: Callable[[str], str] | None = None, **options: Any) -> Phases:
     """Verify the keys ``todo`` of ``payloads`` (``verify_key``'s payloads) in the three phases, with the key
-    store at ``store_path``; ``options`` are ``sweep``'s (engine, address, workers, retries, retry_errors)."""
-    with ResultStore(store_path, tool=tool, cutlass=cutlass) as store:
+    store at ``store_path``; ``options`` are ``sweep``'s (engine, address, workers, retries, retry_errors).
+    ``source(key)``: the key's C++, for payloads without their ``source`` (``plan.Plan``): asked only for the keys
+    this run derives, so that a run whose keys are all in the store emits none."""
+
+    def src(k: str) -> str:
+        p = payloads[k]
+        if "source" in p or source is None:
+            return str(p.get("source", ""))  # a 2.x key has none, and needs none
+        return source(k)
+
+    with ResultStore(store_path, tool=tool, cutlass=cutlass) as store, contextlib.ExitStack() as engine:
         retry = bool(options.get("retry_errors"))
         needed = [k for k in todo if k not in store or (retry and store.records[k].status == "error")]
         wanted = set(needed)
+        startup = 0.0
+        if needed:  # one local cluster for the three phases, not one each (a run with nothing to do starts none)
+            address, startup = engine.enter_context(shared_cluster(
+                options.get("engine", "auto"), options.get("address"), options.get("workers"),
+                options.get("retries", DEFAULT_RETRIES)))
+            options = {**options, "address": address}
         derive_items: dict[str, dict[str, Any]] = {}
         where: dict[str, tuple[str, int]] = {}  # key -> (its batch, its place there)
         for keys in batches(payloads, batch):
@@ -83,8 +100,8 @@ def run(payloads: Mapping[str, Mapping[str, Any]], todo: Sequence[str], store_pa
                 where[k] = (bid, i)
             if wanted.intersection(keys):
                 derive_items[bid] = {"keys": keys, "include": payloads[keys[0]].get("include"),
-                                     "batch": [[payloads[k]["representative"], payloads[k]["source"]] for k in keys]}
-        out = Phases(keys=Sweep(total=0, engine="", workers=0))
+                                     "batch": [[payloads[k]["representative"], src(k)] for k in keys]}
+        out = Phases(keys=Sweep(total=0, engine="", workers=0), startup=startup)
         derived: dict[str, dict[str, Any]] = {}
         if derive_items:
             with ResultStore(side_store(store_path, "derive"), tool=tool, cutlass=cutlass) as ds:
@@ -106,14 +123,18 @@ def run(payloads: Mapping[str, Mapping[str, Any]], todo: Sequence[str], store_pa
                 out.decide = sweep(problems, decide_problem, ps, progress=progress, **options)
             verdicts = {pid: rec.result["verdict"] for pid, rec in out.decide.records.items()
                         if rec.status == "ok" and rec.result is not None}
-        items: dict[str, dict[str, Any]] = {}
+        items: dict[str, Mapping[str, Any]] = {}
         for k in todo:
+            if k not in wanted:  # the store holds it: the sweep reads its record, never its payload
+                items[k] = payloads[k]
+                continue
             p = dict(payloads[k])
             if k in derived:
                 bid, i = where[k]
                 p.update(derived=derived[k], batch=derive_items[bid]["batch"], index=i,
                          verdicts={pid: verdicts[pid] for pid in uses.get(k, ()) if pid in verdicts})
-            # else: a 2.x key, or a batch that failed to derive: verify_key derives the key alone
+            elif "source" not in p:  # a 2.x key, or a batch that failed to derive: verify_key derives the key alone
+                p["source"] = src(k)
             items[k] = p
         out.keys = sweep(items, verify_key, store, progress=progress, on_record=on_record, **options)
     return out

@@ -15,9 +15,15 @@ For an SM90 TMA + GMMA mainloop (``MainloopSm90TmaGmmaWarpSpecialized*``), per o
 * ``tiling``: ``local_tile(mX, TileShape, (_,_,_), Step)`` of the collective's ``load_init``,
 
 the last two for every (M, N, K, L) and strides that ``can_implement`` accepts.  ``can_implement``'s acceptance
-condition is read by hand from the headers (``ACCEPTANCE``): a layout refuted under it is a problem that
-``can_implement`` accepts and the kernel gets wrong, replayed on compiled CUTLASS (``can_implement`` returns true
-there, and the mainloop's ``make_tma_copy`` fails CuTe's host assert) before it is reported.
+condition is its symbolic run's (``can_implement.section``: the kernel's own code on symbolic integers), or the
+one read by hand from the headers (``acceptance``, ``ACCEPTANCE_SOURCES``) where that run fails, and the report
+says which: a layout refuted under it is a problem that ``can_implement`` accepts and the kernel gets wrong,
+replayed on compiled CUTLASS (``can_implement`` returns true there, and the mainloop's ``make_tma_copy`` fails
+CuTe's host assert) before it is reported.
+
+The epilogue's layouts (``epilogue.py``: smem, TMA boxes of C and D, the R2S / S2R partitions and their bank
+conflicts, or the no-smem epilogue's predicated store) and the cp.async mainloop's (``sm90_cpasync.py``) are
+checked by their own modules, called from here.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from verifier.core.errors import LayoutError
 from verifier.core.symbols import Symbol, Symbols, declaration
 from verifier.engine.problem import decide
 from verifier.engine.verdicts import INVALID, VALID, Verdict
-from verifier.library import derive
+from verifier.library import can_implement, derive, epilogue, sm90_cpasync, sm100
 from verifier.notation.cpp import parse
 from verifier.run import problems
 from verifier.run.spec import Check
@@ -277,15 +283,22 @@ class _Operand:
     stage: str
     problems: dict[str, dict[str, Any]]  # smem, gmma is not one (decided without the solver), tma, tiling, ...
     derivation: dict[str, str]
+    mma: str = "gmma"  # "umma": an SM100 mainloop (``sm100``), whose smem and descriptor checks are its own
 
 
-def _operands(fields: Mapping[str, Any], d: Mapping[str, Any]) -> tuple[list[_Operand], dict[str, str],
-                                                                      list[str]]:
+def _operands(fields: Mapping[str, Any], d: Mapping[str, Any], assumed: Sequence[str] | None = None
+              ) -> tuple[list[_Operand], dict[str, str], list[str]]:
     """The layout problems of a derived key (``d``: what compiled CUTLASS printed), per operand, with the
-    strides' types and can_implement's condition: a function of ``fields`` and ``d`` alone, so that a sweep lists
-    them (``problems_of``) before any is decided."""
-    strides = {x: str(d[f"STRIDE_{x}"]) for x in ("A", "B", "C", "D") if f"STRIDE_{x}" in d}
-    accept = acceptance(fields, strides, checks_epilogue_alignment(d))
+    strides' types and can_implement's condition (``assumed``, else the hand-read one): a function of ``fields``
+    and ``d`` alone, so that a sweep lists them (``problems_of``) before any is decided."""
+    strides = _strides(d)
+    umma = sm100.is_sm100(d)
+    if assumed is not None:
+        accept = list(assumed)
+    elif umma:
+        accept = sm100.acceptance(fields, d, strides)
+    else:
+        accept = acceptance(fields, strides, checks_epilogue_alignment(d))
     tile = parse(str(d["TILE"]))
     blk = [str(t) for t in tile]  # type: ignore[union-attr]
     found: list[_Operand] = []
@@ -295,10 +308,11 @@ def _operands(fields: Mapping[str, Any], d: Mapping[str, Any]) -> tuple[list[_Op
         gmem = f"({r},K,L):{stride_text}"
         bits = int(d[f"BITS_{x}"])
         blk_r = blk[0] if x == "A" else blk[1]
-        probs = {"smem": problem(f"smem {x}", "tile_to_shape",
-                                 [str(d[f"ATOM_{x}"]), f"({blk_r},{blk[2]},_{d['STAGES']})", _order(strides[x])],
-                                 None, [])}
-        stage = _stage(str(d[f"ATOM_{x}"]), blk_r, blk[2], _order(strides[x]))
+        probs = {} if umma else {"smem": problem(
+            f"smem {x}", "tile_to_shape", [str(d[f"ATOM_{x}"]), f"({blk_r},{blk[2]},_{d['STAGES']})",
+                                           _order(strides[x])], None, [])}
+        # An SM100 CTA's stage is its share of the MMA tile (half of it for a 2SM MMA): sm100.stage
+        stage = sm100.stage(d, x) if umma else _stage(str(d[f"ATOM_{x}"]), blk_r, blk[2], _order(strides[x]))
         # load_init tiles the TMA coordinate tensor (get_tma_tensor), whose strides are scaled bases: compiled
         # CUTLASS printed them at a sample problem (they are static, the same for every problem); without that
         # print, the gmem modes' order is written by hand.
@@ -316,8 +330,28 @@ def _operands(fields: Mapping[str, Any], d: Mapping[str, Any]) -> tuple[list[_Op
             probs["tma_aligned_strides"] = problem(f"tma {x} with aligned strides", "make_tma_box",
                                                    [str(bits), stage, gmem], names, cond)
         found.append(_Operand(x, r, names, modes, bits, stage, probs,
-                              {"tma": "cutlass", "tiling": "cutlass" if printed_coords else "hand-derived"}))
+                              {"tma": "cutlass", "tiling": "cutlass" if printed_coords else "hand-derived"},
+                              "umma" if umma else "gmma"))
     return found, strides, accept
+
+
+def _strides(d: Mapping[str, Any]) -> dict[str, str]:
+    return {x: str(d[f"STRIDE_{x}"]) for x in ("A", "B", "C", "D") if f"STRIDE_{x}" in d}
+
+
+def epilogue_alone(fields: Mapping[str, Any], d: Mapping[str, Any]) -> bool:
+    """Whether a key whose mainloop is not modelled has an epilogue ``epilogue.py`` verifies: a compiled instance
+    with one plain stride per operand (not a grouped kernel's arrays) and an SM90 TMA or no-smem epilogue."""
+    if d.get("REJECTED") or "Grouped" in str(fields.get("gemm_kind", "")):
+        return False
+    if not all(str(d.get(f"STRIDE_{x}", "")).startswith("cute::tuple<") for x in ("A", "B", "C", "D")):
+        return False
+    try:  # what the model cannot read makes the key not derived for its mainloop's reason, not this one's
+        if epilogue.is_tma_epilogue(d) and "EPI_MMA_ATOM" in d and not d.get("EPI_R2R"):
+            epilogue._tiled_copies(d)
+        return bool(epilogue.problems(fields, d, []))
+    except LayoutError:
+        return False
 
 
 def _derived_layouts(d: Mapping[str, Any]) -> str | None:
@@ -325,6 +359,10 @@ def _derived_layouts(d: Mapping[str, Any]) -> str | None:
     if d.get("REJECTED"):
         return f"CUTLASS's instance did not compile: {d['REJECTED']}"
     mainloop = str(d.get("MAINLOOP", ""))
+    if d.get("SHOW_ABORTED") and (sm100.is_sm100(d) or mainloop.startswith(SUPPORTED_MAINLOOPS)):
+        return f"the derive program aborted on this key: {d['SHOW_ABORTED']}"
+    if sm100.is_sm100(d):
+        return sm100.not_derived(d)
     if not mainloop.startswith(SUPPORTED_MAINLOOPS) or "SMEM_A" not in d or "STRIDE_A" not in d:
         return f"mainloop {mainloop.split('<')[0]} not modelled yet"
     return None
@@ -334,13 +372,20 @@ def problems_of(payload: Mapping[str, Any], d: Mapping[str, Any]) -> dict[str, d
     """The layout problems ``verify_key`` decides for a key whose derivation is ``d``, by ``problem_id`` (none
     for a key it does not verify: a 2.x kernel, a rejected instance, a mainloop not modelled, or a layout the
     model cannot read, which ``verify_key`` reports)."""
-    if not payload["fields"].get("is_3x", False) or _derived_layouts(d) is not None:
+    cpasync = sm90_cpasync.applies(d)
+    alone = _derived_layouts(d) is not None and not cpasync and epilogue_alone(payload["fields"], d)
+    if not payload["fields"].get("is_3x", False) or (_derived_layouts(d) is not None and not cpasync and not alone):
         return {}
     try:
-        ops, _, _ = _operands(payload["fields"], d)
+        ops, _, _ = ([], None, None) if cpasync or alone else _operands(payload["fields"], d)
     except LayoutError:
         return {}
-    return {problem_id(p, payload.get("tool"), payload.get("cutlass")): p for op in ops for p in op.problems.values()}
+    found = [p for op in ops for p in op.problems.values()]
+    found += sm90_cpasync.problems(d).values() if cpasync else []
+    accept = (sm90_cpasync.acceptance if cpasync else acceptance)(payload["fields"], _strides(d),
+                                                                  checks_epilogue_alignment(d))
+    found += epilogue.problems(payload["fields"], d, accept).values()
+    return {problem_id(p, payload.get("tool"), payload.get("cutlass")): p for p in found}
 
 
 def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -362,33 +407,69 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     if d is None:
         program = derive.compile_instances(batch, include)
         d = derive.show(program)[index]
+    if d.get("CRASHED") and "MAINLOOP" not in d:
+        # It died before its mainloop was printed: an error of the sweep, not a layout the model lacks (the record
+        # names the key and batch). One that died later is "not derived" with CuTe's message (_derived_layouts).
+        raise derive.Crashed(f"key {payload['key']}: {d['CRASHED']}")
     out["derived"] = d
     why = _derived_layouts(d)
-    if why is not None:
+    cpasync = sm90_cpasync.applies(d)
+    alone = why is not None and not cpasync and epilogue_alone(fields, d)
+    if why is not None and not cpasync and not alone:
         return {**out, "status": "not derived", "reason": why}
-    ops, strides, accept = _operands(fields, d)
     verdicts = payload.get("verdicts")
     tool, cutlass = payload.get("tool"), payload.get("cutlass")
-    out["can_implement"] = {"condition": [*accept, *NO_OVERFLOW], "sources": list(ACCEPTANCE_SOURCES),
-                            "note": ACCEPTANCE_NOTE, "derivation": "hand-read"}
     checks: dict[str, Any] = {}
     findings: list[dict[str, Any]] = []
     modes: dict[str, list[str | int]] = {}
+    if cpasync:
+        # The cp.async mainloop (sm90_cpasync.py): no TMA box nor TMA tiling; its smem layouts and gmem TiledCopies.
+        ops: list[_Operand] = []
+        strides = _strides(d)
+        accept = sm90_cpasync.acceptance(fields, strides, checks_epilogue_alignment(d))
+        modes = {x: _stride(strides[x], (f"ld{x}", f"ld{x}", f"bs{x}"))[1] for x in ("A", "B")}
+        checks.update(sm90_cpasync.checks(fields, d, lambda p: _check(p, verdicts, tool, cutlass), _verdict))
+    elif alone:
+        # A mainloop not modelled, with one of the verified epilogues: the epilogue alone, under the TMA mainloop's
+        # hand-read condition (every finding is replayed on the kernel's own compiled can_implement).
+        ops = []
+        strides = _strides(d)
+        accept = acceptance(fields, strides, checks_epilogue_alignment(d))
+        modes = {x: _stride(strides[x], (f"ld{x}", f"ld{x}", f"bs{x}"))[1] for x in ("A", "B")}
+    else:
+        ops, strides, accept = _operands(fields, d)
+    if cpasync or alone:
+        # Their checks are stated under the hand-read condition (the cp.async mainloop's own, or the TMA one's).
+        out["can_implement"] = {"condition": [*accept, *NO_OVERFLOW],
+                                "sources": [sm90_cpasync.SOURCE + ":175-188", *ACCEPTANCE_SOURCES[2:]] if cpasync
+                                else list(ACCEPTANCE_SOURCES), "note": ACCEPTANCE_NOTE, "derivation": "hand-read"}
+    else:
+        # can_implement's set from its symbolic run (can_implement.py); the hand-read one where that fails.
+        symbolic, assumed = can_implement.section(batch, index, strides, accept, NO_OVERFLOW, include)
+        if assumed is not None and assumed != accept:
+            ops, strides, accept = _operands(fields, d, assumed)
+        hand = symbolic["derivation"] == "hand-read"
+        sources = sm100.ACCEPTANCE_SOURCES if sm100.is_sm100(d) else ACCEPTANCE_SOURCES
+        out["can_implement"] = {"condition": [*accept, *NO_OVERFLOW] if hand else list(accept),
+                                "sources": list(sources), "note": ACCEPTANCE_NOTE, **symbolic}
     for op in ops:
         x, r, names = op.x, op.extent, op.names
         modes[x] = op.modes
-        smem = str(d[f"SMEM_{x}"])
-        tts = _check(op.problems["smem"], verdicts, tool, cutlass)
-        checks[f"smem_{x}"] = {**_verdict(tts), "cutlass": smem, "equal": tts.result == smem,
-                               "derivation": "cutlass"}
-        if tts.result != smem:
-            # The model's tile_to_shape of the builder's atom is not the layout compiled CUTLASS built: the
-            # derivation, not the kernel, is in question, so the key is undecided, never valid.
-            checks[f"smem_{x}"]["verdict"] = "disagrees"
-        major = "MN" if _top_args(strides[x])[0] == "cute::C<1>" else "K"
-        can = canonical_gmma(parse(op.stage), op.bits, major)
-        checks[f"gmma_{x}"] = {"verdict": VALID if can.accepted else INVALID, "reason": can.reason,
-                               "stage": op.stage, "derivation": "cutlass"}
+        if op.mma == "umma":
+            checks.update(sm100.layout_checks(d, x))
+        else:
+            smem = str(d[f"SMEM_{x}"])
+            tts = _check(op.problems["smem"], verdicts, tool, cutlass)
+            checks[f"smem_{x}"] = {**_verdict(tts), "cutlass": smem, "equal": tts.result == smem,
+                                   "derivation": "cutlass"}
+            if tts.result != smem:
+                # The model's tile_to_shape of the builder's atom is not the layout compiled CUTLASS built: the
+                # derivation, not the kernel, is in question, so the key is undecided, never valid.
+                checks[f"smem_{x}"]["verdict"] = "disagrees"
+            major = "MN" if _top_args(strides[x])[0] == "cute::C<1>" else "K"
+            can = canonical_gmma(parse(op.stage), op.bits, major)
+            checks[f"gmma_{x}"] = {"verdict": VALID if can.accepted else INVALID, "reason": can.reason,
+                                   "stage": op.stage, "derivation": "cutlass"}
         for part in ("tma", "tiling"):
             p = op.problems[part]
             v = _check(p, verdicts, tool, cutlass)
@@ -418,9 +499,15 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
                 findings.append({"kind": "rejected_but_safe", "check": f"tma_{x}_aligned_strides",
                                  "reason": f"can_implement requires {extent} % {align} == 0; the TMA box of {x} "
                                            f"needs only {' and '.join(cond)}", "witness": w})
+    # The epilogue (epilogue.py): its smem layouts, TMA boxes, R2S/S2R partitions and their bank conflicts, or the
+    # predicated direct store of a no-smem epilogue.
+    epi_checks, epi_findings = epilogue.verify(fields, d, accept, lambda p: _check(p, verdicts, tool, cutlass),
+                                               _verdict, strides)
+    checks.update(epi_checks)
+    # A "rejected but safe" replay needs can_implement's rejection to be the epilogue's: where the mainloop's own
+    # condition is not modelled, its rejection cannot be told apart, so none is reported.
+    findings += [f for f in epi_findings if not (alone and f["kind"] == "rejected_but_safe")]
     out["checks"] = checks
-    out["not_derived_yet"] = ["the epilogue's layouts (C/D smem, TMA store box)", "TiledMMA partitions",
-                              "bank conflicts (no thread-indexed smem access in a TMA + GMMA mainloop)"]
     if findings:
         program = program or derive.compile_instances(batch, include)
         for f in findings:
@@ -432,18 +519,45 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
                     w[s_] = c
                 note = "extents reduced to the smallest admitted: can_implement's size(shape) overflows int there"
             q = _query(w, modes, strides_of=_aligned_strides(w, modes, fields))
+            part = f.get("part", "mainloop")
+            if part == "epilogue":
+                q = epilogue.query(w, d, q)
             accepted = program.accepts([(index, q)])[0]
-            builds, message = program.builds_tma(index, q)
+            builds, message = program.builds_tma(index, q, part)
             f["replay"] = {"query": q, "can_implement": accepted, "make_tma_copy_returns": builds,
                            "cute": message, "note": note}
             f["confirmed"] = (accepted == 1 and not builds) if f["kind"] == "accepted_but_wrong" else (
                 accepted == 0 and builds)
+    _replay_differences(out["can_implement"], ops, lambda: program or derive.compile_instances(batch, include),
+                        index)
     out["findings"] = findings
-    bad = [k for k, c in checks.items() if c["verdict"] not in (VALID, "proved")]
+    # A bank conflict (epilogue.PERFORMANCE) slows a kernel, it does not make it wrong: not part of the verdict.
+    bad = [k for k, c in checks.items() if c["verdict"] not in (VALID, "proved")
+           and not (c.get("kind") == epilogue.PERFORMANCE and c["verdict"] == "refuted")]
+    # A part not derived (sm90_cpasync.NOT_DERIVED) leaves the key undecided unless a finding refutes it.
     out["status"] = "verified"
     out["verdict"] = INVALID if any(f.get("confirmed") for f in findings) else (VALID if not bad else "unknown")
+    if alone:
+        # Its mainloop's layouts are not checked: the key is not derived, its epilogue's checks and findings kept.
+        out["status"], out["reason"] = "not derived", f"{why}; its epilogue verified"
+        if out["verdict"] == VALID:
+            out["verdict"] = "unknown"
     out["seconds"] = round(time.monotonic() - start, 2)
     return out
+
+
+def _replay_differences(section: dict[str, Any], ops: Sequence[_Operand], compiled: Any, index: int) -> None:
+    """Each point where the symbolic set and the hand-read condition differ, run on compiled ``can_implement``
+    (``compiled()``: the key's program): compiled CUTLASS, not the reading, says which is right."""
+    diffs = [diff for part in ("versus_hand_read", "versus_hand_read_with_zero_extents")
+             for mode in section.get(part, {}).values() for diff in mode["differences"]]
+    if not diffs:
+        return
+    program = compiled()
+    modes = {op.x: op.modes for op in ops}
+    for diff in diffs:
+        q = _query(diff["witness"], modes)
+        diff["replay"] = {"query": q, "can_implement": program.accepts([(index, q)])[0]}
 
 
 def payload_errors(payload: Mapping[str, Any]) -> None:

@@ -21,7 +21,9 @@ function itself is read by ``run/cpp.py``).
    ``engine.verify.verify`` (exactly as ``cute-verify OP``, under the assumptions and those paths' conditions);
    each ``expect_*`` by ``engine.checks.check`` (the gmma atom check by ``algebra.gmma.canonical_gmma``, the TMA
    box by the ``make_tma_box`` operation); each division, signed operation and shift CuTe performed on the
-   run-time integers by proving its obligation (a refutation replayed on the compiled program).
+   run-time integers by deciding its obligation (a ``Claims`` problem), and a guard for it by deciding the
+   candidates (``Admits`` and ``Claims``): every decision through ``engine.problem.decide``, a refutation replayed
+   on the compiled program.
 """
 
 from __future__ import annotations
@@ -43,7 +45,18 @@ from verifier.core.integers import Bool, Const, Expr, Int, Op, Sym, and_, format
 from verifier.core.symbols import Symbols
 from verifier.engine.problem import GmmaCanonical, Operation, Problem, Property, register
 from verifier.engine.problem import decide as decide_problem
-from verifier.engine.verdicts import DEFAULT_POLICY, INVALID, UNKNOWN, VALID, Counterexample, Guard, Policy, Verdict
+from verifier.engine.verdicts import (
+    DEFAULT_POLICY,
+    INVALID,
+    PROVED,
+    REFUTED,
+    UNKNOWN,
+    VALID,
+    Counterexample,
+    Guard,
+    Policy,
+    Verdict,
+)
 from verifier.oracle import cute_cpp
 from verifier.oracle.symbolic import INCLUDE
 from verifier.run.cpp import (
@@ -843,8 +856,7 @@ def _undefined(runner: Runner, ex: Exploration, symbols: Symbols) -> list[Findin
     obligation proved on every path that performs it (under the disjunction of their conditions), or refuted with
     values replayed on the program (every refutation in one run of it)."""
     from verifier.oracle.symbolic import Unencodable, place
-    from verifier.solver.budget import UNITS_PER_SECOND, Budget
-    from verifier.solver.paths import prove
+    from verifier.solver.budget import UNITS_PER_SECOND
 
     out: list[Finding] = []
     # (kind, line, obligation) -> (the obligation, where CuTe incurred it, the paths that incur it)
@@ -866,9 +878,7 @@ def _undefined(runner: Runner, ex: Exploration, symbols: Symbols) -> list[Findin
                 group[2].append(p)
     refuted: list[tuple[str, int | None, str, str, dict[str, int]]] = []
     for (kind, line, _), (cond, where, paths) in groups.items():
-        covering = _covering(ex, paths)
-        status, values, why = prove(symbols, [] if covering.static else [covering], cond,
-                                    Budget(4 * UNITS_PER_SECOND))
+        status, values, why = _prove(symbols, _covering(ex, paths), cond, 4 * UNITS_PER_SECOND, _UB_NAMES[kind])
         if status == "proved":
             continue
         cute_line = place(runner.program, where)  # type: ignore[arg-type]
@@ -894,14 +904,38 @@ def _undefined(runner: Runner, ex: Exploration, symbols: Symbols) -> list[Findin
     return _merged(out, symbols, runner)
 
 
+def _prove(symbols: Symbols, hypothesis: Bool, goal: Bool, units: int, what: str
+           ) -> tuple[str, dict[str, int] | None, str]:
+    """``goal`` for every value the assumptions and ``hypothesis`` admit, decided by ``engine.problem.decide`` as
+    every front end's statements are (a ``Claims`` problem of one item): ``("proved", None, "")``, ``("refuted",
+    values, "")`` (a candidate the caller replays on the compiled program) or ``("unknown", None, why)``.  Only the
+    goal's own decision is read: its divisors are assumed nonzero there, a zero divisor being an obligation of its
+    own (the division CuTe performs)."""
+    from verifier.contracts.claims import Replay
+    from verifier.core.obligations import UB
+    from verifier.engine.decide import Item
+    from verifier.engine.problem import Claims
+    from verifier.solver.budget import Budget
+
+    text = format_expr(goal.expr)
+    item = Item(what, text, "", UB, True, (), goal, lambda values: Replay(True))
+    v = decide_problem(Claims(what, (text,), (item,), _with(symbols, hypothesis), budget=Budget(units)))
+    d = v.obligations[0]
+    if d.status == PROVED:
+        return "proved", None, ""
+    if d.status == REFUTED and d.counterexample is not None:
+        return "refuted", dict(d.counterexample.params), ""
+    return "unknown", None, d.reason or "undecided"
+
+
 def _merged(found: list[Finding], symbols: Symbols, runner: Runner) -> list[Finding]:
     """One finding per kind of undefined behaviour and line: the first counterexample, and as its guard the
     simplest sufficient condition found (one parameter a multiple of a power of two, proved to discharge every
     failing obligation of the line), else the conjunction of the obligations."""
     from verifier.core.integers import eq, mod, symbol
+    from verifier.engine.problem import Admits
     from verifier.notation.cpp import parse_relation
-    from verifier.solver.budget import UNITS_PER_SECOND, Budget
-    from verifier.solver.paths import prove, satisfy
+    from verifier.solver.budget import UNITS_PER_SECOND
 
     groups: dict[tuple[str, int | None], list[Finding]] = {}
     out: list[Finding] = []
@@ -922,10 +956,10 @@ def _merged(found: list[Finding], symbols: Symbols, runner: Runner) -> list[Find
             chosen = None
             for name in list(names):
                 cand = eq(mod(symbol(name), k), 0)
-                if satisfy(symbols, [cand], Budget(2 * UNITS_PER_SECOND))[0] != "sat":
+                if decide_problem(Admits(_with(symbols, cand))).verdict != PROVED:
                     names.remove(name)  # a guard no admitted value meets would hold vacuously
                     continue
-                if all(prove(symbols, [cand], c, Budget(2 * UNITS_PER_SECOND))[0] == "proved" for c in conds):
+                if all(_prove(symbols, cand, c, 2 * UNITS_PER_SECOND, "guard")[0] == "proved" for c in conds):
                     chosen = name
                     break
             if chosen is not None:

@@ -68,6 +68,15 @@ struct Obligation {
   unsigned long long where;
 };
 
+// The literal 0 of each type has a fixed node, interned first in every graph: a default-constructed Int<T> is
+// then a constant expression, as a default-constructed int is (CUTLASS builds `StrideA{}` in constant expressions:
+// `is_major<0, StrideA>()` in a collective's types, cutlass/detail/layout.hpp:198-201).
+template <class T>
+constexpr int zero_id() {
+  return std::is_same<T, bool>::value ? 8 : (std::is_signed<T>::value ? 0 : 4) +
+         (sizeof(T) == 1 ? 0 : sizeof(T) == 2 ? 1 : sizeof(T) == 4 ? 2 : 3);
+}
+
 struct Graph {
   std::vector<Node> nodes;
   std::unordered_map<std::string, int> index;
@@ -92,6 +101,15 @@ struct Graph {
   }
   void reset() {
     nodes.clear(); index.clear(); decisions.clear(); obligations.clear(); seen_obligation.clear();
+    seed();
+  }
+  Graph() { seed(); }
+  void seed() {  // zero_id's order
+    for (char const* t : {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "bool"}) {
+      Node n;
+      n.op = "lit"; n.type = t;
+      intern(std::move(n));
+    }
   }
 };
 
@@ -209,7 +227,7 @@ struct Int {
   int node;
   T value;
 
-  Int() : Int(T(0)) {}
+  constexpr Int() : node(zero_id<T>()), value(T(0)) {}
   Int(int node_, T value_, std::nullptr_t) : node(node_), value(value_) {}
 
   // A literal: a builtin integer (converted to T as C++ converts it) or a static integer.

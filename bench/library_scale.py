@@ -1,0 +1,269 @@
+"""The library sweep's scale on a many-core host: the real three-phase sweep (``verifier/library/phases.py``: derive
+in batches, decide each distinct problem, verify each key) of the first N keys of SM90 ``all`` in sorted key order
+(a uniform sample of the families: the ids are digests) on a Dask local cluster of W workers, for several (W, N)
+points, then the same sweep again with nothing changed; and from the measured costs, the wall time of SM90 ``all`` +
+SM100 ``all`` on a given number of cores (docs/library.md, "Scale").
+
+    python bench/library_scale.py run --points 1:8,4:32,16:128,0:256 [--batch 8] [--timeout 150] [--json OUT]
+    python bench/library_scale.py extrapolate A.json B.json ... [--cores 64] [--json OUT]
+
+``--points W:N,...``: W workers (0: every core of the host) on the first N keys.  Each point runs in a child process
+with a fresh compile cache (``CUTE_VERIFY_CACHE``: no point reuses another's compiled programs, so each pays its
+compiles as a first sweep does) and a fresh store, and is stopped after ``--timeout`` seconds: what its stores hold
+then is what it measured (a stopped point says so, and its rate counts only what finished).  The keys and their
+plan are computed once, before the points (``verifier/library/plan.py``'s cache, shared by the points).  One
+command runs at most 10 minutes on the lent hosts: choose points whose timeouts add up to less (the plan and the
+cluster starts take about a minute), or run one point a command and ``extrapolate`` their JSON files together.
+
+Each point's figures: keys, keys/s and keys/s a worker, each phase's units (batches, distinct problems, keys),
+computed and errors, its workers' busy seconds (the sum of ``fn``'s own times: what a unit costs), each worker's
+peak memory (the worker or its largest child, g++), the cluster's start-up, the problems' sharing (distinct problems
+against their uses by keys) and the second, unchanged run: its wall time and its cache hits (every key from the
+store, nothing computed).
+
+``extrapolate``: from the point with the most workers that finished (its per-unit busy seconds and its efficiency:
+busy seconds over workers x wall), SM90 ``all`` (its keys, its batches, and at most the distinct problems
+``bench/library_problems.py count`` bounds) and SM100 ``all`` (its keys and batches; its problems at SM90's rate
+a key, since its UMMA layouts are modelled by another part), on ``--cores`` workers; and SM90 at
+``--instantiation-level max`` (1,214,226 keys), its derive batches and verifications only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from verifier.library import configs as cfg  # noqa: E402
+from verifier.library import phases  # noqa: E402
+from verifier.library.distribute import ResultStore  # noqa: E402
+from verifier.library.plan import load_plan  # noqa: E402
+from verifier.run.batch import default_jobs, tool_version  # noqa: E402
+
+# SM90 all and SM100 all at CUTLASS 4.2 (docs/library.md): keys, 3.x keys, and the distinct solver problems of
+# SM90's verified keys at most (bench/library_problems.py count).  A plan of this host's CUTLASS replaces them.
+SM90 = {"keys": 15028, "keys_3x": 14912, "problems_at_most": 1261}
+SM100 = {"keys": 65456, "keys_3x": 65456}
+# SM90 at --instantiation-level max: its keys (docs/library.md); its distinct problems are not counted.
+SM90_MAX = {"keys": 1214226}
+
+
+def _plan(plans: Path, archs: list[str]) -> Any:
+    tool, version = tool_version(), cfg.cutlass_version(None)
+    return load_plan(archs, "all", "", None, tool, version, plans), tool, version
+
+
+# -- one point, in its own process --------------------------------------------------------------------------------
+
+
+def point(args: argparse.Namespace) -> int:
+    """Sweep the first ``--keys`` keys with ``--workers`` workers into ``--store``; write the figures to --json."""
+    plan, tool, version = _plan(Path(args.plans), ["90a"])
+    keys = sorted(plan.keys)[:args.keys]
+    payloads = {k: plan.payload(k, None) for k in keys}
+    store = Path(args.store)
+    t0 = time.monotonic()
+    ran = phases.run(payloads, keys, store, tool, version, batch=args.batch, engine=args.engine,
+                     workers=args.workers, source=plan.source)
+    wall = time.monotonic() - t0
+    t1 = time.monotonic()
+    again = phases.run(payloads, keys, store, tool, version, batch=args.batch, engine=args.engine,
+                       workers=args.workers, source=plan.source)
+    figures = {"tool": tool, "wall_s": round(wall, 1),
+               "workers": ran.keys.workers if ran.keys.computed else args.workers, "problems": ran.problems,
+               "problem_uses": ran.problem_uses, "startup_s": round(ran.startup, 1),
+               "second_run": {"wall_s": round(time.monotonic() - t1, 2), "cached": again.keys.cached,
+                              "computed": again.keys.computed + sum(s.computed for s in (again.derive, again.decide)
+                                                                    if s)}}
+    Path(args.json).write_text(json.dumps(figures) + "\n")
+    return 0
+
+
+def _stored(store: Path, tool: str, version: str) -> dict[str, Any]:
+    """What a point's three stores hold: per phase its units, errors, busy seconds; per worker its peak memory."""
+    out: dict[str, Any] = {}
+    memory: dict[str, float] = {}
+    for phase, path in (("derive", phases.side_store(store, "derive")),
+                        ("decide", phases.side_store(store, "problems")), ("verify", store)):
+        if not path.exists():
+            out[phase] = {"units": 0, "errors": 0, "busy_s": 0.0}
+            continue
+        with ResultStore(path, tool=tool, cutlass=version) as s:
+            records = list(s.records.values())
+        for r in records:
+            memory[r.worker] = max(memory.get(r.worker, 0.0), r.memory_mb)
+        errors = [f"{r.key}: {r.error}"[:400] for r in records if r.status == "error"]
+        out[phase] = {"units": len(records), "errors": len(errors), "busy_s": round(sum(r.seconds for r in records), 1),
+                      "first_errors": errors[:3]}
+    out["peak_memory_mb_per_worker"] = round(max(memory.values(), default=0.0))
+    out["worker_processes"] = len(memory)  # each phase starts its own cluster
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    points = []
+    for text in args.points.split(","):
+        w, _, n = text.partition(":")
+        points.append((int(w) or default_jobs(), int(n)))
+    report: dict[str, Any] = {"machine": {"cores": default_jobs(), "python": platform.python_version(),
+                                          "platform": platform.platform()},
+                              "batch": args.batch, "engine": args.engine, "timeout_s": args.timeout, "points": []}
+    with tempfile.TemporaryDirectory(prefix="library-scale-") as tmp:
+        folder = Path(tmp)
+        plans = folder / "plans"
+        t0 = time.monotonic()
+        plan, tool, version = _plan(plans, ["90a"])
+        report["plan_s"] = round(time.monotonic() - t0, 1)
+        report["sm90"] = {"keys": len(plan.keys), "keys_3x": sum(f["is_3x"] for f, _, _ in plan.keys.values())}
+        for workers, n in points:
+            where = folder / f"w{workers}-n{n}"
+            where.mkdir()
+            store, figures = where / "keys.jsonl", where / "figures.json"
+            cmd = [sys.executable, str(Path(__file__).resolve()), "point", "--workers", str(workers), "--keys",
+                   str(n), "--batch", str(args.batch), "--engine", args.engine, "--plans", str(plans), "--store",
+                   str(store), "--json", str(figures)]
+            env = {**os.environ, "CUTE_VERIFY_CACHE": str(where / "cache"), "PYTHONPATH": str(ROOT)}
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t = time.monotonic()
+            # its own session, so that a stopped point takes its cluster's workers and their compilers with it
+            child = subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
+            try:
+                log, _ = child.communicate(timeout=args.timeout)
+                stopped = False
+            except subprocess.TimeoutExpired:
+                os.killpg(child.pid, 9)
+                log, _ = child.communicate()
+                stopped = True
+            wall = time.monotonic() - t
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            row: dict[str, Any] = {"workers": workers, "keys": n, "stopped_at_timeout": stopped,
+                                   "exit": child.returncode, "point_wall_s": round(wall, 1),
+                                   "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)}
+            measured = json.loads(figures.read_text()) if figures.exists() else {}
+            # the stores are read with the version the point wrote them with (the sources' hash: edited meanwhile?)
+            row.update(_stored(store, measured.get("tool", tool), version))
+            if measured:
+                row.update(measured)
+            else:
+                row["wall_s"] = round(wall, 1)
+                row["log_tail"] = (log or "")[-1500:]
+            done = row["verify"]["units"]
+            row["keys_done"] = done
+            row["keys_per_s"] = round(done / row["wall_s"], 4) if row["wall_s"] else 0.0
+            row["keys_per_s_per_worker"] = round(row["keys_per_s"] / workers, 4)
+            report["points"].append(row)
+            print(json.dumps(row), flush=True)
+            shutil.rmtree(where / "cache", ignore_errors=True)
+    report["extrapolation"] = extrapolate_points(report["points"], report["sm90"], args.cores or default_jobs(),
+                                                 args.batch)
+    print(json.dumps(report["extrapolation"], indent=1), flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+    return 0
+
+
+def extrapolate_points(points: list[dict[str, Any]], sm90: dict[str, int] | None, cores: int,
+                       batch: int) -> dict[str, Any]:
+    """SM90 all + SM100 all on ``cores`` workers, from the finished point with the most workers (the module's
+    docstring says how)."""
+    finished = [p for p in points if not p.get("stopped_at_timeout") and p["verify"]["units"]]
+    if not finished:
+        return {"error": "no point finished: nothing to extrapolate from"}
+    p = max(finished, key=lambda q: (q["workers"], q["keys"]))
+    keys = p["verify"]["units"]
+    batches, problems = max(1, p["derive"]["units"]), max(1, p["decide"]["units"])
+    per_batch = p["derive"]["busy_s"] / batches
+    per_problem = p["decide"]["busy_s"] / problems
+    per_key = p["verify"]["busy_s"] / keys
+    busy = p["derive"]["busy_s"] + p["decide"]["busy_s"] + p["verify"]["busy_s"]
+    efficiency = min(1.0, busy / (p["workers"] * p["wall_s"])) if p["wall_s"] else 1.0
+    s90 = {**SM90, **(sm90 or {})}
+    sm90_problems = min(SM90["problems_at_most"], round(problems / keys * s90["keys"]))
+    # SM100's problems: none decided while its UMMA mainloops are not modelled; counted at SM90's rate a key as
+    # the bound for when they are (a different model may share more or less).
+    sm100_problems = round(problems / keys * SM100["keys"])
+    parts = {
+        "sm90_derive": math.ceil(s90["keys_3x"] / batch) * per_batch,
+        "sm90_decide": sm90_problems * per_problem,
+        "sm90_verify": s90["keys"] * per_key,
+        "sm100_derive": math.ceil(SM100["keys_3x"] / batch) * per_batch,
+        "sm100_decide_if_modelled": sm100_problems * per_problem,
+        "sm100_verify": SM100["keys"] * per_key,
+    }
+    worker_hours = {k: round(v / 3600, 2) for k, v in parts.items()}
+    total = sum(parts.values())
+    without_sm100_decide = total - parts["sm100_decide_if_modelled"]
+    return {"from_point": {"workers": p["workers"], "keys": keys, "wall_s": p["wall_s"]},
+            "seconds_per_unit": {"derive_batch": round(per_batch, 2), "decide_problem": round(per_problem, 2),
+                                 "verify_key": round(per_key, 2)},
+            "efficiency": round(efficiency, 3), "worker_hours": worker_hours, "cores": cores,
+            "sm90_all_plus_sm100_all_wall_min": round(without_sm100_decide / (cores * efficiency) / 60, 1),
+            "with_sm100_problems_decided_wall_min": round(total / (cores * efficiency) / 60, 1),
+            # SM90 max: its derive batches and its verifications alone (its distinct problems are not bounded yet)
+            "sm90_max_derive_and_verify_wall_h": round((math.ceil(SM90_MAX["keys"] / batch) * per_batch
+                                                        + SM90_MAX["keys"] * per_key) / (cores * efficiency) / 3600,
+                                                       1),
+            "assumptions": "SM100 batches compile as SM90's do; SM90's distinct problems grow with its keys up to "
+                           "the bound of bench/library_problems.py count; the point's efficiency holds at --cores"}
+
+
+def extrapolate(args: argparse.Namespace) -> int:
+    points: list[dict[str, Any]] = []
+    sm90: dict[str, int] | None = None
+    batch = args.batch
+    for name in args.files:
+        data = json.loads(Path(name).read_text())
+        points += data["points"]
+        sm90 = data.get("sm90", sm90)
+        batch = data.get("batch", batch)
+    out = extrapolate_points(points, sm90, args.cores, batch)
+    print(json.dumps(out, indent=1))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"points": points, "extrapolation": out}, indent=1) + "\n")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="measure the points")
+    r.add_argument("--points", default="1:8,4:32,16:128,0:256", help="W:N,... (W 0: every core)")
+    r.add_argument("--batch", type=int, default=phases.DEFAULT_BATCH)
+    r.add_argument("--engine", default="dask", choices=("dask", "local"))
+    r.add_argument("--timeout", type=float, default=150.0, help="seconds a point may run (default 150)")
+    r.add_argument("--cores", type=int, default=0, help="extrapolate to this many workers (default: this host's)")
+    r.add_argument("--json", default=None)
+    pt = sub.add_parser("point", help="one point (run starts it in a child process)")
+    pt.add_argument("--workers", type=int, required=True)
+    pt.add_argument("--keys", type=int, required=True)
+    pt.add_argument("--batch", type=int, default=phases.DEFAULT_BATCH)
+    pt.add_argument("--engine", default="dask", choices=("dask", "local"))
+    pt.add_argument("--plans", required=True)
+    pt.add_argument("--store", required=True)
+    pt.add_argument("--json", required=True)
+    x = sub.add_parser("extrapolate", help="extrapolate from the JSON files of earlier runs")
+    x.add_argument("files", nargs="+")
+    x.add_argument("--cores", type=int, default=64)
+    x.add_argument("--batch", type=int, default=phases.DEFAULT_BATCH)
+    x.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    return {"run": run, "point": point, "extrapolate": extrapolate}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+"""bench/library_scale.py's extrapolation: the per-unit costs of the finished point with the most workers, applied
+to SM90 all + SM100 all at the point's efficiency (docs/library.md, "Scale on a many-core host")."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.library_scale import SM90, SM100, extrapolate_points
+
+
+def _point(workers: int, keys: int, wall: float, stopped: bool = False) -> dict[str, object]:
+    # batches of 8: keys/8 batches at 20 s, keys/4 problems at 4 s, keys at 1 s
+    return {"workers": workers, "keys": keys, "wall_s": wall, "stopped_at_timeout": stopped,
+            "derive": {"units": keys // 8, "busy_s": keys // 8 * 20.0},
+            "decide": {"units": keys // 4, "busy_s": keys // 4 * 4.0},
+            "verify": {"units": keys, "busy_s": keys * 1.0}}
+
+
+def test_the_extrapolation_uses_the_largest_finished_point() -> None:
+    points = [_point(1, 8, 50.0), _point(16, 128, 40.0), _point(64, 512, 10.0, stopped=True)]
+    out = extrapolate_points(points, None, 64, 8)
+    assert out["from_point"] == {"workers": 16, "keys": 128, "wall_s": 40.0}
+    assert out["seconds_per_unit"] == {"derive_batch": 20.0, "decide_problem": 4.0, "verify_key": 1.0}
+    busy = 16 * 20.0 + 32 * 4.0 + 128 * 1.0
+    assert out["efficiency"] == round(busy / (16 * 40.0), 3)
+    sm90_batches, sm100_batches = -(-SM90["keys_3x"] // 8), -(-SM100["keys_3x"] // 8)
+    sm90_problems = min(SM90["problems_at_most"], round(SM90["keys"] / 4))
+    seconds = (sm90_batches * 20 + sm90_problems * 4 + SM90["keys"] + sm100_batches * 20 + SM100["keys"])
+    assert out["sm90_all_plus_sm100_all_wall_min"] == pytest.approx(seconds / (64 * busy / 640) / 60, abs=0.1)
+    assert out["worker_hours"]["sm100_decide_if_modelled"] == round(SM100["keys"] / 4 * 4 / 3600, 2)
+
+
+def test_nothing_finished_is_said() -> None:
+    assert "error" in extrapolate_points([_point(4, 32, 99.0, stopped=True)], None, 64, 8)

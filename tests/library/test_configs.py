@@ -78,11 +78,11 @@ def test_keys_of_hand_built_configurations() -> None:
 
 
 def test_can_implement_acceptance_reads_the_unit_stride_mode() -> None:
-    from verifier.library.verify import _stride, acceptance
+    from verifier.library.parts import acceptance, stride
 
     k_major = "cute::tuple<long int, cute::C<1>, long int>"
     m_major = "cute::tuple<cute::C<1>, long int, long int>"
-    assert _stride(k_major, ("ldA", "ldA", "bsA")) == ("(ldA,_1,bsA)", ["ldA", 1, "bsA"])
+    assert stride(k_major, ("ldA", "ldA", "bsA")) == ("(ldA,_1,bsA)", ["ldA", 1, "bsA"])
     fields = {"element_a": "f16", "element_b": "e4m3", "element_c": "void", "element_d": "f32"}
     cond = acceptance(fields, {"A": k_major, "B": m_major, "C": m_major, "D": m_major})
     # A: K % (128/16); B (N-major, 8-bit): N % 16; C is void: no condition; D: M % (128/32).

@@ -34,7 +34,7 @@ from typing import Any
 
 from verifier.core.integers import Bool, Const, and_, not_
 from verifier.core.symbols import Symbols
-from verifier.library import derive
+from verifier.library import derive, parts
 from verifier.oracle import cute_cpp, symbolic
 from verifier.solver.budget import UNITS_PER_SECOND, Budget
 from verifier.solver.paths import satisfy
@@ -170,12 +170,11 @@ def _unit(instances: Sequence[derive.Instance]) -> cute_cpp.TranslationUnit:
 def stride_names(strides: Mapping[str, str]) -> dict[str, list[str | None]]:
     """Each operand's stride modes as symbols (None: a static mode), named as ``verify`` names them: ``ldX`` the
     dynamic mode among the first two, ``bsX`` the batch mode.  ``strides``: the printed ``StrideX`` types."""
-    from verifier.library.verify import _top_args
 
     out: dict[str, list[str | None]] = {}
     for x in OPERANDS:
         text = strides.get(x)
-        modes = _top_args(text) if text else ["", "", ""]
+        modes = parts.top_args(text) if text else ["", "", ""]
         names: list[str | None] = []
         for i, arg in enumerate(modes[:3]):
             static = arg.startswith("cute::C<") or arg.startswith("cute::integral_constant<")

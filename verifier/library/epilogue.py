@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from verifier.core.errors import LayoutError
+from verifier.library import parts
 
 SOURCES = {
     "tma": "cutlass/epilogue/collective/sm90_epilogue_tma_warpspecialized.hpp",
@@ -48,10 +49,9 @@ def is_tma_epilogue(d: Mapping[str, Any]) -> bool:
 
 
 def _order(stride_type: str) -> str:
-    from verifier.library.verify import _top_args
 
     # sm90_epilogue_tma_warpspecialized.hpp:161-168: an M-major output (unit stride in mode 0) tiles N first.
-    return "(_2,_1,_3)" if _top_args(stride_type)[0] == "cute::C<1>" else "(_1,_2,_3)"
+    return "(_2,_1,_3)" if parts.top_args(stride_type)[0] == "cute::C<1>" else "(_1,_2,_3)"
 
 
 def _epi_tile(d: Mapping[str, Any]) -> list[str] | None:
@@ -69,7 +69,6 @@ def outputs(d: Mapping[str, Any]) -> list[str]:
 def problems(fields: Mapping[str, Any], d: Mapping[str, Any], accept: Sequence[str]) -> dict[str, dict[str, Any]]:
     """The epilogue's layout problems (``verify.problem`` data), by check name: the smem layouts and the TMA boxes
     of the TMA epilogue, the predicated direct store of the no-smem one.  A function of ``fields`` and ``d``."""
-    from verifier.library.verify import _stage, _stride, problem
 
     out: dict[str, dict[str, Any]] = {}
     if is_tma_epilogue(d):
@@ -81,24 +80,24 @@ def problems(fields: Mapping[str, Any], d: Mapping[str, Any], accept: Sequence[s
             order = _order(stride)
             stages = d["EPI_STAGES_C"] if x == "C" or d.get("EPI_REUSE_C") else d["EPI_STAGES_D"]
             atom = str(d[f"EPI_ATOM_{x}"])
-            out[f"epi_smem_{x}"] = problem(f"epilogue smem {x}", "tile_to_shape",
+            out[f"epi_smem_{x}"] = parts.problem(f"epilogue smem {x}", "tile_to_shape",
                                            [atom, f"({tile[0]},{tile[1]},_{stages})", order], None, [])
             bits = int(d[f"EPI_BITS_{x}"])
-            stride_text, modes = _stride(stride, (f"ld{x}", f"ld{x}", f"bs{x}"))
+            stride_text, modes = parts.stride(stride, (f"ld{x}", f"ld{x}", f"bs{x}"))
             names = [str(v) for v in modes if isinstance(v, str)]
             gmem = f"(M,N,L):{stride_text}"
-            stage = _stage(atom, tile[0], tile[1], order)
-            out[f"epi_tma_{x}"] = problem(f"epilogue tma {x}", "make_tma_box", [str(bits), stage, gmem], names,
+            stage = parts.stage(atom, tile[0], tile[1], order)
+            out[f"epi_tma_{x}"] = parts.problem(f"epilogue tma {x}", "make_tma_box", [str(bits), stage, gmem], names,
                                           list(accept))
             if bits >= 8 and 128 % bits == 0:
                 align = 128 // bits
                 cond = [c for n in names for c in (f"{n} % {align} == 0", f"{n} <= {(2**43 - 1) // bits}")]
-                out[f"epi_tma_{x}_aligned_strides"] = problem(f"epilogue tma {x} with aligned strides",
+                out[f"epi_tma_{x}_aligned_strides"] = parts.problem(f"epilogue tma {x} with aligned strides",
                                                               "make_tma_box", [str(bits), stage, gmem], names, cond)
     elif d.get("EPI_DEFAULT") and "STRIDE_D" in d and str(d.get("EPI_MMA_ATOM", "")).startswith("cute::SM90::GMMA::"):
         # (An SM100 kernel's no-smem epilogue partitions the accumulators in tensor memory: not this store.)
         mma = tiled_mma_text(d)
-        stride_text, modes = _stride(str(d["STRIDE_D"]), ("ldD", "ldD", "bsD"))
+        stride_text, modes = parts.stride(str(d["STRIDE_D"]), ("ldD", "ldD", "bsD"))
         names = [str(v) for v in modes[:2] if isinstance(v, str)]
         cta = str(d["TILE"])
         bm, bn = (int(v.strip("_")) for v in cta.strip("()").split(",")[:2])
@@ -108,12 +107,11 @@ def problems(fields: Mapping[str, Any], d: Mapping[str, Any], accept: Sequence[s
         # The leading dimension spans the unit-stride extent (M for a column-major D), and is below 2^40 bytes as
         # for the TMA boxes (the GPU's 49-bit virtual addresses bound any real tensor; unbounded, the int64
         # offsets n*ldD would overflow at ldD near 2^56).
-        from verifier.library.verify import _BITS
 
-        bits = _BITS.get(str(fields.get("element_d", "")), 0) or 8
+        bits = parts.BITS.get(str(fields.get("element_d", "")), 0) or 8
         ld = [f"{names[0]} >= {'M' if modes[0] == 1 else 'N'}", f"{names[0]} <= {(2**43 - 1) // bits}"] \
             if names else []
-        out["epi_direct_D"] = problem(
+        out["epi_direct_D"] = parts.problem(
             "epilogue D stored from the accumulators, predicated", "predicated_copy",
             [gmem, cta, "(m,n,_)", "Step<_1,_1,X>", mma, "t", "(M,N)"], [*names, "m", "n", "t"],
             [f"m < (M+{bm - 1})/{bm}", f"n < (N+{bn - 1})/{bn}", f"t < {threads}", *ld])
@@ -304,7 +302,6 @@ def verify(fields: Mapping[str, Any], d: Mapping[str, Any], accept: Sequence[str
            strides: Mapping[str, str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The epilogue's checks (``check`` decides a problem, as ``verify_key`` does) and its findings to replay."""
     from verifier.engine.verdicts import INVALID, VALID
-    from verifier.library.verify import _smallest, _top_args
 
     checks: dict[str, Any] = {}
     findings: list[dict[str, Any]] = []
@@ -326,12 +323,12 @@ def verify(fields: Mapping[str, Any], d: Mapping[str, Any], accept: Sequence[str
                                  "witness": dict(v.counterexample.params)})
         elif name.endswith("_aligned_strides") and v.verdict == VALID:
             x = name.split("_")[2]
-            unit = [i for i, a in enumerate(_top_args(strides[x])) if a == "cute::C<1>"]
+            unit = [i for i, a in enumerate(parts.top_args(strides[x])) if a == "cute::C<1>"]
             bits = int(d[f"EPI_BITS_{x}"])
             align = 128 // bits
             extent = ("M", "N", "L")[unit[0]] if unit else None
             if extent is not None and f"{extent} % {align} == 0" in accept:
-                w = dict(zip(("M", "N", "K", "L"), _smallest(accept)))
+                w = dict(zip(("M", "N", "K", "L"), parts.smallest(accept)))
                 w[extent] = align + 1
                 for n in p["names"] or []:
                     w[n] = 2 * align
@@ -347,14 +344,13 @@ def verify(fields: Mapping[str, Any], d: Mapping[str, Any], accept: Sequence[str
 def query(w: Mapping[str, int], d: Mapping[str, Any], base: Sequence[int]) -> list[int]:
     """A compiled query at an epilogue witness: ``base`` (``verify._query``'s, whose A and B strides are aligned)
     with C's and D's strides the witness's where it names them, packed 16-byte multiples otherwise."""
-    from verifier.library.verify import _stride
 
     q = list(base)
     m, n = int(w.get("M", 1)), int(w.get("N", 1))
     for x, at in (("C", 10), ("D", 13)):
         if f"STRIDE_{x}" not in d:
             continue
-        _, modes = _stride(str(d[f"STRIDE_{x}"]), (f"ld{x}", f"ld{x}", f"bs{x}"))
+        _, modes = parts.stride(str(d[f"STRIDE_{x}"]), (f"ld{x}", f"ld{x}", f"bs{x}"))
         bits = int(d.get(f"EPI_BITS_{x}", 16)) or 16
         align = max(1, 128 // bits)
         unit = [i for i, v in enumerate(modes) if v == 1]

@@ -37,7 +37,7 @@ from verifier.core.layouts import Layout
 from verifier.core.swizzle import ComposedLayout
 from verifier.core.symbols import Symbols
 from verifier.engine.verdicts import INVALID, VALID
-from verifier.library import verify
+from verifier.library import parts
 from verifier.notation.cpp import parse
 from verifier.run import problems as run_problems
 
@@ -78,12 +78,12 @@ def acceptance(fields: Mapping[str, Any], d: Mapping[str, Any], strides: Mapping
     extents = {"A": ("M", "K", "L"), "B": ("N", "K", "L")}
     conds: list[str] = []
     for x in ("A", "B"):
-        unit = [i for i, a in enumerate(verify._top_args(strides[x])) if a == "cute::C<1>"]
+        unit = [i for i, a in enumerate(parts.top_args(strides[x])) if a == "cute::C<1>"]
         if unit:
             conds.append(f"{extents[x][unit[0]]} % {128 // int(d[f'BITS_{x}'])} == 0")
     if str(d.get("EPI_POLICY", "")).startswith(_TMA_EPILOGUE):
         # C's and D's conjuncts: verify.acceptance's, without A and B (a void element has none)
-        conds += verify.acceptance({**fields, "element_a": "void", "element_b": "void"}, strides, True)
+        conds += parts.acceptance({**fields, "element_a": "void", "element_b": "void"}, strides, True)
     return sorted(set(conds))
 
 
@@ -104,18 +104,18 @@ def smem_model(d: Mapping[str, Any], x: str) -> str:
     """``UMMA::tile_to_mma_shape(atom, append(MmaShape, Stages), order)`` in the model."""
     a, b, c, e = _mma_shape(str(d[f"MMA_SHAPE_{x}"]))
     mn = _apply("tile_to_shape", str(d[f"ATOM_{x}"]), f"((_{a},_{c}),(_{b},_{e}),_{d['STAGES']})",
-                verify._order(str(d[f"STRIDE_{x}"])))
+                parts.order(str(d[f"STRIDE_{x}"])))
     return str(_apply("tiled_divide", str(mn), f"(_{a},_{b})"))
 
 
 def stage(d: Mapping[str, Any], x: str) -> str:
     """One stage of the CTA's smem in (R, K) coordinates: what the TMA box is built from."""
     a, b, c, e = _mma_shape(str(d[f"MMA_SHAPE_{x}"]))
-    return verify._stage(str(d[f"ATOM_{x}"]), f"_{a * c}", f"_{b * e}", verify._order(str(d[f"STRIDE_{x}"])))
+    return parts.stage(str(d[f"ATOM_{x}"]), f"_{a * c}", f"_{b * e}", parts.order(str(d[f"STRIDE_{x}"])))
 
 
 def _major(stride_type: str) -> str:
-    return "MN" if verify._top_args(stride_type)[0] == "cute::C<1>" else "K"
+    return "MN" if parts.top_args(stride_type)[0] == "cute::C<1>" else "K"
 
 
 def umma_check(d: Mapping[str, Any], x: str, smem: str) -> dict[str, Any]:
@@ -194,7 +194,7 @@ def tma_basis_check(d: Mapping[str, Any], x: str, stage_text: str) -> dict[str, 
     if basis is None:
         return {"verdict": "unknown", "reason": f"compiled CuTe's TMA basis not read ({printed!r})",
                 "derivation": "cutlass"}
-    _, modes = verify._stride(str(d[f"STRIDE_{x}"]), ("s0", "s1", "s2"))
+    _, modes = parts.stride(str(d[f"STRIDE_{x}"]), ("s0", "s1", "s2"))
     sample = [v if isinstance(v, int) else SAMPLE_STRIDES[i] for i, v in enumerate(modes)]
     gmem = "(" + ",".join(str(e) for e in SAMPLE_EXTENTS) + "):(" + ",".join(
         f"_{v}" if isinstance(m, int) else str(v) for v, m in zip(sample, modes)) + ")"

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from verifier.core.errors import LayoutError
+from verifier.library import parts
 
 POLICY = "cutlass::gemm::MainloopSm90CpAsyncGmmaWarpSpecialized<"
 SOURCE = "cutlass/gemm/collective/sm90_mma_multistage_gmma_ss_warpspecialized.hpp"
@@ -42,14 +43,12 @@ def acceptance(fields: Mapping[str, Any], strides: Mapping[str, str], epilogue_c
     """``can_implement``'s condition, read by hand: the mainloop's ``check_alignment<GmemTiledCopyX::NumValSrc>``
     (lines 175-188: the unit-stride extent of A and B a multiple of the copy's values, the kernel's alignment), and
     the TMA epilogue's C/D conjuncts where it has one (``verify.acceptance``)."""
-    from verifier.library.verify import _top_args
-    from verifier.library.verify import acceptance as tma_acceptance
 
     # The TMA mainloop's A/B conjuncts (128 bits' worth) are not this mainloop's: only C's and D's are kept.
-    conds = tma_acceptance({**fields, "element_a": "void", "element_b": "void"}, strides, epilogue_checks)
+    conds = parts.acceptance({**fields, "element_a": "void", "element_b": "void"}, strides, epilogue_checks)
     extents = {"A": ("M", "K", "L"), "B": ("N", "K", "L")}
     for x in ("A", "B"):
-        unit = [i for i, a in enumerate(_top_args(strides[x])) if a == "cute::C<1>"]
+        unit = [i for i, a in enumerate(parts.top_args(strides[x])) if a == "cute::C<1>"]
         align = int(fields[f"align_{x.lower()}"])
         if unit and align > 1:
             conds.append(f"{extents[x][unit[0]]} % {align} == 0")
@@ -58,12 +57,11 @@ def acceptance(fields: Mapping[str, Any], strides: Mapping[str, str], epilogue_c
 
 def problems(d: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The smem layout problems (``verify.problem`` data), by check name."""
-    from verifier.library.verify import problem
 
     out: dict[str, dict[str, Any]] = {}
     blk = str(d["TILE"]).strip("()").split(",")
     for x, blk_r in (("A", blk[0]), ("B", blk[1])):
-        out[f"smem_{x}"] = problem(f"smem {x}", "tile_to_shape",
+        out[f"smem_{x}"] = parts.problem(f"smem {x}", "tile_to_shape",
                                    [str(d[f"ATOM_{x}"]), f"({blk_r},{blk[2]},_{d['STAGES']})", "(_1,_2,_3)"], None, [])
     return out
 
@@ -86,7 +84,6 @@ def model_copy(fields: Mapping[str, Any], d: Mapping[str, Any], x: str) -> Any:
     """``make_simt_gmem_tiled_copy`` (sm90_common.inl:130-167) in the model."""
     from verifier.algebra import atoms, tiled
     from verifier.core.layouts import make_layout
-    from verifier.library.verify import _top_args
     from verifier.notation.cpp import parse
 
     bits = int(d[f"BITS_{x}"])
@@ -94,7 +91,7 @@ def model_copy(fields: Mapping[str, Any], d: Mapping[str, Any], x: str) -> Any:
     threads = _threads(d, x)
     blk = [int(v.strip("_")) for v in str(d["TILE"]).strip("()").split(",")]
     mn, k = (blk[0] if x == "A" else blk[1]), blk[2]
-    k_major = _top_args(str(d[f"STRIDE_{x}"]))[1] == "cute::C<1>"
+    k_major = parts.top_args(str(d[f"STRIDE_{x}"]))[1] == "cute::C<1>"
     major_size = k if k_major else mn
     threads_major = major_size // align if threads >= major_size // align else threads
     threads_minor = threads // threads_major
@@ -125,7 +122,6 @@ def checks(fields: Mapping[str, Any], d: Mapping[str, Any], check: Callable[[Map
     from verifier.algebra.gmma import canonical_gmma
     from verifier.engine.verdicts import INVALID, VALID
     from verifier.library.epilogue import _tiler_text, bank_check
-    from verifier.library.verify import _stage, _top_args
     from verifier.notation.cpp import parse
 
     out: dict[str, Any] = {}
@@ -137,8 +133,8 @@ def checks(fields: Mapping[str, Any], d: Mapping[str, Any], check: Callable[[Map
         out[name] = {**verdict_json(v), "cutlass": printed, "equal": v.result == printed, "derivation": "cutlass"}
         if v.result != printed:
             out[name]["verdict"] = "disagrees"
-        stage = _stage(str(d[f"ATOM_{x}"]), blk[0] if x == "A" else blk[1], blk[2], "(_1,_2,_3)")
-        major = "MN" if _top_args(str(d[f"STRIDE_{x}"]))[0] == "cute::C<1>" else "K"
+        stage = parts.stage(str(d[f"ATOM_{x}"]), blk[0] if x == "A" else blk[1], blk[2], "(_1,_2,_3)")
+        major = "MN" if parts.top_args(str(d[f"STRIDE_{x}"]))[0] == "cute::C<1>" else "K"
         can = canonical_gmma(parse(stage), int(d[f"BITS_{x}"]), major)
         out[f"gmma_{x}"] = {"verdict": VALID if can.accepted else INVALID, "reason": can.reason, "stage": stage,
                             "derivation": "cutlass"}

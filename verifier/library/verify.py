@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -38,32 +37,15 @@ from pathlib import Path
 from typing import Any
 
 from verifier.algebra.gmma import canonical_gmma
-from verifier.algebra.registry import apply
 from verifier.core.errors import LayoutError
-from verifier.core.symbols import Symbol, Symbols, declaration
+from verifier.core.symbols import Symbol, declaration
 from verifier.engine.problem import decide
 from verifier.engine.verdicts import INVALID, VALID, Verdict
-from verifier.library import can_implement, derive, epilogue, sm90_cpasync, sm100
+from verifier.library import can_implement, derive, epilogue, parts, sm90_cpasync, sm100
+from verifier.library.parts import ACCEPTANCE_NOTE, ACCEPTANCE_SOURCES, INT32_MAX, NO_OVERFLOW, acceptance, problem
 from verifier.notation.cpp import parse
-from verifier.run import problems
 from verifier.run.spec import Check
 
-INT32_MAX = 2**31 - 1
-# Where can_implement's acceptance condition is read from (CUTLASS 4.2): the kernel's conjunction, the mainloop's
-# and the epilogue's alignment checks, and check_alignment itself.
-ACCEPTANCE_SOURCES = (
-    "cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_cooperative.hpp:266-278",
-    "cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp:244-261",
-    "cutlass/epilogue/collective/sm90_epilogue_tma_warpspecialized.hpp:324-350",
-    "cutlass/detail/layout.hpp:399-415",
-)
-ACCEPTANCE_NOTE = (
-    "check_alignment<N>(shape, StrideX{}) tests the extent of the unit-stride mode (size(shape) == N * "
-    "size(upcast<N>(layout))) and the dynamic strides of a default-constructed StrideX{}, which are 0: the "
-    "strides the user passes are never checked. size(shape) is a product of int extents: it must not overflow "
-    "(signed overflow is undefined), so the condition holds where M*K*L, N*K*L and M*N*L fit in int.")
-_BITS = {"f16": 16, "bf16": 16, "f32": 32, "tf32": 32, "f64": 64, "s8": 8, "u8": 8, "s32": 32, "e4m3": 8,
-         "e5m2": 8, "void": 0, "s4": 4, "u4": 4, "e2m1": 4, "e3m2": 6, "e2m3": 6, "ue8m0": 8, "ue4m3": 8}
 # The mainloop policies whose collective (sm90_mma_tma_gmma_ss_warpspecialized.hpp) the checks and the
 # acceptance condition are read from; a policy with another collective (sparse, FP8, mixed input, rmem A,
 # cp.async, ptr-array, SM100) is reported as not derived, with its name.
@@ -74,48 +56,11 @@ SUPPORTED_MAINLOOPS = ("cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<",
                        "cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<")
 
 
-def _top_args(text: str) -> list[str]:
-    inner = text[text.index("<") + 1:text.rindex(">")]
-    out, depth, cur = [], 0, ""
-    for ch in inner:
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    out.append(cur.strip())
-    return out
-
-
-def _stride(type_text: str, names: Sequence[str]) -> tuple[str, list[str | int]]:
-    """A stride type printed by CUTLASS (``cute::tuple<long int, cute::C<1>, long int>``) as model text over
-    ``names`` (a dynamic leaf is a 64-bit symbol), and each mode's query value (a name, or the static value)."""
-    parts: list[str] = []
-    values: list[str | int] = []
-    for arg, name in zip(_top_args(type_text), names):
-        m = re.fullmatch(r"cute::C<(-?\d+)>", arg)
-        parts.append(f"_{m.group(1)}" if m else name)
-        values.append(int(m.group(1)) if m else name)
-    return f"({','.join(parts)})", values
-
-
 # Verdicts of the layout problems this process has decided: keys share most of them (the tiling depends only on
 # the tile and the projection, the TMA box on the element width, the stage and the stride pattern). A verdict is
 # a function of its problem, so reusing it changes no answer. A sweep shares them further: ``problem_id`` names a
 # problem across processes, and a payload's ``verdicts`` (decided by ``decide_problem``) are used as they are.
 _DECIDED: dict[tuple[object, ...], Verdict] = {}
-
-
-def problem(name: str, op: str, args: Sequence[str], names: Sequence[str] | None,
-            assume: Sequence[str]) -> dict[str, Any]:
-    """A layout problem as plain data: the check's op and operands' text, its symbols (``names``: the stride
-    symbols beside M, N, K, L; None for a problem without symbols) and its assumptions."""
-    return {"name": name, "op": op, "args": list(args), "names": None if names is None else list(names),
-            "assume": list(assume)}
 
 
 def _symbols_of(p: Mapping[str, Any]) -> list[Symbol]:
@@ -170,60 +115,12 @@ def _verdict(v: Verdict) -> dict[str, Any]:
     return out
 
 
-def _stage(atom: str, blk_r: str, blk_k: str, order: str) -> str:
-    """One pipeline stage of the smem layout, as the TMA box and the GMMA descriptor see it: the atom tiled to
-    (BLK_R, BLK_K) in the same order (stage 0 of the staged layout, whose stage mode is outermost), with its
-    smem_ptr flag (a ``slice`` of the staged layout would turn the flag into its offset)."""
-    two = "(" + ",".join(order.strip("()").split(",")[:2]) + ")"
-    return str(apply("tile_to_shape", *problems.operands("tile_to_shape", [atom, f"({blk_r},{blk_k})", two],
-                                                         Symbols())).result)
-
-
-def _order(stride_type: str) -> str:
-    # sm90_mma_tma_gmma_ss_warpspecialized.hpp:131: MN-major (unit stride in mode 0) tiles K first.
-    first = _top_args(stride_type)[0]
-    return "(_2,_1,_3)" if first == "cute::C<1>" else "(_1,_2,_3)"
-
-
 def checks_epilogue_alignment(d: Mapping[str, Any]) -> bool:
     """Whether the kernel's epilogue checks C's and D's alignment in ``can_implement``: the TMA epilogue does
     (sm90_epilogue_tma_warpspecialized.hpp:324-350); a no-smem epilogue is CUTLASS's ``DefaultEpilogue`` (in an
     adapter), whose ``can_implement`` accepts every problem (default_epilogue.hpp:137-141).  ``d``: what compiled
     CUTLASS printed for the key (``EPI_DEFAULT``: its epilogue's type names ``DefaultEpilogue``)."""
     return not d.get("EPI_DEFAULT", 0)
-
-
-def acceptance(fields: Mapping[str, Any], strides: Mapping[str, str], epilogue: bool = True) -> list[str]:
-    """``can_implement``'s acceptance condition, read by hand (``ACCEPTANCE_SOURCES``), over M, N, K, L: per
-    operand, the extent of its unit-stride mode divisible by 128 bits' worth of elements, and no int overflow of
-    ``size(shape)``; C's and D's only where the epilogue checks them (``epilogue``: ``checks_epilogue_alignment``)."""
-    conds: list[str] = []
-    extents = {"A": ("M", "K", "L"), "B": ("N", "K", "L"), "C": ("M", "N", "L"), "D": ("M", "N", "L")}
-    for x in ("A", "B", "C", "D") if epilogue else ("A", "B"):
-        bits = _BITS.get(str(fields[f"element_{x.lower()}"]), 0)
-        if not bits or x not in strides:
-            continue
-        unit = [i for i, a in enumerate(_top_args(strides[x])) if a == "cute::C<1>"]
-        if unit:
-            conds.append(f"{extents[x][unit[0]]} % {128 // bits} == 0")
-    return sorted(set(conds))
-
-
-# can_implement's condition also needs size(shape) not to overflow int (``ACCEPTANCE_NOTE``). These products are
-# reported with the condition but not assumed in the solver's queries (non-linear: they exhaust its budget); a
-# compiled replay whose witness breaks them runs at the smallest admitted extents instead (the TMA findings
-# depend on the strides only), and says so.
-NO_OVERFLOW = ("M*K*L <= 2147483647", "N*K*L <= 2147483647", "M*N*L <= 2147483647")
-
-
-def _smallest(accept: Sequence[str]) -> list[int]:
-    """The smallest (M, N, K, L) the divisibility conjuncts of ``accept`` admit."""
-    out = {"M": 1, "N": 1, "K": 1, "L": 1}
-    for c in accept:
-        m = re.fullmatch(r"([MNKL]) % (\d+) == 0", c)
-        if m:
-            out[m.group(1)] = max(out[m.group(1)], int(m.group(2)))
-    return [out[s] for s in ("M", "N", "K", "L")]
 
 
 def _symbols(names: Sequence[str]) -> list[Symbol]:
@@ -237,7 +134,7 @@ def _aligned_strides(params: Mapping[str, int], modes: Mapping[str, list[str | i
     replay fails (or passes) for the operand the finding is about."""
     out: dict[str, int] = {}
     for x in ("A", "B"):
-        bits = _BITS.get(str(fields[f"element_{x.lower()}"]), 16) or 16
+        bits = parts.BITS.get(str(fields[f"element_{x.lower()}"]), 16) or 16
         align = max(1, 128 // bits)
         for v in modes[x]:
             if isinstance(v, str) and v not in params:
@@ -303,16 +200,16 @@ def _operands(fields: Mapping[str, Any], d: Mapping[str, Any], assumed: Sequence
     blk = [str(t) for t in tile]  # type: ignore[union-attr]
     found: list[_Operand] = []
     for x, r, step in (("A", "M", "Step<_1,X,_1>"), ("B", "N", "Step<X,_1,_1>")):
-        stride_text, modes = _stride(strides[x], (f"ld{x}", f"ld{x}", f"bs{x}"))
+        stride_text, modes = parts.stride(strides[x], (f"ld{x}", f"ld{x}", f"bs{x}"))
         names = [str(v) for v in modes if isinstance(v, str)]
         gmem = f"({r},K,L):{stride_text}"
         bits = int(d[f"BITS_{x}"])
         blk_r = blk[0] if x == "A" else blk[1]
         probs = {} if umma else {"smem": problem(
             f"smem {x}", "tile_to_shape", [str(d[f"ATOM_{x}"]), f"({blk_r},{blk[2]},_{d['STAGES']})",
-                                           _order(strides[x])], None, [])}
+                                           parts.order(strides[x])], None, [])}
         # An SM100 CTA's stage is its share of the MMA tile (half of it for a 2SM MMA): sm100.stage
-        stage = sm100.stage(d, x) if umma else _stage(str(d[f"ATOM_{x}"]), blk_r, blk[2], _order(strides[x]))
+        stage = sm100.stage(d, x) if umma else parts.stage(str(d[f"ATOM_{x}"]), blk_r, blk[2], parts.order(strides[x]))
         # load_init tiles the TMA coordinate tensor (get_tma_tensor), whose strides are scaled bases: compiled
         # CUTLASS printed them at a sample problem (they are static, the same for every problem); without that
         # print, the gmem modes' order is written by hand.
@@ -427,7 +324,7 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
         ops: list[_Operand] = []
         strides = _strides(d)
         accept = sm90_cpasync.acceptance(fields, strides, checks_epilogue_alignment(d))
-        modes = {x: _stride(strides[x], (f"ld{x}", f"ld{x}", f"bs{x}"))[1] for x in ("A", "B")}
+        modes = {x: parts.stride(strides[x], (f"ld{x}", f"ld{x}", f"bs{x}"))[1] for x in ("A", "B")}
         checks.update(sm90_cpasync.checks(fields, d, lambda p: _check(p, verdicts, tool, cutlass), _verdict))
     elif alone:
         # A mainloop not modelled, with one of the verified epilogues: the epilogue alone, under the TMA mainloop's
@@ -435,7 +332,7 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
         ops = []
         strides = _strides(d)
         accept = acceptance(fields, strides, checks_epilogue_alignment(d))
-        modes = {x: _stride(strides[x], (f"ld{x}", f"ld{x}", f"bs{x}"))[1] for x in ("A", "B")}
+        modes = {x: parts.stride(strides[x], (f"ld{x}", f"ld{x}", f"bs{x}"))[1] for x in ("A", "B")}
     else:
         ops, strides, accept = _operands(fields, d)
     if cpasync or alone:
@@ -466,7 +363,7 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
                 # The model's tile_to_shape of the builder's atom is not the layout compiled CUTLASS built: the
                 # derivation, not the kernel, is in question, so the key is undecided, never valid.
                 checks[f"smem_{x}"]["verdict"] = "disagrees"
-            major = "MN" if _top_args(strides[x])[0] == "cute::C<1>" else "K"
+            major = "MN" if parts.top_args(strides[x])[0] == "cute::C<1>" else "K"
             can = canonical_gmma(parse(op.stage), op.bits, major)
             checks[f"gmma_{x}"] = {"verdict": VALID if can.accepted else INVALID, "reason": can.reason,
                                    "stage": op.stage, "derivation": "cutlass"}
@@ -489,10 +386,10 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
             v = _check(p, verdicts, tool, cutlass)
             checks[f"tma_{x}_aligned_strides"] = {**_verdict(v), "op": "make_tma_box", "assume": cond,
                                                   "derivation": "cutlass"}
-            unit = [i for i, a in enumerate(_top_args(strides[x])) if a == "cute::C<1>"]
+            unit = [i for i, a in enumerate(parts.top_args(strides[x])) if a == "cute::C<1>"]
             extent = (r, "K", "L")[unit[0]] if unit else None
             if v.verdict == VALID and extent is not None:
-                w = dict(zip(("M", "N", "K", "L"), _smallest(accept)))
+                w = dict(zip(("M", "N", "K", "L"), parts.smallest(accept)))
                 w[extent] = align + 1
                 for n in names:
                     w[n] = 2 * align
@@ -515,7 +412,7 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
             ext = [int(w.get(s, 1)) for s in ("M", "N", "K", "L")]
             note = None
             if max(ext[0] * ext[2], ext[1] * ext[2], ext[0] * ext[1]) * ext[3] > INT32_MAX:
-                for s_, c in zip(("M", "N", "K", "L"), _smallest(accept)):
+                for s_, c in zip(("M", "N", "K", "L"), parts.smallest(accept)):
                     w[s_] = c
                 note = "extents reduced to the smallest admitted: can_implement's size(shape) overflows int there"
             q = _query(w, modes, strides_of=_aligned_strides(w, modes, fields))

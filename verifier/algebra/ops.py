@@ -931,24 +931,12 @@ def complement(layout: Layout, cotarget: IntTuple | Layout | None = None) -> Lay
 
 @_not_cute
 def _complement_postcondition(layout: Layout, target: IntTuple, r: Layout) -> None:
-    """CuTe's contract (layout.hpp:1166-1171, complement.cpp:46-66), decided on concrete values."""
-    if not enumerating() or not (layout.concrete and r.concrete and all(x.concrete for x in leaves(target))):
-        return
-    n_l, n_r = int(size(layout)), int(size(r))
-    if n_l > POSTCONDITION_LIMIT or n_r > POSTCONDITION_LIMIT or n_r < 1:
-        ok = n_r >= 1
-    else:
-        lv = {int(layout(i)) for i in range(n_l)}
-        rv = [int(r(i)) for i in range(n_r)]
-        cot = int(product(target))
-        lr = make_layout(layout, r)
-        co_l = int(cosize(layout))
-        ok = (all(rv[i] < rv[i + 1] for i in range(n_r - 1))
-              and all(v not in lv for v in rv[1:])
-              and int(cosize(lr)) >= cot
-              and int(cosize(r)) <= ((cot + co_l - 1) // co_l) * co_l)
-    record("CPL-POST", "the complement is ordered, disjoint from L, and covers the cotarget (complement.cpp:46-66)",
-           "layout.hpp:1166-1171", NEVER, Bool(Const(ok), False), POSTCONDITION)
+    """CuTe's contract (layout.hpp:1166-1171, complement.cpp:46-66) on concrete values: its claims
+    (``complement_claims_for``) evaluated; the disjointness as a set test (``core.claim.first_failure``)."""
+    if layout.concrete and r.concrete and all(x.concrete for x in leaves(target)):
+        postcondition("CPL-POST", "the complement is ordered, disjoint from L, and covers the cotarget "
+                      "(complement.cpp:46-66)", "layout.hpp:1166-1171",
+                      lambda: complement_claims_for(r, layout, target))
 
 
 # -- inverses (layout.hpp:1262-1361) ---------------------------------------------------------------------------------

@@ -31,7 +31,8 @@ DERIVED_1SM_A: dict[str, Any] = {
     "ATOM_A": "Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)",
     "STAGES": 8, "BITS_A": 16, "STRIDE_A": "cute::tuple<long int, cute::C<1>, long int>",
     "MMA_SHAPE_A": "((_64,_16),_1,_4)", "UMMA_DESC_A": "2 64 1", "TMA_MCAST_A": 1,
-    "TMA_BASIS_A": "(_64,_64,_1):(_1@1,_1@0,_1@2)",
+    "TMA_BASIS_A": "(_64,_64,_1):(_1@1,_1@0,_1@2)", "TILE": "(_64,_128,_64)",
+    "CTA_T_A": "(_1,(_1,_1)):(_0,(_0,_0))", "CTA_V_A": "((_64,_16),_1,_4):((_1@0,_1@1),_0,_16@1)",
     "MAINLOOP": "cutlass::gemm::MainloopSm100TmaUmmaWarpSpecialized<8, 2, 4, cute::tuple<cute::C<1>, cute::C<1>, "
                 "cute::C<1> > >",
 }
@@ -68,6 +69,9 @@ def test_sm100_keys_agree_with_compiled_cutlass(results: dict[str, dict[str, Any
             # the model's TMA box of the CTA's stage is compiled CuTe's construct_tma_gbasis
             assert c[f"tma_basis_{x}"]["verdict"] == "valid" and c[f"tma_basis_{x}"]["equal"]
             assert c[f"tiling_{x}"]["derivation"] == "cutlass"
+            # the MMA's CTAs (a 2SM pair: two) take each coordinate of the tile local_tile gives them once
+            assert c[f"cta_pair_{x}"]["verdict"] == "valid"
+            assert c[f"cta_pair_{x}"]["ctas"] == r["derived"]["ATOM_THR"]
         assert "K % 8 == 0" in r["can_implement"]["condition"]
         assert r["can_implement"]["sources"] == list(sm100.ACCEPTANCE_SOURCES)
     one, two = results[ONE_SM], results[TWO_SM]
@@ -116,6 +120,17 @@ def test_a_tma_basis_or_smem_that_differs_from_compiled_cutlass_disagrees() -> N
     assert swapped["tma_basis_A"]["verdict"] == "disagrees"
     smem = sm100.layout_checks({**DERIVED_1SM_A, "STAGES": 7}, "A")
     assert smem["smem_A"]["verdict"] == "disagrees"
+
+
+def test_the_pair_check_refuses_ctas_that_overlap_or_leave_a_gap() -> None:
+    pair = {"TILE": "(_128,_128,_64)", "CTA_V_A": "((_64,_16),_1,_4):((_1@0,_1@1),_0,_16@1)"}
+    # compiled CUTLASS's partition of a 2SM 128x128x64 tile: the second CTA starts at row 64
+    ok = sm100.pair_check({**pair, "CTA_T_A": "(_2,(_1,_1)):(_64@0,(_0,_0))"}, "A")
+    assert ok["verdict"] == "valid" and ok["ctas"] == 2 and ok["tile"] == [128, 64]
+    assert sm100.pair_check({**pair, "CTA_T_A": "(_2,(_1,_1)):(_32@0,(_0,_0))"}, "A")["verdict"] == "invalid"
+    assert sm100.pair_check({**pair, "CTA_T_A": "(_2,(_1,_1)):(_128@0,(_0,_0))"}, "A")["verdict"] == "invalid"
+    assert sm100.pair_check({**pair, "CTA_T_A": "_1:_0"}, "A")["verdict"] == "invalid"  # half the tile
+    assert sm100.pair_check({**pair, "CTA_T_A": "(_2):(_64@0@1)"}, "A")["verdict"] == "unknown"
 
 
 def test_multicast_truncation_follows_cutes_asserts() -> None:

@@ -233,6 +233,72 @@ def multicasts(d: Mapping[str, Any], x: str) -> list[int]:
     return [1 << i for i in range(8) if (1 << i) * v <= MAX_CLUSTER]
 
 
+def _tree(text: str) -> object:
+    """A printed nested tuple ``(a,(b,c))`` as nested lists of its leaves' text."""
+    stack: list[list[object]] = [[]]
+    leaf = ""
+    for ch in text.strip():
+        if ch == "(":
+            stack.append([])
+        elif ch in ",)":
+            if leaf:
+                stack[-1].append(leaf)
+                leaf = ""
+            if ch == ")":
+                done = stack.pop()
+                stack[-1].append(done)
+        else:
+            leaf += ch
+    if leaf:
+        stack[-1].append(leaf)
+    return stack[0][0] if len(stack[0]) == 1 else stack[0]
+
+
+def _leaves(tree: object) -> list[str]:
+    return [str(tree)] if not isinstance(tree, list) else [v for t in tree for v in _leaves(t)]
+
+
+def _coords(text: str) -> set[tuple[int, int]] | None:
+    """The (row, column) coordinates a printed coordinate layout (``shape:stride``, strides ``_k@i`` or ``_0``)
+    takes over its whole domain (None: a form this reader does not take)."""
+    if ":" not in text:
+        return None
+    shape_text, stride_text = text.split(":", 1)
+    sizes, strides = _leaves(_tree(shape_text)), _leaves(_tree(stride_text))
+    if len(sizes) != len(strides):
+        return None
+    steps: list[tuple[int, int, int]] = []
+    for n, st in zip(sizes, strides):
+        sm, bm = re.fullmatch(r"_?(\d+)", n), re.fullmatch(r"_?(\d+)(?:@([01]))?", st)
+        if not sm or not bm or (bm.group(2) is None and bm.group(1) != "0"):
+            return None
+        steps.append((int(sm.group(1)), int(bm.group(1)), int(bm.group(2) or 0)))
+    points = {(0, 0)}
+    for size_, k, i in steps:
+        points = {(p[0] + j * k * (i == 0), p[1] + j * k * (i == 1)) for p in points for j in range(size_)}
+    return points
+
+
+def pair_check(d: Mapping[str, Any], x: str) -> dict[str, Any]:
+    """The CTAs of the MMA (two for 2SM) partition the tile ``local_tile`` gives the pair: compiled CUTLASS's
+    partition (``CTA_T_X`` + ``CTA_V_X``, ``TiledMma::thrfrg_X``) takes every coordinate of (BLK_R, BLK_K) once."""
+    t, v = d.get(f"CTA_T_{x}"), d.get(f"CTA_V_{x}")
+    tile = [int(n) for n in re.findall(r"\d+", str(d.get("TILE", "")))]
+    ts, vs = _coords(str(t)) if t else None, _coords(str(v)) if v else None
+    if ts is None or vs is None or len(tile) != 3:
+        return {"verdict": "unknown", "reason": f"compiled CUTLASS's partition not read ({t!r}, {v!r})",
+                "derivation": "cutlass"}
+    rows, cols = (tile[0] if x == "A" else tile[1]), tile[2]
+    covered = [(a[0] + b[0], a[1] + b[1]) for a in ts for b in vs]
+    want = {(r, c) for r in range(rows) for c in range(cols)}
+    ok = len(covered) == len(set(covered)) == len(want) and set(covered) == want
+    return {"verdict": VALID if ok else INVALID, "ctas": len(ts), "tile": [rows, cols],
+            "reason": (f"the {len(ts)} CTA(s) of the MMA take each coordinate of the {rows}x{cols} tile once" if ok
+                       else f"the CTAs' coordinates ({len(covered)}, {len(set(covered))} distinct) are not the "
+                            f"{rows}x{cols} tile"),
+            "cta": str(t), "values": str(v), "derivation": "cutlass"}
+
+
 def layout_checks(d: Mapping[str, Any], x: str) -> dict[str, dict[str, Any]]:
     """The SM100 checks without symbols (smem, UMMA descriptor, TMA basis) of operand ``x``."""
     smem = str(d[f"SMEM_{x}"])
@@ -242,4 +308,5 @@ def layout_checks(d: Mapping[str, Any], x: str) -> dict[str, dict[str, Any]]:
                       "equal": model == smem, "derivation": "cutlass"}}
     out[f"umma_{x}"] = umma_check(d, x, model)
     out[f"tma_basis_{x}"] = tma_basis_check(d, x, stage(d, x))
+    out[f"cta_pair_{x}"] = pair_check(d, x)
     return out

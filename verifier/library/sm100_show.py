@@ -10,7 +10,8 @@ For a collective with ``AtomThrShapeMNK`` and ``MmaShapeA_MK`` (the SM100 UMMA c
   smem layout is tiled to (``UMMA::tile_to_mma_shape``, sm100_mma_warpspecialized.hpp:178-186);
 * ``CTA_V_A/B``: ``cta_v_tile`` of ``make_tma_atom_A/B_sm100`` (copy_traits_sm100_tma.hpp:404-470): the map from
   a CTA's value index to the gmem coordinate, over an identity tensor of a sample problem (its strides are scaled
-  bases, the same for every problem);
+  bases, the same for every problem); ``CTA_T_A/B``: the same partition's CTA mode (where each CTA of a 2SM pair
+  starts in the pair's tile);
 * ``UMMA_DESC_A/B``: the descriptor the mainloop's ``mma_init`` builds (``TiledMma::make_fragment_A(sA)``, i.e.
   ``UMMA::make_umma_desc<Major>(tensor<0>(sA))``): its layout type, SBO and LBO;
 * ``TMA_BASIS_A/B``: CuTe's ``construct_tma_gbasis`` (copy_traits_sm90_tma.hpp:729) on the operands the mainloop's
@@ -66,6 +67,9 @@ template <class Mainloop, class Kernel> void show_umma() {
         cute::_, cute::repeat<decltype(cute::rank(gB))::value>(cute::_));
     line("CTA_V_A", cta_v_a);
     line("CTA_V_B", cta_v_b);
+    // the CTA (peer) mode of the same partition: where each CTA of a 2SM pair starts in the pair's tile
+    line("CTA_T_A", cute::layout<0>(TiledMma{}.thrfrg_A(gA)));
+    line("CTA_T_B", cute::layout<0>(TiledMma{}.thrfrg_B(gB)));
     // Sub-byte (f8f6f4) elements: their smem pointers are of the 16U4/16U6 formats, not modelled (sm100.not_derived)
     if constexpr (cute::sizeof_bits_v<typename Mainloop::ElementAMma> >= 8 &&
                   cute::sizeof_bits_v<typename Mainloop::ElementBMma> >= 8) {

@@ -49,7 +49,6 @@ from verifier.core import swizzle as _swizzle
 from verifier.core.basis import (
     ScaledBasis,
     Value,
-    _coordinate,
     as_coordinate,
     basis_get,
     coprofile,
@@ -931,24 +930,12 @@ def complement(layout: Layout, cotarget: IntTuple | Layout | None = None) -> Lay
 
 @_not_cute
 def _complement_postcondition(layout: Layout, target: IntTuple, r: Layout) -> None:
-    """CuTe's contract (layout.hpp:1166-1171, complement.cpp:46-66), decided on concrete values."""
-    if not enumerating() or not (layout.concrete and r.concrete and all(x.concrete for x in leaves(target))):
-        return
-    n_l, n_r = int(size(layout)), int(size(r))
-    if n_l > POSTCONDITION_LIMIT or n_r > POSTCONDITION_LIMIT or n_r < 1:
-        ok = n_r >= 1
-    else:
-        lv = {int(layout(i)) for i in range(n_l)}
-        rv = [int(r(i)) for i in range(n_r)]
-        cot = int(product(target))
-        lr = make_layout(layout, r)
-        co_l = int(cosize(layout))
-        ok = (all(rv[i] < rv[i + 1] for i in range(n_r - 1))
-              and all(v not in lv for v in rv[1:])
-              and int(cosize(lr)) >= cot
-              and int(cosize(r)) <= ((cot + co_l - 1) // co_l) * co_l)
-    record("CPL-POST", "the complement is ordered, disjoint from L, and covers the cotarget (complement.cpp:46-66)",
-           "layout.hpp:1166-1171", NEVER, Bool(Const(ok), False), POSTCONDITION)
+    """CuTe's contract (layout.hpp:1166-1171, complement.cpp:46-66) on concrete values: its claims
+    (``complement_claims_for``) evaluated; the disjointness as a set test (``core.claim.first_failure``)."""
+    if layout.concrete and r.concrete and all(x.concrete for x in leaves(target)):
+        postcondition("CPL-POST", "the complement is ordered, disjoint from L, and covers the cotarget "
+                      "(complement.cpp:46-66)", "layout.hpp:1166-1171",
+                      lambda: complement_claims_for(r, layout, target))
 
 
 # -- inverses (layout.hpp:1262-1361) ---------------------------------------------------------------------------------
@@ -2353,21 +2340,14 @@ def coalesce_x_profile(layout: Layout, profile: object) -> Layout:
 
 @_not_cute
 def basis_composition_postcondition(a: Layout, b: Layout, r: Layout, limit: int) -> None:
-    """The contract of composition (layout.hpp:1022) when A's or B's values are coordinates: ``R(i) == A(B(i))``,
-    B's values read as coordinates of A and values compared component by component."""
+    """The contract of composition (layout.hpp:1022) when A's or B's values are coordinates: its claims
+    (``composition_claims``: ``R(i) == A(B(i))``, B's values read as coordinates of A and values compared component
+    by component) evaluated on concrete values."""
     record("CMP-POST-SIZE", "the result has the size of B: size(A o B) == size(B)", "layout.hpp:1022", NEVER,
            _eq_size(size(r), size(b)), CLAUSE)
-    if not recording() or not (a.concrete and b.concrete and r.concrete) or int(size(b)) > limit:
-        return
-    n = int(size(b))
-    coords = has_basis(b.stride)
-    try:
-        ok = int(size(r)) == n and all(
-            same_values(r(i), a(_coordinate(b(i), a.shape) if coords else b(i))).value for i in range(n))
-    except LayoutError:
-        ok = False
-    record("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B), B's values being "
-           "coordinates of A", "layout.hpp:1022", NEVER, Bool(Const(bool(ok)), False), POSTCONDITION)
+    if enumerating() and a.concrete and b.concrete and r.concrete:
+        postcondition("CMP-POST", "the result is A after B: (A o B)(i) == A(B(i)) for every i < size(B), B's values "
+                      "being coordinates of A", "layout.hpp:1022", lambda: composition_claims(r, a, b), limit)
 
 
 def _eq_size(x: Int, y: Int) -> Bool:

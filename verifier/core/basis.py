@@ -267,32 +267,17 @@ def basis_get(e: ScaledBasis, t: object) -> object:
     return t
 
 
-def _coordinate(v: Value, shape: object) -> IntTuple:
-    """A codomain value of B as a coordinate of A's shape: missing modes are 0 (arithmetic tuples pad with _0)."""
-    v = as_arith(v)
-    if type(shape) is tuple:
-        items = list(v.items) if type(v) is ArithTuple else [v]
-        if len(items) > len(shape):
-            raise LayoutError("the coordinate has more modes than the layout")
-        items += [S(0)] * (len(shape) - len(items))
-        return tuple(_coordinate(x, s) for x, s in zip(items, shape))
-    if type(v) is ArithTuple:
-        if any(int(x) != 0 for item in v.items[1:] for x in _leaves_of(item)):
-            raise LayoutError("the coordinate has a non-zero mode beyond the layout's profile")
-        return _coordinate(v.items[0] if v.items else S(0), shape)
-    return v  # type: ignore[return-value]  # as_arith leaves no basis: v is an Int here
-
-
 def as_coordinate(v: Value, shape: object) -> tuple[IntTuple, list[Int]]:
-    """A (possibly symbolic) codomain value of B as a coordinate of A's shape, and the components it has beyond
-    A's profile (each must be 0 for the value to be a coordinate of A)."""
+    """A (possibly symbolic) codomain value of B as a coordinate of A's shape (missing modes are 0: arithmetic
+    tuples pad with _0), and the values that must all be 0 for it to be one: its components beyond an integral
+    mode of A, and ``_1`` (never 0) for each mode beyond a tuple's rank, which no coordinate of A has."""
     v = as_arith(v)
     if type(shape) is tuple:
         items = list(v.items) if type(v) is ArithTuple else [v]
         extra = items[len(shape):]
         items = items[:len(shape)] + [S(0)] * (len(shape) - len(items))
         parts = [as_coordinate(x, s) for x, s in zip(items, shape)]
-        return tuple(p for p, _ in parts), [x for _, e in parts for x in e] + [x for y in extra for x in _leaves_of(y)]
+        return tuple(p for p, _ in parts), [x for _, e in parts for x in e] + [S(1) for _ in extra]
     if type(v) is ArithTuple:
         if not v.items:
             return S(0), []

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from verifier.core.codomain import same_values
 from verifier.core.errors import UndefinedBehavior
-from verifier.core.integers import Bool, Const, D, Int, and_, eq, ge, lt, symbol, unwatched
+from verifier.core.integers import Bool, Const, D, Expr, Int, Op, and_, eq, ge, lt, symbol, unwatched
 from verifier.core.obligations import NEVER, POSTCONDITION, POSTCONDITION_LIMIT, Quiet, enumerating, record
 
 WITNESSES = ("#i", "#j", "#k")
@@ -84,10 +84,45 @@ def first_failure(c: Claim, limit: int = 1 << 16) -> dict[str, int] | None:
         count *= max(0, hi - lo)
     if count > limit:
         raise TooLarge(f"{c.id}: {count} witness values to enumerate, more than {limit}")
+    sides = _separated(c)
+    if sides is not None and count:
+        try:
+            return _first_shared(bounds, *sides)
+        except UndefinedBehavior:
+            pass  # the pointwise walk below meets it, or stops at an earlier failure first, as it always did
     for point in itertools.product(*(range(lo, hi) for _, lo, hi in bounds)):
         w = dict(zip((name for name, _, _ in bounds), point))
         if not _truth(c.holds, w):
             return w
+    return None
+
+
+def _separated(c: Claim) -> tuple[Expr, Expr] | None:
+    """For a claim ``x(#i) != y(#j)`` over two independent concrete ranges (each side reading one witness), its two
+    sides: the claim then holds exactly when the two sides' value sets are disjoint, a set test on the values
+    computed once per witness value rather than a comparison per pair (complement's CPL-POST-DISJOINT)."""
+    if len(c.ranges) != 2 or any(not (lo.concrete and hi.concrete) for _, lo, hi in c.ranges):
+        return None
+    e = c.holds.expr
+    if type(e) is not Op or e.op != "!=":
+        return None
+    (wi, _, _), (wj, _, _) = c.ranges
+    x, y = e.args
+    if set(x.symbols()) <= {wi} and set(y.symbols()) <= {wj}:
+        return x, y
+    return None
+
+
+def _first_shared(bounds: Sequence[tuple[str, int, int]], x: Expr, y: Expr) -> dict[str, int] | None:
+    """The first assignment, in the pointwise walk's order (``#i`` outer, ``#j`` inner), where ``x(#i) == y(#j)``."""
+    (wi, li, hi), (wj, lj, hj) = bounds
+    first_j: dict[int, int] = {}
+    for j in range(lj, hj):
+        first_j.setdefault(y.evaluate({wj: j}), j)
+    for i in range(li, hi):
+        j_at = first_j.get(x.evaluate({wi: i}))
+        if j_at is not None:
+            return {wi: i, wj: j_at}
     return None
 
 
@@ -131,12 +166,17 @@ def decided(claims: Sequence[Claim], limit: int, undefined_fails: bool = True) -
 
 
 def _count(c: Claim) -> int:
-    """The number of witness values of a claim whose ranges are concrete (0 for ranges over another witness)."""
-    count = 1
+    """The number of evaluations a claim whose ranges are concrete costs (0 for ranges over another witness)."""
+    sizes = []
     for _, lo, hi in c.ranges:
         if not (lo.concrete and hi.concrete):
             return 0
-        count *= max(0, int(hi) - int(lo))
+        sizes.append(max(0, int(hi) - int(lo)))
+    if _separated(c) is not None:  # evaluated once per witness value (a set test), not once per pair
+        return max(sizes) if all(sizes) else 0
+    count = 1
+    for n in sizes:
+        count *= n
     return count
 
 

@@ -10,8 +10,10 @@ import random
 import pytest
 import z3
 
+from tests.support.statements import statement as _statement
+from tests.support.statements import table as _table
 from verifier.core.errors import UndefinedBehavior
-from verifier.core.integers import Bool, D, Int, and_, eq, ge, le, lt, mod, ne, not_, or_, symbol
+from verifier.core.integers import Bool, eq, ge, le, lt, mod, not_, symbol
 from verifier.core.symbols import Symbols
 from verifier.engine.decide import ENUMERATED
 from verifier.engine.verify import verify
@@ -20,51 +22,6 @@ from verifier.solver.encoding import Encoder
 from verifier.solver.finite import POINTS, holds_everywhere, implied_alone
 from verifier.solver.finite import _points as _all_points
 from verifier.solver.solve import new_context
-
-
-def _table(rng: random.Random, names: tuple[str, ...]) -> Symbols:
-    sy = Symbols()
-    for n in names:
-        lo = rng.choice([0, 1, 1, 2])
-        width = rng.choice([3, 8, 15, 16, 40, 64, 300])  # 300: too many values, never decided here
-        sy.declare(n, lo=lo, hi=lo + width, multiple_of=rng.choice([1, 1, 1, 2, 4]))
-    return sy
-
-
-def _term(rng: random.Random, names: tuple[str, ...], depth: int) -> Int:
-    if depth == 0 or rng.random() < 0.25:
-        return symbol(rng.choice(names)) if rng.random() < 0.7 else D(rng.randint(0, 40))
-    a, b = _term(rng, names, depth - 1), _term(rng, names, depth - 1)
-    c = rng.choice([1, 2, 3, 4, 8, 16, 32, 128])
-    op = rng.choice(["+", "-", "*c", "/c", "%c", "/s", "%s", "ceil"])
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    if op == "*c":
-        return a * c
-    if op == "/c":
-        return a / c
-    if op == "%c":
-        return mod(a, c)
-    if op == "/s":
-        return a / symbol(rng.choice(names))  # a divisor that may be zero: undefined there
-    if op == "%s":
-        return mod(a, symbol(rng.choice(names)))
-    return c * ((a + c - 1) / c)  # a tiling's round-up
-
-
-def _statement(rng: random.Random, names: tuple[str, ...]) -> Bool:
-    def atom() -> Bool:
-        a, b = _term(rng, names, 2), _term(rng, names, 2)
-        return rng.choice([eq, ne, lt, le, ge])(a, b)
-
-    shape = rng.random()
-    if shape < 0.6:
-        return atom()
-    if shape < 0.8:
-        return or_(atom(), atom())
-    return and_(atom(), not_(atom()))
 
 
 def _z3_proves(holds: Bool, sy: Symbols, extra: list[Bool] | None = None) -> str:

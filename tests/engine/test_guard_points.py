@@ -36,7 +36,7 @@ def test_a_condition_true_in_the_box_holds_at_every_point_the_caps_probe(seed: i
     at every integer point of the ranges, multiples or not (the bisection probes any value)."""
     from itertools import product
 
-    from tests.engine.test_finite import _statement
+    from tests.support.statements import statement as _statement
     from verifier.core.errors import UndefinedBehavior
     from verifier.engine.guards import _true_in_box
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from tests.engine.test_finite import _statement
+from tests.support.statements import statement as _statement
 from verifier.contracts.claims import Replay
 from verifier.core.integers import Bool, eq, ge, le, symbol
 from verifier.core.symbols import Symbols

@@ -440,8 +440,15 @@ def _symbolic(leaf: st.SearchStrategy[Int]) -> st.SearchStrategy[Int]:
     return st.recursive(atoms, extend, max_leaves=4)
 
 
-_shape_leaf = st.one_of(_ints(1, 9), st.sampled_from(SYMBOLS), _symbolic(_ints(1, 9))).map(
-    lambda x: D(1) if x.concrete and x.value <= 0 else x)
+def _positive_shape(x: Int) -> Int:
+    """A shape leaf as CuTe takes one: a static leaf that prints 0 or less (also one keeping a division it dropped,
+    ``_0 * (M / N)``, which prints ``_0``) is replaced by 1, since the notation refuses a non-positive shape."""
+    from verifier.core.integers import static_value
+
+    return D(1) if (x.concrete and x.value <= 0) or (x.static and static_value(x) <= 0) else x
+
+
+_shape_leaf = st.one_of(_ints(1, 9), st.sampled_from(SYMBOLS), _symbolic(_ints(1, 9))).map(_positive_shape)
 _stride_leaf = st.one_of(_ints(-9, 9), st.sampled_from(SYMBOLS), _symbolic(_ints(-9, 9)))
 
 

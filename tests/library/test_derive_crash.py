@@ -126,3 +126,19 @@ def test_mixed_input_can_implement_divides_by_a_zero_group_size() -> None:
     query = "0 128 128 128 1 128 1 16384 128 1 16384 1 128 16384 1 128 16384\n"
     ok = subprocess.run([str(program.binary.path)], input=query, capture_output=True, text=True, timeout=120)
     assert ok.returncode == 0 and "@@ACCEPTS 0" in ok.stdout
+
+
+def test_a_key_whose_printing_died_takes_no_partial_route() -> None:
+    """A cp.async key whose derive program died after printing its mainloop (``SHOW_ABORTED``): what it printed is
+    partial, so neither the cp.async checks nor the epilogue-alone ones run on it; it is not derived, and the
+    sweep lists no problem for it."""
+    from verifier.library.sm90_cpasync import POLICY
+    from verifier.library.verify import problems_of
+
+    d = {"MAINLOOP": POLICY + "3, ...>", "MAIN_COPY_A_TV": "((_8,_16),_8):((_128,_1),_16)", "SMEM_A": "(_64,_64)",
+         "CRASHED": "the derive program died of signal SIGABRT while printing k", "SHOW_ABORTED": "signal SIGABRT"}
+    payload = {"key": "k", "representative": "k", "configs": ["k"], "tool": "t", "cutlass": "c", "include": None,
+               "fields": {"is_3x": True}, "derived": d, "source": ""}
+    assert problems_of(payload, d) == {}
+    r = verify_key(payload)
+    assert r["status"] == "not derived" and "MainloopSm90CpAsyncGmmaWarpSpecialized" in r["reason"]

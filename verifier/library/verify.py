@@ -265,13 +265,23 @@ def _derived_layouts(d: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _route(fields: Mapping[str, Any], d: Mapping[str, Any]) -> tuple[str | None, bool, bool]:
+    """How a derived key is verified, for ``problems_of`` and ``verify_key`` alike: why its mainloop's layouts are
+    not derived (None: they are), whether it is a cp.async key, and whether its epilogue alone is verified.  A key
+    whose printing died (``SHOW_ABORTED``) printed only part of its types: neither of the partial routes."""
+    why = _derived_layouts(d)
+    aborted = bool(d.get("SHOW_ABORTED"))
+    cpasync = not aborted and sm90_cpasync.applies(d)
+    alone = why is not None and not aborted and not cpasync and epilogue_alone(fields, d)
+    return why, cpasync, alone
+
+
 def problems_of(payload: Mapping[str, Any], d: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The layout problems ``verify_key`` decides for a key whose derivation is ``d``, by ``problem_id`` (none
     for a key it does not verify: a 2.x kernel, a rejected instance, a mainloop not modelled, or a layout the
     model cannot read, which ``verify_key`` reports)."""
-    cpasync = sm90_cpasync.applies(d)
-    alone = _derived_layouts(d) is not None and not cpasync and epilogue_alone(payload["fields"], d)
-    if not payload["fields"].get("is_3x", False) or (_derived_layouts(d) is not None and not cpasync and not alone):
+    why, cpasync, alone = _route(payload["fields"], d)
+    if not payload["fields"].get("is_3x", False) or (why is not None and not cpasync and not alone):
         return {}
     try:
         ops, _, _ = ([], None, None) if cpasync or alone else _operands(payload["fields"], d)
@@ -309,9 +319,7 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
         # names the key and batch). One that died later is "not derived" with CuTe's message (_derived_layouts).
         raise derive.Crashed(f"key {payload['key']}: {d['CRASHED']}")
     out["derived"] = d
-    why = _derived_layouts(d)
-    cpasync = sm90_cpasync.applies(d)
-    alone = why is not None and not cpasync and epilogue_alone(fields, d)
+    why, cpasync, alone = _route(fields, d)
     if why is not None and not cpasync and not alone:
         return {**out, "status": "not derived", "reason": why}
     verdicts = payload.get("verdicts")

@@ -276,7 +276,8 @@ def replay(instances: Sequence[Any], index: int, x: str, w: Mapping[str, int], i
         return {"out_of_bounds": 0, "not_read": 0, "cute": "CUTLASS rejected the instance"}
     oob = sorted((gr, gk) for st, gr, gk in got.values() if st == "L" and not (0 <= gr < r and 0 <= gk < k))
     missed = sorted((gr, gk) for st, gr, gk in got.values() if st != "L" and 0 <= gr < r and 0 <= gk < k)
-    return {"out_of_bounds": len(oob), "not_read": len(missed), "first": (oob or missed or [None])[0],
+    first = (oob or missed)[0] if oob or missed else None
+    return {"out_of_bounds": len(oob), "not_read": len(missed), "first": first,
             "cute": f"{len(oob)} values read out of bounds, {len(missed)} in-bounds values not read"}
 
 

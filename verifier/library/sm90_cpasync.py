@@ -126,7 +126,8 @@ def _threads(d: Mapping[str, Any], x: str) -> int:
 
 
 def checks(fields: Mapping[str, Any], d: Mapping[str, Any], check: Callable[[Mapping[str, Any]], Any],
-           verdict_json: Callable[[Any], dict[str, Any]], accept: Sequence[str] = ()) -> dict[str, Any]:
+           verdict_json: Callable[[Any], dict[str, Any]], accept: Sequence[str] = (),
+           configs: Sequence[str] = ()) -> dict[str, Any]:
     from verifier.algebra.gmma import canonical_gmma
     from verifier.engine.verdicts import INVALID, VALID
     from verifier.library.epilogue import _tiler_text, bank_check
@@ -159,6 +160,9 @@ def checks(fields: Mapping[str, Any], d: Mapping[str, Any], check: Callable[[Map
                                          True, str(d[f"MAIN_COPY_{x}_ADDR"]), _threads(d, x)), "model": text}
     for x in ("A", "B"):
         out[f"predication_{x}"] = predication(fields, d, x, accept)
+        sk = stream_k(d, x, accept, configs)
+        if sk is not None:
+            out[f"predication_{x}_stream_k"] = sk
     return out
 
 
@@ -259,19 +263,46 @@ def predication(fields: Mapping[str, Any], d: Mapping[str, Any], x: str, accept:
                       "is read, each first-tile column out of bounds is cleared"}
 
 
+def stream_k(d: Mapping[str, Any], x: str, accept: Sequence[str], configs: Sequence[str]) -> dict[str, Any] | None:
+    """``predication_X_stream_k``, for a key with stream-K configurations (None: none).  Their kernel
+    (sm90_gemm_warpspecialized_cooperative.hpp:379-395) starts a work unit's k-tiles at ``work_k_tile_start`` and
+    passes the same residues: the unit's first stage is then a later k-tile, whose columns below ``-residue_k``
+    load() clears although they are in bounds (global k = kt0 BLK_K + c + residue_k >= 0), and no unit reads them."""
+    from verifier.engine.verdicts import INVALID, VALID
+
+    names = [c for c in configs if "_stream_k_" in c]
+    if not names:
+        return None
+    blk = [int(v.strip("_")) for v in str(d["TILE"]).strip("()").split(",")]
+    blk_k, step_k = blk[2], _step(accept, "K")
+    out: dict[str, Any] = {"derivation": "cutlass", "operand": x, "configs": names}
+    if step_k % blk_k == 0:
+        return {**out, "verdict": VALID, "reason": "every admitted K is a multiple of BLK_K: no k residue"}
+    if blk_k % step_k:
+        return {**out, "verdict": "unknown", "reason": f"BLK_K {blk_k} is no multiple of K's modulus {step_k}"}
+    small = dict(zip(("M", "N", "K", "L"), parts.smallest(accept)))
+    k = blk_k + step_k
+    return {**out, "verdict": INVALID, "witness": {**small, "K": k}, "first_k_tile": 1, "obligation": "k read",
+            "reason": f"a stream-K unit whose first k-tile is 1 (K = {k}: two k-tiles, k residue {step_k - blk_k}) "
+                      f"clears columns {step_k}..{blk_k - 1} of {x} in its first stage, all in bounds; the unit "
+                      f"before it reads columns 0..{step_k - 1}: no unit reads them"}
+
+
 def findings(checks: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Each refuted ``predication_X`` as a finding (replayed by ``replay``)."""
-    return [{"kind": "accepted_but_wrong", "check": f"predication_{x}", "part": "predication", "operand": x,
-             "obligation": c["obligation"], "reason": c["reason"], "witness": dict(c["witness"])}
-            for x in ("A", "B") for c in [checks.get(f"predication_{x}", {})] if "witness" in c]
+    """Each refuted ``predication_X`` (and ``..._stream_k``) as a finding (replayed by ``replay``)."""
+    return [{"kind": "accepted_but_wrong", "check": name, "part": "predication", "operand": c["operand"],
+             "obligation": c["obligation"], "reason": c["reason"], "witness": dict(c["witness"]),
+             "first_k_tile": int(c.get("first_k_tile", 0)), **({"configs": c["configs"]} if "configs" in c else {})}
+            for name, c in checks.items() if name.startswith("predication_") and "witness" in c]
 
 
-def replay(instances: Sequence[Any], index: int, x: str, w: Mapping[str, int], include: Any = None
-           ) -> dict[str, Any]:
-    """A predication finding's witness run on compiled CuTe (``CPP``, the first row tile's first stage): the
-    values it reads out of bounds and the in-bounds ones it does not read."""
+def replay(instances: Sequence[Any], index: int, x: str, w: Mapping[str, int], include: Any = None,
+           kt0: int = 0) -> dict[str, Any]:
+    """A predication finding's witness run on compiled CuTe (``CPP``, the first row tile's first stage, at k-tile
+    ``kt0``): the values it reads out of bounds and the in-bounds ones it does not read (a cleared column of a
+    first stage at k-tile 0 is read by no other stage; of one at ``kt0`` > 0, by no other unit)."""
     r, k = int(w["M" if x == "A" else "N"]), int(w["K"])
-    (got,) = compiled_residues(instances, [(index, x, r, k, 0, 0)], include)
+    (got,) = compiled_residues(instances, [(index, x, r, k, kt0, 0)], include)
     if got is None:
         return {"out_of_bounds": 0, "not_read": 0, "cute": "CUTLASS rejected the instance"}
     oob = sorted((gr, gk) for st, gr, gk in got.values() if st == "L" and not (0 <= gr < r and 0 <= gk < k))

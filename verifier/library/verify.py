@@ -334,7 +334,7 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
         accept = sm90_cpasync.acceptance(fields, strides, checks_epilogue_alignment(d))
         modes = {x: parts.stride(strides[x], (f"ld{x}", f"ld{x}", f"bs{x}"))[1] for x in ("A", "B")}
         checks.update(sm90_cpasync.checks(fields, d, lambda p: _check(p, verdicts, tool, cutlass), _verdict,
-                                          accept))
+                                          accept, payload["configs"]))
         findings += sm90_cpasync.findings(checks)
     elif alone:
         # A mainloop not modelled, with one of the verified epilogues: the epilogue alone, under the TMA mainloop's
@@ -433,7 +433,7 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
                 # cp.async's residue predication: compiled can_implement, then load()'s statements compiled
                 accepted = program.accepts([(index, q)])[0]
                 f["replay"] = {"query": q, "can_implement": accepted, "note": note,
-                               **sm90_cpasync.replay(batch, index, f["operand"], w, include)}
+                               **sm90_cpasync.replay(batch, index, f["operand"], w, include, f["first_k_tile"])}
                 f["confirmed"] = accepted == 1 and f["replay"]["out_of_bounds"] + f["replay"]["not_read"] > 0
                 continue
             accepted = program.accepts([(index, q)])[0]

@@ -113,14 +113,24 @@ def test_first_tile_states_loads_predicates() -> None:
 @pytest.mark.cute
 def test_a_stream_k_unit_starting_at_a_later_k_tile_drops_columns(keys: dict[str, Any]) -> None:
     """A stream-K configuration's work unit may start at a later k-tile with the same residues: its first stage
-    clears in-bounds columns that no unit reads (replayed on load()'s statements compiled; on an H100 the kernel's
-    result is wrong there: docs/library.md, finding 7)."""
+    clears in-bounds columns that no unit reads (replayed on load()'s statements compiled; docs/library.md,
+    finding 7)."""
     d, accept = keys["shown"][1], keys["accept"][1]
     assert sm90_cpasync.stream_k(d, "A", accept, [KEYS[0]]) is None
     c = sm90_cpasync.stream_k(d, "A", accept, [KEYS[1], KEYS[0]])
     assert c is not None and c["verdict"] == "invalid" and c["configs"] == [KEYS[1]]
     w = c["witness"]
     assert w["K"] == 64 + 4 and c["first_k_tile"] == 1
-    replay = sm90_cpasync.replay(keys["instances"], 1, "A", w, kt0=1)
+    assert c["splits"] == 2
+    # compiled CUTLASS's stream-K scheduler (of this key's collectives) gives tile 0 two units, the second from
+    # k-tile 1, and load()'s statements compiled clear 60 in-bounds columns of each row there
+    replay = sm90_cpasync.replay(keys["instances"], 1, "A", w, splits=2)
+    assert replay["units_of_tile_0"] == [[0, 1], [1, 1]] and replay["first_k_tile"] == 1
     assert replay["out_of_bounds"] == 0 and replay["not_read"] == w["M"] * 60
     assert sm90_cpasync.replay(keys["instances"], 1, "A", w, kt0=0)["not_read"] == 0
+    # its own heuristic (splits 1) on 132 SMs splits K too: 256x256x1000 runs each of its 4 tiles as two units of
+    # 8 k-tiles, the second from k-tile 8, where the k residue is -24
+    units = sm90_cpasync.stream_k_units(keys["instances"], 1, 256, 256, 1000)
+    assert sorted(u[3:] for u in units if u[:3] == (0, 0, 0)) == [(0, 8), (8, 8)]
+    at8 = sm90_cpasync.replay(keys["instances"], 1, "A", {"M": 256, "N": 256, "K": 1000, "L": 1}, kt0=8)
+    assert at8["out_of_bounds"] == 0 and at8["not_read"] == 128 * 24

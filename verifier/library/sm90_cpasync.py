@@ -12,8 +12,7 @@ cutlass/gemm/collective/builders/sm90_gmma_builder.inl:777-850, per operand X in
   thread layout that is major along the gmem's unit-stride mode and ``Alignment`` values) and checked equal to
   compiled CUTLASS's (``Tiler_MN``, ``TiledLayout_TV``); every thread's ``partition_D`` of the staged smem tensor
   (its cp.async destinations, lines 233-235) checked equal to compiled CUTLASS's addresses; their bank conflicts
-  counted (``engine.banks.count``) per warp and instruction, exhaustively.
-
+  counted (``engine.banks.count``) per warp and instruction, exhaustively;
 * ``predication_X``: the residue predication of ``load()`` (lines 238-307), as CUTLASS states it: the kernel's
   ``residue_mnk = (M - BLK_M m, N - BLK_N n, K - BLK_K k_tiles)`` (sm90_gemm_warpspecialized*.hpp), gA shifted by
   the (non-positive) k residue (``domain_offset``), each copy row's predicate ``get<0>(tAcA(0,m,0)) < residue_m``
@@ -21,11 +20,15 @@ cutlass/gemm/collective/builders/sm90_gmma_builder.inl:777-850, per operand X in
   -residue_k`` (the column's first value, for every row; the column is cleared otherwise); the later k-tiles are
   loaded under the row predicate alone.  Checked on the model's partition (``model_copy``, equal to compiled
   CUTLASS's) for every admitted residue, hence every admitted M, N, K: each value the copy reads is in bounds, each
-  in-bounds value of the tile is read, each out-of-bounds k of the first tile is zero in smem.  The residues are
-  what M, N, K reach the tile through: a row is in bounds iff its tile coordinate is below ``min(residue, BLK)``,
-  the first k-tile's column iff its coordinate is at least ``-residue_k``, every later k-tile wholly (K >= 1).
-  ``residues`` runs the same statements compiled (CuTe's partitions of the identity tensor, ``CPP``) at concrete
-  sizes, the cross-check of the model.
+  in-bounds value of the tile is read (a false predicate zero-fills: the ZFILL atom), each out-of-bounds k of the
+  first tile is cleared.  The residues are what M, N, K reach the tile through: a row is in bounds iff its tile
+  coordinate is below ``min(residue, BLK)``, the first k-tile's column iff its coordinate is at least
+  ``-residue_k``, every later k-tile wholly (K >= 1).  ``compiled_residues`` runs the same statements compiled
+  (CuTe's partitions of the identity tensor, ``CPP``) at concrete sizes: the model's cross-check and the replay
+  of a refutation;
+* ``predication_X_stream_k`` (a key with stream-K configurations): a stream-K work unit's first stage is a later
+  k-tile, which the same predicates treat as the first (``stream_k``; replayed with compiled CUTLASS's scheduler,
+  ``stream_k_units``).
 """
 
 from __future__ import annotations
@@ -282,9 +285,11 @@ def stream_k(d: Mapping[str, Any], x: str, accept: Sequence[str], configs: Seque
         return {**out, "verdict": "unknown", "reason": f"BLK_K {blk_k} is no multiple of K's modulus {step_k}"}
     small = dict(zip(("M", "N", "K", "L"), parts.smallest(accept)))
     k = blk_k + step_k
-    return {**out, "verdict": INVALID, "witness": {**small, "K": k}, "first_k_tile": 1, "obligation": "k read",
-            "reason": f"a stream-K unit whose first k-tile is 1 (K = {k}: two k-tiles, k residue {step_k - blk_k}) "
-                      f"clears columns {step_k}..{blk_k - 1} of {x} in its first stage, all in bounds; the unit "
+    return {**out, "verdict": INVALID, "witness": {**small, "K": k}, "first_k_tile": 1, "splits": 2,
+            "obligation": "k read",
+            "reason": f"with 2 splits a stream-K kernel runs each tile as two units, the second from k-tile 1 "
+                      f"(K = {k}: two k-tiles, k residue {step_k - blk_k}); its first stage "
+                      f"clears columns {step_k}..{blk_k - 1} of {x}, all in bounds; the unit "
                       f"before it reads columns 0..{step_k - 1}: no unit reads them"}
 
 
@@ -292,23 +297,34 @@ def findings(checks: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Each refuted ``predication_X`` (and ``..._stream_k``) as a finding (replayed by ``replay``)."""
     return [{"kind": "accepted_but_wrong", "check": name, "part": "predication", "operand": c["operand"],
              "obligation": c["obligation"], "reason": c["reason"], "witness": dict(c["witness"]),
-             "first_k_tile": int(c.get("first_k_tile", 0)), **({"configs": c["configs"]} if "configs" in c else {})}
+             "first_k_tile": int(c.get("first_k_tile", 0)), "splits": int(c.get("splits", 0)),
+             **({"configs": c["configs"]} if "configs" in c else {})}
             for name, c in checks.items() if name.startswith("predication_") and "witness" in c]
 
 
 def replay(instances: Sequence[Any], index: int, x: str, w: Mapping[str, int], include: Any = None,
-           kt0: int = 0) -> dict[str, Any]:
+           kt0: int = 0, splits: int = 0) -> dict[str, Any]:
     """A predication finding's witness run on compiled CuTe (``CPP``, the first row tile's first stage, at k-tile
     ``kt0``): the values it reads out of bounds and the in-bounds ones it does not read (a cleared column of a
-    first stage at k-tile 0 is read by no other stage; of one at ``kt0`` > 0, by no other unit)."""
+    first stage at k-tile 0 is read by no other stage; of one at ``kt0`` > 0, by no other unit).  ``splits`` > 0:
+    ``kt0`` is the first k-tile of the second unit compiled CUTLASS's stream-K scheduler gives output tile 0 with
+    that many splits (none: nothing to replay)."""
     r, k = int(w["M" if x == "A" else "N"]), int(w["K"])
+    sched: dict[str, Any] = {}
+    if splits:
+        units = stream_k_units(instances, index, int(w["M"]), int(w["N"]), k, splits, include=include)
+        later = [u[3] for u in units if u[:3] == (0, 0, 0) and u[3] > 0]
+        sched = {"splits": splits, "sms": SMS, "units_of_tile_0": [list(u[3:]) for u in units if u[:3] == (0, 0, 0)]}
+        if not later:
+            return {"out_of_bounds": 0, "not_read": 0, **sched, "cute": "no unit of tile 0 starts at a later k-tile"}
+        kt0 = later[0]
     (got,) = compiled_residues(instances, [(index, x, r, k, kt0, 0)], include)
     if got is None:
         return {"out_of_bounds": 0, "not_read": 0, "cute": "CUTLASS rejected the instance"}
     oob = sorted((gr, gk) for st, gr, gk in got.values() if st == "L" and not (0 <= gr < r and 0 <= gk < k))
     missed = sorted((gr, gk) for st, gr, gk in got.values() if st != "L" and 0 <= gr < r and 0 <= gk < k)
     first = (oob or missed)[0] if oob or missed else None
-    return {"out_of_bounds": len(oob), "not_read": len(missed), "first": first,
+    return {"out_of_bounds": len(oob), "not_read": len(missed), "first": first, "first_k_tile": kt0, **sched,
             "cute": f"{len(oob)} values read out of bounds, {len(missed)} in-bounds values not read"}
 
 
@@ -371,14 +387,49 @@ template <class Kernel, int X> void cp_residues(const long long* p) {
     }
   }
 }
+
+// The work units the stream-K kernel of the same collectives (GemmUniversal<..., StreamKScheduler>, what the
+// emitter writes for a stream_k configuration) runs (M, N, K) as, with `splits` and an SM count: its scheduler's
+// own to_underlying_arguments and assignment of a linear index (sm90_gemm_warpspecialized_cooperative.hpp:197,
+// sm90_tile_scheduler_stream_k.hpp:277): per unit, its output tile and first k-tile and count.
+// The stream-K scheduler's host code names the runtime's device queries (KernelHardwareInfo, reached only for an
+// SM count <= 0): stubs, as derive's prelude stubs the rest of the runtime.
+extern "C" cudaError_t cudaGetDevice(int*) { return cudaErrorNotSupported; }
+extern "C" cudaError_t cudaDeviceGetAttribute(int*, cudaDeviceAttr, int) { return cudaErrorNotSupported; }
+template <class Kernel> void cp_units(const long long* p) {
+  using namespace cute;
+  // Only the cooperative kernel takes a stream-K scheduler (the generator's stream_k configurations are its own).
+  if constexpr (std::is_same_v<typename Kernel::CollectiveMainloop::DispatchPolicy::Schedule,
+                               cutlass::gemm::KernelCpAsyncWarpSpecializedCooperative>) {
+  using SK = cutlass::gemm::kernel::GemmUniversal<typename Kernel::ProblemShape, typename Kernel::CollectiveMainloop,
+                                                  typename Kernel::CollectiveEpilogue, cutlass::gemm::StreamKScheduler>;
+  using TS = typename SK::TileScheduler;
+  typename TS::Arguments args{};
+  args.splits = int(p[3]);
+  auto shape = make_shape(int(p[0]), int(p[1]), int(p[2]), 1);
+  cutlass::KernelHardwareInfo hw{0, int(p[4]), 0};
+  static char workspace[1 << 24];
+  auto params = TS::to_underlying_arguments(shape, typename SK::TileShape{}, typename SK::ClusterShape{}, hw, args,
+                                            workspace);
+  dim3 grid = TS::get_grid_shape(params, shape, typename SK::TileShape{}, typename SK::ClusterShape{}, hw, args);
+  for (uint64_t i = 0; i < uint64_t(grid.x) * grid.y * grid.z; ++i) {
+    uint32_t start = 0;
+    auto w = TS::get_current_work_for_linear_idx(start, i, dim3(0, 0, 0), params);
+    if (w.is_valid()) {
+      printf("@@U %d %d %d %d %u\n", int(w.M_idx), int(w.N_idx), int(w.L_idx), int(TS::get_work_k_tile_start(w)),
+             unsigned(w.k_tile_count));
+    }
+  }
+  }
+}
 """
 
 _MAIN = r"""
 int main() {
-  long long k, x, p[4];
-  while (scanf("%lld %lld %lld %lld %lld %lld", &k, &x, p, p + 1, p + 2, p + 3) == 6) {
+  long long k, x, p[5];
+  while (scanf("%lld %lld %lld %lld %lld %lld %lld", &k, &x, p, p + 1, p + 2, p + 3, p + 4) == 7) {
     if (k < 0 || k >= kCases) { printf("@@BAD\n"); continue; }
-    kTable[2 * k + x](p);
+    kTable[3 * k + x](p);
     printf("@@END\n");
     fflush(stdout);
   }
@@ -396,15 +447,17 @@ def _unit(instances: Sequence[Any]) -> Any:
         for k, inst in enumerate(instances):
             start = len(lines) + 1
             if k in rejected:
-                lines += [f'static void cp_{k}_{x}(const long long*) {{ printf("@@REJECTED\\n"); }}' for x in (0, 1)]
+                lines += [f'static void cp_{k}_{x}(const long long*) {{ printf("@@REJECTED\\n"); }}'
+                          for x in (0, 1, 2)]
             else:
                 lines += [f"namespace key_{k} {{", *inst.source.strip("\n").split("\n"), "}"]
                 lines += [f"static void cp_{k}_{x}(const long long* p) {{ cp_residues<key_{k}::{inst.name}, {x}>(p); }}"
                           for x in (0, 1)]
+                lines.append(f"static void cp_{k}_2(const long long* p) {{ cp_units<key_{k}::{inst.name}>(p); }}")
             spans[k] = (start, len(lines))
         lines.append(f"static const long long kCases = {len(instances)};")
         lines.append("static void (*kTable[])(const long long*) = {"
-                     + ", ".join(f"cp_{k}_{x}" for k in range(len(instances)) for x in (0, 1)) + "};")
+                     + ", ".join(f"cp_{k}_{x}" for k in range(len(instances)) for x in (0, 1, 2)) + "};")
         lines.extend(_MAIN.strip("\n").split("\n"))
         return "\n".join(lines) + "\n", spans
     return unit
@@ -413,10 +466,9 @@ def _unit(instances: Sequence[Any]) -> Any:
 Compiled = dict[tuple[int, int, int], tuple[str, int, int]]
 
 
-def compiled_residues(instances: Sequence[Any], queries: Sequence[tuple[int, str, int, int, int, int]],
-                      include: Any = None) -> list[Compiled | None]:
-    """``CPP`` compiled for the batch and run: per query (key index, operand, R, K, first k-tile, row tile), per
-    (thread, tile row, tile column): the status and the gmem (row, k); None where CUTLASS rejected the key."""
+def _run(instances: Sequence[Any], text: str, include: Any) -> tuple[str, bool]:
+    """``CPP``'s program of the batch (cached by ``cute_cpp.build``) run on ``text``: its output, and whether
+    CUTLASS rejected a key of the batch."""
     import subprocess
 
     from verifier.library import derive
@@ -425,18 +477,40 @@ def compiled_residues(instances: Sequence[Any], queries: Sequence[tuple[int, str
     flags = list(derive.FLAGS) if include is None else [f"-I{include}", *derive.FLAGS]
     cases = [cute_cpp.CppCase(code=i.source, slots=(), label=i.name) for i in instances]
     binary = cute_cpp.build(cases, unit=_unit(instances), flags=flags)
-    text = "".join(f"{k} {'AB'.index(x)} {r} {kk} {kt0} {rc}\n" for k, x, r, kk, kt0, rc in queries)
     run = subprocess.run([str(binary.path)], input=text, capture_output=True, text=True, check=True, timeout=600)
+    return run.stdout, bool(binary.rejected)
+
+
+def compiled_residues(instances: Sequence[Any], queries: Sequence[tuple[int, str, int, int, int, int]],
+                      include: Any = None) -> list[Compiled | None]:
+    """``CPP`` compiled for the batch and run: per query (key index, operand, R, K, first k-tile, row tile), per
+    (thread, tile row, tile column): the status and the gmem (row, k); None where CUTLASS rejected the key."""
+    text = "".join(f"{k} {'AB'.index(x)} {r} {kk} {kt0} {rc} 0\n" for k, x, r, kk, kt0, rc in queries)
+    stdout, rejected = _run(instances, text, include)
     out: list[Compiled | None] = []
     cur: Compiled = {}
-    for line in run.stdout.splitlines():
+    for line in stdout.splitlines():
         f = line.split()
         if f[0] == "@@P":
             cur[(int(f[1]), int(f[2]), int(f[3]))] = (f[4], int(f[5]), int(f[6]))
         elif f[0] == "@@END":
-            out.append(None if not cur and binary.rejected else cur)
+            out.append(None if not cur and rejected else cur)
             cur = {}
     return out
+
+
+# The SM count the stream-K replays schedule for: an H100 SXM's.
+SMS = 132
+
+
+def stream_k_units(instances: Sequence[Any], index: int, m: int, n: int, k: int, splits: int = 1, sms: int = SMS,
+                   include: Any = None) -> list[tuple[int, int, int, int, int]]:
+    """The work units (M_idx, N_idx, L_idx, first k-tile, k-tiles) compiled CUTLASS's stream-K scheduler runs
+    (M, N, K, 1) as, with ``splits`` (1: its heuristic) on ``sms`` SMs, for the stream-K kernel of key ``index``'s
+    collectives (``cp_units``)."""
+    stdout, _ = _run(instances, f"{index} 2 {m} {n} {k} {splits} {sms}\n", include)
+    return [(int(a), int(b), int(c), int(d), int(e)) for line in stdout.splitlines()
+            if line.startswith("@@U ") for a, b, c, d, e in [line.split()[1:6]]]
 
 
 def model_residues(part: Partition, blk_r: int, blk_k: int, r: int, k: int, kt0: int, rc: int) -> Compiled:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from verifier.library import can_implement, derive, verify
+from verifier.library.parts import NO_OVERFLOW
 from verifier.library.configs import enumerate_gemms
 from verifier.library.keys import group
 
@@ -67,7 +68,7 @@ def test_the_symbolic_run_compiles_for_sm100_and_ignores_the_strides(keys: dict[
 @pytest.mark.cute
 def test_the_report_says_symbolic_for_sm100(keys: dict[str, Any]) -> None:
     der, hand, strides = keys["derivations"][1]
-    section, assumed = can_implement.section(keys["instances"], 1, strides, hand, verify.NO_OVERFLOW)
+    section, assumed = can_implement.section(keys["instances"], 1, strides, hand, NO_OVERFLOW)
     assert section["derivation"].startswith("symbolic") and assumed == hand
     # at zero extents the hand reading is wrong, as for SM90 (finding 4)
     assert not section["versus_hand_read_with_zero_extents"]["kGemm"]["equal"]

@@ -71,8 +71,8 @@ def test_the_model_is_loads_statements_compiled(keys: dict[str, Any]) -> None:
             rows = min(r - rc * blk_r, blk_r)
             assert not oob and len(missed) == rows * (blk_k - kk % blk_k), (KEYS[k], x, r, kk, kt0)
     # an M-major A at M = 1 (can_implement rejects it): the copy of rows 0..3 is predicated on row 0
-    (_, compiled), = [(q, g) for q, g in zip(queries, got) if q == (1, "A", 1, 1, 0, 0)]
-    assert sorted(v[1] for v in compiled.values() if v[0] == "L") == [0, 1, 2, 3]
+    (at_one,) = [g for q, g in zip(queries, got) if q == (1, "A", 1, 1, 0, 0)]
+    assert at_one is not None and sorted(v[1] for v in at_one.values() if v[0] == "L") == [0, 1, 2, 3]
 
 
 @pytest.mark.cute
@@ -134,3 +134,16 @@ def test_a_stream_k_unit_starting_at_a_later_k_tile_drops_columns(keys: dict[str
     assert sorted(u[3:] for u in units if u[:3] == (0, 0, 0)) == [(0, 8), (8, 8)]
     at8 = sm90_cpasync.replay(keys["instances"], 1, "A", {"M": 256, "N": 256, "K": 1000, "L": 1}, kt0=8)
     assert at8["out_of_bounds"] == 0 and at8["not_read"] == 128 * 24
+
+
+def test_the_stream_k_check_follows_the_k_modulus() -> None:
+    """Where can_implement makes K a multiple of BLK_K there is no residue to drop; a modulus that does not divide
+    BLK_K is not decided; a key without stream-K configurations has no such check."""
+    d = {"TILE": "(_128,_128,_64)"}
+    sk = ["cutlass3x_sm90_x_stream_k_cpasync_warpspecialized_cooperative_epi_nosmem"]
+    assert sm90_cpasync.stream_k(d, "A", ["K % 8 == 0"], ["cutlass3x_sm90_x_cpasync_warpspecialized"]) is None
+    assert sm90_cpasync.stream_k(d, "A", ["K % 128 == 0"], sk)["verdict"] == "valid"  # type: ignore[index]
+    assert sm90_cpasync.stream_k(d, "A", ["K % 48 == 0"], sk)["verdict"] == "unknown"  # type: ignore[index]
+    c = sm90_cpasync.stream_k(d, "B", ["K % 8 == 0", "M % 2 == 0"], sk)
+    assert c is not None and c["witness"] == {"M": 2, "N": 1, "K": 72, "L": 1} and c["configs"] == sk
+    assert sm90_cpasync._step(["K % 4 == 0", "K % 6 == 0", "M % 8 == 0"], "K") == 12

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from verifier.library import can_implement, derive, verify
-from verifier.library.parts import NO_OVERFLOW
 from verifier.library.configs import enumerate_gemms
 from verifier.library.keys import group
+from verifier.library.parts import NO_OVERFLOW
 
 KEYS = (
     "cutlass3x_sm100_tensorop_gemm_f16_f16_f16_f16_f16_64x128x64_1x1x1_0_tnn_align8_1sm",

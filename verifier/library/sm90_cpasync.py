@@ -235,7 +235,7 @@ def predication(fields: Mapping[str, Any], d: Mapping[str, Any], x: str, accept:
                 "reason": f"a tile extent is no multiple of can_implement's modulus ({step_r}, {step_k})"}
     part = partition(copy, blk_r, blk_k, _threads(d, x))
     small = dict(zip(("M", "N", "K", "L"), parts.smallest(accept)))
-    out: dict[str, Any] = {"derivation": "cutlass", "model": text, "tile": [blk_r, blk_k], "operand": x,
+    out: dict[str, Any] = {"derivation": "cutlass", "model": text, "tile": [blk_r, blk_k], "matrix": x,
                            "residues": {extent: f"{step_r}..{blk_r} step {step_r}",
                                         "K": f"{step_k - blk_k}..0 step {step_k}"}}
     if sorted(part.values()) != sorted((r, c) for r in range(blk_r) for c in range(blk_k)):
@@ -278,7 +278,7 @@ def stream_k(d: Mapping[str, Any], x: str, accept: Sequence[str], configs: Seque
         return None
     blk = [int(v.strip("_")) for v in str(d["TILE"]).strip("()").split(",")]
     blk_k, step_k = blk[2], _step(accept, "K")
-    out: dict[str, Any] = {"derivation": "cutlass", "operand": x, "configs": names}
+    out: dict[str, Any] = {"derivation": "cutlass", "matrix": x, "configs": names}
     if step_k % blk_k == 0:
         return {**out, "verdict": VALID, "reason": "every admitted K is a multiple of BLK_K: no k residue"}
     if blk_k % step_k:
@@ -295,7 +295,7 @@ def stream_k(d: Mapping[str, Any], x: str, accept: Sequence[str], configs: Seque
 
 def findings(checks: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Each refuted ``predication_X`` (and ``..._stream_k``) as a finding (replayed by ``replay``)."""
-    return [{"kind": "accepted_but_wrong", "check": name, "part": "predication", "operand": c["operand"],
+    return [{"kind": "accepted_but_wrong", "check": name, "part": "predication", "matrix": c["matrix"],
              "obligation": c["obligation"], "reason": c["reason"], "witness": dict(c["witness"]),
              "first_k_tile": int(c.get("first_k_tile", 0)), "splits": int(c.get("splits", 0)),
              **({"configs": c["configs"]} if "configs" in c else {})}

@@ -433,7 +433,7 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
                 # cp.async's residue predication: compiled can_implement, then load()'s statements compiled
                 accepted = program.accepts([(index, q)])[0]
                 f["replay"] = {"query": q, "can_implement": accepted, "note": note,
-                               **sm90_cpasync.replay(batch, index, f["operand"], w, include, f["first_k_tile"],
+                               **sm90_cpasync.replay(batch, index, f["matrix"], w, include, f["first_k_tile"],
                                                      f["splits"])}
                 f["confirmed"] = accepted == 1 and f["replay"]["out_of_bounds"] + f["replay"]["not_read"] > 0
                 continue

@@ -7,6 +7,7 @@ run-time cluster, f16, runtime f8 and tf32."""
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 from typing import Any
 
@@ -58,8 +59,12 @@ def test_the_symbolic_run_compiles_for_sm100_and_ignores_the_strides(keys: dict[
             assert any(p.accepts == 1 for p in ma.paths) and any(p.accepts == 0 for p in ma.paths)
             # every dynamic stride of A, B, C and D was a symbol in can_implement's arguments ...
             assert ma.symbolic_strides.count("1") == 8, ma.symbolic_strides
-        # ... none is read (the uint64_t conversion the Params type needs is never run: it would be a decision)
+        # ... none is read, and nothing is read as a builtin (the uint64_t conversion the Params type needs is never
+        # run: it would be a decision `x == v`)
         assert not can_implement.reads_strides(der)
+        pinned = [str(c) for ma in der.modes.values() for p in ma.paths for c in p.decisions
+                  if re.fullmatch(r"!?\(?\w+ == -?\d+\)?", str(c))]
+        assert not pinned, pinned
         # the hand-read condition (sm100.acceptance) is the set for positive extents
         versus = can_implement.compare(der, hand, extent_lo=1)
         assert all(v["equal"] for v in versus.values()), (KEYS[k], versus)

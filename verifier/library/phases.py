@@ -30,7 +30,7 @@ from verifier.library.keys import derive_order
 from verifier.library.verify import decide_problem, problems_of, verify_key
 
 # Keys compiled into one program: CUTLASS's headers are parsed once a batch instead of once a key.
-DEFAULT_BATCH = 32
+DEFAULT_BATCH = 64
 
 
 def derive_batch(payload: Mapping[str, Any]) -> dict[str, Any]:

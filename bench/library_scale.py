@@ -95,11 +95,12 @@ def point(args: argparse.Namespace) -> int:
 
 def timeline(ran: phases.Phases) -> dict[str, Any]:
     """A run's scheduling figures: its order, the wall time of its units (after the engine started), the busy
-    worker-seconds, the efficiency (busy over workers x that wall), the steady efficiency and the drain
-    (``Phases.steady``)."""
-    steady, drain = ran.steady()
+    worker-seconds, the efficiency (busy over workers x that wall), and the efficiency while the workers were
+    saturated with the seconds they were not (``Phases.steady``)."""
+    steady, unsaturated = ran.steady()
     return {"order": ran.order, "units_wall_s": round(ran.seconds, 2), "busy_s": round(ran.busy, 1),
-            "efficiency": round(ran.efficiency, 3), "steady_efficiency": round(steady, 3), "drain_s": round(drain, 2)}
+            "efficiency": round(ran.efficiency, 3), "steady_efficiency": round(steady, 3),
+            "unsaturated_s": round(unsaturated, 2)}
 
 
 def _stored(store: Path, tool: str, version: str) -> dict[str, Any]:
@@ -202,11 +203,11 @@ def extrapolate_points(points: list[dict[str, Any]], sm90: dict[str, int] | None
     per_key = p["verify"]["busy_s"] / keys
     busy = p["derive"]["busy_s"] + p["decide"]["busy_s"] + p["verify"]["busy_s"]
     if p.get("steady_efficiency"):
-        # the efficiency while units waited to start, which a longer sweep keeps up; the engine's start and the
-        # drain after the last unit started are paid once, whatever the sweep's length
-        efficiency, fixed = min(1.0, float(p["steady_efficiency"])), float(p["startup_s"] + p["drain_s"])
+        # the efficiency while the workers were saturated, which a longer sweep keeps up; the engine's start and
+        # the time not saturated (the fill, the barriers, the drain) are paid once, whatever the sweep's length
+        efficiency, fixed = min(1.0, float(p["steady_efficiency"])), float(p["startup_s"] + p["unsaturated_s"])
         model = "steady"
-    else:  # a point measured before the timeline: its whole wall, start and drain included, as if proportional
+    else:  # never saturated, or measured before the timeline: its whole wall, as if all of it were proportional
         efficiency = min(1.0, busy / (p["workers"] * p["wall_s"])) if p["wall_s"] else 1.0
         fixed, model = 0.0, "whole point"
     s90 = {**SM90, **(sm90 or {})}
@@ -241,8 +242,9 @@ def extrapolate_points(points: list[dict[str, Any]], sm90: dict[str, int] | None
             "sm90_max_derive_and_verify_wall_h": round(wall(math.ceil(SM90_MAX["keys"] / batch) * per_batch
                                                             + SM90_MAX["keys"] * per_key) / 3600, 1),
             "assumptions": "SM100 batches compile as SM90's do; SM90's distinct problems grow with its keys up to "
-                           "the bound of bench/library_problems.py count; the point's efficiency (steady: while "
-                           "units waited to start) holds at --cores; its start-up and drain are paid once"}
+                           "the bound of bench/library_problems.py count; the point's efficiency (steady: while its "
+                           "workers were saturated) holds at --cores; its start-up and unsaturated time are paid "
+                           "once"}
 
 
 def synthetic(args: argparse.Namespace) -> int:

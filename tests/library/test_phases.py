@@ -188,3 +188,53 @@ def test_an_interrupted_pipeline_resumes_from_its_three_stores(tmp_path: Path) -
 def test_an_unknown_order_is_a_one_line_error(tmp_path: Path) -> None:
     with pytest.raises(LayoutError, match="order fast: expected one of pipeline, phased"):
         phases.run({}, [], tmp_path / "s.jsonl", TOOL, CUTLASS, order="fast")
+
+
+def test_the_status_line(tmp_path: Path) -> None:
+    """Keys done / total, the keys' rate, and an ETA from the work left at each kind's mean cost over the busy
+    seconds a second so far (the keys arrive last in a pipeline: their own rate would say nothing early on)."""
+    import contextlib
+
+    from verifier.library.distribute import Sweep
+
+    payloads = syn.payloads(16, 1.0)
+    with ResultStore(tmp_path / "keys.jsonl", syn.VERSION, syn.VERSION) as store, contextlib.ExitStack() as stack:
+        out = phases.Phases(keys=Sweep(total=16, engine="dask", workers=2))
+        pipe = phases._Pipeline(payloads, list(payloads), store, stack, syn.VERSION, syn.VERSION, syn.UNITS,
+                                "pipeline", False, 8, None, out)
+        assert pipe.status() == "[0/16] starting dask (2 workers)"
+        pipe.runner = phases.distribute.Runner(2, 0)
+        pipe.t0 = time.monotonic() - 10.0
+        assert pipe.status().endswith("ETA ?; derive 0/2, decide 0/0")  # nothing done: no cost known
+        # 10 s in: one batch derived (8 s of a worker) bringing 12 problems, 4 decided (2 s each); 2 workers busy
+        # all along would have spent 20 s
+        assert out.derive is not None
+        out.derive.computed, pipe.left["derive"] = 1, 1
+        out.decide = Sweep(total=12, engine="dask", workers=2, computed=4)
+        pipe.left["decide"] = 8
+        pipe.derived.update({k: {} for k in list(payloads)[:8]})
+        out.timeline += [phases.Span("derive", 0.0, 8.0, "w0")] + [phases.Span("decide", t, t + 2.0, "w1")
+                                                                   for t in (0.0, 2.0, 4.0, 6.0)]
+        # left: 1 batch (8 s), 8 problems + 8 keys not derived x 12/8 problems a key (20 x 2 s), 16 keys (no cost
+        # known yet: the ETA waits for one)
+        assert "ETA ?" in pipe.status()
+        out.timeline.append(phases.Span("verify", 8.0, 9.0, "w0"))
+        out.keys.computed = 1
+        # + 15 keys x 1 s: 63 s of work at 17 busy seconds in 10 s
+        line = pipe.status()
+        assert line == ("[1/16] 0 cached, 1 computed, 0 errors, 0.10 keys/s, ETA 0m37s; derive 1/2, decide 4/12"), line
+
+
+def test_the_steady_efficiency() -> None:
+    """The efficiency while the workers were saturated counts only the busy seconds inside those intervals."""
+    from verifier.library.distribute import Sweep
+
+    out = phases.Phases(keys=Sweep(total=0, engine="dask", workers=2), seconds=10.0)
+    out.timeline = [phases.Span("derive", 0.0, 6.0, "a"), phases.Span("decide", 1.0, 4.0, "b"),
+                    phases.Span("verify", 6.0, 10.0, "a")]
+    assert (out.busy, out.efficiency) == (13.0, 0.65)
+    assert out.steady() == (0.0, 10.0)  # never saturated
+    out.saturated = [(1.0, 4.0)]  # both workers busy all along
+    assert out.steady() == (1.0, 7.0)
+    out.saturated = [(0.0, 2.0), (5.0, 8.0)]  # busy 2 + 1 in the first, 1 + 2 in the second: 6 of 2 x 5
+    assert out.steady() == pytest.approx((0.6, 5.0))

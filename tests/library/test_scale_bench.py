@@ -38,8 +38,10 @@ def test_nothing_finished_is_said() -> None:
 
 def test_a_timed_point_extrapolates_from_its_steady_efficiency() -> None:
     """A small point's fill and drain are a large share of its wall, and a fixed cost of a whole sweep: the steady
-    efficiency (while units waited to start) is what the sweep keeps up, the start-up and drain are added once."""
-    p = {**_point(16, 128, 40.0), "order": "pipeline", "steady_efficiency": 0.8, "startup_s": 5.0, "drain_s": 7.0}
+    efficiency (while its workers were saturated) is what the sweep keeps up, the start-up and the unsaturated
+    seconds are added once; a point never saturated (steady efficiency 0) falls back to its whole wall."""
+    p = {**_point(16, 128, 40.0), "order": "pipeline", "steady_efficiency": 0.8, "startup_s": 5.0,
+         "unsaturated_s": 7.0}
     out = extrapolate_points([p], None, 64, 8)
     assert out["from_point"]["order"] == "pipeline"
     assert (out["efficiency"], out["efficiency_model"], out["fixed_s"]) == (0.8, "steady", 12.0)
@@ -49,6 +51,7 @@ def test_a_timed_point_extrapolates_from_its_steady_efficiency() -> None:
     assert out["sm90_all_plus_sm100_all_wall_min"] == pytest.approx((seconds / (64 * 0.8) + 12.0) / 60, abs=0.1)
     # the same point's whole efficiency (busy over workers x its 60 s of wall, start and drain included) is lower,
     # and would have charged them to every unit of the sweep
-    whole = extrapolate_points([_point(16, 128, 60.0)], None, 64, 8)
-    assert whole["efficiency"] == 0.6
+    whole = extrapolate_points([{**_point(16, 128, 60.0), "steady_efficiency": 0.0, "startup_s": 5.0,
+                                 "unsaturated_s": 60.0}], None, 64, 8)
+    assert (whole["efficiency"], whole["efficiency_model"]) == (0.6, "whole point")
     assert whole["sm90_all_plus_sm100_all_wall_min"] > out["sm90_all_plus_sm100_all_wall_min"]

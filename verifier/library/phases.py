@@ -29,6 +29,7 @@ store holds needs none of the three.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import hashlib
 import math
@@ -109,6 +110,7 @@ class Phases:
     seconds: float = 0.0         # wall time of the run's units, after the engine started
     order: str = "pipeline"
     timeline: list[Span] = field(default_factory=list)
+    saturated: list[tuple[float, float]] = field(default_factory=list)  # when no worker lacked work (``steady``)
 
     @property
     def busy(self) -> float:
@@ -122,17 +124,22 @@ class Phases:
         return self.busy / wall if wall > 0 else 0.0
 
     def steady(self) -> tuple[float, float]:
-        """The efficiency while some unit was waiting to start (from the engine's start to the last unit's start:
-        what a longer sweep of the same units keeps up), and the drain: the seconds after the last unit started,
-        when workers run out of work one by one (a fixed cost of a sweep, whatever its length)."""
-        if not self.timeline:
-            return 0.0, 0.0
-        last = max(s.start for s in self.timeline)
-        drain = max(0.0, self.seconds - last)
-        if last <= 0.0:
-            return self.efficiency, drain
-        busy = sum(min(s.end, last) - s.start for s in self.timeline if s.start < last)
-        return busy / (self.keys.workers * last), drain
+        """The efficiency while the workers were saturated (at least as many units submitted to the engine and
+        not answered as workers: no worker lacked work, whatever the dependencies), which a longer sweep of the
+        same units keeps up, and the seconds that were not saturated (the fill while the first batches compile, the
+        stalls at the phased order's barriers, the drain at the end): (0, the whole wall) when never saturated."""
+        length = sum(b - a for a, b in self.saturated)
+        if length <= 0.0:
+            return 0.0, self.seconds
+        starts = [a for a, _ in self.saturated]
+        busy = 0.0
+        for s in self.timeline:
+            i = max(0, bisect.bisect_right(starts, s.start) - 1)
+            while i < len(self.saturated) and self.saturated[i][0] < s.end:
+                a, b = self.saturated[i]
+                busy += max(0.0, min(b, s.end) - max(a, s.start))
+                i += 1
+        return busy / (self.keys.workers * length), self.seconds - length
 
 
 def batches(payloads: Mapping[str, Mapping[str, Any]], size: int) -> list[list[str]]:
@@ -220,6 +227,7 @@ class _Pipeline:
         self.runner: Runner | None = None
         self.t0 = 0.0
         self.last = {"derive": 0.0, "decide": 0.0}
+        self.outstanding, self.full = 0, False
 
     def _source(self, k: str) -> str:
         p = self.payloads[k]
@@ -245,8 +253,24 @@ class _Pipeline:
         if task.kind in self.held and self.phased:
             self.held[task.kind].append(task)
         else:
-            assert self.runner is not None
-            self.runner.submit(task)
+            self._send(task)
+
+    def _send(self, task: Task) -> None:
+        assert self.runner is not None
+        self.runner.submit(task)
+        self._load(+1)
+
+    def _load(self, change: int) -> None:
+        """Units submitted to the engine and not answered: the workers are saturated while they are as many."""
+        self.outstanding += change
+        full = self.outstanding >= self.out.keys.workers
+        if full != self.full:
+            now = time.monotonic() - self.t0
+            if full:
+                self.out.saturated.append((now, now))
+            else:
+                self.out.saturated[-1] = (self.out.saturated[-1][0], now)
+            self.full = full
 
     def _release(self) -> None:
         """The phased order's barriers: the problems once every batch settled, the keys once every problem did."""
@@ -254,7 +278,7 @@ class _Pipeline:
             return
         for kind in ("decide", "verify"):
             for task in self.held[kind]:
-                self.runner.submit(task)
+                self._send(task)
             self.held[kind].clear()
             if self.left[kind]:
                 return
@@ -352,6 +376,7 @@ class _Pipeline:
                 now = time.monotonic() - self.t0
                 out.timeline.append(Span(task.kind, max(0.0, now - record.seconds), now, record.worker))
                 self.left[task.kind] -= 1
+                self._load(-1)
                 done = out.keys if task.kind == "verify" else out.derive if task.kind == "derive" else out.decide
                 assert done is not None
                 done.computed += 1
@@ -375,6 +400,8 @@ class _Pipeline:
                 self._release()
         finally:
             out.seconds = time.monotonic() - self.t0
+            if self.full:
+                out.saturated[-1] = (out.saturated[-1][0], out.seconds)
             out.problems = len(self.settled | set(self.waiting))
             out.problem_uses = sum(len(u) for u in self.uses.values())
             out.keys.seconds = out.seconds

@@ -1,11 +1,13 @@
-"""The library sweep's scale on a many-core host: the real three-phase sweep (``verifier/library/phases.py``: derive
-in batches, decide each distinct problem, verify each key) of the first N keys of SM90 ``all`` in sorted key order
-(a uniform sample of the families: the ids are digests) on a Dask local cluster of W workers, for several (W, N)
-points, then the same sweep again with nothing changed; and from the measured costs, the wall time of SM90 ``all`` +
-SM100 ``all`` on a given number of cores (docs/library.md, "Scale").
+"""The library sweep's scale on a many-core host: the real sweep (``verifier/library/phases.py``: derive in batches,
+decide each distinct problem, verify each key, as a pipeline or, with ``--order phased``, one phase after the
+other) of the first N keys of SM90 ``all`` in sorted key order (a uniform sample of the families: the ids are
+digests) on a Dask local cluster of W workers, for several (W, N) points, then the same sweep again with nothing
+changed; from the measured costs, the wall time of SM90 ``all`` + SM100 ``all`` on a given number of cores; and the
+scheduling alone, on stand-in units (docs/library.md, "Scale on a many-core host").
 
     python bench/library_scale.py run --points 1:8,4:32,16:128,0:256 [--batch 8] [--timeout 150] [--json OUT]
     python bench/library_scale.py extrapolate A.json B.json ... [--cores 64] [--json OUT]
+    python bench/library_scale.py synthetic --points 0:512,0:4096 [--scale 0.2] [--work burn] [--json OUT]
 
 ``--points W:N,...``: W workers (0: every core of the host) on the first N keys.  Each point runs in a child process
 with a fresh compile cache (``CUTE_VERIFY_CACHE``: no point reuses another's compiled programs, so each pays its
@@ -15,17 +17,23 @@ plan are computed once, before the points (``verifier/library/plan.py``'s cache,
 command runs at most 10 minutes on the lent hosts: choose points whose timeouts add up to less (the plan and the
 cluster starts take about a minute), or run one point a command and ``extrapolate`` their JSON files together.
 
-Each point's figures: keys, keys/s and keys/s a worker, each phase's units (batches, distinct problems, keys),
+Each point's figures: keys, keys/s and keys/s a worker, each kind's units (batches, distinct problems, keys),
 computed and errors, its workers' busy seconds (the sum of ``fn``'s own times: what a unit costs), each worker's
 peak memory (the worker or its largest child, g++), the cluster's start-up, the problems' sharing (distinct problems
-against their uses by keys) and the second, unchanged run: its wall time and its cache hits (every key from the
-store, nothing computed).
+against their uses by keys), the second, unchanged run (its wall time and its cache hits: every key from the store,
+nothing computed), and the timeline's: the efficiency (busy seconds over workers x the units' wall), the steady
+efficiency (while the workers were saturated) and the seconds they were not (``phases.Phases.steady``).
 
-``extrapolate``: from the point with the most workers that finished (its per-unit busy seconds and its efficiency:
-busy seconds over workers x wall), SM90 ``all`` (its keys, its batches, and at most the distinct problems
-``bench/library_problems.py count`` bounds) and SM100 ``all`` (its keys and batches; its problems at SM90's rate
-a key, since its UMMA layouts are modelled by another part), on ``--cores`` workers; and SM90 at
-``--instantiation-level max`` (1,214,226 keys), its derive batches and verifications only.
+``extrapolate``: from the point with the most workers that finished (its per-unit busy seconds and its steady
+efficiency, with its start-up and unsaturated seconds paid once; a point without them, its whole efficiency), SM90
+``all`` (its keys, its batches, and at most the distinct problems ``bench/library_problems.py count`` bounds) and
+SM100 ``all`` (its keys and batches; its problems at SM90's rate a key, since its UMMA layouts are modelled by
+another part), on ``--cores`` workers; and SM90 at ``--instantiation-level max`` (1,214,226 keys), its derive
+batches and verifications only.
+
+``synthetic``: ``bench/library_synthetic.py``'s stand-in units (the real units' costs in proportion, ``--scale``
+times them, slept or burnt) in each of ``--orders`` on one local cluster a point: the timeline's figures of each
+run, and whether every order gave the same answers.
 """
 
 from __future__ import annotations

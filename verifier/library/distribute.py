@@ -16,6 +16,9 @@ machine) resumes from what it had computed and a second run with nothing changed
   when a worker dies (the pool breaks) the keys that were in flight are rerun one at a time, so that the one that
   kills its worker is the only one charged for it.  Either way a key that keeps failing is recorded as an error
   after ``retries + 1`` tries, and is not tried again unless ``retry_errors``.
+* ``sweep`` is one use of ``runner(...)``: the started engine as a ``Runner``, which takes tasks at any time, each
+  with a priority, and yields their records as they arrive (the library's pipeline, ``phases.py``, submits the
+  units that a result makes ready while it iterates).
 * ``ResultStore`` is an append-only JSON-lines file, one record per line, keyed by the key, the tool's version and
   CUTLASS's version: records of another version stay in the file and are ignored.  A record is appended with one
   ``write`` of the whole line, so a killed process leaves at most a torn last line, which a reader skips (a JSON
@@ -532,8 +535,9 @@ class _DaskRunner(Runner):
             while self._queue and len(pending) < window:
                 task = self._pop()
                 # Dask's priority orders the window on the scheduler as the queue here orders what enters it
-                f = client.submit(call, task.fn, task.payload, key=f"cute-verify-{tag}-{task.kind}-{task.key}",
-                                  retries=self.retries, pure=False, priority=task.priority)
+                name = f"cute-verify-{tag}-{task.kind}-{task.key}" if task.kind else f"cute-verify-{tag}-{task.key}"
+                f = client.submit(call, task.fn, task.payload, key=name, retries=self.retries, pure=False,
+                                  priority=task.priority)
                 pending[f.key] = task
                 done.add(f)
 

@@ -11,9 +11,10 @@ engine.
    verdicts and its batch (whose cached binary replays the findings), so that its answer is the one
    ``verify_key`` gives the key alone (tests/library/test_phases.py compares them).
 
-The pipeline (``order="pipeline"``, the default): every derive batch is submitted at once; as soon as a batch's
-result arrives, the distinct problems of its keys that no earlier batch brought are submitted (a key whose problem
-is already submitted waits on it), and a key is submitted as soon as all its problems are decided.  Of the units
+The pipeline (``order="pipeline"``, the default): every derive batch is submitted at once (``derive_unit``: the
+batch derived and its keys' problems stated, on a worker); as soon as a batch's result arrives, the distinct
+problems of its keys that no earlier batch brought are submitted (a key whose problem is already submitted waits
+on it), and a key is submitted as soon as all its problems are decided.  Of the units
 waiting, a derive batch starts first, then a problem, then a key: what feeds other units first, which is also the
 longest first (a batch costs 18-50 s, a problem about 3, a key about 2), so that the short units fill the workers
 while the last batches finish instead of every worker waiting for the slowest batch of a phase.  The units run on
@@ -67,10 +68,10 @@ Problems = Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, dict[str, 
 @dataclass(frozen=True)
 class Units:
     """The functions of the three kinds of units: ``derive`` (a batch's payload to ``{"derived": {key: d}}``),
-    ``problems`` (a key's payload and derivation to its problems by id, run by the driver), ``decide`` (a problem
-    to ``{"verdict": ...}``) and ``verify`` (a key's payload, with ``derived``, ``batch``, ``index`` and
-    ``verdicts`` when they are known, to its answer).  The library's by default; bench/library_synthetic.py's
-    stand-ins measure the scheduling alone."""
+    ``problems`` (a key's payload and derivation to its problems by id, run after ``derive`` on the same worker:
+    ``derive_unit``), ``decide`` (a problem to ``{"verdict": ...}``) and ``verify`` (a key's payload, with
+    ``derived``, ``batch``, ``index`` and ``verdicts`` when they are known, to its answer).  The library's by
+    default; bench/library_synthetic.py's stand-ins measure the scheduling alone."""
 
     derive: Fn = derive_batch
     problems: Problems = problems_of
@@ -79,6 +80,23 @@ class Units:
 
 
 LIBRARY = Units()
+
+
+def derive_unit(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """A derive unit as the sweep runs it, on a worker: ``units.derive`` of the batch (``item``), then each key's
+    problems (``units.problems`` of the key's payload in ``keys`` and its derivation), each distinct one once in
+    ``problems`` and each key's ids in ``uses``.  The problems are worth a worker: building a key's layouts to
+    state them costs about 0.5 s of CPU (the smem ``tile_to_shape`` and its checked product), which the driver
+    would pay serially for every key of the sweep."""
+    units: Units = payload["units"]
+    out = units.derive(payload["item"])
+    problems: dict[str, dict[str, Any]] = {}
+    uses: dict[str, list[str]] = {}
+    for k, d in out["derived"].items():
+        mine = units.problems(payload["keys"][k], d)
+        problems.update(mine)
+        uses[k] = list(mine)
+    return {**out, "problems": problems, "uses": uses}
 
 
 def side_store(path: Path, phase: str) -> Path:
@@ -212,6 +230,8 @@ class _Pipeline:
                     self.where[k] = (bid, i)
                 self.batches[bid] = {"keys": keys, "include": payloads[keys[0]].get("include"),
                                      "batch": [[payloads[k]["representative"], self._source(k)] for k in keys]}
+        # what a key's problems are a function of: its payload less its C++ and its configurations' names
+        self.lean = {k: {f: v for f, v in payloads[k].items() if f not in ("source", "configs")} for k in self.where}
         engine, workers = out.keys.engine, out.keys.workers
         if self.batches:
             out.derive = Sweep(total=len(self.batches), engine=engine, workers=workers)
@@ -298,8 +318,11 @@ class _Pipeline:
     def _batch(self, bid: str, record: Record) -> None:
         """A batch settled: its keys' problems not yet known are submitted, and its keys whose problems are all
         decided."""
+        found: Mapping[str, Any] = {}
+        uses: Mapping[str, list[str]] = {}
         if record.status == "ok" and record.result is not None:
             self.derived.update(record.result["derived"])
+            found, uses = record.result.get("problems", {}), record.result.get("uses", {})
         problems = self._side("problems") if record.status == "ok" else None
         for k in self.batches[bid]["keys"]:
             if k not in self.missing:  # a key this run does not verify (the store holds it)
@@ -307,7 +330,10 @@ class _Pipeline:
             if k not in self.derived:
                 self._key(k)
                 continue
-            mine = self.units.problems(self.payloads[k], self.derived[k])
+            if k in uses:
+                mine = {pid: found[pid] for pid in uses[k]}
+            else:  # a batch stored before its record carried its problems
+                mine = self.units.problems(self.payloads[k], self.derived[k])
             self.uses[k] = list(mine)
             for pid, problem in mine.items():
                 if pid in self.settled:
@@ -359,7 +385,8 @@ class _Pipeline:
             assert derive is not None and out.derive is not None
             cached = self._cached(derive, bid)
             if cached is None:
-                self._submit(Task("derive", bid, self.units.derive, item, PRIORITY["derive"]))
+                unit = {"units": self.units, "item": item, "keys": {k: self.lean[k] for k in item["keys"]}}
+                self._submit(Task("derive", bid, derive_unit, unit, PRIORITY["derive"]))
         for k in self.needed:
             if k not in self.where:
                 self._key(k)

@@ -238,3 +238,26 @@ def test_the_steady_efficiency() -> None:
     assert out.steady() == (1.0, 7.0)
     out.saturated = [(0.0, 2.0), (5.0, 8.0)]  # busy 2 + 1 in the first, 1 + 2 in the second: 6 of 2 x 5
     assert out.steady() == pytest.approx((0.6, 5.0))
+
+
+def test_a_batch_stored_without_its_problems_is_stated_by_the_driver(tmp_path: Path) -> None:
+    """A derive record written before the pipeline carries only the derivations: the driver states its keys'
+    problems (``units.problems``) instead of deriving the batch again, with the same answers."""
+    payloads = syn.payloads(16, 0.01)
+    store = tmp_path / "keys.jsonl"
+    first = phases.run(payloads, list(payloads), store, syn.VERSION, syn.VERSION, units=syn.UNITS, engine="local",
+                       workers=2)
+    derived = phases.side_store(store, "derive")
+    lines = [json.loads(line) for line in derived.read_text().splitlines()]
+    assert all(set(r["result"]) == {"derived", "problems", "uses"} for r in lines)
+    derived.write_text("".join(json.dumps({**r, "result": {"derived": r["result"]["derived"]}}) + "\n"
+                               for r in lines))
+    answers = _stored(store, syn.VERSION, syn.VERSION)
+    store.unlink()
+    phases.side_store(store, "problems").unlink()
+    again = phases.run(payloads, list(payloads), store, syn.VERSION, syn.VERSION, units=syn.UNITS, engine="local",
+                       workers=2)
+    assert again.derive is not None and (again.derive.cached, again.derive.computed) == (2, 0)
+    assert (again.problems, again.problem_uses) == (first.problems, first.problem_uses)
+    assert again.decide is not None and again.decide.computed == first.problems
+    assert _stored(store, syn.VERSION, syn.VERSION) == answers

@@ -212,7 +212,7 @@ def run(payloads: Mapping[str, Mapping[str, Any]], todo: Sequence[str], store_pa
 
 
 class _Pipeline:
-    """The dependencies between a run's units: which units a result makes ready (``run``'s docstring)."""
+    """The dependencies between a run's units: which units a result makes ready (the module's docstring)."""
 
     def __init__(self, payloads: Mapping[str, Mapping[str, Any]], needed: list[str], store: ResultStore,
                  stack: contextlib.ExitStack, tool: str, cutlass: str, units: Units, order: str, retry: bool,

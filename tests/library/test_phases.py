@@ -108,7 +108,7 @@ def test_the_pipeline_answers_what_the_phases_answer(engine: str, tmp_path: Path
         pytest.importorskip("distributed")
     runs: dict[str, phases.Phases] = {}
     log = tmp_path / "calls"
-    payloads = syn.payloads(16, 0.02, log=str(log))
+    payloads = syn.payloads(16, 0.05, log=str(log))
     for order in ("phased", "pipeline"):
         before = _log(log)
         runs[order] = phases.run(payloads, list(payloads), tmp_path / f"{order}.jsonl", syn.VERSION, syn.VERSION,
@@ -130,8 +130,9 @@ def test_the_pipeline_answers_what_the_phases_answer(engine: str, tmp_path: Path
     # the phased order: no problem starts before the last batch ended, no key before the last problem
     assert span(phased, "derive")[1] <= span(phased, "decide")[0] + 0.01
     assert span(phased, "decide")[1] <= span(phased, "verify")[0] + 0.01
-    # the pipeline: the quicker batch's problems (0.47 s against 0.95 s) run beside the slower batch
-    assert span(pipelined, "decide")[0] < span(pipelined, "derive")[1] - 0.2
+    # the pipeline: the quicker batch's problems run beside the slower batch (1.2 s against 2.4 s: the margin
+    # absorbs a second worker that starts late on a loaded machine)
+    assert span(pipelined, "decide")[0] < span(pipelined, "derive")[1]
     assert pipelined.keys.computed == 16 and pipelined.derive is not None and pipelined.derive.computed == 2
     assert pipelined.decide is not None and pipelined.decide.computed == pipelined.problems
     assert 0 < pipelined.efficiency <= 1 and 0 < pipelined.steady()[0] <= 1

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.library import epilogue_cpp
+from verifier.library.grouped_show import SHOW_GROUPED
 from verifier.library.sm100_show import SHOW_SM100
 from verifier.oracle import cute_cpp
 
@@ -113,6 +114,9 @@ template <class S> void set_strides(S& s, const long long* v) {
 
 template <class Kernel> void show_tma_tensors();
 template <class Mainloop, class Kernel> void show_umma();
+template <class Mainloop, class Kernel> void show_grouped();  // verifier/library/grouped.py
+template <class Kernel> int accepts_grouped(const long long* p);
+template <class Kernel> int builds_tma_grouped(const long long* p);
 template <class Mainloop, class Epilogue> void show_epilogue();
 template <class Mainloop, class Epilogue, class Kernel> void show() {
   LAYOUT_IF(Mainloop, SmemLayoutA, "SMEM_A") LAYOUT_IF(Mainloop, SmemLayoutB, "SMEM_B")
@@ -136,6 +140,7 @@ template <class Mainloop, class Epilogue, class Kernel> void show() {
   printf("@@KERNEL %s\n", type_name<Kernel>().c_str());
   show_tma_tensors<Kernel>();
   show_umma<Mainloop, Kernel>();  // SM100 UMMA collectives only (verifier/library/sm100_show.py)
+  show_grouped<Mainloop, Kernel>();  // ptr-array grouped kernels only (verifier/library/grouped.py)
   show_epilogue<Mainloop, Epilogue>();
 }
 
@@ -195,7 +200,7 @@ template <class Kernel> int accepts(const long long* p) {
     set_strides(args.epilogue.dD, p + 13);
     return Kernel::can_implement(args) ? 1 : 0;
   } else {
-    return -1;
+    return accepts_grouped<Kernel>(p);  // -1 unless a grouped kernel
   }
 }
 // The TMA coordinate tensors load_init tiles (get_tma_tensor of (M,K,L) and (N,K,L)), built at one sample problem
@@ -229,10 +234,10 @@ template <class Kernel> int builds_tma(const long long* p) {
     (void)mainloop_params<Kernel>(shape, args.mainloop);
     return 1;
   } else {
-    return -1;
+    return builds_tma_grouped<Kernel>(p);  // -1 unless a grouped kernel
   }
 }
-""" + SHOW_SM100
+""" + SHOW_SM100 + SHOW_GROUPED
 
 MAIN = r"""
 int main(int argc, char** argv) {

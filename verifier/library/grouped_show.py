@@ -31,6 +31,10 @@ SHOW_GROUPED = r"""
 // Ptr-array grouped GEMM kernels (verifier/library/grouped_show.py says what each line is).
 template <int S, int SS, int AS, class C>
 struct is_sm100_umma_ws<cutlass::gemm::MainloopSm100ArrayTmaUmmaWarpSpecialized<S, SS, AS, C>> : std::true_type {};
+// its blockwise-scaled twin: the same A and B (TMA + UMMA); its scale factors are read with cp.async
+template <int S, int SS, int AS, class C>
+struct is_sm100_umma_ws<cutlass::gemm::MainloopSm100ArrayTmaUmmaWarpSpecializedBlockwiseScaling<S, SS, AS, C>>
+  : std::true_type {};
 template <class Kernel, class = void> struct grouped_kernel : std::false_type {};
 template <class Kernel> struct grouped_kernel<Kernel, std::void_t<typename Kernel::CollectiveMainloop::InternalStrideA,
     typename Kernel::CollectiveMainloop::InternalStrideB, typename Kernel::ProblemShape::UnderlyingProblemShape,

@@ -41,9 +41,10 @@ from verifier.library import grouped, parts
 from verifier.notation.cpp import parse
 from verifier.run import problems as run_problems
 
-# and its ptr-array twin of grouped kernels (sm100_mma_array_warpspecialized.hpp: the same smem layouts, 181-189,
-# TMA atoms, 366-380, and load_init, 514-523, over one group: grouped.py)
-MAINLOOPS = ("cutlass::gemm::MainloopSm100TmaUmmaWarpSpecialized<", grouped.SM100_POLICY)
+# and the ptr-array collectives of grouped kernels, plain and blockwise-scaled (sm100_mma_array_warpspecialized*.hpp:
+# the same smem layouts, TMA atoms and load_init, over one group: grouped.py)
+MAINLOOPS = ("cutlass::gemm::MainloopSm100TmaUmmaWarpSpecialized<", grouped.SM100_POLICY,
+             grouped.SM100_BLOCKWISE_POLICY)
 ACCEPTANCE_SOURCES = (
     "cutlass/gemm/kernel/sm100_gemm_tma_warpspecialized.hpp:302-337",
     "cutlass/gemm/collective/sm100_mma_warpspecialized.hpp:419-440",

@@ -399,7 +399,7 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
                                                   "derivation": "cutlass"}
             unit = [i for i, a in enumerate(parts.top_args(strides[x])) if a == "cute::C<1>"]
             extent = (r, "K", "L")[unit[0]] if unit else None
-            if v.verdict == VALID and extent is not None:
+            if v.verdict == VALID and extent is not None and not grouped.partial_acceptance(d):
                 w = dict(zip(("M", "N", "K", "L"), parts.smallest(accept)))
                 w[extent] = align + 1
                 for n in names:

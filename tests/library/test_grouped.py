@@ -1,0 +1,140 @@
+"""Ptr-array grouped GEMMs (verifier/library/grouped.py): an SM100 1SM, an SM100 2SM and an SM90 grouped key derived
+from compiled CUTLASS, their layouts verified per group with their non-grouped siblings' checks, and their findings
+replayed on compiled CUTLASS (can_implement with the host problem shapes, then CuTe's host TMA construction of the
+group's descriptor); the grouped routing itself without compiling."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from verifier.library import derive, grouped, sm100
+from verifier.library.configs import enumerate_gemms
+from verifier.library.keys import group, payload
+from verifier.library.verify import SUPPORTED_MAINLOOPS, _operands, problems_of, verify_key
+
+SM100_1SM = "cutlass3x_sm100_tensorop_gemm_grouped_f16_f16_f16_f16_f16_64x128x64_1x1x1_0_nnn_align8_1sm"
+SM100_2SM = "cutlass3x_sm100_tensorop_gemm_grouped_f16_f16_f16_f16_f16_128x128x64_2x1x1_0_nnn_align8_2sm_epi_tma"
+SM90 = ("cutlass3x_sm90_tensorop_gemm_grouped_f16_f16_f16_f16_f16_128x256x64_1x2x1_0_nnn_align8_warpspecialized_"
+        "cooperative_epi_tma")
+TOOL, CUTLASS = "test-tool", "4.2.0"
+
+# What compiled CUTLASS 4.2 printed for the SM90 key (derive's and grouped_show's lines): the no-compile tests
+# start from it.
+DERIVED_SM90: dict[str, Any] = {
+    "SMEM_A": "Sw<3,4,3> o smem_ptr[16b](unset) o ((_64,_2),(_8,_8),(_1,_4)):((_1,_4096),(_64,_512),(_0,_8192))",
+    "SMEM_B": "Sw<3,4,3> o smem_ptr[16b](unset) o ((_8,_32),(_64,_1),(_1,_4)):((_64,_512),(_1,_0),(_0,_16384))",
+    "ATOM_A": "Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_8):(_1,_64)",
+    "ATOM_B": "Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)",
+    "TILE": "(_128,_256,_64)", "STAGES": 4, "BITS_A": 16, "BITS_B": 16,
+    "STRIDE_A": "cute::tuple<cute::C<1>, long int, cute::C<0> >*",
+    "STRIDE_B": "cute::tuple<long int, cute::C<1>, cute::C<0> >*",
+    "STRIDE_C": "cute::tuple<cute::C<1>, long int, cute::C<0> >*",
+    "STRIDE_D": "cute::tuple<cute::C<1>, long int, cute::C<0> >*",
+    "MAINLOOP": "cutlass::gemm::MainloopSm90ArrayTmaGmmaWarpSpecialized<4, cute::tuple<cute::C<1>, cute::C<2>, "
+                "cute::C<1> >, cutlass::gemm::KernelPtrArrayTmaWarpSpecializedCooperative>",
+    "EPI_DEFAULT": 0, "GROUPED": "1",  # printed, not an int tag
+    "TMA_TENSOR_A": "(1024,1024,1):(_1@0,_1@1,_0)", "TMA_TENSOR_B": "(1024,1024,1):(_1@1,_1@0,_0)",
+}
+FIELDS_SM90: dict[str, Any] = {
+    "arch": "90a", "gemm_kind": "GroupedUniversal3x", "is_3x": True, "element_a": "f16", "element_b": "f16",
+    "element_c": "f16", "element_d": "f16", "layout_a": "ColumnMajor", "layout_b": "ColumnMajor",
+    "layout_c": "ColumnMajor", "layout_d": "ColumnMajor", "align_a": 8, "align_b": 8, "align_c": 8, "align_d": 8,
+}
+
+
+def test_a_grouped_key_is_checked_per_group_over_a_unit_batch() -> None:
+    assert grouped.is_grouped(DERIVED_SM90) and DERIVED_SM90["MAINLOOP"].startswith(SUPPORTED_MAINLOOPS)
+    ops, strides, accept = _operands(FIELDS_SM90, DERIVED_SM90)
+    a, b = ops
+    # one group's gmem tensor: (R, K, _1) with the group's stride, whose batch mode is _0; L is no extent of it
+    assert a.problems["tma"]["args"][2] == "(M,K,_1):(_1,ldA,_0)"
+    assert b.problems["tma"]["args"][2] == "(N,K,_1):(ldB,_1,_0)"
+    # load_init tiles the TMA tensor compiled CUTLASS printed (get_tma_tensor of (M,K,mock_L = 1))
+    assert a.problems["tiling"]["args"][0] == "(M,K,_1):(_1@0,_1@1,_0)" and a.derivation["tiling"] == "cutlass"
+    assert a.names == ["ldA"] and b.names == ["ldB"]
+    # can_implement with the host problem shapes: A's M, B's K, and C's and D's M (the TMA epilogue) aligned
+    assert accept == ["K % 8 == 0", "M % 8 == 0"]
+    assert grouped.sources(DERIVED_SM90) == grouped.ACCEPTANCE_SOURCES[grouped.SM90_POLICY]
+
+
+def test_a_grouped_keys_epilogue_is_not_derived_and_has_no_problem() -> None:
+    checks, findings = grouped.epilogue_not_derived(DERIVED_SM90) or ({}, [{}])
+    assert checks["epilogue"]["verdict"] == "not derived" and findings == []
+    p = {"key": "k", "fields": FIELDS_SM90, "tool": TOOL, "cutlass": CUTLASS}
+    found = problems_of(p, DERIVED_SM90)
+    # the mainloop's problems only (smem, box, tiling, box under aligned strides, per operand): no epilogue one
+    assert sorted(q["name"] for q in found.values()) == sorted(
+        f"{n} {x}" if n != "tma with aligned strides" else f"tma {x} with aligned strides"
+        for x in ("A", "B") for n in ("smem", "tma", "tiling", "tma with aligned strides"))
+
+
+def test_what_is_not_a_grouped_key() -> None:
+    # a non-grouped key, and a GROUPED line under a mainloop that is not modelled, keep their usual routes
+    plain = {**DERIVED_SM90, "MAINLOOP": "cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<4>"}
+    del plain["GROUPED"]
+    assert not grouped.is_grouped(plain) and grouped.batch_extent(plain) == "L"
+    assert grouped.epilogue_not_derived(plain) is None and grouped.sources(plain) is None
+    other = {**DERIVED_SM90, "MAINLOOP": "cutlass::gemm::MainloopSm90ArrayTmaGmmaWarpSpecializedBlockwise<4>"}
+    assert not grouped.is_grouped(other)
+    assert grouped.SM100_POLICY in sm100.MAINLOOPS
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, dict[str, Any]]:
+    """The three keys compiled into one program (a derive batch), then verified."""
+    batch: list[list[str]] = []
+    keyed = []
+    for arch, names in (("100a", f"{SM100_1SM},{SM100_2SM}"), ("90a", SM90)):
+        e = enumerate_gemms(arch, names)
+        for g in group(e.configs, TOOL, CUTLASS):
+            batch.append([g.representative, e.source(g.representative)])
+            keyed.append(payload(g, e, TOOL, CUTLASS))
+    shown = derive.derive_many([derive.Instance(n, s) for n, s in batch])
+    out = {}
+    for k, (p, d) in enumerate(zip(keyed, shown)):
+        p.update(derived=d, batch=batch, index=k)
+        out[p["representative"]] = verify_key(p)
+    return out
+
+
+@pytest.mark.cute
+def test_grouped_keys_agree_with_compiled_cutlass(results: dict[str, dict[str, Any]]) -> None:
+    assert sorted(results) == sorted((SM100_1SM, SM100_2SM, SM90))
+    for r in results.values():
+        assert json.loads(json.dumps(r)) == r and r["status"] == "verified", r.get("reason")
+        d, c = r["derived"], r["checks"]
+        assert d["GROUPED"] == "1" and grouped.is_grouped(d)
+        for x in ("A", "B"):
+            # the model's smem layout is compiled CUTLASS's SmemLayoutX, text for text
+            assert c[f"smem_{x}"]["verdict"] == "valid" and c[f"smem_{x}"]["equal"], c[f"smem_{x}"]
+            if sm100.is_sm100(d):
+                assert c[f"umma_{x}"]["verdict"] == "valid" and c[f"umma_{x}"]["equal"]
+                assert c[f"tma_basis_{x}"]["verdict"] == "valid" and c[f"tma_basis_{x}"]["equal"]
+                assert c[f"cta_pair_{x}"]["verdict"] == "valid"
+            else:
+                assert c[f"gmma_{x}"]["verdict"] == "valid"
+            assert ",_1):(" in c[f"tma_{x}"]["args"][2] and c[f"tiling_{x}"]["derivation"] == "cutlass"
+            # the box under can_implement's condition fails on the strides it never reads; aligned strides suffice
+            assert c[f"tma_{x}"]["verdict"] == "invalid" and "TMA-GSTRIDE" in c[f"tma_{x}"]["reason"]
+            assert c[f"tma_{x}_aligned_strides"]["verdict"] == "valid"
+        assert c["epilogue"]["verdict"] == "not derived"
+        assert r["can_implement"]["derivation"] == "hand-read"
+        assert r["can_implement"]["sources"] == list(grouped.sources(d) or ())
+        # every finding replayed on compiled CUTLASS: can_implement (host problem shapes) accepts ldX = 4 and
+        # CuTe's host construction of that group's descriptor asserts; it rejects an unaligned extent whose
+        # descriptor builds
+        kinds = sorted((f["kind"], f["check"]) for f in r["findings"])
+        assert kinds == sorted((k, f"{p}_{x}{s}") for x in ("A", "B") for k, p, s in (
+            ("accepted_but_wrong", "tma", ""), ("rejected_but_safe", "tma", "_aligned_strides")))
+        for f in r["findings"]:
+            assert f["confirmed"], f
+            if f["kind"] == "accepted_but_wrong":
+                assert f["replay"]["can_implement"] == 1 and not f["replay"]["make_tma_copy_returns"]
+                assert "copy_traits_sm90_tma.hpp:972" in f["replay"]["cute"]
+            else:
+                assert f["replay"]["can_implement"] == 0 and f["replay"]["make_tma_copy_returns"]
+        assert r["verdict"] == "invalid"
+    assert results[SM100_1SM]["derived"]["ATOM_THR"] == 1 and results[SM100_2SM]["derived"]["ATOM_THR"] == 2

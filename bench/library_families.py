@@ -4,7 +4,7 @@ The keys are grouped into families by the generator's fields the collective buil
 kernel schedule, a mixed-input mode, tf32 with an MN-major A on SM90, a sub-byte operand); one key of each family
 (its first, in the generator's order) is compiled, in one program an architecture, and its mainloop's dispatch
 policy printed by compiled CUTLASS (``type_name<X_mainloop::DispatchPolicy>``: the collective alone, no kernel, no
-derive): a few minutes for SM90 ``all`` + SM100 ``all`` (61 families) where deriving every key would take hours.
+derive): a few minutes for SM90 ``all`` + SM100 ``all`` (59 families) where deriving every key would take hours.
 That a family's keys share their sample's policy is the reading of the builders' dispatch (which reads those fields
 and the alignment: an SM90 ``ScheduleAuto`` key with a small alignment could pick cp.async; ``--check N`` compiles N
 more keys a family and reports any that differ).

@@ -16,8 +16,8 @@ nothing).
   ``to_underlying_arguments`` built (``load_init`` tiles ``get_tma_tensor((M,K,mock_L))``, mock_L = 1;
   sm100_mma_array_warpspecialized.hpp:514-523, sm90_mma_array_tma_gmma_ss_warpspecialized.hpp:341-346);
 * ``accepts_grouped``: the kernel's ``can_implement`` of one group (M,N,K), with its host problem shape given (the
-  path that checks the extents' alignment; without it nothing is checked) and the group's strides in one-element
-  arrays (``can_implement`` reads ``InternalStrideX{}``, never them);
+  path that checks the extents' alignment), or without it where the query's L is 0 (the path that checks nothing),
+  and the group's strides in one-element arrays (``can_implement`` reads ``InternalStrideX{}``, never them);
 * ``builds_tma_grouped``: the host construction of the descriptor the device builds for that group: CuTe's
   ``make_tma_atom_X_sm100`` (SM100) or ``make_tma_copy`` (SM90) on the group's tensor (M,K,1) with its stride and
   the collective's own copy operation, stage-0 smem layout, tile, MMA and cluster, as ``to_underlying_arguments``
@@ -66,7 +66,9 @@ template <class Kernel> int accepts_grouped(const long long* p) {
     host[0] = Group{int(p[0]), int(p[1]), int(p[2])};
     typename Kernel::Arguments args{};
     args.mode = cutlass::gemm::GemmUniversalMode::kGrouped;
-    args.problem_shape = typename Kernel::ProblemShape{1, nullptr, host};
+    // L (no extent of a group: the groups' shapes are rank 3) = 0 leaves the host copy out, the path on which
+    // can_implement checks nothing
+    args.problem_shape = typename Kernel::ProblemShape{1, nullptr, p[3] == 0 ? nullptr : host};
     if constexpr (has_atom_thr<Kernel>::value) args.hw_info = replay_hw_info<Kernel>();
     group_stride(args.mainloop.dA, p + 4);
     group_stride(args.mainloop.dB, p + 7);

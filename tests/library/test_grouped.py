@@ -20,6 +20,9 @@ SM100_2SM = "cutlass3x_sm100_tensorop_gemm_grouped_f16_f16_f16_f16_f16_128x128x6
 # blockwise-scaled (e4m3, 1x2x1: A multicast over 2): A and B verified, its scale factors not derived
 SM100_BLOCKWISE = ("cutlass3x_sm100_tensorop_gemm_grouped_64x128f32xe4m3_32x128f32xe4m3_f32_f16_f16_64x32x128_1x2x1_0_"
                    "nnn_align16_1sm")
+# SM90 blockwise-scaled FP8 with a no-smem epilogue (DefaultEpilogueArray: no C/D conjunct)
+SM90_BLOCKWISE = ("cutlass3x_sm90_tensorop_gemm_grouped_1x128f32xe4m3_256x128f32xe5m2_f32_f32_f32_128x256x128_2x1x1_0_"
+                  "tnn_align16_warpspecialized_cooperative_epi_nosmem")
 SM90 = ("cutlass3x_sm90_tensorop_gemm_grouped_f16_f16_f16_f16_f16_128x256x64_1x2x1_0_nnn_align8_warpspecialized_"
         "cooperative_epi_tma")
 TOOL, CUTLASS = "test-tool", "4.2.0"
@@ -64,7 +67,7 @@ def test_a_grouped_key_is_checked_per_group_over_a_unit_batch() -> None:
 
 
 def test_a_grouped_keys_epilogue_is_not_derived_and_has_no_problem() -> None:
-    checks, findings = grouped.epilogue_not_derived(DERIVED_SM90) or ({}, [{}])
+    checks, findings = grouped.not_derived_parts(DERIVED_SM90) or ({}, [{}])
     assert checks["epilogue"]["verdict"] == "not derived" and findings == []
     p = {"key": "k", "fields": FIELDS_SM90, "tool": TOOL, "cutlass": CUTLASS}
     found = problems_of(p, DERIVED_SM90)
@@ -79,7 +82,7 @@ def test_what_is_not_a_grouped_key() -> None:
     plain = {**DERIVED_SM90, "MAINLOOP": "cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<4>"}
     del plain["GROUPED"]
     assert not grouped.is_grouped(plain) and grouped.batch_extent(plain) == "L"
-    assert grouped.epilogue_not_derived(plain) is None and grouped.sources(plain) is None
+    assert grouped.not_derived_parts(plain) is None and grouped.sources(plain) is None
     other = {**DERIVED_SM90, "MAINLOOP": "cutlass::gemm::MainloopSm90ArrayTmaGmmaWarpSpecializedBlockwise<4>"}
     assert not grouped.is_grouped(other)
     assert grouped.SM100_POLICY in sm100.MAINLOOPS
@@ -87,10 +90,10 @@ def test_what_is_not_a_grouped_key() -> None:
 
 @pytest.fixture(scope="module")
 def compiled() -> tuple[list[list[str]], list[dict[str, Any]], derive.Program]:
-    """The four keys compiled into one program (a derive batch): the batch, their payloads and the program."""
+    """The five keys compiled into one program (a derive batch): the batch, their payloads and the program."""
     batch: list[list[str]] = []
     keyed = []
-    for arch, names in (("100a", f"{SM100_1SM},{SM100_2SM},{SM100_BLOCKWISE}"), ("90a", SM90)):
+    for arch, names in (("100a", f"{SM100_1SM},{SM100_2SM},{SM100_BLOCKWISE}"), ("90a", f"{SM90},{SM90_BLOCKWISE}")):
         e = enumerate_gemms(arch, names)
         for g in group(e.configs, TOOL, CUTLASS):
             batch.append([g.representative, e.source(g.representative)])
@@ -100,7 +103,7 @@ def compiled() -> tuple[list[list[str]], list[dict[str, Any]], derive.Program]:
 
 @pytest.fixture(scope="module")
 def results(compiled: tuple[list[list[str]], list[dict[str, Any]], derive.Program]) -> dict[str, dict[str, Any]]:
-    """The four keys derived and verified."""
+    """The five keys derived and verified."""
     batch, keyed, program = compiled
     out = {}
     for k, (p, d) in enumerate(zip(keyed, derive.show(program))):
@@ -117,7 +120,7 @@ def test_without_host_problem_shapes_can_implement_accepts_what_the_descriptor_r
     either its extent or its stride (f16, column-major A: M = 9, ldA = 9 elements = 18 bytes), whose descriptor
     CuTe's host construction refuses and the device rewrites unchecked."""
     _, _, program = compiled
-    for k in range(4):
+    for k in range(5):
         # (M,N,K,L), A (_1, ldA, _0), B (ldB, _1, _0), C and D (_1, ldC, _0); L = 0: no host problem shapes
         q = [9, 8, 8, 1, 1, 9, 0, 16, 1, 0, 1, 16, 0, 1, 16, 0]
         assert program.accepts([(k, q), (k, [*q[:3], 0, *q[4:]])]) == [0, 1]
@@ -127,7 +130,7 @@ def test_without_host_problem_shapes_can_implement_accepts_what_the_descriptor_r
 
 @pytest.mark.cute
 def test_grouped_keys_agree_with_compiled_cutlass(results: dict[str, dict[str, Any]]) -> None:
-    assert sorted(results) == sorted((SM100_1SM, SM100_2SM, SM100_BLOCKWISE, SM90))
+    assert sorted(results) == sorted((SM100_1SM, SM100_2SM, SM100_BLOCKWISE, SM90, SM90_BLOCKWISE))
     for r in results.values():
         assert json.loads(json.dumps(r)) == r and r["status"] == "verified", r.get("reason")
         d, c = r["derived"], r["checks"]
@@ -147,7 +150,8 @@ def test_grouped_keys_agree_with_compiled_cutlass(results: dict[str, dict[str, A
             assert c[f"tma_{x}_aligned_strides"]["verdict"] == "valid"
         assert c["epilogue"]["verdict"] == "not derived"
         partial = grouped.partial_acceptance(d)
-        assert ("scale_factors" in c) == partial == (r["representative"] == SM100_BLOCKWISE)
+        assert partial == (r["representative"] == SM100_BLOCKWISE)
+        assert ("scale_factors" in c) == (r["representative"] in (SM100_BLOCKWISE, SM90_BLOCKWISE))
         assert r["can_implement"]["derivation"] == "hand-read"
         assert r["can_implement"]["sources"] == list(grouped.sources(d) or ())
         # every finding replayed on compiled CUTLASS: can_implement (host problem shapes) accepts ldX = 4 and
@@ -170,3 +174,7 @@ def test_grouped_keys_agree_with_compiled_cutlass(results: dict[str, dict[str, A
     assert results[SM100_1SM]["derived"]["ATOM_THR"] == 1 and results[SM100_2SM]["derived"]["ATOM_THR"] == 2
     # the blockwise key's A is multicast over the cluster's 2 CTAs along N, and the box passes the truncation
     assert results[SM100_BLOCKWISE]["checks"]["tma_basis_A"]["multicast"] == [2]
+    # DefaultEpilogueArray checks nothing: the SM90 no-smem key's condition is A's and B's K alone
+    assert results[SM90_BLOCKWISE]["derived"]["EPI_DEFAULT"] == 1
+    assert results[SM90_BLOCKWISE]["can_implement"]["condition"][0] == "K % 16 == 0"
+    assert not any(c.startswith("M %") for c in results[SM90_BLOCKWISE]["can_implement"]["condition"])

@@ -135,8 +135,10 @@ template <class Mainloop, class Epilogue, class Kernel> void show() {
   }
   TYPE_IF(Epilogue, StrideC, "STRIDE_C") TYPE_IF(Epilogue, StrideD, "STRIDE_D")
   LAYOUT_IF(Epilogue, SmemLayoutC, "EPI_SMEM_C") LAYOUT_IF(Epilogue, SmemLayoutD, "EPI_SMEM_D")
-  // A no-smem epilogue is CUTLASS's DefaultEpilogue in an adapter: its can_implement checks nothing.
-  printf("@@EPI_DEFAULT %d\n", int(type_name<Epilogue>().find("DefaultEpilogue<") != std::string::npos));
+  // A no-smem epilogue is CUTLASS's DefaultEpilogue (DefaultEpilogueArray for a grouped kernel) in an adapter: its
+  // can_implement checks nothing.
+  printf("@@EPI_DEFAULT %d\n", int(type_name<Epilogue>().find("DefaultEpilogue<") != std::string::npos ||
+                                   type_name<Epilogue>().find("DefaultEpilogueArray<") != std::string::npos));
   printf("@@KERNEL %s\n", type_name<Kernel>().c_str());
   show_tma_tensors<Kernel>();
   show_umma<Mainloop, Kernel>();  // SM100 UMMA collectives only (verifier/library/sm100_show.py)

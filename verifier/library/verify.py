@@ -56,7 +56,7 @@ SUPPORTED_MAINLOOPS = ("cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<",
                        "cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<",
                        # the ptr-array collective of grouped kernels: the same smem layouts (129-137) and load_init
                        # (341-346) over one group's gmem tensor (grouped.py)
-                       grouped.SM90_POLICY)
+                       grouped.SM90_POLICY, grouped.SM90_BLOCKWISE_POLICY)
 
 
 # Verdicts of the layout problems this process has decided: keys share most of them (the tiling depends only on
@@ -409,7 +409,7 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
                                            f"needs only {' and '.join(cond)}", "witness": w})
     # The epilogue (epilogue.py): its smem layouts, TMA boxes, R2S/S2R partitions and their bank conflicts, or the
     # predicated direct store of a no-smem epilogue.
-    epi_checks, epi_findings = grouped.epilogue_not_derived(d) or epilogue.verify(
+    epi_checks, epi_findings = grouped.not_derived_parts(d) or epilogue.verify(
         fields, d, accept, lambda p: _check(p, verdicts, tool, cutlass), _verdict, strides)
     checks.update(epi_checks)
     # A "rejected but safe" replay needs can_implement's rejection to be the epilogue's: where the mainloop's own

@@ -83,7 +83,7 @@ def test_what_is_not_a_grouped_key() -> None:
     del plain["GROUPED"]
     assert not grouped.is_grouped(plain) and grouped.batch_extent(plain) == "L"
     assert grouped.not_derived_parts(plain) is None and grouped.sources(plain) is None
-    other = {**DERIVED_SM90, "MAINLOOP": "cutlass::gemm::MainloopSm90ArrayTmaGmmaWarpSpecializedBlockwise<4>"}
+    other = {**DERIVED_SM90, "MAINLOOP": "cutlass::gemm::MainloopSm100ArrayTmaUmmaWarpSpecializedBlockScaled<4>"}
     assert not grouped.is_grouped(other)
     assert grouped.SM100_POLICY in sm100.MAINLOOPS
 

@@ -126,6 +126,9 @@ def test_without_host_problem_shapes_can_implement_accepts_what_the_descriptor_r
         assert program.accepts([(k, q), (k, [*q[:3], 0, *q[4:]])]) == [0, 1]
         builds, message = program.builds_tma(k, q)
         assert not builds and "copy_traits_sm90_tma.hpp:972" in message and "gmem_prob_stride[1]" in message
+        # the program has no replay of a grouped kernel's epilogue: "not run", which confirms nothing (before, it
+        # read as a descriptor that failed to build)
+        assert program.builds_tma(k, q, part="epilogue") == (False, derive.NOT_RUN)
 
 
 @pytest.mark.cute

@@ -434,7 +434,8 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
             builds, message = program.builds_tma(index, q, part)
             f["replay"] = {"query": q, "can_implement": accepted, "make_tma_copy_returns": builds,
                            "cute": message, "note": note}
-            f["confirmed"] = (accepted == 1 and not builds) if f["kind"] == "accepted_but_wrong" else (
+            f["confirmed"] = (accepted == 1 and not builds and message != derive.NOT_RUN) if (
+                f["kind"] == "accepted_but_wrong") else (
                 accepted == 0 and builds)
     _replay_differences(out["can_implement"], ops, lambda: program or derive.compile_instances(batch, include),
                         index)

@@ -20,6 +20,9 @@ SM100_2SM = "cutlass3x_sm100_tensorop_gemm_grouped_f16_f16_f16_f16_f16_128x128x6
 # blockwise-scaled (e4m3, 1x2x1: A multicast over 2): A and B verified, its scale factors not derived
 SM100_BLOCKWISE = ("cutlass3x_sm100_tensorop_gemm_grouped_64x128f32xe4m3_32x128f32xe4m3_f32_f16_f16_64x32x128_1x2x1_0_"
                    "nnn_align16_1sm")
+# block-scaled (mxf8f6f4 with e4m3 data, a run-time cluster): A and B verified, its scale factors not derived
+SM100_BLOCKSCALED = ("cutlass3x_sm100_bstensorop_gemm_grouped_ue8m0xe4m3_ue8m0xe4m3_f32_void_f32_256x128x128_0x0x1_0_"
+                     "tnt_align16_o_vs32_2sm_epi_tma")
 # SM90 blockwise-scaled FP8 with a no-smem epilogue (DefaultEpilogueArray: no C/D conjunct)
 SM90_BLOCKWISE = ("cutlass3x_sm90_tensorop_gemm_grouped_1x128f32xe4m3_256x128f32xe5m2_f32_f32_f32_128x256x128_2x1x1_0_"
                   "tnn_align16_warpspecialized_cooperative_epi_nosmem")
@@ -83,17 +86,18 @@ def test_what_is_not_a_grouped_key() -> None:
     del plain["GROUPED"]
     assert not grouped.is_grouped(plain) and grouped.batch_extent(plain) == "L"
     assert grouped.not_derived_parts(plain) is None and grouped.sources(plain) is None
-    other = {**DERIVED_SM90, "MAINLOOP": "cutlass::gemm::MainloopSm100ArrayTmaUmmaWarpSpecializedBlockScaled<4>"}
+    other = {**DERIVED_SM90, "MAINLOOP": "cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedSparse<4>"}
     assert not grouped.is_grouped(other)
     assert grouped.SM100_POLICY in sm100.MAINLOOPS
 
 
 @pytest.fixture(scope="module")
 def compiled() -> tuple[list[list[str]], list[dict[str, Any]], derive.Program]:
-    """The five keys compiled into one program (a derive batch): the batch, their payloads and the program."""
+    """The six keys compiled into one program (a derive batch): the batch, their payloads and the program."""
     batch: list[list[str]] = []
     keyed = []
-    for arch, names in (("100a", f"{SM100_1SM},{SM100_2SM},{SM100_BLOCKWISE}"), ("90a", f"{SM90},{SM90_BLOCKWISE}")):
+    for arch, names in (("100a", f"{SM100_1SM},{SM100_2SM},{SM100_BLOCKWISE},{SM100_BLOCKSCALED}"),
+                        ("90a", f"{SM90},{SM90_BLOCKWISE}")):
         e = enumerate_gemms(arch, names)
         for g in group(e.configs, TOOL, CUTLASS):
             batch.append([g.representative, e.source(g.representative)])
@@ -103,7 +107,7 @@ def compiled() -> tuple[list[list[str]], list[dict[str, Any]], derive.Program]:
 
 @pytest.fixture(scope="module")
 def results(compiled: tuple[list[list[str]], list[dict[str, Any]], derive.Program]) -> dict[str, dict[str, Any]]:
-    """The five keys derived and verified."""
+    """The six keys derived and verified."""
     batch, keyed, program = compiled
     out = {}
     for k, (p, d) in enumerate(zip(keyed, derive.show(program))):
@@ -120,7 +124,7 @@ def test_without_host_problem_shapes_can_implement_accepts_what_the_descriptor_r
     either its extent or its stride (f16, column-major A: M = 9, ldA = 9 elements = 18 bytes), whose descriptor
     CuTe's host construction refuses and the device rewrites unchecked."""
     _, _, program = compiled
-    for k in range(5):
+    for k in range(6):
         # (M,N,K,L), A (_1, ldA, _0), B (ldB, _1, _0), C and D (_1, ldC, _0); L = 0: no host problem shapes
         q = [9, 8, 8, 1, 1, 9, 0, 16, 1, 0, 1, 16, 0, 1, 16, 0]
         assert program.accepts([(k, q), (k, [*q[:3], 0, *q[4:]])]) == [0, 1]
@@ -133,7 +137,8 @@ def test_without_host_problem_shapes_can_implement_accepts_what_the_descriptor_r
 
 @pytest.mark.cute
 def test_grouped_keys_agree_with_compiled_cutlass(results: dict[str, dict[str, Any]]) -> None:
-    assert sorted(results) == sorted((SM100_1SM, SM100_2SM, SM100_BLOCKWISE, SM90, SM90_BLOCKWISE))
+    assert sorted(results) == sorted((SM100_1SM, SM100_2SM, SM100_BLOCKWISE, SM100_BLOCKSCALED, SM90,
+                                      SM90_BLOCKWISE))
     for r in results.values():
         assert json.loads(json.dumps(r)) == r and r["status"] == "verified", r.get("reason")
         d, c = r["derived"], r["checks"]
@@ -154,7 +159,8 @@ def test_grouped_keys_agree_with_compiled_cutlass(results: dict[str, dict[str, A
         assert c["epilogue"]["verdict"] == "not derived"
         partial = grouped.partial_acceptance(d)
         assert partial == (r["representative"] == SM100_BLOCKWISE)
-        assert ("scale_factors" in c) == (r["representative"] in (SM100_BLOCKWISE, SM90_BLOCKWISE))
+        scaled = (SM100_BLOCKWISE, SM100_BLOCKSCALED, SM90_BLOCKWISE)
+        assert ("scale_factors" in c) == (r["representative"] in scaled)
         assert r["can_implement"]["derivation"] == "hand-read"
         assert r["can_implement"]["sources"] == list(grouped.sources(d) or ())
         # every finding replayed on compiled CUTLASS: can_implement (host problem shapes) accepts ldX = 4 and

@@ -37,7 +37,11 @@ SM100_BLOCKWISE_POLICY = "cutlass::gemm::MainloopSm100ArrayTmaUmmaWarpSpecialize
 # sm90_mma_array_tma_gmma_ss_warpspecialized_fp8_blockwise_scaling.hpp: A and B as SM90_POLICY's (169-176, 322-333,
 # 422-427), its can_implement A's and B's alone (368-392); its scale factors are not modelled
 SM90_BLOCKWISE_POLICY = "cutlass::gemm::MainloopSm90ArrayTmaGmmaWarpSpecializedBlockwise<"
-BLOCKWISE = (SM100_BLOCKWISE_POLICY, SM90_BLOCKWISE_POLICY)
+# sm100_blockscaled_mma_array_warpspecialized.hpp: A and B as SM100_POLICY's (their smem layouts, 222-230, TMA atoms,
+# 486-500, and load_init), its can_implement A's and B's alone (591-612); its scale factors (their own TMA) are not
+# modelled, nor a 4- or 6-bit operand (sm100.not_derived)
+SM100_BLOCKSCALED_POLICY = "cutlass::gemm::MainloopSm100ArrayTmaUmmaWarpSpecializedBlockScaled<"
+BLOCKWISE = (SM100_BLOCKWISE_POLICY, SM90_BLOCKWISE_POLICY, SM100_BLOCKSCALED_POLICY)
 POLICIES = (SM100_POLICY, SM90_POLICY, *BLOCKWISE)
 ACCEPTANCE_SOURCES = {
     SM100_POLICY: (
@@ -50,6 +54,12 @@ ACCEPTANCE_SOURCES = {
         "cutlass/gemm/kernel/sm100_gemm_array_tma_warpspecialized.hpp:334-383",
         "cutlass/gemm/collective/sm100_mma_array_warpspecialized_blockwise_scaling.hpp:510-545 (A and B; the scale "
         "factors' check_alignment of tile_atom_to_shape_SFA/SFB left out)",
+        "cutlass/epilogue/collective/sm100_epilogue_array_tma_warpspecialized.hpp:361-386",
+        "cutlass/detail/layout.hpp:372-415",
+    ),
+    SM100_BLOCKSCALED_POLICY: (
+        "cutlass/gemm/kernel/sm100_gemm_array_tma_warpspecialized.hpp:334-383",
+        "cutlass/gemm/collective/sm100_blockscaled_mma_array_warpspecialized.hpp:591-612",
         "cutlass/epilogue/collective/sm100_epilogue_array_tma_warpspecialized.hpp:361-386",
         "cutlass/detail/layout.hpp:372-415",
     ),

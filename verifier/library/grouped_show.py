@@ -35,6 +35,10 @@ struct is_sm100_umma_ws<cutlass::gemm::MainloopSm100ArrayTmaUmmaWarpSpecialized<
 template <int S, int SS, int AS, class C>
 struct is_sm100_umma_ws<cutlass::gemm::MainloopSm100ArrayTmaUmmaWarpSpecializedBlockwiseScaling<S, SS, AS, C>>
   : std::true_type {};
+// and its block-scaled twin: the same A and B; its scale factors have their own TMA
+template <int S, int SS, int AS, class C>
+struct is_sm100_umma_ws<cutlass::gemm::MainloopSm100ArrayTmaUmmaWarpSpecializedBlockScaled<S, SS, AS, C>>
+  : std::true_type {};
 template <class Kernel, class = void> struct grouped_kernel : std::false_type {};
 template <class Kernel> struct grouped_kernel<Kernel, std::void_t<typename Kernel::CollectiveMainloop::InternalStrideA,
     typename Kernel::CollectiveMainloop::InternalStrideB, typename Kernel::ProblemShape::UnderlyingProblemShape,

@@ -44,7 +44,7 @@ from verifier.run import problems as run_problems
 # and the ptr-array collectives of grouped kernels, plain and blockwise-scaled (sm100_mma_array_warpspecialized*.hpp:
 # the same smem layouts, TMA atoms and load_init, over one group: grouped.py)
 MAINLOOPS = ("cutlass::gemm::MainloopSm100TmaUmmaWarpSpecialized<", grouped.SM100_POLICY,
-             grouped.SM100_BLOCKWISE_POLICY)
+             grouped.SM100_BLOCKWISE_POLICY, grouped.SM100_BLOCKSCALED_POLICY)
 ACCEPTANCE_SOURCES = (
     "cutlass/gemm/kernel/sm100_gemm_tma_warpspecialized.hpp:302-337",
     "cutlass/gemm/collective/sm100_mma_warpspecialized.hpp:419-440",

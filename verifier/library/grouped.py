@@ -1,7 +1,9 @@
 """Ptr-array grouped GEMMs (``GroupedUniversal3x``): ``MainloopSm100ArrayTmaUmmaWarpSpecialized``
 (cutlass/gemm/collective/sm100_mma_array_warpspecialized.hpp) and ``MainloopSm90ArrayTmaGmmaWarpSpecialized``
 (cutlass/gemm/collective/sm90_mma_array_tma_gmma_ss_warpspecialized.hpp), verified with the checks of their
-non-grouped siblings (``sm100`` and ``verify``'s TMA + GMMA ones), per group.
+non-grouped siblings (``sm100`` and ``verify``'s TMA + GMMA ones), per group; and, for their A and B alone, their
+scaled twins (``SCALED``: ``GroupedBlockwiseUniversal3x``, ``GroupedBlockScaledUniversal3x`` with 8-bit data),
+whose scale factors are reported "not derived".
 
 What differs, all printed by compiled CUTLASS (``grouped_show``):
 
@@ -41,8 +43,8 @@ SM90_BLOCKWISE_POLICY = "cutlass::gemm::MainloopSm90ArrayTmaGmmaWarpSpecializedB
 # 486-500, and load_init), its can_implement A's and B's alone (591-612); its scale factors (their own TMA) are not
 # modelled, nor a 4- or 6-bit operand (sm100.not_derived)
 SM100_BLOCKSCALED_POLICY = "cutlass::gemm::MainloopSm100ArrayTmaUmmaWarpSpecializedBlockScaled<"
-BLOCKWISE = (SM100_BLOCKWISE_POLICY, SM90_BLOCKWISE_POLICY, SM100_BLOCKSCALED_POLICY)
-POLICIES = (SM100_POLICY, SM90_POLICY, *BLOCKWISE)
+SCALED = (SM100_BLOCKWISE_POLICY, SM90_BLOCKWISE_POLICY, SM100_BLOCKSCALED_POLICY)
+POLICIES = (SM100_POLICY, SM90_POLICY, *SCALED)
 ACCEPTANCE_SOURCES = {
     SM100_POLICY: (
         "cutlass/gemm/kernel/sm100_gemm_array_tma_warpspecialized.hpp:334-383",
@@ -113,7 +115,7 @@ def not_derived_parts(d: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[s
     if not is_grouped(d):
         return None
     out = {"epilogue": {"verdict": "not derived", "reason": EPILOGUE_NOT_DERIVED, "kind": "not derived"}}
-    if str(d["MAINLOOP"]).startswith(BLOCKWISE):
+    if str(d["MAINLOOP"]).startswith(SCALED):
         out["scale_factors"] = {"verdict": "not derived", "reason": SCALES_NOT_DERIVED, "kind": "not derived"}
     return out, []
 

@@ -37,11 +37,14 @@ from verifier.core.layouts import Layout
 from verifier.core.swizzle import ComposedLayout
 from verifier.core.symbols import Symbols
 from verifier.engine.verdicts import INVALID, VALID
-from verifier.library import parts
+from verifier.library import grouped, parts
 from verifier.notation.cpp import parse
 from verifier.run import problems as run_problems
 
-MAINLOOPS = ("cutlass::gemm::MainloopSm100TmaUmmaWarpSpecialized<",)
+# and the ptr-array collectives of grouped kernels, plain and blockwise-scaled (sm100_mma_array_warpspecialized*.hpp:
+# the same smem layouts, TMA atoms and load_init, over one group: grouped.py)
+MAINLOOPS = ("cutlass::gemm::MainloopSm100TmaUmmaWarpSpecialized<", grouped.SM100_POLICY,
+             grouped.SM100_BLOCKWISE_POLICY, grouped.SM100_BLOCKSCALED_POLICY)
 ACCEPTANCE_SOURCES = (
     "cutlass/gemm/kernel/sm100_gemm_tma_warpspecialized.hpp:302-337",
     "cutlass/gemm/collective/sm100_mma_warpspecialized.hpp:419-440",
@@ -81,7 +84,7 @@ def acceptance(fields: Mapping[str, Any], d: Mapping[str, Any], strides: Mapping
         unit = [i for i, a in enumerate(parts.top_args(strides[x])) if a == "cute::C<1>"]
         if unit:
             conds.append(f"{extents[x][unit[0]]} % {128 // int(d[f'BITS_{x}'])} == 0")
-    if str(d.get("EPI_POLICY", "")).startswith(_TMA_EPILOGUE):
+    if str(d.get("EPI_POLICY", "")).startswith((_TMA_EPILOGUE, *grouped.TMA_EPILOGUES)):
         # C's and D's conjuncts: verify.acceptance's, without A and B (a void element has none)
         conds += parts.acceptance({**fields, "element_a": "void", "element_b": "void"}, strides, True)
     return sorted(set(conds))

@@ -424,6 +424,7 @@ def _hopeless(op: str, args: Sequence[object], symbols: Symbols, names: list[str
     claim whose symbols are tied by the assumptions to none of ``names`` fails under every guard (its failing values
     combine with any admitted values of the rest), and a quantifier-free claim that no admitted value satisfies."""
     from verifier.solver.encoding import Encoder, Unencodable
+    from verifier.solver.finite import satisfiable
 
     if not failing:
         return None
@@ -443,6 +444,12 @@ def _hopeless(op: str, args: Sequence[object], symbols: Symbols, names: list[str
                     "does not constrain")
         if item.ranges or _holds_somewhere(symbols, item.holds, moduli):
             continue
+        if budget.left() >= 1000:  # the solver's answer, by evaluation where there are few points (issue 28)
+            found = satisfiable([item.holds], symbols)
+            if found is not None:
+                if not found:
+                    return f"no guard can help: {item.id} fails at every value the assumptions admit"
+                continue
         try:
             enc = Encoder(symbols)
             constraints = [*enc.assumptions(), enc.boolean(item.holds)]
@@ -590,7 +597,7 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool, bu
                names: list[str] | None = None, policy: Policy = STRICT, atoms: Sequence[Bool] = ()
                ) -> tuple[str, dict[str, int] | None]:
     from verifier.solver.encoding import Encoder, Unencodable
-    from verifier.solver.finite import implied_alone
+    from verifier.solver.finite import implied_alone, satisfiable
 
     # Prove: outside the condition some quantifier-free claim always fails.
     outcome = applied(op, args, symbols)
@@ -599,14 +606,19 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool, bu
     # at each of their few values (solver.finite): unsat then, without a context (issue 28).
     if facts and atoms and all(implied_alone(facts, a, symbols) for a in atoms):
         return PROVED, None
-    try:
-        enc = Encoder(symbols)
-        constraints = [*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts)]
-        constraints += [enc.nonzero(d) for d in list(enc.divisors)]
-        if facts and solve(constraints, budget.part(UNITS_PER_SECOND * 2))[0] == "unsat":
-            return PROVED, None
-    except Unencodable:
-        pass
+    # the same query by evaluation where its symbols have few points (issue 28)
+    found = satisfiable([not_(cond), *facts], symbols) if facts and budget.left() >= 1000 else None
+    if found is False:
+        return PROVED, None
+    if found is None:
+        try:
+            enc = Encoder(symbols)
+            constraints = [*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts)]
+            constraints += [enc.nonzero(d) for d in list(enc.divisors)]
+            if facts and solve(constraints, budget.part(UNITS_PER_SECOND * 2))[0] == "unsat":
+                return PROVED, None
+        except Unencodable:
+            pass
     every = [s.name for s in symbols]
     if names is not None and set(names) != set(every):
         return _necessity_over_indices(op, args, symbols, cond, budget, names, policy)

@@ -32,7 +32,15 @@ from verifier.core.obligations import WARNING, severity
 from verifier.core.overflow import result_condition
 from verifier.core.semantics import using
 from verifier.core.symbols import Symbols
-from verifier.engine.decide import applied, decide_operation, items_for, same_operands, valid_at
+from verifier.engine.decide import (
+    SIMPLIFIED,
+    _proofs,
+    applied,
+    decide_operation,
+    items_for,
+    same_operands,
+    valid_at,
+)
 from verifier.engine.verdicts import PROVED, REFUTED, UNKNOWN, VALID, Guard, Policy
 from verifier.notation.cpp import show
 from verifier.solver.budget import UNITS_PER_SECOND, Budget
@@ -351,8 +359,17 @@ def _true_in_box(conds: Sequence[Bool], symbols: Symbols) -> bool:
     box = Symbols(strict=True)
     box.table = {s.name: replace(s, multiple_of=1) for s in symbols}
     enc = Encoder(box, {})
+    # the verdict's engine simplified the same statements over the same box where no symbol has a modulus: its
+    # answer is this one (decide._proofs), and only the divisors are to be recorded here
+    same = {s.name: (s.lo, s.hi, 1) for s in symbols}
+    done = _proofs() or {}
     try:
-        return all(enc.simplifies_to_true(c) for c in conds) and not enc.divisors
+        for c in conds:
+            if any(b == same and route == SIMPLIFIED for b, route in done.get((c.expr, ()), ())):
+                enc.record_divisors(c)
+            elif not enc.simplifies_to_true(c):
+                return False
+        return not enc.divisors
     except (ArithmeticError, KeyError):
         return False
 

@@ -366,7 +366,7 @@ def _true_in_box(conds: Sequence[Bool], symbols: Symbols) -> bool:
     try:
         for c in conds:
             if any(b == same and route == SIMPLIFIED for b, route in done.get((c.expr, ()), ())):
-                enc.record_divisors(c)
+                enc.record_divisors(c.expr)
             elif not enc.simplifies_to_true(c):
                 return False
         return not enc.divisors

@@ -103,7 +103,7 @@ def implied_alone(facts: Sequence[Bool], atom: Bool, symbols: Symbols, limit: in
 SATISFIABLE_POINTS = 1 << 10
 
 
-def satisfiable(statements: Sequence[Bool], symbols: Symbols, limit: int = SATISFIABLE_POINTS) -> bool | None:
+def satisfiable(statements: Sequence[Bool], symbols: Symbols, limit: int | None = None) -> bool | None:
     """Whether an admitted point makes every statement true with each of their divisors nonzero: what the solver
     answers on the symbols' assumptions, the statements and their divisors nonzero (the guard search's
     ``_hopeless`` and ``_necessity`` queries, which read only sat or unsat), decided by evaluating them at every
@@ -113,6 +113,7 @@ def satisfiable(statements: Sequence[Bool], symbols: Symbols, limit: int = SATIS
     from verifier.core.integers import Op
     from verifier.core.symbols import _holds
 
+    limit = SATISFIABLE_POINTS if limit is None else limit
     exprs = [b.expr for b in statements]
     stack = [*exprs, *(r.expr for r in symbols.relations)]
     divisors: dict[object, None] = {}

@@ -4,9 +4,12 @@ stage of an smem layout, a problem as plain data, and ``can_implement``'s hand-r
 
 from __future__ import annotations
 
+import copy
+import json
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import lru_cache
+from typing import Any, TypeVar
 
 from verifier.algebra.registry import apply
 from verifier.core.symbols import Symbols
@@ -65,10 +68,77 @@ def problem(name: str, op: str, args: Sequence[str], names: Sequence[str] | None
             "assume": list(assume)}
 
 
+T = TypeVar("T")
+_MISSING = object()
+_KEYS = "\0keys"  # a read of which keys a mapping holds (iterating it, its length)
+
+
+class _Reading(Mapping[str, Any]):
+    """A mapping that records every key looked up in it (present or not); iterating it, or its length, reads which
+    keys it holds (``_KEYS``) and their values."""
+
+    def __init__(self, data: Mapping[str, Any], read: set[str]) -> None:
+        self._data, self._read = data, read
+
+    def __getitem__(self, k: str) -> Any:
+        self._read.add(k)
+        return self._data[k]
+
+    def __contains__(self, k: object) -> bool:
+        if isinstance(k, str):
+            self._read.add(k)
+        return k in self._data
+
+    def __iter__(self) -> Iterator[str]:
+        self._read.update([_KEYS, *self._data])
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        self._read.add(_KEYS)
+        return len(self._data)
+
+
+# kind -> the sets of (argument, key) its computations read -> the values read there (JSON) -> the answer.
+_SHARED: dict[str, dict[tuple[tuple[int, str], ...], dict[str, Any]]] = {}
+SHARED_MAX = 4096  # answers kept a kind (a sweep's keys share a few hundred epilogues and smem stages)
+
+
+def _values(args: Sequence[Any], reads: tuple[tuple[int, str], ...]) -> str:
+    """What the arguments hold at ``reads``: each key's presence and value."""
+    return json.dumps([sorted(args[i]) if k == _KEYS else [k in args[i], args[i].get(k)] for i, k in reads],
+                      sort_keys=True)
+
+
+def shared(kind: str, compute: Callable[..., T], *args: Any) -> T:
+    """``compute(*args)``, computed once a process for every call whose arguments agree on what it read: a check
+    that reads a few of a key's printed types (``d``: its epilogue's copies and their bank conflicts, an SM100
+    operand's smem and descriptor) is the same for the many keys that print the same types.  Each mapping argument
+    is given as a ``_Reading``, so the answer is stored under exactly the keys ``compute`` read (and the values
+    there, a key's absence included): the same reads take the same path through ``compute`` to the same answer.
+    ``compute`` must read nothing else that varies (its other arguments are plain data, part of the key).  A deep
+    copy is returned, so that a caller that adds to its answer changes no other key's."""
+    plain = json.dumps([a for a in args if not isinstance(a, Mapping)], sort_keys=True)
+    found = _SHARED.setdefault(f"{kind}\0{plain}", {})
+    for reads, answers in found.items():
+        got = answers.get(_values(args, reads), _MISSING)
+        if got is not _MISSING:
+            return copy.deepcopy(got)  # type: ignore[no-any-return]
+    read: list[set[str]] = [set() for _ in args]
+    answer = compute(*[_Reading(a, read[i]) if isinstance(a, Mapping) else a for i, a in enumerate(args)])
+    reads = tuple(sorted((i, k) for i, r in enumerate(read) for k in r))
+    answers = found.setdefault(reads, {})
+    if len(answers) >= SHARED_MAX:
+        answers.clear()
+    answers[_values(args, reads)] = answer
+    return copy.deepcopy(answer)
+
+
+@lru_cache(maxsize=4096)
 def stage(atom: str, blk_r: str, blk_k: str, order: str) -> str:
     """One pipeline stage of the smem layout, as the TMA box and the GMMA descriptor see it: the atom tiled to
     (BLK_R, BLK_K) in the same order (stage 0 of the staged layout, whose stage mode is outermost), with its
-    smem_ptr flag (a ``slice`` of the staged layout would turn the flag into its offset)."""
+    smem_ptr flag (a ``slice`` of the staged layout would turn the flag into its offset).  A function of its
+    text arguments, computed once a process (``tile_to_shape`` checks its result at every coordinate: seconds)."""
     two = "(" + ",".join(order.strip("()").split(",")[:2]) + ")"
     return str(apply("tile_to_shape", *problems.operands("tile_to_shape", [atom, f"({blk_r},{blk_k})", two],
                                                          Symbols())).result)

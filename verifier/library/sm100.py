@@ -300,7 +300,12 @@ def pair_check(d: Mapping[str, Any], x: str) -> dict[str, Any]:
 
 
 def layout_checks(d: Mapping[str, Any], x: str) -> dict[str, dict[str, Any]]:
-    """The SM100 checks without symbols (smem, UMMA descriptor, TMA basis) of operand ``x``."""
+    """The SM100 checks without symbols (smem, UMMA descriptor, TMA basis) of operand ``x``: a function of the
+    operand's printed types, which many keys share, computed once a process (``parts.shared``)."""
+    return parts.shared("sm100 layouts", _layout_checks, d, x)
+
+
+def _layout_checks(d: Mapping[str, Any], x: str) -> dict[str, dict[str, Any]]:
     smem = str(d[f"SMEM_{x}"])
     model = smem_model(d, x)
     out: dict[str, dict[str, Any]] = {

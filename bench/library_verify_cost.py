@@ -16,9 +16,10 @@ unpacked in a temporary folder: the baseline's code exactly; default ``HEAD``). 
 wall and CPU seconds, the CPU of its child processes (the compiled programs: the replays, the symbolic
 ``can_implement`` program's compile and runs), and the time of each part (``can_implement.section``, the epilogue's
 checks, the compiled replays, the rest: the mainloop's own checks).  Each answer less its ``seconds`` must be the
-baseline's; a difference is printed and the command exits 1.  The symbolic program is compiled once a batch
-(cached by ``oracle.cute_cpp``): the first implementation to run pays it, so the command runs a warm-up of this
-tree first and measures after (``--no-warm-up`` to see a cold compile cache).
+baseline's; a difference is printed and the command exits 1.  The symbolic ``can_implement`` program is compiled
+once a batch (cached by ``oracle.cute_cpp``, under flags that name the tree's own header folder): each side runs
+once unmeasured first, so that neither side's figures hold that compile (``--no-warm-up``: a cold compile cache,
+whose compile the first key of each batch pays, is measured as it is).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
+# A child imports the ``verifier`` of its PYTHONPATH (this tree's or the baseline's), never this file's tree.
+if sys.argv[1:2] != ["child"] and str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 TOOL = "bench-verify-cost"
@@ -46,11 +48,11 @@ def prepare(args: argparse.Namespace) -> int:
     from verifier.library import configs as cfg
     from verifier.library import derive
     from verifier.library.keys import group, payload
-    from verifier.library.verify import decide_problem, problems_of
 
     version = cfg.cutlass_version(None)
+    cache = Path(args.cache)
+    old = {p["key"]: p for p in _payloads(cache)} if cache.exists() else {}
     out: list[dict[str, Any]] = []
-    decided: dict[str, Any] = {}
     for spec in args.keys.split(","):
         arch, _, n = spec.partition(":")
         e = cfg.enumerate_gemms(arch, "all")
@@ -58,21 +60,49 @@ def prepare(args: argparse.Namespace) -> int:
         chosen = groups[:int(n)]
         for i in range(0, len(chosen), args.batch):
             part = chosen[i:i + args.batch]
+            if all(g.key in old for g in part):  # derived by an earlier prepare: its problems decided again below
+                out += [old[g.key] for g in part]
+                continue
             batch = [[g.representative, e.source(g.representative)] for g in part]
             t0 = time.monotonic()
             shown = derive.derive_many([derive.Instance(name, src) for name, src in batch])
             print(f"{arch}: derived {len(part)} keys in {time.monotonic() - t0:.1f} s", flush=True)
             for k, (g, d) in enumerate(zip(part, shown)):
-                p = payload(g, e, TOOL, version)
-                mine = problems_of(p, d)
-                for pid, prob in mine.items():
-                    if pid not in decided:
-                        decided[pid] = decide_problem(prob)["verdict"]
-                p.update(derived=d, batch=batch, index=k, verdicts={pid: decided[pid] for pid in mine})
-                out.append(p)
-    Path(args.cache).write_text(json.dumps(out))
-    print(f"{len(out)} payloads, {len(decided)} distinct problems -> {args.cache}")
+                out.append({**payload(g, e, TOOL, version), "derived": d, "batch": batch, "index": k})
+    figures = decide(out)
+    cache.write_text(json.dumps({"payloads": out, "decide": figures}))
+    print(f"{len(out)} payloads -> {args.cache}; decide phase: {json.dumps(figures)}")
     return 0
+
+
+def decide(payloads: list[dict[str, Any]]) -> dict[str, Any]:
+    """The decide phase for ``payloads`` (each distinct problem once, its verdict fanned out as ``phases.run``
+    does), with its cost: per kind (the engine's layout problems, the checks keys share), distinct units, uses and
+    seconds."""
+    from verifier.library.verify import decide_problem, problems_of
+
+    decided: dict[str, Any] = {}
+    figures: dict[str, dict[str, float]] = {}
+    for p in payloads:  # verdicts an earlier prepare decided are kept (their seconds are that run's)
+        decided.update(p.get("verdicts") or {})
+    for p in payloads:
+        mine = problems_of(p, p["derived"])
+        for pid, prob in mine.items():
+            kind = "shared" if prob["op"] == "shared" else "engine"
+            f = figures.setdefault(kind, {"distinct": 0, "uses": 0, "seconds": 0.0})
+            f["uses"] += 1
+            if pid not in decided:
+                t0 = time.process_time()
+                decided[pid] = decide_problem(prob)["verdict"]
+                f["seconds"] += time.process_time() - t0
+                f["distinct"] += 1
+        p["verdicts"] = {pid: decided[pid] for pid in mine}
+    return {k: {**v, "seconds": round(v["seconds"], 1)} for k, v in figures.items()}
+
+
+def _payloads(cache: Path) -> list[dict[str, Any]]:
+    data = json.loads(cache.read_text())
+    return list(data["payloads"] if isinstance(data, dict) else data)
 
 
 # -- one implementation, in its own process ------------------------------------------------------------------------
@@ -99,8 +129,11 @@ def _child(cache: str, out: str) -> int:
     timed(epilogue, "verify", "epilogue")
     timed(derive.Program, "accepts", "replays")
     timed(derive.Program, "builds_tma", "replays")
+    import verifier
+
+    print(f"verifier from {Path(verifier.__file__).parent}", file=sys.stderr)
     rows = []
-    for p in json.loads(Path(cache).read_text()):
+    for p in _payloads(Path(cache)):
         spent.clear()
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         c0, w0 = time.process_time(), time.perf_counter()
@@ -150,8 +183,11 @@ def measure(args: argparse.Namespace) -> int:
         subprocess.run(["git", "archive", "-o", str(archive), rev, "verifier"], cwd=ROOT, check=True)
         with tarfile.open(archive) as tar:
             tar.extractall(base, filter="data")
-        if not args.no_warm_up:  # the symbolic programs compiled into the cache, so neither side pays them
+        if not args.no_warm_up:
+            # Each side's symbolic programs compiled into the cache first (their flags name the tree's own header
+            # folder, so the two sides compile their own), so that neither side's figures hold a compile.
             _run(ROOT, args.cache, Path(tmp) / "warm.json")
+            _run(base, args.cache, Path(tmp) / "warm-base.json")
         now = _run(ROOT, args.cache, Path(tmp) / "now.json")
         before = _run(base, args.cache, Path(tmp) / "before.json")
     differences = [(a["name"], b["name"]) for a, b in zip(before, now) if a["answer"] != b["answer"]]

@@ -279,7 +279,16 @@ def _bank_check(name: str, copy: Any, smem_text: str, tile: list[str], stages: i
 def partition_checks(d: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The R2S / S2R TiledCopies of the TMA epilogue: model equal to compiled CUTLASS, bank conflicts counted.  A
     function of the epilogue's printed types, which many keys share: computed once a process (``parts.shared``)."""
-    return parts.shared("epilogue partitions", _partition_checks, d)
+    return parts.shared(PARTITIONS, _partition_checks, d)
+
+
+# ``partition_checks``' name for ``parts.shared``, and the printed types its answer is computed from (a sweep's
+# decide phase computes it once for the keys that print the same ones: ``verify.problems_of``).
+PARTITIONS = "epilogue partitions"
+
+
+def partition_inputs(d: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if k.startswith("EPI_")}
 
 
 def _partition_checks(d: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

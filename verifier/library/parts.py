@@ -116,13 +116,20 @@ def shared(kind: str, compute: Callable[..., T], *args: Any) -> T:
     is given as a ``_Reading``, so the answer is stored under exactly the keys ``compute`` read (and the values
     there, a key's absence included): the same reads take the same path through ``compute`` to the same answer.
     ``compute`` must read nothing else that varies (its other arguments are plain data, part of the key).  A deep
-    copy is returned, so that a caller that adds to its answer changes no other key's."""
+    copy is returned, so that a caller that adds to its answer changes no other key's.  Answers computed in another
+    process come in through ``prime`` (a sweep's decide phase computes each once: ``shared_entry``)."""
+    return copy.deepcopy(_shared(kind, compute, args)[0])
+
+
+def _shared(kind: str, compute: Callable[..., T], args: Sequence[Any]) -> tuple[T, str, tuple[tuple[int, str], ...]]:
+    """The answer, the memo's name of (kind, plain arguments), and the reads it is stored under."""
     plain = json.dumps([a for a in args if not isinstance(a, Mapping)], sort_keys=True)
-    found = _SHARED.setdefault(f"{kind}\0{plain}", {})
+    name = f"{kind}\0{plain}"
+    found = _SHARED.setdefault(name, {})
     for reads, answers in found.items():
         got = answers.get(_values(args, reads), _MISSING)
         if got is not _MISSING:
-            return copy.deepcopy(got)  # type: ignore[no-any-return]
+            return got, name, reads
     read: list[set[str]] = [set() for _ in args]
     answer = compute(*[_Reading(a, read[i]) if isinstance(a, Mapping) else a for i, a in enumerate(args)])
     reads = tuple(sorted((i, k) for i, r in enumerate(read) for k in r))
@@ -130,7 +137,24 @@ def shared(kind: str, compute: Callable[..., T], *args: Any) -> T:
     if len(answers) >= SHARED_MAX:
         answers.clear()
     answers[_values(args, reads)] = answer
-    return copy.deepcopy(answer)
+    return answer, name, reads
+
+
+def shared_entry(kind: str, compute: Callable[..., Any], *args: Any) -> dict[str, Any]:
+    """``shared``'s answer for ``args`` as plain data, with what it was read from: what ``prime`` adds to another
+    process's memo, where it answers every call that agrees with ``args`` on those reads (and only those)."""
+    answer, name, reads = _shared(kind, compute, args)
+    return {"shared": name, "reads": [list(r) for r in reads], "values": _values(args, reads),
+            "answer": copy.deepcopy(answer)}
+
+
+def prime(entry: Mapping[str, Any]) -> None:
+    """Add an answer ``shared_entry`` gave (in this process or another) to this process's memo."""
+    reads = tuple((int(i), str(k)) for i, k in entry["reads"])
+    answers = _SHARED.setdefault(str(entry["shared"]), {}).setdefault(reads, {})
+    if len(answers) >= SHARED_MAX:
+        answers.clear()
+    answers[str(entry["values"])] = copy.deepcopy(entry["answer"])
 
 
 @lru_cache(maxsize=4096)

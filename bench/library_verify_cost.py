@@ -77,16 +77,20 @@ def prepare(args: argparse.Namespace) -> int:
 
 def decide(payloads: list[dict[str, Any]]) -> dict[str, Any]:
     """The decide phase for ``payloads`` (each distinct problem once, its verdict fanned out as ``phases.run``
-    does), with its cost: per kind (the engine's layout problems, the checks keys share), distinct units, uses and
-    seconds."""
+    does), with its CPU cost: the driver's listing of the keys' problems (``problems_of``, which computes the smem
+    stages it hands on), and per kind (the engine's layout problems, the checks keys share) distinct units, uses
+    and seconds."""
     from verifier.library.verify import decide_problem, problems_of
 
     decided: dict[str, Any] = {}
-    figures: dict[str, dict[str, float]] = {}
-    for p in payloads:  # verdicts an earlier prepare decided are kept (their seconds are that run's)
-        decided.update(p.get("verdicts") or {})
+    figures: dict[str, dict[str, float]] = {"listing": {"keys": 0, "seconds": 0.0}}
+    for p in payloads:  # the engine's verdicts an earlier prepare decided are kept (their seconds are that run's)
+        decided.update({k: v for k, v in (p.get("verdicts") or {}).items() if "shared" not in v})
     for p in payloads:
-        mine = problems_of(p, p["derived"])
+        t0 = time.process_time()
+        mine = problems_of(p, p["derived"])  # the driver's listing (the smem stages computed there)
+        figures["listing"]["seconds"] += time.process_time() - t0
+        figures["listing"]["keys"] += 1
         for pid, prob in mine.items():
             kind = "shared" if prob["op"] == "shared" else "engine"
             f = figures.setdefault(kind, {"distinct": 0, "uses": 0, "seconds": 0.0})

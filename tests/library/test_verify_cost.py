@@ -88,14 +88,12 @@ def test_a_key_verified_from_the_process_caches_is_the_key_verified_afresh() -> 
     fresh = []
     for p in payloads:
         parts._SHARED.clear()
-        parts.stage.cache_clear()
         paths._ANSWERS.clear()
         fresh.append(_plain(verify_key(p)))
     sizes = (len(paths._ANSWERS), sum(len(a) for f in parts._SHARED.values() for a in f.values()))
     # the second key was verified with the first key's answers still there: both again, every answer kept
     again = [_plain(verify_key(p)) for p in payloads]
     assert (len(paths._ANSWERS), sum(len(a) for f in parts._SHARED.values() for a in f.values())) >= sizes
-    assert parts.stage.cache_info().hits > 0
     assert again == fresh
     assert [r["status"] for r in fresh] == ["verified", "verified"]
     assert fresh[0]["checks"]["epi_r2s"]["verdict"] in ("proved", "refuted")

@@ -8,7 +8,7 @@ import copy
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from functools import lru_cache
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from verifier.algebra.registry import apply
@@ -109,6 +109,21 @@ def _values(args: Sequence[Any], reads: tuple[tuple[int, str], ...]) -> str:
                       sort_keys=True)
 
 
+_RECORDERS: list[list[dict[str, Any]]] = []
+
+
+@contextmanager
+def recording() -> Iterator[list[dict[str, Any]]]:
+    """The ``shared_entry`` of every ``shared`` call made inside (computed or not): what a sweep's driver, which
+    computes them while it lists a key's problems (``verify.problems_of``), hands on to the key's worker."""
+    got: list[dict[str, Any]] = []
+    _RECORDERS.append(got)
+    try:
+        yield got
+    finally:
+        _RECORDERS.pop()
+
+
 def shared(kind: str, compute: Callable[..., T], *args: Any) -> T:
     """``compute(*args)``, computed once a process for every call whose arguments agree on what it read: a check
     that reads a few of a key's printed types (``d``: its epilogue's copies and their bank conflicts, an SM100
@@ -118,7 +133,11 @@ def shared(kind: str, compute: Callable[..., T], *args: Any) -> T:
     ``compute`` must read nothing else that varies (its other arguments are plain data, part of the key).  A deep
     copy is returned, so that a caller that adds to its answer changes no other key's.  Answers computed in another
     process come in through ``prime`` (a sweep's decide phase computes each once: ``shared_entry``)."""
-    return copy.deepcopy(_shared(kind, compute, args)[0])
+    answer, name, reads = _shared(kind, compute, args)
+    if _RECORDERS:
+        _RECORDERS[-1].append({"shared": name, "reads": [list(r) for r in reads], "values": _values(args, reads),
+                               "answer": copy.deepcopy(answer)})
+    return copy.deepcopy(answer)
 
 
 def _shared(kind: str, compute: Callable[..., T], args: Sequence[Any]) -> tuple[T, str, tuple[tuple[int, str], ...]]:
@@ -157,12 +176,19 @@ def prime(entry: Mapping[str, Any]) -> None:
     answers[str(entry["values"])] = copy.deepcopy(entry["answer"])
 
 
-@lru_cache(maxsize=4096)
+STAGE = "smem stage"
+
+
 def stage(atom: str, blk_r: str, blk_k: str, order: str) -> str:
     """One pipeline stage of the smem layout, as the TMA box and the GMMA descriptor see it: the atom tiled to
     (BLK_R, BLK_K) in the same order (stage 0 of the staged layout, whose stage mode is outermost), with its
     smem_ptr flag (a ``slice`` of the staged layout would turn the flag into its offset).  A function of its
-    text arguments, computed once a process (``tile_to_shape`` checks its result at every coordinate: seconds)."""
+    text arguments, computed once a process (``shared``: ``tile_to_shape`` checks its result at every
+    coordinate, seconds), and handed on from a sweep's driver (``recording``)."""
+    return shared(STAGE, _stage, atom, blk_r, blk_k, order)
+
+
+def _stage(atom: str, blk_r: str, blk_k: str, order: str) -> str:
     two = "(" + ",".join(order.strip("()").split(",")[:2]) + ")"
     return str(apply("tile_to_shape", *problems.operands("tile_to_shape", [atom, f"({blk_r},{blk_k})", two],
                                                          Symbols())).result)

@@ -79,6 +79,8 @@ def decide_problem(payload: Mapping[str, Any]) -> dict[str, Any]:
     """The unit of work of a sweep's decide phase: one problem (``problem``'s data) decided, as the verdict's
     JSON (``Verdict.to_json``); or a check shared by keys (``SHARED``: ``op`` "shared"), as ``parts.shared_entry``'s
     answer (with ``error`` where the model cannot read its types: each key then computes it, and says why)."""
+    if payload["op"] == "shared" and "entry" in payload:  # computed by the driver (``parts.recording``)
+        return {"verdict": payload["entry"]}
     if payload["op"] == "shared":
         kind, compute = payload["args"][0], SHARED[payload["args"][0]]
         try:
@@ -312,16 +314,20 @@ def problems_of(payload: Mapping[str, Any], d: Mapping[str, Any]) -> dict[str, d
     why, cpasync, alone = _route(payload["fields"], d)
     if not payload["fields"].get("is_3x", False) or (why is not None and not cpasync and not alone):
         return {}
-    try:
-        ops, _, _ = ([], None, None) if cpasync or alone else _operands(payload["fields"], d)
-    except LayoutError:
-        return {}
-    found = [p for op in ops for p in op.problems.values()]
-    found += sm90_cpasync.problems(d).values() if cpasync else []
-    accept = (sm90_cpasync.acceptance if cpasync else acceptance)(payload["fields"], _strides(d),
-                                                                  checks_epilogue_alignment(d))
-    found += epilogue.problems(payload["fields"], d, accept).values()
+    with parts.recording() as computed:  # the smem stages computed here: handed on as they are
+        try:
+            ops, _, _ = ([], None, None) if cpasync or alone else _operands(payload["fields"], d)
+        except LayoutError:
+            return {}
+        found = [p for op in ops for p in op.problems.values()]
+        found += sm90_cpasync.problems(d).values() if cpasync else []
+        accept = (sm90_cpasync.acceptance if cpasync else acceptance)(payload["fields"], _strides(d),
+                                                                      checks_epilogue_alignment(d))
+        found += epilogue.problems(payload["fields"], d, accept).values()
     found += _shared_units(d)
+    for entry in computed:
+        digest = hashlib.sha256(json.dumps(entry, sort_keys=True).encode()).hexdigest()
+        found.append({**problem(entry["shared"], "shared", [entry["shared"], digest], None, []), "entry": entry})
     return {problem_id(p, payload.get("tool"), payload.get("cutlass")): p for p in found}
 
 

@@ -15,7 +15,9 @@ process-wide caches warm up over the keys), first this tree's then the baseline'
 unpacked in a temporary folder: the baseline's code exactly; default ``HEAD``).  Per key and per implementation:
 wall and CPU seconds, the CPU of its child processes (the compiled programs: the replays, the symbolic
 ``can_implement`` program's compile and runs), and the time of each part (``can_implement.section``, the epilogue's
-checks, the compiled replays, the rest: the mainloop's own checks).  Each answer less its ``seconds`` must be the
+checks, the compiled replays, the rest: the mainloop's own checks); the mean and the median over the verified keys.
+Each child first loads the atom table (a worker's one-time cost, reported as ``start_up_cpu_s``), so that it is
+not charged to whichever key first needs it.  Each answer less its ``seconds`` must be the
 baseline's; a difference is printed and the command exits 1.  The symbolic ``can_implement`` program is compiled
 once a batch (cached by ``oracle.cute_cpp``, under flags that name the tree's own header folder): each side runs
 once unmeasured first, so that neither side's figures hold that compile (``--no-warm-up``: a cold compile cache,
@@ -28,6 +30,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -134,9 +137,13 @@ def _child(cache: str, out: str) -> int:
     timed(derive.Program, "accepts", "replays")
     timed(derive.Program, "builds_tma", "replays")
     import verifier
+    from verifier.algebra import atoms
 
     print(f"verifier from {Path(verifier.__file__).parent}", file=sys.stderr)
-    rows = []
+    # A worker's one-time cost, whichever key first needs it: the atom table (the epilogue's TiledMma, the copies).
+    t0 = time.process_time()
+    atoms.atoms()
+    rows: list[dict[str, Any]] = [{"start_up_cpu_s": time.process_time() - t0}]
     for p in _payloads(Path(cache)):
         spent.clear()
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -159,19 +166,22 @@ def _run(tree: Path, cache: str, out: Path) -> list[dict[str, Any]]:
     subprocess.run([sys.executable, str(Path(__file__).resolve()), "child", cache, str(out)], env=env, check=True,
                    cwd=str(tree))
     rows: list[dict[str, Any]] = json.loads(out.read_text())
-    return rows
+    return rows[1:] + [rows[0]]  # the keys' rows, then the process's start-up
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    start_up = rows[-1]["start_up_cpu_s"]
+    rows = rows[:-1]
     done = [r for r in rows if r["status"] != "not derived" or r["answer"].get("checks")]
     n = max(1, len(done))
     parts: dict[str, float] = {}
     for r in done:
         for k, v in r["parts_s"].items():
             parts[k] = parts.get(k, 0.0) + v
-    return {"keys": len(rows), "verified_keys": len(done),
+    return {"keys": len(rows), "verified_keys": len(done), "start_up_cpu_s": round(start_up, 2),
             "wall_s_per_key": round(sum(r["wall_s"] for r in done) / n, 3),
             "cpu_s_per_key": round(sum(r["cpu_s"] + r["children_cpu_s"] for r in done) / n, 3),
+            "median_cpu_s": round(statistics.median([r["cpu_s"] + r["children_cpu_s"] for r in done] or [0.0]), 3),
             "children_cpu_s_per_key": round(sum(r["children_cpu_s"] for r in done) / n, 3),
             "parts_s_per_key": {k: round(v / n, 3) for k, v in sorted(parts.items())},
             "first_key_wall_s": round(done[0]["wall_s"], 2) if done else 0.0}
@@ -194,8 +204,8 @@ def measure(args: argparse.Namespace) -> int:
             _run(base, args.cache, Path(tmp) / "warm-base.json")
         now = _run(ROOT, args.cache, Path(tmp) / "now.json")
         before = _run(base, args.cache, Path(tmp) / "before.json")
-    differences = [(a["name"], b["name"]) for a, b in zip(before, now) if a["answer"] != b["answer"]]
-    for old, new in zip(before, now):
+    differences = [(a["name"], b["name"]) for a, b in zip(before[:-1], now[:-1]) if a["answer"] != b["answer"]]
+    for old, new in zip(before[:-1], now[:-1]):
         print(f"{new['name'][-72:]:<72} {new['status']:<12} before {old['wall_s']:6.2f} s  now {new['wall_s']:6.2f} s")
     report: dict[str, Any] = {"baseline": rev, "host_cpus": os.cpu_count(), "load_average": os.getloadavg(),
               "before": _summary(before), "now": _summary(now), "answers_equal": not differences,

@@ -26,10 +26,11 @@ from typing import Any
 
 from verifier.library import derive
 from verifier.library.distribute import DEFAULT_RETRIES, Record, ResultStore, Sweep, shared_cluster, sweep
+from verifier.library.keys import derive_order
 from verifier.library.verify import decide_problem, problems_of, verify_key
 
 # Keys compiled into one program: CUTLASS's headers are parsed once a batch instead of once a key.
-DEFAULT_BATCH = 8
+DEFAULT_BATCH = 64
 
 
 def derive_batch(payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -57,11 +58,12 @@ class Phases:
     startup: float = 0.0         # seconds to start the local cluster the phases share (0: none, or a running one)
 
 
-def batches(payloads: Mapping[str, Mapping[str, Any]], size: int) -> list[list[str]]:
-    """The 3.x keys in order, in batches of ``size``: fixed by the key list alone, so a resumed sweep finds the
-    batches it derived before."""
-    keys = [k for k, p in payloads.items() if p["fields"].get("is_3x", False)]
-    return [keys[i:i + size] for i in range(0, len(keys), size)]
+def batches(payloads: Mapping[str, Mapping[str, Any]], keys: Sequence[str], size: int) -> list[list[str]]:
+    """The 3.x keys of ``keys`` in ``keys.derive_order`` (neighbours share their template instantiations), in
+    batches of ``size``: fixed by the key set alone, so a resumed sweep finds the batches it derived before."""
+    three = sorted({k for k in keys if payloads[k]["fields"].get("is_3x", False)},
+                   key=lambda k: derive_order(k, payloads[k]["fields"]))
+    return [three[i:i + size] for i in range(0, len(three), size)]
 
 
 def _batch_id(keys: Sequence[str]) -> str:
@@ -94,7 +96,7 @@ def run(payloads: Mapping[str, Mapping[str, Any]], todo: Sequence[str], store_pa
             options = {**options, "address": address}
         derive_items: dict[str, dict[str, Any]] = {}
         where: dict[str, tuple[str, int]] = {}  # key -> (its batch, its place there)
-        for keys in batches(payloads, batch):
+        for keys in batches(payloads, todo, batch):
             bid = _batch_id(keys)
             for i, k in enumerate(keys):
                 where[k] = (bid, i)

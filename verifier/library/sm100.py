@@ -303,7 +303,21 @@ def pair_check(d: Mapping[str, Any], x: str) -> dict[str, Any]:
 
 
 def layout_checks(d: Mapping[str, Any], x: str) -> dict[str, dict[str, Any]]:
-    """The SM100 checks without symbols (smem, UMMA descriptor, TMA basis) of operand ``x``."""
+    """The SM100 checks without symbols (smem, UMMA descriptor, TMA basis) of operand ``x``: a function of the
+    operand's printed types, which many keys share, computed once a process (``parts.shared``)."""
+    return parts.shared(LAYOUTS, _layout_checks, d, x)
+
+
+# ``layout_checks``' name for ``parts.shared``, and the printed types its answer is computed from (a sweep's decide
+# phase computes it once for the keys that print the same ones: ``verify.problems_of``).
+LAYOUTS = "sm100 layouts"
+
+
+def layout_inputs(d: Mapping[str, Any], x: str) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if k.endswith(f"_{x}") or k in ("STAGES", "TILE", "ATOM_THR")}
+
+
+def _layout_checks(d: Mapping[str, Any], x: str) -> dict[str, dict[str, Any]]:
     smem = str(d[f"SMEM_{x}"])
     model = smem_model(d, x)
     out: dict[str, dict[str, Any]] = {

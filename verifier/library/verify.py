@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,8 +80,39 @@ def problem_id(p: Mapping[str, Any], tool: str | None, cutlass: str | None) -> s
 
 def decide_problem(payload: Mapping[str, Any]) -> dict[str, Any]:
     """The unit of work of a sweep's decide phase: one problem (``problem``'s data) decided, as the verdict's
-    JSON (``Verdict.to_json``)."""
+    JSON (``Verdict.to_json``); or a check shared by keys (``SHARED``: ``op`` "shared"), as ``parts.shared_entry``'s
+    answer (with ``error`` where the model cannot read its types: each key then computes it, and says why)."""
+    if payload["op"] == "shared" and "entry" in payload:  # computed by the driver (``parts.recording``)
+        return {"verdict": payload["entry"]}
+    if payload["op"] == "shared":
+        kind, compute = payload["args"][0], SHARED[payload["args"][0]]
+        try:
+            return {"verdict": parts.shared_entry(kind, compute, payload["inputs"], *payload["plain"])}
+        except LayoutError as exc:
+            return {"verdict": {"shared": kind, "error": str(exc)}}
     return {"verdict": _decide_cached(payload).to_json()}
+
+
+# The checks ``verify_key`` computes through ``parts.shared`` that a sweep's decide phase computes once for every
+# key printing the same types, by their name there: ``_shared_units`` lists a key's, ``decide_problem`` computes
+# them, and ``verify_key`` primes its process with their answers (``parts.prime``).  The inputs a unit carries
+# are the types its check reads (``partition_inputs``, ``layout_inputs``): a check that read anything else would
+# have read it absent there, so that its answer is stored under that absence and answers no key that prints it.
+SHARED: dict[str, Callable[..., Any]] = {epilogue.PARTITIONS: epilogue._partition_checks,
+                                         sm100.LAYOUTS: sm100._layout_checks}
+
+
+def _shared_units(d: Mapping[str, Any]) -> list[dict[str, Any]]:
+    units: list[tuple[str, dict[str, Any], list[str]]] = []
+    if epilogue.is_tma_epilogue(d):
+        units.append((epilogue.PARTITIONS, epilogue.partition_inputs(d), []))
+    if sm100.is_sm100(d):
+        units += [(sm100.LAYOUTS, sm100.layout_inputs(d, x), [x]) for x in ("A", "B")]
+    out = []
+    for kind, inputs, plain in units:
+        digest = hashlib.sha256(json.dumps([inputs, plain], sort_keys=True).encode()).hexdigest()
+        out.append({**problem(kind, "shared", [kind, digest], None, []), "inputs": inputs, "plain": plain})
+    return out
 
 
 def _decide_cached(p: Mapping[str, Any]) -> Verdict:
@@ -286,15 +317,20 @@ def problems_of(payload: Mapping[str, Any], d: Mapping[str, Any]) -> dict[str, d
     why, cpasync, alone = _route(payload["fields"], d)
     if not payload["fields"].get("is_3x", False) or (why is not None and not cpasync and not alone):
         return {}
-    try:
-        ops, _, _ = ([], None, None) if cpasync or alone else _operands(payload["fields"], d)
-    except LayoutError:
-        return {}
-    found = [p for op in ops for p in op.problems.values()]
-    found += sm90_cpasync.problems(d).values() if cpasync else []
-    accept = (sm90_cpasync.acceptance if cpasync else acceptance)(payload["fields"], _strides(d),
-                                                                  checks_epilogue_alignment(d))
-    found += [] if grouped.is_grouped(d) else epilogue.problems(payload["fields"], d, accept).values()
+    with parts.recording() as computed:  # the smem stages computed here: handed on as they are
+        try:
+            ops, _, _ = ([], None, None) if cpasync or alone else _operands(payload["fields"], d)
+        except LayoutError:
+            return {}
+        found = [p for op in ops for p in op.problems.values()]
+        found += sm90_cpasync.problems(d).values() if cpasync else []
+        accept = (sm90_cpasync.acceptance if cpasync else acceptance)(payload["fields"], _strides(d),
+                                                                      checks_epilogue_alignment(d))
+        found += [] if grouped.is_grouped(d) else epilogue.problems(payload["fields"], d, accept).values()
+    found += _shared_units(d)
+    for entry in computed:
+        digest = hashlib.sha256(json.dumps(entry, sort_keys=True).encode()).hexdigest()
+        found.append({**problem(entry["shared"], "shared", [entry["shared"], digest], None, []), "entry": entry})
     return {problem_id(p, payload.get("tool"), payload.get("cutlass")): p for p in found}
 
 
@@ -326,6 +362,9 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     if why is not None and not cpasync and not alone:
         return {**out, "status": "not derived", "reason": why}
     verdicts = payload.get("verdicts")
+    for shared in (verdicts or {}).values():  # the shared checks' answers (``SHARED``), for this process's memo
+        if "shared" in shared and "error" not in shared:
+            parts.prime(shared)
     tool, cutlass = payload.get("tool"), payload.get("cutlass")
     checks: dict[str, Any] = {}
     findings: list[dict[str, Any]] = []

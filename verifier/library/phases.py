@@ -96,7 +96,8 @@ def run(payloads: Mapping[str, Mapping[str, Any]], todo: Sequence[str], store_pa
             options = {**options, "address": address}
         derive_items: dict[str, dict[str, Any]] = {}
         where: dict[str, tuple[str, int]] = {}  # key -> (its batch, its place there)
-        for keys in batches(payloads, todo, batch):
+        # (a run whose keys the store holds forms none: sorting every key of a re-run costs seconds)
+        for keys in batches(payloads, todo, batch) if needed else []:
             bid = _batch_id(keys)
             for i, k in enumerate(keys):
                 where[k] = (bid, i)

@@ -1,15 +1,16 @@
 """The library sweep's scale on a many-core host: the real sweep (``verifier/library/phases.py``: derive in batches,
 decide each distinct problem, verify each key, as a pipeline or, with ``--order phased``, one phase after the
-other) of the first N keys of SM90 ``all`` in sorted key order (a uniform sample of the families: the ids are
-digests) on a Dask local cluster of W workers, for several (W, N) points, then the same sweep again with nothing
-changed; from the measured costs, the wall time of SM90 ``all`` + SM100 ``all`` on a given number of cores; and the
-scheduling alone, on stand-in units (docs/library.md, "Scale on a many-core host").
+other) of N keys of SM90 ``all`` (``sample``: whole derive batches, evenly spaced over the sweep's derive order, so
+that each batch is one a full sweep compiles and the sample spans the families) on a Dask local cluster of W
+workers, for several (W, N) points, then the same sweep again with nothing changed; from the measured costs, the
+wall time of SM90 ``all`` + SM100 ``all`` on a given number of cores; and the scheduling alone, on stand-in units
+(docs/library.md, "Scale on a many-core host").
 
     python bench/library_scale.py run --points 1:8,4:32,16:128,0:256 [--batch 8] [--timeout 150] [--json OUT]
     python bench/library_scale.py extrapolate A.json B.json ... [--cores 64] [--json OUT]
     python bench/library_scale.py synthetic --points 0:512,0:4096 [--scale 0.2] [--work burn] [--json OUT]
 
-``--points W:N,...``: W workers (0: every core of the host) on the first N keys.  Each point runs in a child process
+``--points W:N,...``: W workers (0: every core of the host) on N keys.  Each point runs in a child process
 with a fresh compile cache (``CUTE_VERIFY_CACHE``: no point reuses another's compiled programs, so each pays its
 compiles as a first sweep does) and a fresh store, and is stopped after ``--timeout`` seconds: what its stores hold
 then is what it measured (a stopped point says so, and its rate counts only what finished).  The keys and their
@@ -75,13 +76,25 @@ def _plan(plans: Path, archs: list[str]) -> Any:
     return load_plan(archs, "all", "", None, tool, version, plans), tool, version
 
 
+def sample(payloads: dict[str, Any], n: int, batch: int) -> list[str]:
+    """``n`` keys of ``payloads``: ``n // batch`` of the derive batches a sweep of every key forms
+    (``phases.batches``), evenly spaced over them (fewer than a batch: the first ``n`` keys of the middle one).
+    A point's batches are then the sweep's own: a window of neighbouring keys costs a batch what the full sweep's
+    batches cost, which a scattered sample of keys would not (docs/library.md, "What a derive batch costs")."""
+    formed = phases.batches(payloads, list(payloads), batch)
+    if n < batch:
+        return formed[len(formed) // 2][:n]
+    count = min(len(formed), n // batch)
+    return [k for i in range(count) for k in formed[i * len(formed) // count]]
+
+
 # -- one point, in its own process --------------------------------------------------------------------------------
 
 
 def point(args: argparse.Namespace) -> int:
     """Sweep the first ``--keys`` keys with ``--workers`` workers into ``--store``; write the figures to --json."""
     plan, tool, version = _plan(Path(args.plans), ["90a"])
-    keys = sorted(plan.keys)[:args.keys]
+    keys = sample({k: plan.payload(k, None) for k in plan.keys}, args.keys, args.batch)
     payloads = {k: plan.payload(k, None) for k in keys}
     store = Path(args.store)
     t0 = time.monotonic()

@@ -150,7 +150,7 @@ CPASYNC = ("cutlass3x_sm90_tensorop_gemm_f16_f16_f32_f16_f16_128x128x64_1x1x1_0_
 def test_the_cp_async_mainloop_is_derived_from_compiled_cutlass_and_agrees_with_it() -> None:
     """The cp.async mainloop: smem layouts equal to compiled CUTLASS's, GmemTiledCopyA/B as the builder makes them
     (make_simt_gmem_tiled_copy) equal to compiled CUTLASS's, every thread's cp.async destinations equal to
-    compiled CUTLASS's addresses and free of bank conflicts; the residue predication is reported not derived."""
+    compiled CUTLASS's addresses and free of bank conflicts; the residue predication checked."""
     r = _verified(CPASYNC)
     d, checks = r["derived"], r["checks"]
     assert d["MAINLOOP"].startswith("cutlass::gemm::MainloopSm90CpAsyncGmmaWarpSpecialized<")
@@ -164,9 +164,15 @@ def test_the_cp_async_mainloop_is_derived_from_compiled_cutlass_and_agrees_with_
     assert checks["copy_A"]["model"] == ("make_tiled_copy(SM80_CP_ASYNC_CACHEALWAYS_ZFILL<uint32_t,uint32_t>, 16, "
                                          "(_64,_2):(_1,_64), (_2,_1))")
     assert d["MAIN_COPY_A_TV"] == "(_128,_2):(_2,_1)"
-    assert checks["predication"]["verdict"] == "not derived"
+    # The residue predication (sm90_cpasync.predication, tests/library/test_cpasync_predication.py): exact for
+    # K >= 1, refuted at K = 0, which can_implement admits and load() reads out of bounds (replayed).
+    for x in ("A", "B"):
+        assert checks[f"predication_{x}"]["for_positive_K"] == "valid"
+        assert checks[f"predication_{x}"]["witness"]["K"] == 0
     assert "K % 2 == 0" in r["can_implement"]["condition"] and "M % 2 == 0" in r["can_implement"]["condition"]
-    assert r["verdict"] == "unknown"
+    found = [f for f in r["findings"] if f.get("part") == "predication"]
+    assert len(found) == 2 and all(f["confirmed"] and f["replay"]["can_implement"] == 1 for f in found)
+    assert r["verdict"] == "invalid"
 
 
 def test_cp_async_acceptance_and_atom_names() -> None:

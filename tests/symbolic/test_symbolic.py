@@ -125,6 +125,20 @@ def test_a_value_read_as_a_builtin_is_explored_at_every_value(cute) -> None:
 
 
 @pytest.mark.cute
+def test_a_value_assigned_to_a_64_bit_unsigned_is_read_as_a_builtin(cute) -> None:
+    # CuTe's TMA descriptor code assigns strides into uint64_t (copy_traits_sm90_tma.hpp:873): the one implicit
+    # conversion, read as the explicit one (a decision `M == v`, every value explored), wrapping as C++ does.
+    sy = Symbols()
+    sy.declare("M", lo=-2, hi=1)
+    b = symbolic.SymbolicBuilder()
+    code = f"[&] {{ uint64_t u = {b.int_tuple(parse('M'))}; return int(u >> 62); }}()"
+    _binary, (ex,) = symbolic.explore([b.case(code)], [sy])
+    assert ex.unknown is None
+    assert sorted(p.run.result for p in ex.paths) == ["0", "0", "3", "3"]
+    assert all(" == " in str(p.condition[-1]) for p in ex.paths)
+
+
+@pytest.mark.cute
 def test_the_bound_is_unknown_naming_cutes_line(cute) -> None:
     sy = Symbols()
     for n in ("M", "N", "i", "j"):

@@ -118,6 +118,8 @@ template <class Kernel> void sym_can_implement(const long long* p, int batched) 
     args.mode = batched ? cutlass::gemm::GemmUniversalMode::kBatched : cutlass::gemm::GemmUniversalMode::kGemm;
     args.problem_shape = typename K::ProblemShape{var<int>("p0", p[0]), var<int>("p1", p[1]), var<int>("p2", p[2]),
                                                    var<int>("p3", p[3])};
+    // A run-time cluster (SM100): the smallest admitted one, as Program.accepts passes it (derive's replay_hw_info).
+    if constexpr (has_atom_thr<K>::value) args.hw_info = replay_hw_info<K>();
     sym_strides(args.mainloop.dA, p, 4);
     sym_strides(args.mainloop.dB, p, 7);
     sym_strides(args.epilogue.dC, p, 10);

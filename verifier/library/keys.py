@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -26,6 +26,24 @@ NOT_IN_KEY = frozenset({"name", "tile_scheduler"})
 
 def key_fields(config: Config) -> dict[str, Any]:
     return {k: v for k, v in asdict(config).items() if k not in NOT_IN_KEY}
+
+
+# The order a sweep derives its keys in (``phases.batches``): the CTA tile and cluster first, then the mainloop's
+# inputs (A and B, the schedule, the stages, the MMA), then the epilogue's, so that the keys of one batch share most
+# of the template instantiations g++ makes for them (the collective, ``make_tma_copy`` of A and B at the sample
+# problem, the TiledMma, the epilogue's tiles and copies): a template instantiated for one key of a translation
+# unit is reused by the next ones.  Measured in docs/library.md ("What a derive batch costs"): keys neighbouring in
+# this order cost g++ a fraction of what keys drawn apart cost.  It changes no key's derivation: each key's
+# instance is printed by its own functions, whatever its neighbours (tests/library/test_derive_batching.py).
+DERIVE_ORDER = ("arch", "tile", "cluster", "element_a", "element_b", "layout_a", "layout_b", "align_a", "align_b",
+                "kernel_schedule", "stages", "gemm_kind", "mixed_input", "element_accumulator", "instruction",
+                "epilogue_schedule", "element_c", "layout_c", "align_c", "element_d", "layout_d", "align_d",
+                "element_epilogue", "epilogue_functor")
+
+
+def derive_order(key: str, fields: Mapping[str, Any]) -> tuple[str, ...]:
+    """A key's place in ``DERIVE_ORDER`` (its id last: the order is a function of the key set alone)."""
+    return (*(json.dumps(fields.get(f), sort_keys=True) for f in DERIVE_ORDER), key)
 
 
 def key_of(config: Config, tool: str, cutlass: str) -> str:

@@ -43,12 +43,13 @@ from typing import Any, NamedTuple
 from verifier.core.errors import LayoutError
 from verifier.library import derive, distribute
 from verifier.library.distribute import Fn, Record, ResultStore, Runner, Sweep, Task
+from verifier.library.keys import derive_order
 from verifier.library.verify import decide_problem, problems_of, verify_key
 from verifier.run.batch import default_jobs
 from verifier.run.status import StatusLine
 
 # Keys compiled into one program: CUTLASS's headers are parsed once a batch instead of once a key.
-DEFAULT_BATCH = 8
+DEFAULT_BATCH = 64
 ORDERS = ("pipeline", "phased")
 # Of the units waiting, the one that feeds others starts first: a batch, then a problem, then a key.
 PRIORITY = {"derive": 2, "decide": 1, "verify": 0}
@@ -160,11 +161,12 @@ class Phases:
         return busy / (self.keys.workers * length), self.seconds - length
 
 
-def batches(payloads: Mapping[str, Mapping[str, Any]], size: int) -> list[list[str]]:
-    """The 3.x keys in order, in batches of ``size``: fixed by the key list alone, so a resumed sweep finds the
-    batches it derived before."""
-    keys = [k for k, p in payloads.items() if p["fields"].get("is_3x", False)]
-    return [keys[i:i + size] for i in range(0, len(keys), size)]
+def batches(payloads: Mapping[str, Mapping[str, Any]], keys: Sequence[str], size: int) -> list[list[str]]:
+    """The 3.x keys of ``keys`` in ``keys.derive_order`` (neighbours share their template instantiations), in
+    batches of ``size``: fixed by the key set alone, so a resumed sweep finds the batches it derived before."""
+    three = sorted({k for k in keys if payloads[k]["fields"].get("is_3x", False)},
+                   key=lambda k: derive_order(k, payloads[k]["fields"]))
+    return [three[i:i + size] for i in range(0, len(three), size)]
 
 
 def _batch_id(keys: Sequence[str]) -> str:
@@ -200,7 +202,8 @@ def run(payloads: Mapping[str, Mapping[str, Any]], todo: Sequence[str], store_pa
         if not needed:
             return out
         with contextlib.ExitStack() as stack:
-            pipe = _Pipeline(payloads, needed, store, stack, tool, cutlass, units, order, retry, batch, source, out)
+            pipe = _Pipeline(payloads, todo, needed, store, stack, tool, cutlass, units, order, retry, batch, source,
+                             out)
             bar = StatusLine(pipe.status, enabled=progress)
             with bar, distribute.runner(engine, address, workers, retries) as r:
                 out.startup = r.startup
@@ -214,16 +217,16 @@ def run(payloads: Mapping[str, Mapping[str, Any]], todo: Sequence[str], store_pa
 class _Pipeline:
     """The dependencies between a run's units: which units a result makes ready (the module's docstring)."""
 
-    def __init__(self, payloads: Mapping[str, Mapping[str, Any]], needed: list[str], store: ResultStore,
-                 stack: contextlib.ExitStack, tool: str, cutlass: str, units: Units, order: str, retry: bool,
-                 size: int, source: Callable[[str], str] | None, out: Phases) -> None:
+    def __init__(self, payloads: Mapping[str, Mapping[str, Any]], todo: Sequence[str], needed: list[str],
+                 store: ResultStore, stack: contextlib.ExitStack, tool: str, cutlass: str, units: Units, order: str,
+                 retry: bool, size: int, source: Callable[[str], str] | None, out: Phases) -> None:
         self.payloads, self.store, self.stack, self.units, self.out = payloads, store, stack, units, out
         self.versions, self.phased, self.retry, self.source = (tool, cutlass), order == "phased", retry, source
         self.needed = needed
         wanted = set(needed)
         self.batches: dict[str, dict[str, Any]] = {}
         self.where: dict[str, tuple[str, int]] = {}  # key -> (its batch, its place there)
-        for keys in batches(payloads, size):
+        for keys in batches(payloads, todo, size):
             if wanted.intersection(keys):
                 bid = _batch_id(keys)
                 for i, k in enumerate(keys):

@@ -26,8 +26,9 @@ def build(meta: Mapping[str, Any], results: Sequence[Mapping[str, Any]], configs
         rows.append({"name": name, "key": key, "arch": arch,
                      "status": r["status"] if r else "not verified (--limit)",
                      "verdict": r.get("verdict") if r else None})
-    findings = [{**f, "key": r["key"], "kernels": r["configs"], "operand": _operand(r, f)} for r in results
-                for f in r.get("findings", []) if f.get("confirmed")]
+    # A finding of some of the key's configurations names them (cp.async's stream-K ones: sm90_cpasync.stream_k)
+    findings = [{**f, "key": r["key"], "kernels": f.get("configs", r["configs"]), "operand": _operand(r, f)}
+                for r in results for f in r.get("findings", []) if f.get("confirmed")]
     return {
         "format": FORMAT, **meta,
         "counts": {"configurations": len(configs), "keys": len({key for key, _ in configs.values()}),

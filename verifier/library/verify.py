@@ -333,7 +333,9 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
         strides = _strides(d)
         accept = sm90_cpasync.acceptance(fields, strides, checks_epilogue_alignment(d))
         modes = {x: parts.stride(strides[x], (f"ld{x}", f"ld{x}", f"bs{x}"))[1] for x in ("A", "B")}
-        checks.update(sm90_cpasync.checks(fields, d, lambda p: _check(p, verdicts, tool, cutlass), _verdict))
+        checks.update(sm90_cpasync.checks(fields, d, lambda p: _check(p, verdicts, tool, cutlass), _verdict,
+                                          accept, payload["configs"]))
+        findings += sm90_cpasync.findings(checks)
     elif alone:
         # A mainloop not modelled, with one of the verified epilogues: the epilogue alone, under the TMA mainloop's
         # hand-read condition (every finding is replayed on the kernel's own compiled can_implement).
@@ -427,6 +429,14 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
             part = f.get("part", "mainloop")
             if part == "epilogue":
                 q = epilogue.query(w, d, q)
+            if part == "predication":
+                # cp.async's residue predication: compiled can_implement, then load()'s statements compiled
+                accepted = program.accepts([(index, q)])[0]
+                f["replay"] = {"query": q, "can_implement": accepted, "note": note,
+                               **sm90_cpasync.replay(batch, index, f["matrix"], w, include, f["first_k_tile"],
+                                                     f["splits"])}
+                f["confirmed"] = accepted == 1 and f["replay"]["out_of_bounds"] + f["replay"]["not_read"] > 0
+                continue
             accepted = program.accepts([(index, q)])[0]
             builds, message = program.builds_tma(index, q, part)
             f["replay"] = {"query": q, "can_implement": accepted, "make_tma_copy_returns": builds,
@@ -439,7 +449,6 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     # A bank conflict (epilogue.PERFORMANCE) slows a kernel, it does not make it wrong: not part of the verdict.
     bad = [k for k, c in checks.items() if c["verdict"] not in (VALID, "proved")
            and not (c.get("kind") == epilogue.PERFORMANCE and c["verdict"] == "refuted")]
-    # A part not derived (sm90_cpasync.NOT_DERIVED) leaves the key undecided unless a finding refutes it.
     out["status"] = "verified"
     out["verdict"] = INVALID if any(f.get("confirmed") for f in findings) else (VALID if not bad else "unknown")
     if alone:

@@ -217,6 +217,11 @@ struct Bool {
   Bool operator!() const { return Bool{cute_symbolic::node("not", "bool", {node}), !value}; }
 };
 
+// A 64-bit unsigned builtin: the one target an Int converts to implicitly (Int's conversions below).
+template <class U>
+struct is_u64 : std::integral_constant<bool, std::is_same<U, unsigned long>::value ||
+                                                 std::is_same<U, unsigned long long>::value> {};
+
 // -- Int<T> -----------------------------------------------------------------------------------------------------
 
 template <class T>
@@ -226,6 +231,13 @@ struct Int {
 
   int node;
   T value;
+
+  T fix(void* where) const {
+    int lit = cute_symbolic::node("lit", type_name<T>(), {}, (long long)value);
+    graph().decisions.push_back({cute_symbolic::node("==", "bool", {node, lit}), true, relative(where)});
+    decided();
+    return value;
+  }
 
   constexpr Int() : node(zero_id<T>()), value(T(0)) {}
   Int(int node_, T value_, std::nullptr_t) : node(node_), value(value_) {}
@@ -250,13 +262,17 @@ struct Int {
   }
 
   // Reading the value as a builtin integer fixes it: a decision that it equals the concrete value.
-  template <class U, std::enable_if_t<is_builtin<U>::value && !std::is_same<U, bool>::value, int> = 0>
+  template <class U, std::enable_if_t<is_builtin<U>::value && !std::is_same<U, bool>::value && !is_u64<U>::value, int> = 0>
   __attribute__((noinline)) explicit operator U() const {
-    int lit = cute_symbolic::node("lit", type_name<T>(), {}, (long long)value);
-    graph().decisions.push_back({cute_symbolic::node("==", "bool", {node, lit}), true,
-                                 relative(__builtin_return_address(0))});
-    decided();
-    return U(value);
+    return U(fix(__builtin_return_address(0)));
+  }
+  // The same reading, implicit for a 64-bit unsigned target: CuTe's TMA descriptor code assigns a stride into a
+  // cute::array<uint64_t, 5> element (copy_traits_sm90_tma.hpp:873, 880), which the SM100 mainloop's Params type
+  // instantiates (decltype of make_tma_atom_*_sm100).  Only that target: an implicit conversion to int would make
+  // `c ? x : 0` ambiguous in CuTe's code.
+  template <class U, std::enable_if_t<is_u64<U>::value, int> = 0>
+  __attribute__((noinline)) operator U() const {
+    return U(fix(__builtin_return_address(0)));
   }
   __attribute__((noinline)) explicit operator bool() const {
     int zero = cute_symbolic::node("lit", type_name<T>(), {}, 0);

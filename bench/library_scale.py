@@ -140,6 +140,10 @@ def _stored(store: Path, tool: str, version: str) -> dict[str, Any]:
         errors = [f"{r.key}: {r.error}"[:400] for r in records if r.status == "error"]
         out[phase] = {"units": len(records), "errors": len(errors), "busy_s": round(sum(r.seconds for r in records), 1),
                       "first_errors": errors[:3]}
+        if phase == "decide":  # the checks keys share (verify.SHARED, the smem stages), apart from the solver's
+            shared = [r for r in records if r.result is not None and "shared" in (r.result.get("verdict") or {})]
+            out[phase]["shared_units"] = len(shared)
+            out[phase]["shared_busy_s"] = round(sum(r.seconds for r in shared), 1)
     out["peak_memory_mb_per_worker"] = round(max(memory.values(), default=0.0))
     out["worker_processes"] = len(memory)  # each phase starts its own cluster
     return out
@@ -218,9 +222,13 @@ def extrapolate_points(points: list[dict[str, Any]], sm90: dict[str, int] | None
         return {"error": "no point finished: nothing to extrapolate from"}
     p = max(finished, key=lambda q: (q["workers"], q["keys"]))
     keys = p["verify"]["units"]
-    batches, problems = max(1, p["derive"]["units"]), max(1, p["decide"]["units"])
+    # The decide phase's units: the solver's problems (SM90's bounded by bench/library_problems.py count) and the
+    # checks keys share (verify.SHARED, the smem stages: counted at the point's rate a key, unbounded)
+    shared, shared_s = p["decide"].get("shared_units", 0), p["decide"].get("shared_busy_s", 0.0)
+    batches, problems = max(1, p["derive"]["units"]), max(1, p["decide"]["units"] - shared)
     per_batch = p["derive"]["busy_s"] / batches
-    per_problem = p["decide"]["busy_s"] / problems
+    per_problem = (p["decide"]["busy_s"] - shared_s) / problems
+    shared_per_key = shared_s / keys
     per_key = p["verify"]["busy_s"] / keys
     busy = p["derive"]["busy_s"] + p["decide"]["busy_s"] + p["verify"]["busy_s"]
     if p.get("steady_efficiency"):
@@ -238,10 +246,10 @@ def extrapolate_points(points: list[dict[str, Any]], sm90: dict[str, int] | None
     sm100_problems = round(problems / keys * SM100["keys"])
     parts = {
         "sm90_derive": math.ceil(s90["keys_3x"] / batch) * per_batch,
-        "sm90_decide": sm90_problems * per_problem,
+        "sm90_decide": sm90_problems * per_problem + s90["keys"] * shared_per_key,
         "sm90_verify": s90["keys"] * per_key,
         "sm100_derive": math.ceil(SM100["keys_3x"] / batch) * per_batch,
-        "sm100_decide_if_modelled": sm100_problems * per_problem,
+        "sm100_decide_if_modelled": sm100_problems * per_problem + SM100["keys"] * shared_per_key,
         "sm100_verify": SM100["keys"] * per_key,
     }
     worker_hours = {k: round(v / 3600, 2) for k, v in parts.items()}

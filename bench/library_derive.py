@@ -63,21 +63,25 @@ def measure(plan: Any, batches: list[list[str]]) -> dict[str, Any]:
     """Derive the batches with a fresh compile cache: CPU and wall seconds, in all and a key."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
-    crashed = rejected = 0
+    crashed: list[str] = []
+    rejected: list[str] = []
     with tempfile.TemporaryDirectory(prefix="library-derive-") as tmp:
         os.environ["CUTE_VERIFY_CACHE"] = tmp
         for keys in batches:
             item = {"keys": keys, "include": None, "batch": [[plan.keys[k][1], plan.source(k)] for k in keys]}
             derived = phases.derive_batch(item)["derived"]
-            crashed += sum("CRASHED" in d for d in derived.values())
-            rejected += sum("REJECTED" in d for d in derived.values())
+            crashed += [plan.keys[k][1] for k, d in derived.items() if "CRASHED" in d]
+            rejected += [plan.keys[k][1] for k, d in derived.items() if "REJECTED" in d]
     wall = time.monotonic() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     n = sum(len(b) for b in batches)
     return {"keys": n, "batches": len(batches), "cpu_s": round(cpu, 1), "wall_s": round(wall, 1),
             "cpu_s_per_key": round(cpu / n, 2), "wall_s_per_key": round(wall / n, 2),
-            "crashed": crashed, "rejected": rejected,
+            # keys CUTLASS rejected at compile time (their batch compiled again without them) and keys whose
+            # printing died (named by derive.show): counts and the first names
+            "crashed": len(crashed), "rejected": len(rejected), "rejected_names": rejected[:3],
+            "crashed_names": crashed[:3],
             # the largest child so far (g++ of the largest batch, in practice)
             "peak_child_mb": round(after.ru_maxrss / 1024)}
 

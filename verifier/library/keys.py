@@ -42,8 +42,9 @@ DERIVE_ORDER = ("arch", "tile", "cluster", "element_a", "element_b", "layout_a",
 
 
 def derive_order(key: str, fields: Mapping[str, Any]) -> tuple[str, ...]:
-    """A key's place in ``DERIVE_ORDER`` (its id last: the order is a function of the key set alone)."""
-    return (*(json.dumps(fields.get(f), sort_keys=True) for f in DERIVE_ORDER), key)
+    """A key's place in ``DERIVE_ORDER`` (its id last: the order is a function of the key set alone).  A field's
+    ``str`` is enough to keep equal values together (they are strings, integers and lists of integers)."""
+    return (*(str(fields.get(f)) for f in DERIVE_ORDER), key)
 
 
 def key_of(config: Config, tool: str, cutlass: str) -> str:

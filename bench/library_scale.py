@@ -1,12 +1,14 @@
-"""The library sweep's scale on a many-core host: the real three-phase sweep (``verifier/library/phases.py``: derive
-in batches, decide each distinct problem, verify each key) of N keys of SM90 ``all`` (``sample``: whole derive
-batches, evenly spaced over the sweep's derive order, so that each batch is one a full sweep compiles and the sample
-spans the families) on a Dask local cluster of W workers, for several (W, N) points, then the same sweep again
-with nothing changed; and from the measured costs, the wall time of SM90 ``all`` + SM100 ``all`` on a given number
-of cores (docs/library.md, "Scale").
+"""The library sweep's scale on a many-core host: the real sweep (``verifier/library/phases.py``: derive in batches,
+decide each distinct problem, verify each key, as a pipeline or, with ``--order phased``, one phase after the
+other) of N keys of SM90 ``all`` (``sample``: whole derive batches, evenly spaced over the sweep's derive order, so
+that each batch is one a full sweep compiles and the sample spans the families) on a Dask local cluster of W
+workers, for several (W, N) points, then the same sweep again with nothing changed; from the measured costs, the
+wall time of SM90 ``all`` + SM100 ``all`` on a given number of cores; and the scheduling alone, on stand-in units
+(docs/library.md, "Scale on a many-core host").
 
     python bench/library_scale.py run --points 1:8,4:32,16:128,0:256 [--batch 8] [--timeout 150] [--json OUT]
     python bench/library_scale.py extrapolate A.json B.json ... [--cores 64] [--json OUT]
+    python bench/library_scale.py synthetic --points 0:512,0:4096 [--scale 0.2] [--work burn] [--json OUT]
 
 ``--points W:N,...``: W workers (0: every core of the host) on N keys.  Each point runs in a child process
 with a fresh compile cache (``CUTE_VERIFY_CACHE``: no point reuses another's compiled programs, so each pays its
@@ -16,17 +18,23 @@ plan are computed once, before the points (``verifier/library/plan.py``'s cache,
 command runs at most 10 minutes on the lent hosts: choose points whose timeouts add up to less (the plan and the
 cluster starts take about a minute), or run one point a command and ``extrapolate`` their JSON files together.
 
-Each point's figures: keys, keys/s and keys/s a worker, each phase's units (batches, distinct problems, keys),
+Each point's figures: keys, keys/s and keys/s a worker, each kind's units (batches, distinct problems, keys),
 computed and errors, its workers' busy seconds (the sum of ``fn``'s own times: what a unit costs), each worker's
 peak memory (the worker or its largest child, g++), the cluster's start-up, the problems' sharing (distinct problems
-against their uses by keys) and the second, unchanged run: its wall time and its cache hits (every key from the
-store, nothing computed).
+against their uses by keys), the second, unchanged run (its wall time and its cache hits: every key from the store,
+nothing computed), and the timeline's: the efficiency (busy seconds over workers x the units' wall), the steady
+efficiency (while the workers were saturated) and the seconds they were not (``phases.Phases.steady``).
 
-``extrapolate``: from the point with the most workers that finished (its per-unit busy seconds and its efficiency:
-busy seconds over workers x wall), SM90 ``all`` (its keys, its batches, and at most the distinct problems
-``bench/library_problems.py count`` bounds) and SM100 ``all`` (its keys and batches; its problems at SM90's rate
-a key, since its UMMA layouts are modelled by another part), on ``--cores`` workers; and SM90 at
-``--instantiation-level max`` (1,214,226 keys), its derive batches and verifications only.
+``extrapolate``: from the point with the most workers that finished (its per-unit busy seconds and its steady
+efficiency, with its start-up and unsaturated seconds paid once; a point without them, its whole efficiency), SM90
+``all`` (its keys, its batches, and at most the distinct problems ``bench/library_problems.py count`` bounds) and
+SM100 ``all`` (its keys and batches; its problems at SM90's rate a key, since its UMMA layouts are modelled by
+another part), on ``--cores`` workers; and SM90 at ``--instantiation-level max`` (1,214,226 keys), its derive
+batches and verifications only.
+
+``synthetic``: ``bench/library_synthetic.py``'s stand-in units (the real units' costs in proportion, ``--scale``
+times them, slept or burnt) in each of ``--orders`` on one local cluster a point: the timeline's figures of each
+run, and whether every order gave the same answers.
 """
 
 from __future__ import annotations
@@ -91,19 +99,29 @@ def point(args: argparse.Namespace) -> int:
     store = Path(args.store)
     t0 = time.monotonic()
     ran = phases.run(payloads, keys, store, tool, version, batch=args.batch, engine=args.engine,
-                     workers=args.workers, source=plan.source)
+                     workers=args.workers, source=plan.source, order=args.order)
     wall = time.monotonic() - t0
     t1 = time.monotonic()
     again = phases.run(payloads, keys, store, tool, version, batch=args.batch, engine=args.engine,
-                       workers=args.workers, source=plan.source)
+                       workers=args.workers, source=plan.source, order=args.order)
     figures = {"tool": tool, "wall_s": round(wall, 1),
                "workers": ran.keys.workers if ran.keys.computed else args.workers, "problems": ran.problems,
-               "problem_uses": ran.problem_uses, "startup_s": round(ran.startup, 1),
+               "problem_uses": ran.problem_uses, "startup_s": round(ran.startup, 1), **timeline(ran),
                "second_run": {"wall_s": round(time.monotonic() - t1, 2), "cached": again.keys.cached,
                               "computed": again.keys.computed + sum(s.computed for s in (again.derive, again.decide)
                                                                     if s)}}
     Path(args.json).write_text(json.dumps(figures) + "\n")
     return 0
+
+
+def timeline(ran: phases.Phases) -> dict[str, Any]:
+    """A run's scheduling figures: its order, the wall time of its units (after the engine started), the busy
+    worker-seconds, the efficiency (busy over workers x that wall), and the efficiency while the workers were
+    saturated with the seconds they were not (``Phases.steady``)."""
+    steady, unsaturated = ran.steady()
+    return {"order": ran.order, "units_wall_s": round(ran.seconds, 2), "busy_s": round(ran.busy, 1),
+            "efficiency": round(ran.efficiency, 3), "steady_efficiency": round(steady, 3),
+            "unsaturated_s": round(unsaturated, 2)}
 
 
 def _stored(store: Path, tool: str, version: str) -> dict[str, Any]:
@@ -122,6 +140,10 @@ def _stored(store: Path, tool: str, version: str) -> dict[str, Any]:
         errors = [f"{r.key}: {r.error}"[:400] for r in records if r.status == "error"]
         out[phase] = {"units": len(records), "errors": len(errors), "busy_s": round(sum(r.seconds for r in records), 1),
                       "first_errors": errors[:3]}
+        if phase == "decide":  # the checks keys share (verify.SHARED, the smem stages), apart from the solver's
+            shared = [r for r in records if r.result is not None and "shared" in (r.result.get("verdict") or {})]
+            out[phase]["shared_units"] = len(shared)
+            out[phase]["shared_busy_s"] = round(sum(r.seconds for r in shared), 1)
     out["peak_memory_mb_per_worker"] = round(max(memory.values(), default=0.0))
     out["worker_processes"] = len(memory)  # each phase starts its own cluster
     return out
@@ -134,7 +156,8 @@ def run(args: argparse.Namespace) -> int:
         points.append((int(w) or default_jobs(), int(n)))
     report: dict[str, Any] = {"machine": {"cores": default_jobs(), "python": platform.python_version(),
                                           "platform": platform.platform()},
-                              "batch": args.batch, "engine": args.engine, "timeout_s": args.timeout, "points": []}
+                              "batch": args.batch, "engine": args.engine, "order": args.order,
+                              "timeout_s": args.timeout, "points": []}
     with tempfile.TemporaryDirectory(prefix="library-scale-") as tmp:
         folder = Path(tmp)
         plans = folder / "plans"
@@ -147,8 +170,8 @@ def run(args: argparse.Namespace) -> int:
             where.mkdir()
             store, figures = where / "keys.jsonl", where / "figures.json"
             cmd = [sys.executable, str(Path(__file__).resolve()), "point", "--workers", str(workers), "--keys",
-                   str(n), "--batch", str(args.batch), "--engine", args.engine, "--plans", str(plans), "--store",
-                   str(store), "--json", str(figures)]
+                   str(n), "--batch", str(args.batch), "--engine", args.engine, "--order", args.order, "--plans",
+                   str(plans), "--store", str(store), "--json", str(figures)]
             env = {**os.environ, "CUTE_VERIFY_CACHE": str(where / "cache"), "PYTHONPATH": str(ROOT)}
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t = time.monotonic()
@@ -199,12 +222,23 @@ def extrapolate_points(points: list[dict[str, Any]], sm90: dict[str, int] | None
         return {"error": "no point finished: nothing to extrapolate from"}
     p = max(finished, key=lambda q: (q["workers"], q["keys"]))
     keys = p["verify"]["units"]
-    batches, problems = max(1, p["derive"]["units"]), max(1, p["decide"]["units"])
+    # The decide phase's units: the solver's problems (SM90's bounded by bench/library_problems.py count) and the
+    # checks keys share (verify.SHARED, the smem stages: counted at the point's rate a key, unbounded)
+    shared, shared_s = p["decide"].get("shared_units", 0), p["decide"].get("shared_busy_s", 0.0)
+    batches, problems = max(1, p["derive"]["units"]), max(1, p["decide"]["units"] - shared)
     per_batch = p["derive"]["busy_s"] / batches
-    per_problem = p["decide"]["busy_s"] / problems
+    per_problem = (p["decide"]["busy_s"] - shared_s) / problems
+    shared_per_key = shared_s / keys
     per_key = p["verify"]["busy_s"] / keys
     busy = p["derive"]["busy_s"] + p["decide"]["busy_s"] + p["verify"]["busy_s"]
-    efficiency = min(1.0, busy / (p["workers"] * p["wall_s"])) if p["wall_s"] else 1.0
+    if p.get("steady_efficiency"):
+        # the efficiency while the workers were saturated, which a longer sweep keeps up; the engine's start and
+        # the time not saturated (the fill, the barriers, the drain) are paid once, whatever the sweep's length
+        efficiency, fixed = min(1.0, float(p["steady_efficiency"])), float(p["startup_s"] + p["unsaturated_s"])
+        model = "steady"
+    else:  # never saturated, or measured before the timeline: its whole wall, as if all of it were proportional
+        efficiency = min(1.0, busy / (p["workers"] * p["wall_s"])) if p["wall_s"] else 1.0
+        fixed, model = 0.0, "whole point"
     s90 = {**SM90, **(sm90 or {})}
     sm90_problems = min(SM90["problems_at_most"], round(problems / keys * s90["keys"]))
     # SM100's problems: none decided while its UMMA mainloops are not modelled; counted at SM90's rate a key as
@@ -212,27 +246,76 @@ def extrapolate_points(points: list[dict[str, Any]], sm90: dict[str, int] | None
     sm100_problems = round(problems / keys * SM100["keys"])
     parts = {
         "sm90_derive": math.ceil(s90["keys_3x"] / batch) * per_batch,
-        "sm90_decide": sm90_problems * per_problem,
+        "sm90_decide": sm90_problems * per_problem + s90["keys"] * shared_per_key,
         "sm90_verify": s90["keys"] * per_key,
         "sm100_derive": math.ceil(SM100["keys_3x"] / batch) * per_batch,
-        "sm100_decide_if_modelled": sm100_problems * per_problem,
+        "sm100_decide_if_modelled": sm100_problems * per_problem + SM100["keys"] * shared_per_key,
         "sm100_verify": SM100["keys"] * per_key,
     }
     worker_hours = {k: round(v / 3600, 2) for k, v in parts.items()}
     total = sum(parts.values())
     without_sm100_decide = total - parts["sm100_decide_if_modelled"]
-    return {"from_point": {"workers": p["workers"], "keys": keys, "wall_s": p["wall_s"]},
+
+    def wall(seconds: float) -> float:
+        return seconds / (cores * efficiency) + fixed
+
+    return {"from_point": {"workers": p["workers"], "keys": keys, "wall_s": p["wall_s"],
+                           "order": p.get("order", "phased")},
             "seconds_per_unit": {"derive_batch": round(per_batch, 2), "decide_problem": round(per_problem, 2),
                                  "verify_key": round(per_key, 2)},
-            "efficiency": round(efficiency, 3), "worker_hours": worker_hours, "cores": cores,
-            "sm90_all_plus_sm100_all_wall_min": round(without_sm100_decide / (cores * efficiency) / 60, 1),
-            "with_sm100_problems_decided_wall_min": round(total / (cores * efficiency) / 60, 1),
+            "efficiency": round(efficiency, 3), "efficiency_model": model, "fixed_s": round(fixed, 1),
+            "worker_hours": worker_hours, "cores": cores,
+            "sm90_all_plus_sm100_all_wall_min": round(wall(without_sm100_decide) / 60, 1),
+            "with_sm100_problems_decided_wall_min": round(wall(total) / 60, 1),
             # SM90 max: its derive batches and its verifications alone (its distinct problems are not bounded yet)
-            "sm90_max_derive_and_verify_wall_h": round((math.ceil(SM90_MAX["keys"] / batch) * per_batch
-                                                        + SM90_MAX["keys"] * per_key) / (cores * efficiency) / 3600,
-                                                       1),
+            "sm90_max_derive_and_verify_wall_h": round(wall(math.ceil(SM90_MAX["keys"] / batch) * per_batch
+                                                            + SM90_MAX["keys"] * per_key) / 3600, 1),
             "assumptions": "SM100 batches compile as SM90's do; SM90's distinct problems grow with its keys up to "
-                           "the bound of bench/library_problems.py count; the point's efficiency holds at --cores"}
+                           "the bound of bench/library_problems.py count; the point's efficiency (steady: while its "
+                           "workers were saturated) holds at --cores; its start-up and unsaturated time are paid "
+                           "once"}
+
+
+def synthetic(args: argparse.Namespace) -> int:
+    """Each point's sweep of ``bench/library_synthetic.py``'s stand-in units in each order, on one local cluster a
+    point: the scheduling alone (the module's docstring)."""
+    from bench import library_synthetic as syn
+    from verifier.library.distribute import start_local_cluster
+
+    # the workers import the stand-ins from this tree
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    orders = args.orders.split(",")
+    report: dict[str, Any] = {"machine": {"cores": default_jobs(), "python": platform.python_version(),
+                                          "platform": platform.platform()},
+                              "scale": args.scale, "work": args.work, "batch": args.batch, "points": []}
+    for text in args.points.split(","):
+        w, _, n = text.partition(":")
+        workers, keys = int(w) or default_jobs(), int(n)
+        payloads = syn.payloads(keys, args.scale, args.work)
+        cluster, client = start_local_cluster(workers)
+        try:
+            answers = []
+            for order in orders:
+                with tempfile.TemporaryDirectory(prefix="library-synthetic-") as tmp:
+                    store = Path(tmp) / "keys.jsonl"
+                    t = time.monotonic()
+                    ran = phases.run(payloads, list(payloads), store, syn.VERSION, syn.VERSION, batch=args.batch,
+                                     units=syn.UNITS, order=order, engine="dask",
+                                     address=str(cluster.scheduler_address))
+                    wall = time.monotonic() - t
+                    answers.append({k: r.result for k, r in ran.keys.records.items()})
+                row = {"workers": ran.keys.workers, "keys": keys, "wall_s": round(wall, 2),
+                       "batches": ran.derive.computed if ran.derive else 0, "problems": ran.problems,
+                       "problem_uses": ran.problem_uses, "errors": ran.keys.errors, **timeline(ran)}
+                report["points"].append(row)
+                print(json.dumps(row), flush=True)
+            report["points"][-1]["same_answers_in_every_order"] = all(a == answers[0] for a in answers)
+        finally:
+            client.close()
+            cluster.close()
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+    return 0
 
 
 def extrapolate(args: argparse.Namespace) -> int:
@@ -258,6 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--points", default="1:8,4:32,16:128,0:256", help="W:N,... (W 0: every core)")
     r.add_argument("--batch", type=int, default=phases.DEFAULT_BATCH)
     r.add_argument("--engine", default="dask", choices=("dask", "local"))
+    r.add_argument("--order", default="pipeline", choices=phases.ORDERS)
     r.add_argument("--timeout", type=float, default=150.0, help="seconds a point may run (default 150)")
     r.add_argument("--cores", type=int, default=0, help="extrapolate to this many workers (default: this host's)")
     r.add_argument("--json", default=None)
@@ -266,16 +350,25 @@ def main(argv: list[str] | None = None) -> int:
     pt.add_argument("--keys", type=int, required=True)
     pt.add_argument("--batch", type=int, default=phases.DEFAULT_BATCH)
     pt.add_argument("--engine", default="dask", choices=("dask", "local"))
+    pt.add_argument("--order", default="pipeline", choices=phases.ORDERS)
     pt.add_argument("--plans", required=True)
     pt.add_argument("--store", required=True)
     pt.add_argument("--json", required=True)
+    sy = sub.add_parser("synthetic", help="the scheduling alone: stand-in units (bench/library_synthetic.py)")
+    sy.add_argument("--points", default="2:64", help="W:N,... (W 0: every core; default 2:64)")
+    sy.add_argument("--scale", type=float, default=0.05,
+                    help="unit costs times this (1: a batch 26 s, a problem 3 s, a key 2 s on average)")
+    sy.add_argument("--work", default="sleep", choices=("sleep", "burn"))
+    sy.add_argument("--orders", default="phased,pipeline")
+    sy.add_argument("--batch", type=int, default=phases.DEFAULT_BATCH)
+    sy.add_argument("--json", default=None)
     x = sub.add_parser("extrapolate", help="extrapolate from the JSON files of earlier runs")
     x.add_argument("files", nargs="+")
     x.add_argument("--cores", type=int, default=64)
     x.add_argument("--batch", type=int, default=phases.DEFAULT_BATCH)
     x.add_argument("--json", default=None)
     args = ap.parse_args(argv)
-    return {"run": run, "point": point, "extrapolate": extrapolate}[args.cmd](args)
+    return {"run": run, "point": point, "synthetic": synthetic, "extrapolate": extrapolate}[args.cmd](args)
 
 
 if __name__ == "__main__":

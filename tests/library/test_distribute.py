@@ -137,6 +137,50 @@ def test_a_worker_killed_mid_sweep_loses_no_result(cluster: Cluster, tmp_path: P
     assert set(calls) == set(CASES) and max(calls.values()) == 2, calls
 
 
+def test_a_worker_killed_mid_pipeline_loses_no_result(cluster: Cluster, tmp_path: Path) -> None:
+    """The library sweep's pipeline (verifier/library/phases.py) on the multi-node cluster, on stand-in units
+    (bench/library_synthetic.py): a worker SIGKILLed once the first batch is derived, while batches and problems
+    are in flight.  Every batch, problem and key is stored once, the keys answer what each answers alone, and
+    the kill lost work that the other worker computed again."""
+    import threading
+
+    from bench import library_synthetic as syn
+    from verifier.library import phases
+
+    store, log = tmp_path / "keys.jsonl", tmp_path / "calls"
+    payloads = syn.payloads(48, 0.02, log=str(log))
+    victim = cluster.workers[0]
+    derived = phases.side_store(store, "derive")
+    stop = threading.Event()
+
+    def kill_after_the_first_batch() -> None:
+        while not stop.is_set():
+            if derived.exists() and derived.read_text().count("\n") >= 1:
+                victim.send_signal(signal.SIGKILL)
+                return
+            time.sleep(0.01)
+
+    killer = threading.Thread(target=kill_after_the_first_batch, daemon=True)
+    killer.start()
+    try:
+        ran = phases.run(payloads, list(payloads), store, syn.VERSION, syn.VERSION, units=syn.UNITS, batch=8,
+                         engine="dask", address=cluster.address)
+    finally:
+        stop.set()
+        killer.join()
+    victim.wait()
+    assert victim.returncode == -signal.SIGKILL and cluster.workers[1].poll() is None
+    assert ran.derive is not None and ran.decide is not None
+    assert (ran.keys.computed, ran.keys.errors, ran.derive.errors, ran.decide.errors) == (48, 0, 0, 0)
+    for path, units in ((store, 48), (derived, 6), (phases.side_store(store, "problems"), ran.problems)):
+        assert Counter(r["key"] for r in _lines(path)).most_common(1)[0][1] == 1 and len(_lines(path)) == units
+    calls = Counter(log.read_text().splitlines())
+    assert max(calls.values()) == 2, calls
+    alone = {k: syn.verify({**p, "source": p["source"].replace(str(log), str(tmp_path / "alone"))})
+             for k, p in payloads.items()}
+    assert {r["key"]: r["result"] for r in _lines(store)} == alone
+
+
 DRIVER = """
 import sys
 from pathlib import Path

@@ -1,5 +1,6 @@
 """bench/library_scale.py's extrapolation: the per-unit costs of the finished point with the most workers, applied
-to SM90 all + SM100 all at the point's efficiency (docs/library.md, "Scale on a many-core host")."""
+to SM90 all + SM100 all at the point's efficiency (docs/library.md, "Scale on a many-core host"): its steady
+efficiency with its start-up and drain paid once, or, for a point measured before the timeline, its whole wall's."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ def _point(workers: int, keys: int, wall: float, stopped: bool = False) -> dict[
 def test_the_extrapolation_uses_the_largest_finished_point() -> None:
     points = [_point(1, 8, 50.0), _point(16, 128, 40.0), _point(64, 512, 10.0, stopped=True)]
     out = extrapolate_points(points, None, 64, 8)
-    assert out["from_point"] == {"workers": 16, "keys": 128, "wall_s": 40.0}
+    assert out["from_point"] == {"workers": 16, "keys": 128, "wall_s": 40.0, "order": "phased"}
+    assert (out["efficiency_model"], out["fixed_s"]) == ("whole point", 0.0)
     assert out["seconds_per_unit"] == {"derive_batch": 20.0, "decide_problem": 4.0, "verify_key": 1.0}
     busy = 16 * 20.0 + 32 * 4.0 + 128 * 1.0
     assert out["efficiency"] == round(busy / (16 * 40.0), 3)
@@ -44,3 +46,24 @@ def test_a_point_samples_whole_derive_batches_evenly_spaced() -> None:
     assert len(picked) == 12
     assert [picked[i:i + 4] for i in range(0, 12, 4)] == [formed[0], formed[3], formed[6]]
     assert sample(payloads, 3, 4) == formed[5][:3]
+
+
+def test_a_timed_point_extrapolates_from_its_steady_efficiency() -> None:
+    """A small point's fill and drain are a large share of its wall, and a fixed cost of a whole sweep: the steady
+    efficiency (while its workers were saturated) is what the sweep keeps up, the start-up and the unsaturated
+    seconds are added once; a point never saturated (steady efficiency 0) falls back to its whole wall."""
+    p = {**_point(16, 128, 40.0), "order": "pipeline", "steady_efficiency": 0.8, "startup_s": 5.0,
+         "unsaturated_s": 7.0}
+    out = extrapolate_points([p], None, 64, 8)
+    assert out["from_point"]["order"] == "pipeline"
+    assert (out["efficiency"], out["efficiency_model"], out["fixed_s"]) == (0.8, "steady", 12.0)
+    sm90_batches, sm100_batches = -(-SM90["keys_3x"] // 8), -(-SM100["keys_3x"] // 8)
+    sm90_problems = min(SM90["problems_at_most"], round(SM90["keys"] / 4))
+    seconds = (sm90_batches * 20 + sm90_problems * 4 + SM90["keys"] + sm100_batches * 20 + SM100["keys"])
+    assert out["sm90_all_plus_sm100_all_wall_min"] == pytest.approx((seconds / (64 * 0.8) + 12.0) / 60, abs=0.1)
+    # the same point's whole efficiency (busy over workers x its 60 s of wall, start and drain included) is lower,
+    # and would have charged them to every unit of the sweep
+    whole = extrapolate_points([{**_point(16, 128, 60.0), "steady_efficiency": 0.0, "startup_s": 5.0,
+                                 "unsaturated_s": 60.0}], None, 64, 8)
+    assert (whole["efficiency"], whole["efficiency_model"]) == (0.6, "whole point")
+    assert whole["sm90_all_plus_sm100_all_wall_min"] > out["sm90_all_plus_sm100_all_wall_min"]

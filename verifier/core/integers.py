@@ -26,7 +26,7 @@ Guarantees
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from typing import Any, TypeVar, Union, cast
@@ -114,21 +114,42 @@ class Sym(Expr):
 class Op(Expr):
     """``op`` applied to ``args``; ``op`` is one of the keys of ``OPS``."""
 
-    __slots__ = ("op", "args", "_hash")
+    __slots__ = ("op", "args", "_hash", "_runs")
     op: str
     args: tuple[Expr, ...]
     _hash: int
+    # How often it was evaluated by the walk, then (``COMPILE_AFTER``) its compiled function, or ``_WALK``.
+    _runs: int | Callable[[Mapping[str, int]], int] | object
 
     def __init__(self, op: str, args: tuple[Expr, ...]) -> None:
         object.__setattr__(self, "op", op)
         object.__setattr__(self, "args", args)
         object.__setattr__(self, "_hash", hash((op, args)))
+        object.__setattr__(self, "_runs", 0)
 
     def __setattr__(self, *_: object) -> None:
         raise AttributeError("immutable")
 
     def evaluate(self, env: Mapping[str, int]) -> int:
-        return _evaluate(self, env, {})
+        """The value at ``env``: by the memo walk (``_evaluate``) the first ``COMPILE_AFTER`` times, then by the
+        expression compiled to a Python function (``_compiled``), which computes the same value or raises the
+        same first error; a statement decided at every value of a small range (``solver.finite``), a claim
+        evaluated at every witness, a guard's candidates at every point are evaluated hundreds of times."""
+        runs = self._runs
+        if type(runs) is int:
+            if runs < COMPILE_AFTER:
+                _set_runs(self, runs + 1)
+                return _evaluate(self, env, {})
+            runs = _COMPILED.get(self)
+            if runs is None:
+                runs = _compiled(self)
+                if len(_COMPILED) >= COMPILED_KEPT:
+                    del _COMPILED[next(iter(_COMPILED))]
+                _COMPILED[self] = runs
+            _set_runs(self, runs)
+        if runs is _WALK:
+            return _evaluate(self, env, {})
+        return runs(env)  # type: ignore[operator, no-any-return]
 
     def symbols(self) -> Iterator[str]:
         for a in self.args:
@@ -145,6 +166,132 @@ class Op(Expr):
 
 
 _MISSING = object()
+_WALK = object()  # Op._runs: not compiled (too deep or too large), evaluated by the walk
+_set_runs = Op.__dict__["_runs"].__set__
+# An expression is compiled on its evaluation after this many (most are evaluated once or twice: compiling costs
+# about ten walks of a small one).
+COMPILE_AFTER = 16
+# Compiled only up to this depth (the walk and Python's parser nest as deeply) and this many distinct nodes.
+COMPILE_DEPTH = 40
+COMPILE_NODES = 2000
+COMPILE_TEXT = 1 << 17  # characters of code at most (a node shared across lazy branches is written at each)
+# The functions compiled lately, by expression (structural equality): a guard's candidates and the concrete replays
+# build equal statements anew.  A cache of a pure function: no value depends on it.
+COMPILED_KEPT = 1 << 10
+_COMPILED: dict[Expr, Callable[[Mapping[str, int]], int] | object] = {}
+_INFIX = {"+": "+", "-": "-", "*": "*", "==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _compiled(e: Op) -> Callable[[Mapping[str, int]], int] | object:
+    """``e`` as a Python function of the environment, or ``_WALK``.  Each distinct subexpression (by structural
+    equality, as the walk's memo) that occurs more than once is kept in a local once computed; the operands are
+    computed in the walk's order, ``and``/``or``/``ite`` as lazily (Python's own short circuit), with the same
+    functions (``OPS``), so the value, or the first error, is the walk's."""
+    uses: dict[Expr, int] = {}
+    depth: dict[Expr, int] = {}
+    stack: list[tuple[Expr, bool]] = [(e, False)]
+    while stack:  # post-order without recursion: every node's depth after its operands'
+        x, done = stack.pop()
+        if done:
+            depth[x] = 1 + max((depth[a] for a in x.args), default=0)  # type: ignore[attr-defined]
+            continue
+        uses[x] = uses.get(x, 0) + 1
+        if uses[x] > 1:
+            continue
+        if type(x) is not Op:
+            depth[x] = 0
+            continue
+        if x.op not in OPS:
+            return _WALK
+        stack.append((x, True))
+        stack.extend((a, False) for a in x.args)
+    if depth[e] > COMPILE_DEPTH or len(uses) > COMPILE_NODES:
+        return _WALK
+    names: dict[Expr, str] = {}
+    consts: dict[str, object] = {"_M": _MISSING}
+    sure: set[Expr] = set()  # the shared nodes computed wherever the code being written runs
+    size = [0]
+
+    def lazy(xs: Sequence[Expr]) -> list[str]:
+        """Code for operands that may not run: what they compute is not sure after them."""
+        before = set(sure)
+        out = [code(a) for a in xs]
+        sure.intersection_update(before)
+        return out
+
+    def code(x: Expr) -> str:
+        if type(x) is Const:
+            v = x.value
+            if type(v) in (int, bool):
+                return f"({v!r})"
+            name = f"_k{len(consts)}"
+            consts[name] = v
+            return name
+        if x in sure:
+            return names[x]
+        shared = uses[x] >= 2
+        again = shared and x in names  # written before, on a path that may not have run: computed if it did not
+        before = set(sure) if again else sure
+        if type(x) is Sym:
+            text = f"env[{x.name!r}]"
+        else:
+            assert type(x) is Op
+            op = x.op
+            if op in ("and", "or"):
+                args = [code(x.args[0]), *lazy(x.args[1:])] if x.args else []
+                if not args:
+                    text = "True" if op == "and" else "False"
+                else:
+                    text = f"(True if {f' {op} '.join(args)} else False)"
+            elif op == "ite":
+                c = code(x.args[0])
+                t, = lazy(x.args[1:2])
+                f, = lazy(x.args[2:3])
+                text = f"({t} if {c} else {f})"
+            else:
+                args = [code(a) for a in x.args]
+                if op in _INFIX and len(args) == 2:
+                    text = f"({args[0]} {_INFIX[op]} {args[1]})"
+                elif op == "neg" and len(args) == 1:
+                    text = f"(-{args[0]})"
+                elif op == "not" and len(args) == 1:
+                    text = f"(not {args[0]})"
+                else:
+                    fn = f"_f{len(consts)}"
+                    consts[fn] = OPS[op]
+                    text = f"{fn}({', '.join(args)})"
+        size[0] += len(text)
+        if size[0] > COMPILE_TEXT:
+            raise _TooLarge
+        if not shared:
+            return text
+        if not again:  # its first occurrence: nothing computed it before
+            name = names[x] = f"_v{len(names)}"
+            sure.add(x)
+            return f"({name} := {text})"
+        name = names[x]
+        sure.intersection_update(before)  # what its code computes runs only where no earlier occurrence did
+        sure.add(x)
+        return f"({name} if {name} is not _M else ({name} := {text}))"
+
+    try:
+        body = code(e)
+    except _TooLarge:
+        return _WALK
+    local = ", ".join(names.values())
+    source = (f"def _make({', '.join(consts)}):\n def f(env):\n"
+              + (f"  {' = '.join(names.values())} = _M\n" if local else "")
+              + f"  return {body}\n return f\n")
+    namespace: dict[str, Any] = {}
+    try:
+        exec(compile(source, "<expression>", "exec"), namespace)
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return _WALK
+    return cast(Callable[[Mapping[str, int]], int], namespace["_make"](*consts.values()))
 
 
 def _evaluate(e: Expr, env: Mapping[str, int], memo: dict[Expr, int]) -> int:
@@ -244,8 +391,27 @@ _BINARY_PREC = {"or": 1, "and": 2, "==": 3, "!=": 3, "<": 4, "<=": 4, ">": 4, ">
                 "*": 6, "/": 6, "%": 6}
 
 
+# The texts of expressions formatted lately (structural equality): an item's condition is written into the verdict
+# of every guard candidate that decides it again, over new objects of the same statement (issue 28).  A cache of a
+# pure function: no text depends on it.
+FORMATTED_KEPT = 1 << 12
+_FORMATTED: dict[Expr, str] = {}
+
+
 def format_expr(e: Expr, parent_prec: int = 0, right: bool = False) -> str:
     """C-like text of an expression, parenthesised only where needed; anonymous symbols print as ``?``."""
+    if type(e) is Op and parent_prec == 0:
+        text = _FORMATTED.get(e)
+        if text is None:
+            text = _format(e, 0, right)
+            if len(_FORMATTED) >= FORMATTED_KEPT:
+                del _FORMATTED[next(iter(_FORMATTED))]
+            _FORMATTED[e] = text
+        return text
+    return _format(e, parent_prec, right)
+
+
+def _format(e: Expr, parent_prec: int, right: bool) -> str:
     if type(e) is Const:
         v = e.value
         if isinstance(v, bool):

@@ -23,6 +23,7 @@ proof is reported only on ``unsat`` of the full problem, whose assumptions inclu
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -121,6 +122,7 @@ class Item:
 # Which route decided an item: Z3 on the whole problem (a proof, or a model it found), or the finite search over
 # the symbols' smallest values (a counterexample).
 FULL, BOUNDED, PINNED = "z3", "bounded search", "z3 at another item's counterexample values"
+PINNED_EVALUATED = "evaluated at another item's counterexample values (no solver call)"
 CONCRETE = "concrete evaluation (no solver)"
 # The encoding's simplifier reduced the statement to true under the assumptions (Engine._negation): the first stage
 # of the Z3 route, which then has nothing left to solve.
@@ -130,6 +132,11 @@ ENUMERATED = "evaluated at every value of its symbols (no solver call)"
 # Every item left for the solver fails at the smallest admitted point, where the solver's counterexample, lowered by
 # ``Engine._minimise``, would end (``decide_all``).
 SMALLEST = "evaluated at the smallest admitted values (no solver call)"
+# An exact item free of witnesses, over symbols of at most this many admitted points, is decided by evaluating it at
+# every one where that answers as the solver's route would (``Engine.route_by_evaluation``): a few microseconds a
+# point against a context and a query (5-10 ms) for each step of the route.
+ROUTE_POINTS = 1 << 10
+EVALUATED = "evaluated at every admitted value (no solver call)"
 # An item free of symbols is decided by evaluating it at every witness value, up to this many, without Z3 (whose
 # import and first query cost more than the evaluation).
 CONCRETE_POINTS = 1 << 8
@@ -357,12 +364,20 @@ class Engine:
         if hints:
             units = min(units, SETTLED_BUDGET)
         for hint in hints[:2]:
+            ground = self._at_hint(item, hint, nonzero, units / 4)
+            if isinstance(ground, Counterexample):
+                return Decision(REFUTED, counterexample=ground, route=PINNED_EVALUATED)
+            if ground is None:
+                continue
             pinned = [self.encoder.var(n) == v for n, v in hint.items() if n in self.symbols]
             status, model, _ = solve(base + negation + pinned, self.budget.part(units / 4))
             if status == "sat":
                 found = self._confirm(item, model)
                 if found is not None:
                     return Decision(REFUTED, counterexample=found, route=PINNED)
+        routed = self.route_by_evaluation(item, nonzero, units)
+        if routed is not None:
+            return routed
         status, model, why = solve(base + negation, self.budget.part(units))
         if status == "unsat":
             return Decision(PROVED, route=FULL)
@@ -460,6 +475,11 @@ class Engine:
         ``_confirm`` replays.  ``_OPEN`` where evaluating divides by zero (Z3's division by zero is a free value):
         the solver decides.  No context, no units (issue 28: the bisection of a counterexample's values)."""
         env = dict(params)
+        fails = self._fails_pinned(item, env, nonzero)
+        return self._confirm_values(item, env) if fails is True else fails
+
+    def _fails_pinned(self, item: Item, env: Mapping[str, int], nonzero: Sequence[Expr]) -> bool | None | object:
+        """``_pinned`` without the replay: True where it would replay ``params``, else None or ``_OPEN``."""
         try:
             for d in nonzero:
                 empties = self.encoder.empty_when.get(d)
@@ -469,7 +489,182 @@ class Engine:
                 return None
         except (ArithmeticError, KeyError, UndefinedBehavior):
             return _OPEN
-        return self._confirm_values(item, env)
+        return True
+
+    def decide_unencoded(self, item: Item, budget: float | None, hints: Sequence[Mapping[str, int]]
+                         ) -> Decision | None:
+        """``decide`` on an item ``decide_all`` left unencoded (exact, free of witnesses), where its answer is found
+        without the solver (``_at_hint``, ``route_by_evaluation``); None where the solver must be asked."""
+        activity.doing(f"{item.id}: {item.description}")
+        nonzero = self.divisors()
+        if _unencodable(item.holds.expr, nonzero, self.symbols):
+            return None  # decide would drop an unencodable divisor's assumption, or answer unknown
+        units = self.remaining() if budget is None else min(budget, self.remaining())
+        if hints:
+            units = min(units, SETTLED_BUDGET)
+        for hint in hints[:2]:
+            ground = self._at_hint(item, hint, nonzero, units / 4)
+            if isinstance(ground, Counterexample):
+                return Decision(REFUTED, counterexample=ground, route=PINNED_EVALUATED)
+            if ground is not None:
+                return None
+        return self.route_by_evaluation(item, nonzero, units)
+
+    def _at_hint(self, item: Item, hint: Mapping[str, int], nonzero: Sequence[Expr] | None, units: float
+                 ) -> Counterexample | None | object:
+        """What the solver answers on the item's negation with the symbols pinned to another item's counterexample
+        (``decide``'s hints), found by evaluation where the item is free of witnesses and the hint pins every
+        symbol (``_ground``): the model is the hint itself.  ``_OPEN`` where the solver must be asked."""
+        if item.ranges or nonzero is None or min(self.remaining(), units) < 1000 \
+                or not all(s.name in hint for s in self.symbols):
+            return _OPEN
+        return self._ground(item, {s.name: hint[s.name] for s in self.symbols}, nonzero)
+
+    def _ground(self, item: Item, params: Mapping[str, int], nonzero: Sequence[Expr]) -> Counterexample | None | object:
+        """``_fails_at`` at a point that pins every symbol of an item free of witnesses, without the solver: None
+        where the point is not admitted (the solver's query is unsat there), else ``_pinned``."""
+        fails = self._fails_ground(item, params, nonzero)
+        return self._confirm_values(item, dict(params)) if fails is True else fails
+
+    def _fails_ground(self, item: Item, params: Mapping[str, int], nonzero: Sequence[Expr]) -> bool | None | object:
+        """``_ground`` without the replay (``_fails_pinned``)."""
+        from verifier.core.symbols import _holds
+
+        if not all(s.admits(params[s.name]) for s in self.symbols):
+            return None
+        if not all(_holds(r, params) for r in self.symbols.relations):
+            return None
+        return self._fails_pinned(item, params, nonzero)
+
+    def route_by_evaluation(self, item: Item, nonzero: Sequence[Expr] | None, units: float) -> Decision | None:
+        """What ``decide``'s solver route answers for an ``exact`` item free of witnesses whose symbols have at most
+        ``ROUTE_POINTS`` admitted points together, found by evaluating it at every one of them (issue 28: most of
+        a partial tile's verdict was the solver's first query and ``_lower_together``'s bisection, in contexts of
+        their own); None where the solver must be asked.
+
+        Where it fails at no admitted point (and is defined at each), the solver can only answer unsat: proved.
+        Where it fails, the route ends, whatever model the solver starts from, at a point of the least distance
+        from the symbols' minima (``_lower_together``'s bisection is exact), lowered symbol by symbol
+        (``_minimise``'s second pass, ``_ground`` at each step): when every failing point of that distance
+        lowers to the same point, that is the counterexample, replayed as the route replays it.  Only with the
+        budget the route needs (its queries would otherwise run out of units and leave another answer)."""
+        if not item.exact or item.ranges or self.settle_early or nonzero is None or units < 2000 \
+                or self.remaining() < 4 * MINIMISE_BUDGET:
+            return None
+        syms = list(self.symbols)
+        if not syms or _unencodable(item.holds.expr, nonzero, self.symbols):
+            return None
+        if self._proved_projected(item, nonzero):
+            return Decision(PROVED, route=EVALUATED)
+        axes = []
+        total = 1
+        for sym in syms:
+            if sym.hi is None:
+                return None
+            first = -(-sym.lo // sym.multiple_of) * sym.multiple_of
+            total *= max(0, (sym.hi - first) // sym.multiple_of + 1)
+            if total > ROUTE_POINTS:
+                return None
+            axes.append(range(first, sym.hi + 1, sym.multiple_of))
+        if total == 0:
+            return None
+        names = [s.name for s in syms]
+        lows = [s.lo for s in syms]
+        nearest: list[dict[str, int]] = []
+        least = None
+        for values in itertools.product(*axes):
+            point = dict(zip(names, values))
+            got = self._fails_ground(item, point, nonzero)
+            if got is _OPEN:
+                return None  # undefined at an admitted point: the solver's model there would be replayed as UB
+            if got is None:
+                continue
+            far = max(v - lo for v, lo in zip(values, lows))
+            if least is None or far < least:
+                least, nearest = far, [point]
+            elif far == least:
+                nearest.append(point)
+        if least is None:
+            return Decision(PROVED, route=EVALUATED)
+        ends = set()
+        for p in nearest:
+            end = self._lowered(item, p, nonzero)
+            if end is None:
+                return None
+            ends.add(tuple(end.items()))
+        if len(ends) != 1:
+            return None
+        # an exact item replays as failing wherever it evaluates to false: the one replay, at the end
+        found = self._confirm_values(item, dict(ends.pop()))
+        if found is None:
+            return None
+        return Decision(REFUTED, counterexample=found, route=EVALUATED)
+
+    def _proved_projected(self, item: Item, nonzero: Sequence[Expr]) -> bool:
+        """The statement holds at every admitted value of its own symbols and of those the relations tie to them
+        (at most ``ROUTE_POINTS``), wherever it is defined and the divisors over those symbols are nonzero: then no
+        admitted point of the whole table falsifies it, and the solver could only answer unsat.  False says
+        nothing."""
+        from verifier.core.symbols import _holds
+
+        names = set(item.holds.expr.symbols())
+        tied = [(r, set(r.expr.symbols())) for r in self.symbols.relations]
+        grown = True
+        while grown:
+            grown = False
+            for _, used in tied:
+                if used & names and not used <= names:
+                    names |= used
+                    grown = True
+        if not names:
+            return False
+        empty_when = self.encoder.empty_when
+        guards = [(d, empty_when.get(d) or []) for d in nonzero]
+        guards = [(d, es) for d, es in guards if set(d.symbols()) <= names
+                  and all(set(e.expr.symbols()) <= names for e in es)]
+        relations = [r for r, used in tied if used <= names]
+        syms = [sym for sym in self.symbols if sym.name in names]
+        axes = []
+        total = 1
+        for sym in syms:
+            if sym.hi is None:
+                return False
+            first = -(-sym.lo // sym.multiple_of) * sym.multiple_of
+            total *= max(0, (sym.hi - first) // sym.multiple_of + 1)
+            if total > ROUTE_POINTS:
+                return False
+            axes.append(range(first, sym.hi + 1, sym.multiple_of))
+        order = [sym.name for sym in syms]
+        try:
+            for values in itertools.product(*axes):
+                point = dict(zip(order, values))
+                if not all(_holds(r, point) for r in relations):
+                    continue
+                if any(d.evaluate(point) == 0 and not (es and all(e.evaluate(point) for e in es)) for d, es in guards):
+                    continue
+                if not item.holds.evaluate(point):
+                    return False
+        except (ArithmeticError, KeyError, UndefinedBehavior):
+            return False
+        return True
+
+    def _lowered(self, item: Item, params: dict[str, int], nonzero: Sequence[Expr]) -> dict[str, int] | None:
+        """``_minimise``'s second pass from ``params``, each step evaluated (``_fails_ground``); None where one
+        needs the solver."""
+        for sym in self.symbols:
+            name = sym.name
+            lo, hi = sym.lo, params[name]
+            while lo < hi:
+                mid = lo + (hi - lo) // 2
+                mid += -mid % sym.multiple_of
+                fails = self._fails_ground(item, {**params, name: mid}, nonzero) if mid < hi else None
+                if fails is _OPEN:
+                    return None
+                if fails is True:
+                    params, hi = {**params, name: mid}, mid
+                else:
+                    lo = mid + 1
+        return params
 
     def smallest_point(self) -> dict[str, int] | None:
         """Every symbol at its lower bound, when that point is admitted (each bound a multiple of its symbol's
@@ -524,6 +719,19 @@ class Engine:
 
 class _TooMany(Exception):
     pass
+
+
+def _unencodable(holds: Expr, nonzero: Sequence[Expr], symbols: Symbols) -> bool:
+    """The statement, a divisor or a relation holds ``gcd``/``lcm``, which the encoder may refuse (then the solver's
+    route answers ``unknown`` or drops the assumption, which evaluation would not)."""
+    stack = [holds, *nonzero, *(r.expr for r in symbols.relations)]
+    while stack:
+        e = stack.pop()
+        if type(e) is Op:
+            if e.op in ("gcd", "lcm"):
+                return True
+            stack.extend(e.args)
+    return False
 
 
 _OPEN = object()  # Engine._pinned: the solver must decide
@@ -1081,6 +1289,7 @@ def decide_all(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLIC
     div0 = _div0_item(divisors, engine.encoder.empty_when if divisors else {})
     everything = [*items, div0] if divisors else items
     at_smallest: dict[int, Counterexample] = {}
+    unencoded: set[int] = set()
     if deferred:
         point = engine.smallest_point()
         for item in deferred if point is not None else ():
@@ -1089,9 +1298,14 @@ def decide_all(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLIC
                 break
             at_smallest[id(item)] = found
         # DIV0 must not need the solver either: asked of an encoder of its own, which records nothing here
-        if len(at_smallest) < len(deferred) or (divisors and not Engine(engine.symbols)._without_solver(div0)):
+        if divisors and not Engine(engine.symbols)._without_solver(div0):
             at_smallest = {}
             encode_deferred()
+        elif len(at_smallest) < len(deferred):
+            # each decided in turn by evaluation where that answers as the solver would (Engine.decide_unencoded),
+            # the items encoded, in their order, at the first that needs the solver (before any term is built)
+            at_smallest = {}
+            unencoded = {id(item) for item in deferred}
     # Quantifier-free items first: they are cheap, and a counterexample from one settles the verdict and pins the
     # symbols for the coordinate search of the others.
     order = sorted(range(len(everything)), key=lambda k: bool(everything[k].ranges))
@@ -1105,8 +1319,14 @@ def decide_all(engine: Engine, items: list[Item], policy: Policy = DEFAULT_POLIC
             continue
         share = engine.remaining() / max(1, len(everything) - n)
         found = at_smallest.get(id(item))
-        d = (Decision(REFUTED, counterexample=found, route=SMALLEST) if found is not None else
-             engine.decide(item, budget=share, assume_nonzero=item is not div0, hints=hints))
+        d = Decision(REFUTED, counterexample=found, route=SMALLEST) if found is not None else None
+        if d is None and id(item) in unencoded:
+            d = engine.decide_unencoded(item, share, hints)
+            if d is None:
+                unencoded.clear()
+                encode_deferred()
+        if d is None:
+            d = engine.decide(item, budget=share, assume_nonzero=item is not div0, hints=hints)
         if d.status == REFUTED and item.deciding and d.counterexample is not None and policy.settles(item.id):
             hints.append(d.counterexample.params)
         reason = d.reason

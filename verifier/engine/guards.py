@@ -32,7 +32,15 @@ from verifier.core.obligations import WARNING, severity
 from verifier.core.overflow import result_condition
 from verifier.core.semantics import using
 from verifier.core.symbols import Symbols
-from verifier.engine.decide import applied, decide_operation, items_for, same_operands, valid_at
+from verifier.engine.decide import (
+    SIMPLIFIED,
+    _proofs,
+    applied,
+    decide_operation,
+    items_for,
+    same_operands,
+    valid_at,
+)
 from verifier.engine.verdicts import PROVED, REFUTED, UNKNOWN, VALID, Guard, Policy
 from verifier.notation.cpp import show
 from verifier.solver.budget import UNITS_PER_SECOND, Budget
@@ -351,8 +359,17 @@ def _true_in_box(conds: Sequence[Bool], symbols: Symbols) -> bool:
     box = Symbols(strict=True)
     box.table = {s.name: replace(s, multiple_of=1) for s in symbols}
     enc = Encoder(box, {})
+    # the verdict's engine simplified the same statements over the same box where no symbol has a modulus: its
+    # answer is this one (decide._proofs), and only the divisors are to be recorded here
+    same = {s.name: (s.lo, s.hi, 1) for s in symbols}
+    done = _proofs() or {}
     try:
-        return all(enc.simplifies_to_true(c) for c in conds) and not enc.divisors
+        for c in conds:
+            if any(b == same and route == SIMPLIFIED for b, route in done.get((c.expr, ()), ())):
+                enc.record_divisors(c.expr)
+            elif not enc.simplifies_to_true(c):
+                return False
+        return not enc.divisors
     except (ArithmeticError, KeyError):
         return False
 
@@ -424,6 +441,7 @@ def _hopeless(op: str, args: Sequence[object], symbols: Symbols, names: list[str
     claim whose symbols are tied by the assumptions to none of ``names`` fails under every guard (its failing values
     combine with any admitted values of the rest), and a quantifier-free claim that no admitted value satisfies."""
     from verifier.solver.encoding import Encoder, Unencodable
+    from verifier.solver.finite import satisfiable
 
     if not failing:
         return None
@@ -443,6 +461,12 @@ def _hopeless(op: str, args: Sequence[object], symbols: Symbols, names: list[str
                     "does not constrain")
         if item.ranges or _holds_somewhere(symbols, item.holds, moduli):
             continue
+        if budget.left() >= 1000:  # the solver's answer, by evaluation where there are few points (issue 28)
+            found = satisfiable([item.holds], symbols)
+            if found is not None:
+                if not found:
+                    return f"no guard can help: {item.id} fails at every value the assumptions admit"
+                continue
         try:
             enc = Encoder(symbols)
             constraints = [*enc.assumptions(), enc.boolean(item.holds)]
@@ -590,7 +614,7 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool, bu
                names: list[str] | None = None, policy: Policy = STRICT, atoms: Sequence[Bool] = ()
                ) -> tuple[str, dict[str, int] | None]:
     from verifier.solver.encoding import Encoder, Unencodable
-    from verifier.solver.finite import implied_alone
+    from verifier.solver.finite import implied_alone, satisfiable
 
     # Prove: outside the condition some quantifier-free claim always fails.
     outcome = applied(op, args, symbols)
@@ -599,14 +623,19 @@ def _necessity(op: str, args: Sequence[object], symbols: Symbols, cond: Bool, bu
     # at each of their few values (solver.finite): unsat then, without a context (issue 28).
     if facts and atoms and all(implied_alone(facts, a, symbols) for a in atoms):
         return PROVED, None
-    try:
-        enc = Encoder(symbols)
-        constraints = [*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts)]
-        constraints += [enc.nonzero(d) for d in list(enc.divisors)]
-        if facts and solve(constraints, budget.part(UNITS_PER_SECOND * 2))[0] == "unsat":
-            return PROVED, None
-    except Unencodable:
-        pass
+    # the same query by evaluation where its symbols have few points (issue 28)
+    found = satisfiable([not_(cond), *facts], symbols) if facts and budget.left() >= 1000 else None
+    if found is False:
+        return PROVED, None
+    if found is None:
+        try:
+            enc = Encoder(symbols)
+            constraints = [*enc.assumptions(), enc.boolean(not_(cond)), *(enc.boolean(f) for f in facts)]
+            constraints += [enc.nonzero(d) for d in list(enc.divisors)]
+            if facts and solve(constraints, budget.part(UNITS_PER_SECOND * 2))[0] == "unsat":
+                return PROVED, None
+        except Unencodable:
+            pass
     every = [s.name for s in symbols]
     if names is not None and set(names) != set(every):
         return _necessity_over_indices(op, args, symbols, cond, budget, names, policy)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.library import epilogue_cpp
+from verifier.library.grouped_show import SHOW_GROUPED
 from verifier.library.sm100_show import SHOW_SM100
 from verifier.oracle import cute_cpp
 
@@ -113,6 +114,9 @@ template <class S> void set_strides(S& s, const long long* v) {
 
 template <class Kernel> void show_tma_tensors();
 template <class Mainloop, class Kernel> void show_umma();
+template <class Mainloop, class Kernel> void show_grouped();  // verifier/library/grouped.py
+template <class Kernel> int accepts_grouped(const long long* p);
+template <class Kernel> int builds_tma_grouped(const long long* p);
 template <class Mainloop, class Epilogue> void show_epilogue();
 template <class Mainloop, class Epilogue, class Kernel> void show() {
   LAYOUT_IF(Mainloop, SmemLayoutA, "SMEM_A") LAYOUT_IF(Mainloop, SmemLayoutB, "SMEM_B")
@@ -131,11 +135,14 @@ template <class Mainloop, class Epilogue, class Kernel> void show() {
   }
   TYPE_IF(Epilogue, StrideC, "STRIDE_C") TYPE_IF(Epilogue, StrideD, "STRIDE_D")
   LAYOUT_IF(Epilogue, SmemLayoutC, "EPI_SMEM_C") LAYOUT_IF(Epilogue, SmemLayoutD, "EPI_SMEM_D")
-  // A no-smem epilogue is CUTLASS's DefaultEpilogue in an adapter: its can_implement checks nothing.
-  printf("@@EPI_DEFAULT %d\n", int(type_name<Epilogue>().find("DefaultEpilogue<") != std::string::npos));
+  // A no-smem epilogue is CUTLASS's DefaultEpilogue (DefaultEpilogueArray for a grouped kernel) in an adapter: its
+  // can_implement checks nothing.
+  printf("@@EPI_DEFAULT %d\n", int(type_name<Epilogue>().find("DefaultEpilogue<") != std::string::npos ||
+                                   type_name<Epilogue>().find("DefaultEpilogueArray<") != std::string::npos));
   printf("@@KERNEL %s\n", type_name<Kernel>().c_str());
   show_tma_tensors<Kernel>();
   show_umma<Mainloop, Kernel>();  // SM100 UMMA collectives only (verifier/library/sm100_show.py)
+  show_grouped<Mainloop, Kernel>();  // ptr-array grouped kernels only (verifier/library/grouped.py)
   show_epilogue<Mainloop, Epilogue>();
 }
 
@@ -195,7 +202,7 @@ template <class Kernel> int accepts(const long long* p) {
     set_strides(args.epilogue.dD, p + 13);
     return Kernel::can_implement(args) ? 1 : 0;
   } else {
-    return -1;
+    return accepts_grouped<Kernel>(p);  // -1 unless a grouped kernel
   }
 }
 // The TMA coordinate tensors load_init tiles (get_tma_tensor of (M,K,L) and (N,K,L)), built at one sample problem
@@ -229,10 +236,10 @@ template <class Kernel> int builds_tma(const long long* p) {
     (void)mainloop_params<Kernel>(shape, args.mainloop);
     return 1;
   } else {
-    return -1;
+    return builds_tma_grouped<Kernel>(p);  // -1 unless a grouped kernel
   }
 }
-""" + SHOW_SM100
+""" + SHOW_SM100 + SHOW_GROUPED
 
 MAIN = r"""
 int main(int argc, char** argv) {
@@ -263,6 +270,9 @@ int main(int argc, char** argv) {
 # that template code mentions without depending on a parameter.
 FLAGS = ("-DCUTLASS_SM90_COLLECTIVE_BUILDER_SUPPORTED", "-fpermissive")
 ACCEPTS_FIELDS = 16
+# ``Program.builds_tma``'s message where the program has no replay for the kernel's arguments (neither one plain
+# stride per operand nor a grouped kernel's): not a failure of CuTe's asserts.
+NOT_RUN = "not run: no replay for this kernel's arguments"
 
 
 @dataclass(frozen=True)
@@ -333,6 +343,9 @@ class Program:
         out = subprocess.run([str(self.binary.path), mode], input=f"{k} {' '.join(str(int(v)) for v in values)}\n",
                              capture_output=True, text=True, check=False, timeout=120)
         ok = out.returncode == 0 and "@@ACCEPTS" in out.stdout and out.stdout.split()[-1] == "1"
+        if out.returncode == 0 and out.stdout.split()[-1:] == ["-1"]:
+            # the program has no replay for this kernel's arguments: it neither built nor failed
+            return False, NOT_RUN
         message = (out.stderr.strip().splitlines() or [f"exit {out.returncode}"])[-1]
         # An assert's message starts with the program's name, a digest of the whole batch, and may name the key's
         # namespace there: neither is the key's

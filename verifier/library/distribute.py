@@ -16,6 +16,9 @@ machine) resumes from what it had computed and a second run with nothing changed
   when a worker dies (the pool breaks) the keys that were in flight are rerun one at a time, so that the one that
   kills its worker is the only one charged for it.  Either way a key that keeps failing is recorded as an error
   after ``retries + 1`` tries, and is not tried again unless ``retry_errors``.
+* ``sweep`` is one use of ``runner(...)``: the started engine as a ``Runner``, which takes tasks at any time, each
+  with a priority, and yields their records as they arrive (the library's pipeline, ``phases.py``, submits the
+  units that a result makes ready while it iterates).
 * ``ResultStore`` is an append-only JSON-lines file, one record per line, keyed by the key, the tool's version and
   CUTLASS's version: records of another version stay in the file and are ignored.  A record is appended with one
   ``write`` of the whole line, so a killed process leaves at most a torn last line, which a reader skips (a JSON
@@ -27,6 +30,7 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import heapq
 import json
 import logging
 import math
@@ -233,27 +237,10 @@ def sweep(items: Mapping[str, Any], fn: Fn, store: ResultStore, *, engine: str =
     ``local`` (a pool of ``workers`` processes), ``auto`` (dask when it is installed).  ``keep(result)`` False: the
     result is returned but not stored (say, an answer that depended on the machine's load).  ``progress``: a
     status line on a terminal with the keys done / total, the rate and the ETA."""
-    if engine not in ENGINES:
-        raise LayoutError(f"--engine {engine}: expected one of {', '.join(ENGINES)}")
-    if retries < 0:
-        raise LayoutError(f"--retries {retries}: expected 0 or more")
-    if workers is not None and workers < 1:
-        raise LayoutError(f"--workers {workers}: expected 1 or more")
-    if engine == "auto":
-        engine = "dask" if _has_dask() else "local"
-    if engine == "local" and address is not None:
-        raise LayoutError("--address names a Dask scheduler: it needs --engine dask")
-    if engine == "dask" and not _has_dask():
-        raise LayoutError("--engine dask: Dask distributed is not installed (pip install 'cute-layout-verifier"
-                          "[cluster]'), or use --engine local")
+    engine = engine_name(engine, address, workers, retries)
     if engine == "local":
-        try:  # the pool pickles by reference: a lambda or a nested function would fail on every key
-            pickle.dumps(fn)
-        except (pickle.PicklingError, AttributeError, TypeError) as exc:
-            raise LayoutError(f"{getattr(fn, '__qualname__', fn)}: a sweep's function must be a module-level "
-                              f"function ({exc})") from None
-    n = workers or default_jobs()
-    out = Sweep(total=len(items), engine=engine, workers=n)
+        _picklable(fn)
+    out = Sweep(total=len(items), engine=engine, workers=workers or default_jobs())
     todo = []
     for k in items:
         record = store.get(k)
@@ -283,13 +270,42 @@ def sweep(items: Mapping[str, Any], fn: Fn, store: ResultStore, *, engine: str =
 
     with bar:
         try:
-            if engine == "dask":
-                _run_dask(todo, items, fn, address, n, retries, settle, out)
-            else:
-                _run_local(todo, items, fn, n, retries, settle, out)
+            with runner(engine, address, workers, retries) as r:
+                out.workers, out.startup = r.workers, r.startup
+                for k in todo:
+                    r.submit(Task("", k, fn, items[k]))
+                for _, record in r.results():
+                    settle(record)
         finally:
             out.seconds = time.monotonic() - start - out.startup
     return out
+
+
+def engine_name(engine: str, address: str | None, workers: int | None, retries: int) -> str:
+    """The engine these options run on (``auto`` resolved), or a ``LayoutError`` naming the option that is wrong;
+    starts nothing."""
+    if engine not in ENGINES:
+        raise LayoutError(f"--engine {engine}: expected one of {', '.join(ENGINES)}")
+    if retries < 0:
+        raise LayoutError(f"--retries {retries}: expected 0 or more")
+    if workers is not None and workers < 1:
+        raise LayoutError(f"--workers {workers}: expected 1 or more")
+    if engine == "auto":
+        engine = "dask" if _has_dask() else "local"
+    if engine == "local" and address is not None:
+        raise LayoutError("--address names a Dask scheduler: it needs --engine dask")
+    if engine == "dask" and not _has_dask():
+        raise LayoutError("--engine dask: Dask distributed is not installed (pip install 'cute-layout-verifier"
+                          "[cluster]'), or use --engine local")
+    return engine
+
+
+def _picklable(fn: Fn) -> None:
+    try:  # the pool pickles by reference: a lambda or a nested function would fail on every key
+        pickle.dumps(fn)
+    except (pickle.PicklingError, AttributeError, TypeError) as exc:
+        raise LayoutError(f"{getattr(fn, '__qualname__', fn)}: a sweep's function must be a module-level "
+                          f"function ({exc})") from None
 
 
 def _progress(out: Sweep, todo: int, start: float, now: float | None = None) -> str:
@@ -401,8 +417,62 @@ def _failure(exc: BaseException) -> str:
 # -- Dask ---------------------------------------------------------------------------------------------------------
 
 
-def _run_dask(todo: list[str], items: Mapping[str, Any], fn: Fn, address: str | None, workers: int, retries: int,
-              settle: Callable[[Record], None], out: Sweep) -> None:
+@dataclass(frozen=True)
+class Task:
+    """A unit of work for a ``Runner``: ``fn(payload)``, answered as the ``Record`` of ``key``.  ``kind`` tells
+    units of several kinds apart (two kinds may share a key); of the tasks waiting, a higher ``priority`` starts
+    first, and among equals the one submitted first."""
+
+    kind: str
+    key: str
+    fn: Fn
+    payload: Any
+    priority: int = 0
+
+
+class Runner:
+    """Tasks run on an engine, submitted at any time: ``results()`` yields each ``(task, record)`` as it arrives,
+    until no task is waiting or running, and a task submitted while it yields (one that a result makes ready) is
+    run by the same iteration.  The tasks wait here in priority order; the engine gets a bounded window of them."""
+
+    engine = ""
+
+    def __init__(self, workers: int, retries: int) -> None:
+        self.workers, self.retries = workers, retries
+        self.startup = 0.0
+        self._queue: list[tuple[int, int, Task]] = []
+        self._seq = 0
+
+    def submit(self, task: Task) -> None:
+        heapq.heappush(self._queue, (-task.priority, self._seq, task))
+        self._seq += 1
+
+    def _pop(self) -> Task:
+        return heapq.heappop(self._queue)[2]
+
+    def results(self) -> Iterator[tuple[Task, Record]]:
+        raise NotImplementedError
+
+
+@contextlib.contextmanager
+def runner(engine: str = "auto", address: str | None = None, workers: int | None = None,
+           retries: int = DEFAULT_RETRIES) -> Iterator[Runner]:
+    """The ``Runner`` of these options (``sweep``'s): on Dask, a local cluster of ``workers`` processes started
+    for it (closed after), or the scheduler at ``address``; else a pool of local processes."""
+    engine = engine_name(engine, address, workers, retries)
+    n = workers or default_jobs()
+    if engine == "local":
+        yield _LocalRunner(n, retries)
+        return
+    with _dask_runner(address, n, retries) as r:
+        yield r
+
+
+# -- Dask ---------------------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _dask_runner(address: str | None, workers: int, retries: int) -> Iterator[Runner]:
     import dask
     import distributed
 
@@ -415,7 +485,6 @@ def _run_dask(todo: list[str], items: Mapping[str, Any], fn: Fn, address: str | 
     with dask.config.set({"distributed.scheduler.allowed-failures": retries}):
         if address is None:
             cluster, client = start_local_cluster(workers, stage=CLUSTER_STAGE)
-            out.workers = len(client.nthreads())
         else:
             cluster = None
             try:
@@ -428,72 +497,65 @@ def _run_dask(todo: list[str], items: Mapping[str, Any], fn: Fn, address: str | 
                 client.wait_for_workers(1, timeout=60)
             except (OSError, TimeoutError):
                 raise LayoutError(f"--address {address}: no worker joined the scheduler in 60 s") from None
-            out.workers = len(client.nthreads())
-        out.startup = time.monotonic() - t0
-        # The name of a task is its key in this sweep: two sweeps on one scheduler, or a key resubmitted by a later
-        # run, never share a result Dask still holds from another function or version.
-        tag = f"{os.getpid()}-{time.time_ns()}"
-        queue = collections.deque(todo)
-        pending: dict[str, str] = {}   # Dask key -> our key
-        done = dd.as_completed([], with_results=False)
-
-        threads = {"n": 0, "at": -math.inf}
-
-        def fill() -> None:
-            # a bounded window rather than every key at once: the scheduler's memory stays flat on a million keys,
-            # and four tasks a thread keep every worker busy while results come back.  The threads are asked for
-            # once a second (workers join and leave a running cluster), not at each result: that is a round trip.
-            if time.monotonic() - threads["at"] > 1.0:
-                threads["n"], threads["at"] = sum(client.nthreads().values()), time.monotonic()
-            window = 4 * max(1, threads["n"]) + 16
-            while queue and len(pending) < window:
-                k = queue.popleft()
-                f = client.submit(call, fn, items[k], key=f"cute-verify-{tag}-{k}", retries=retries, pure=False)
-                pending[f.key] = k
-                done.add(f)
-
-        fill()
-        for f in done:
-            k = pending.pop(f.key)
-            try:
-                # a result lost with its worker after it was announced is recomputed by Dask while this waits
-                answer = f.result()
-            except Exception as exc:
-                # Dask retried it: ``retries`` times after an exception, or ``allowed-failures`` times after it
-                # took its worker down (``KilledWorker``); a cancelled task (the scheduler lost it) is an error too
-                settle(Record(k, "error", None, _failure(exc), retries + 1))
-            else:
-                settle(_record(k, answer))
-            f.release()
-            fill()
+        r = _DaskRunner(client, len(client.nthreads()), retries)
+        r.startup = time.monotonic() - t0
+        yield r
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
 
 
-@contextlib.contextmanager
-def shared_cluster(engine: str = "auto", address: str | None = None, workers: int | None = None,
-                   retries: int = DEFAULT_RETRIES) -> Iterator[tuple[str | None, float]]:
-    """For several sweeps in a row (``phases.run``'s three): the ``address`` they should use and the seconds it
-    took to start.  On Dask without ``address``, one local cluster for all of them (started as ``sweep`` starts
-    its own, with ``retries`` allowed failures a task) instead of one each; otherwise ``address`` unchanged."""
-    if engine not in ENGINES or address is not None or (engine == "auto" and not _has_dask()) or engine == "local":
-        yield address, 0.0
-        return
-    if not _has_dask():
-        raise LayoutError("--engine dask: Dask distributed is not installed (pip install 'cute-layout-verifier"
-                          "[cluster]'), or use --engine local")
-    import dask
+class _DaskRunner(Runner):
+    engine = "dask"
 
-    t0 = time.monotonic()
-    with dask.config.set({"distributed.scheduler.allowed-failures": retries}):
-        cluster, client = start_local_cluster(workers or default_jobs(), stage=CLUSTER_STAGE)
-    try:
-        yield str(cluster.scheduler_address), time.monotonic() - t0
-    finally:
-        client.close()
-        cluster.close()
+    def __init__(self, client: Any, workers: int, retries: int) -> None:
+        super().__init__(workers, retries)
+        self.client = client
+
+    def results(self) -> Iterator[tuple[Task, Record]]:
+        import distributed
+
+        dd: Any = distributed
+        client = self.client
+        # The name of a task is its key in this sweep: two sweeps on one scheduler, or a key resubmitted by a later
+        # run, never share a result Dask still holds from another function or version.
+        tag = f"{os.getpid()}-{time.time_ns()}"
+        pending: dict[str, Task] = {}   # Dask key -> task
+        done = dd.as_completed([], with_results=False)
+        threads = {"n": 0, "at": -math.inf}
+
+        def fill() -> None:
+            # a bounded window rather than every task at once: the scheduler's memory stays flat on a million keys,
+            # and four tasks a thread keep every worker busy while results come back.  The threads are asked for
+            # once a second (workers join and leave a running cluster), not at each result: that is a round trip.
+            if time.monotonic() - threads["at"] > 1.0:
+                threads["n"], threads["at"] = sum(client.nthreads().values()), time.monotonic()
+            window = 4 * max(1, threads["n"]) + 16
+            while self._queue and len(pending) < window:
+                task = self._pop()
+                # Dask's priority orders the window on the scheduler as the queue here orders what enters it
+                name = f"cute-verify-{tag}-{task.kind}-{task.key}" if task.kind else f"cute-verify-{tag}-{task.key}"
+                f = client.submit(call, task.fn, task.payload, key=name, retries=self.retries, pure=False,
+                                  priority=task.priority)
+                pending[f.key] = task
+                done.add(f)
+
+        fill()
+        for f in done:
+            task = pending.pop(f.key)
+            try:
+                # a result lost with its worker after it was announced is recomputed by Dask while this waits
+                answer = f.result()
+            except Exception as exc:
+                # Dask retried it: ``retries`` times after an exception, or ``allowed-failures`` times after it
+                # took its worker down (``KilledWorker``); a cancelled task (the scheduler lost it) is an error too
+                record = Record(task.key, "error", None, _failure(exc), self.retries + 1)
+            else:
+                record = _record(task.key, answer)
+            f.release()
+            yield task, record
+            fill()  # with what the caller submitted meanwhile
 
 
 # Workers a local cluster starts at once, and the tries of a stage whose workers did not all start: 32 nannies
@@ -579,68 +641,85 @@ def _drop_unjoined(cluster: Any, client: Any) -> None:
 # -- local processes ----------------------------------------------------------------------------------------------
 
 
-def _run_local(todo: list[str], items: Mapping[str, Any], fn: Fn, workers: int, retries: int,
-               settle: Callable[[Record], None], out: Sweep) -> None:
-    tries: collections.Counter[str] = collections.Counter()    # every time a key was run
-    charged: collections.Counter[str] = collections.Counter()  # the failures that are certainly its own
-    queue = collections.deque(todo)
-    suspects: collections.deque[str] = collections.deque()  # in flight together when a worker died: rerun alone
-    t0 = time.monotonic()
-    first = True
-    while queue or suspects:
-        alone = bool(suspects)
-        source = suspects if alone else queue
-        width = 1 if alone else min(workers, len(queue))
-        lost: list[str] = []
-        # spawn, not fork: a forked child would inherit Z3's state and the driver's threads
-        pool = ProcessPoolExecutor(max_workers=width, mp_context=multiprocessing.get_context("spawn"))
-        if first:
-            out.startup, first = time.monotonic() - t0, False
-        inflight: dict[Future[Answer], str] = {}
-        try:
-            while source or inflight:
-                while source and len(inflight) < width:
-                    k = source[0]
-                    try:
-                        inflight[pool.submit(call, fn, items[k])] = k
-                    except BrokenProcessPool:  # a worker died since the last answers: its futures say which
-                        break
-                    source.popleft()
-                    tries[k] += 1
-                if not inflight:  # broken with nothing in flight: nobody to charge, a new pool
-                    break
-                finished, _ = wait(inflight, return_when=FIRST_COMPLETED)
-                for f in finished:
-                    k = inflight.pop(f)
-                    try:
-                        answer = f.result()
-                    except BrokenProcessPool:
-                        lost.append(k)
-                    except Exception as exc:
-                        charged[k] += 1
-                        if charged[k] > retries:
-                            settle(Record(k, "error", None, _failure(exc), tries[k]))
+class _LocalRunner(Runner):
+    engine = "local"
+
+    def __init__(self, workers: int, retries: int) -> None:
+        super().__init__(workers, retries)
+        self._checked: set[Fn] = set()
+
+    def submit(self, task: Task) -> None:
+        if task.fn not in self._checked:
+            _picklable(task.fn)
+            self._checked.add(task.fn)
+        super().submit(task)
+
+    def results(self) -> Iterator[tuple[Task, Record]]:
+        tries: collections.Counter[tuple[str, str]] = collections.Counter()    # every time a task was run
+        charged: collections.Counter[tuple[str, str]] = collections.Counter()  # the failures certainly its own
+        suspects: collections.deque[Task] = collections.deque()  # in flight together when a worker died: run alone
+        retries = self.retries
+        while self._queue or suspects:
+            alone = bool(suspects)
+            width = 1 if alone else self.workers
+            lost: list[Task] = []
+            # spawn, not fork: a forked child would inherit Z3's state and the driver's threads
+            pool = ProcessPoolExecutor(max_workers=width, mp_context=multiprocessing.get_context("spawn"))
+            inflight: dict[Future[Answer], Task] = {}
+            waiting: collections.deque[Task] | list[tuple[int, int, Task]] = suspects if alone else self._queue
+            try:
+                while waiting or inflight:
+                    while waiting and len(inflight) < width:
+                        task = suspects[0] if alone else self._queue[0][2]
+                        try:
+                            inflight[pool.submit(call, task.fn, task.payload)] = task
+                        except BrokenProcessPool:  # a worker died since the last answers: its futures say which
+                            break
+                        if alone:
+                            suspects.popleft()
                         else:
-                            source.append(k)
-                    else:
-                        settle(_record(k, answer))
-                if lost:
-                    lost += inflight.values()
-                    inflight.clear()
-                    break
-        except BaseException:
-            # Ctrl-C (or an error of the driver): stop the workers now rather than after their tasks
-            for process in list(getattr(pool, "_processes", {}).values()):
-                process.terminate()
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown(wait=True)
-        if len(lost) > 1:  # any of them may have killed it: each runs alone next
-            suspects.extend(lost)
-        elif lost:  # the only key in flight is the one whose worker died
-            k = lost[0]
-            charged[k] += 1
-            if charged[k] > retries:
-                settle(Record(k, "error", None, "its worker died (a signal, os._exit, or out of memory)", tries[k]))
-            else:
-                suspects.appendleft(k)
+                            self._pop()
+                        tries[task.kind, task.key] += 1
+                    if not inflight:  # broken with nothing in flight: nobody to charge, a new pool
+                        break
+                    finished, _ = wait(inflight, return_when=FIRST_COMPLETED)
+                    for f in finished:
+                        task = inflight.pop(f)
+                        who = (task.kind, task.key)
+                        try:
+                            answer = f.result()
+                        except BrokenProcessPool:
+                            lost.append(task)
+                        except Exception as exc:
+                            charged[who] += 1
+                            if charged[who] > retries:
+                                yield task, Record(task.key, "error", None, _failure(exc), tries[who])
+                            elif alone:
+                                suspects.append(task)
+                            else:
+                                self.submit(task)
+                        else:
+                            yield task, _record(task.key, answer)
+                    if lost:
+                        lost += inflight.values()
+                        inflight.clear()
+                        break
+            except BaseException:
+                # Ctrl-C, an error of the driver, or the caller stopped iterating: stop the workers now rather than
+                # after their tasks
+                for process in list(getattr(pool, "_processes", {}).values()):
+                    process.terminate()
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+            pool.shutdown(wait=True)
+            if len(lost) > 1:  # any of them may have killed it: each runs alone next
+                suspects.extend(lost)
+            elif lost:  # the only task in flight is the one whose worker died
+                task = lost[0]
+                who = (task.kind, task.key)
+                charged[who] += 1
+                if charged[who] > retries:
+                    yield task, Record(task.key, "error", None, "its worker died (a signal, os._exit, or out of "
+                                       "memory)", tries[who])
+                else:
+                    suspects.appendleft(task)

@@ -226,7 +226,16 @@ def _model_addresses(copy: Any, smem: Any, shape: tuple[int, int, int], bits: in
 def bank_check(name: str, copy: Any, smem_text: str, tile: list[str], stages: int, bits: int, dst: bool,
                printed: str, threads: int) -> dict[str, Any]:
     """One TiledCopy's smem accesses: the model's addresses equal to compiled CUTLASS's, and their wavefronts per
-    warp and instruction (``banks.count``), every thread and instruction of the epilogue tile's stages."""
+    warp and instruction (``banks.count``), every thread and instruction of the epilogue tile's stages.  Computed
+    once a process for the same arguments (``parts.shared``; ``str(copy)`` names the TiledCopy's atom, value width,
+    TV layout and tiler, all its partitions read)."""
+    return parts.shared("bank check", lambda *_: _bank_check(name, copy, smem_text, tile, stages, bits, dst, printed,
+                                                             threads),
+                        name, str(copy), smem_text, tile, stages, bits, dst, printed, threads)
+
+
+def _bank_check(name: str, copy: Any, smem_text: str, tile: list[str], stages: int, bits: int, dst: bool,
+                printed: str, threads: int) -> dict[str, Any]:
     from verifier.algebra.tiled import TiledCopy
     from verifier.engine.banks import AccessModel, count
     from verifier.notation.cpp import parse
@@ -268,7 +277,21 @@ def bank_check(name: str, copy: Any, smem_text: str, tile: list[str], stages: in
 
 
 def partition_checks(d: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The R2S / S2R TiledCopies of the TMA epilogue: model equal to compiled CUTLASS, bank conflicts counted."""
+    """The R2S / S2R TiledCopies of the TMA epilogue: model equal to compiled CUTLASS, bank conflicts counted.  A
+    function of the epilogue's printed types, which many keys share: computed once a process (``parts.shared``)."""
+    return parts.shared(PARTITIONS, _partition_checks, d)
+
+
+# ``partition_checks``' name for ``parts.shared``, and the printed types its answer is computed from (a sweep's
+# decide phase computes it once for the keys that print the same ones: ``verify.problems_of``).
+PARTITIONS = "epilogue partitions"
+
+
+def partition_inputs(d: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if k.startswith("EPI_")}
+
+
+def _partition_checks(d: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     tile = _epi_tile(d)
     if not is_tma_epilogue(d) or tile is None or d.get("EPI_R2R") or "EPI_MMA_ATOM" not in d:

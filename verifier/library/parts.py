@@ -4,9 +4,12 @@ stage of an smem layout, a problem as plain data, and ``can_implement``'s hand-r
 
 from __future__ import annotations
 
+import copy
+import json
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
 from verifier.algebra.registry import apply
 from verifier.core.symbols import Symbols
@@ -65,10 +68,127 @@ def problem(name: str, op: str, args: Sequence[str], names: Sequence[str] | None
             "assume": list(assume)}
 
 
+T = TypeVar("T")
+_MISSING = object()
+_KEYS = "\0keys"  # a read of which keys a mapping holds (iterating it, its length)
+
+
+class _Reading(Mapping[str, Any]):
+    """A mapping that records every key looked up in it (present or not); iterating it, or its length, reads which
+    keys it holds (``_KEYS``) and their values."""
+
+    def __init__(self, data: Mapping[str, Any], read: set[str]) -> None:
+        self._data, self._read = data, read
+
+    def __getitem__(self, k: str) -> Any:
+        self._read.add(k)
+        return self._data[k]
+
+    def __contains__(self, k: object) -> bool:
+        if isinstance(k, str):
+            self._read.add(k)
+        return k in self._data
+
+    def __iter__(self) -> Iterator[str]:
+        self._read.update([_KEYS, *self._data])
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        self._read.add(_KEYS)
+        return len(self._data)
+
+
+# kind -> the sets of (argument, key) its computations read -> the values read there (JSON) -> the answer.
+_SHARED: dict[str, dict[tuple[tuple[int, str], ...], dict[str, Any]]] = {}
+SHARED_MAX = 4096  # answers kept a kind (a sweep's keys share a few hundred epilogues and smem stages)
+
+
+def _values(args: Sequence[Any], reads: tuple[tuple[int, str], ...]) -> str:
+    """What the arguments hold at ``reads``: each key's presence and value."""
+    return json.dumps([sorted(args[i]) if k == _KEYS else [k in args[i], args[i].get(k)] for i, k in reads],
+                      sort_keys=True)
+
+
+_RECORDERS: list[list[dict[str, Any]]] = []
+
+
+@contextmanager
+def recording() -> Iterator[list[dict[str, Any]]]:
+    """The ``shared_entry`` of every ``shared`` call made inside (computed or not): what a sweep's driver, which
+    computes them while it lists a key's problems (``verify.problems_of``), hands on to the key's worker."""
+    got: list[dict[str, Any]] = []
+    _RECORDERS.append(got)
+    try:
+        yield got
+    finally:
+        _RECORDERS.pop()
+
+
+def shared(kind: str, compute: Callable[..., T], *args: Any) -> T:
+    """``compute(*args)``, computed once a process for every call whose arguments agree on what it read: a check
+    that reads a few of a key's printed types (``d``: its epilogue's copies and their bank conflicts, an SM100
+    operand's smem and descriptor) is the same for the many keys that print the same types.  Each mapping argument
+    is given as a ``_Reading``, so the answer is stored under exactly the keys ``compute`` read (and the values
+    there, a key's absence included): the same reads take the same path through ``compute`` to the same answer.
+    ``compute`` must read nothing else that varies (its other arguments are plain data, part of the key).  A deep
+    copy is returned, so that a caller that adds to its answer changes no other key's.  Answers computed in another
+    process come in through ``prime`` (a sweep's decide phase computes each once: ``shared_entry``)."""
+    answer, name, reads = _shared(kind, compute, args)
+    if _RECORDERS:
+        _RECORDERS[-1].append({"shared": name, "reads": [list(r) for r in reads], "values": _values(args, reads),
+                               "answer": copy.deepcopy(answer)})
+    return copy.deepcopy(answer)
+
+
+def _shared(kind: str, compute: Callable[..., T], args: Sequence[Any]) -> tuple[T, str, tuple[tuple[int, str], ...]]:
+    """The answer, the memo's name of (kind, plain arguments), and the reads it is stored under."""
+    plain = json.dumps([a for a in args if not isinstance(a, Mapping)], sort_keys=True)
+    name = f"{kind}\0{plain}"
+    found = _SHARED.setdefault(name, {})
+    for reads, answers in found.items():
+        got = answers.get(_values(args, reads), _MISSING)
+        if got is not _MISSING:
+            return got, name, reads
+    read: list[set[str]] = [set() for _ in args]
+    answer = compute(*[_Reading(a, read[i]) if isinstance(a, Mapping) else a for i, a in enumerate(args)])
+    reads = tuple(sorted((i, k) for i, r in enumerate(read) for k in r))
+    answers = found.setdefault(reads, {})
+    if len(answers) >= SHARED_MAX:
+        answers.clear()
+    answers[_values(args, reads)] = answer
+    return answer, name, reads
+
+
+def shared_entry(kind: str, compute: Callable[..., Any], *args: Any) -> dict[str, Any]:
+    """``shared``'s answer for ``args`` as plain data, with what it was read from: what ``prime`` adds to another
+    process's memo, where it answers every call that agrees with ``args`` on those reads (and only those)."""
+    answer, name, reads = _shared(kind, compute, args)
+    return {"shared": name, "reads": [list(r) for r in reads], "values": _values(args, reads),
+            "answer": copy.deepcopy(answer)}
+
+
+def prime(entry: Mapping[str, Any]) -> None:
+    """Add an answer ``shared_entry`` gave (in this process or another) to this process's memo."""
+    reads = tuple((int(i), str(k)) for i, k in entry["reads"])
+    answers = _SHARED.setdefault(str(entry["shared"]), {}).setdefault(reads, {})
+    if len(answers) >= SHARED_MAX:
+        answers.clear()
+    answers[str(entry["values"])] = copy.deepcopy(entry["answer"])
+
+
+STAGE = "smem stage"
+
+
 def stage(atom: str, blk_r: str, blk_k: str, order: str) -> str:
     """One pipeline stage of the smem layout, as the TMA box and the GMMA descriptor see it: the atom tiled to
     (BLK_R, BLK_K) in the same order (stage 0 of the staged layout, whose stage mode is outermost), with its
-    smem_ptr flag (a ``slice`` of the staged layout would turn the flag into its offset)."""
+    smem_ptr flag (a ``slice`` of the staged layout would turn the flag into its offset).  A function of its
+    text arguments, computed once a process (``shared``: ``tile_to_shape`` checks its result at every
+    coordinate, seconds), and handed on from a sweep's driver (``recording``)."""
+    return shared(STAGE, _stage, atom, blk_r, blk_k, order)
+
+
+def _stage(atom: str, blk_r: str, blk_k: str, order: str) -> str:
     two = "(" + ",".join(order.strip("()").split(",")[:2]) + ")"
     return str(apply("tile_to_shape", *problems.operands("tile_to_shape", [atom, f"({blk_r},{blk_k})", two],
                                                          Symbols())).result)

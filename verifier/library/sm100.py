@@ -37,11 +37,14 @@ from verifier.core.layouts import Layout
 from verifier.core.swizzle import ComposedLayout
 from verifier.core.symbols import Symbols
 from verifier.engine.verdicts import INVALID, VALID
-from verifier.library import parts
+from verifier.library import grouped, parts
 from verifier.notation.cpp import parse
 from verifier.run import problems as run_problems
 
-MAINLOOPS = ("cutlass::gemm::MainloopSm100TmaUmmaWarpSpecialized<",)
+# and the ptr-array collectives of grouped kernels, plain and blockwise-scaled (sm100_mma_array_warpspecialized*.hpp:
+# the same smem layouts, TMA atoms and load_init, over one group: grouped.py)
+MAINLOOPS = ("cutlass::gemm::MainloopSm100TmaUmmaWarpSpecialized<", grouped.SM100_POLICY,
+             grouped.SM100_BLOCKWISE_POLICY, grouped.SM100_BLOCKSCALED_POLICY)
 ACCEPTANCE_SOURCES = (
     "cutlass/gemm/kernel/sm100_gemm_tma_warpspecialized.hpp:302-337",
     "cutlass/gemm/collective/sm100_mma_warpspecialized.hpp:419-440",
@@ -81,7 +84,7 @@ def acceptance(fields: Mapping[str, Any], d: Mapping[str, Any], strides: Mapping
         unit = [i for i, a in enumerate(parts.top_args(strides[x])) if a == "cute::C<1>"]
         if unit:
             conds.append(f"{extents[x][unit[0]]} % {128 // int(d[f'BITS_{x}'])} == 0")
-    if str(d.get("EPI_POLICY", "")).startswith(_TMA_EPILOGUE):
+    if str(d.get("EPI_POLICY", "")).startswith((_TMA_EPILOGUE, *grouped.TMA_EPILOGUES)):
         # C's and D's conjuncts: verify.acceptance's, without A and B (a void element has none)
         conds += parts.acceptance({**fields, "element_a": "void", "element_b": "void"}, strides, True)
     return sorted(set(conds))
@@ -300,7 +303,21 @@ def pair_check(d: Mapping[str, Any], x: str) -> dict[str, Any]:
 
 
 def layout_checks(d: Mapping[str, Any], x: str) -> dict[str, dict[str, Any]]:
-    """The SM100 checks without symbols (smem, UMMA descriptor, TMA basis) of operand ``x``."""
+    """The SM100 checks without symbols (smem, UMMA descriptor, TMA basis) of operand ``x``: a function of the
+    operand's printed types, which many keys share, computed once a process (``parts.shared``)."""
+    return parts.shared(LAYOUTS, _layout_checks, d, x)
+
+
+# ``layout_checks``' name for ``parts.shared``, and the printed types its answer is computed from (a sweep's decide
+# phase computes it once for the keys that print the same ones: ``verify.problems_of``).
+LAYOUTS = "sm100 layouts"
+
+
+def layout_inputs(d: Mapping[str, Any], x: str) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if k.endswith(f"_{x}") or k in ("STAGES", "TILE", "ATOM_THR")}
+
+
+def _layout_checks(d: Mapping[str, Any], x: str) -> dict[str, dict[str, Any]]:
     smem = str(d[f"SMEM_{x}"])
     model = smem_model(d, x)
     out: dict[str, dict[str, Any]] = {

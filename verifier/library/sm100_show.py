@@ -88,8 +88,9 @@ template <class Mainloop, class Kernel> void show_umma() {
       // The TMA basis make_tma_copy_atom builds (copy_traits_sm90_tma.hpp:1135) from the mainloop's operands at the
       // sample problem with packed strides: its modes' sizes are the box before the multicast truncation.
       if constexpr (has_StrideA<Mainloop>::value && has_StrideB<Mainloop>::value) {
-        typename Mainloop::StrideA dA{};
-        typename Mainloop::StrideB dB{};
+        // a ptr-array collective's StrideX is a pointer to one group's stride (InternalStrideX)
+        std::remove_pointer_t<typename Mainloop::StrideA> dA{};
+        std::remove_pointer_t<typename Mainloop::StrideB> dB{};
         const long long packed[3] = {1024, 1024, 1024 * 1024};
         set_strides(dA, packed);
         set_strides(dB, packed);

@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,7 +41,7 @@ from verifier.core.errors import LayoutError
 from verifier.core.symbols import Symbol, declaration
 from verifier.engine.problem import decide
 from verifier.engine.verdicts import INVALID, VALID, Verdict
-from verifier.library import can_implement, derive, epilogue, parts, sm90_cpasync, sm100
+from verifier.library import can_implement, derive, epilogue, grouped, parts, sm90_cpasync, sm100
 from verifier.library.parts import ACCEPTANCE_NOTE, ACCEPTANCE_SOURCES, INT32_MAX, NO_OVERFLOW, acceptance, problem
 from verifier.notation.cpp import parse
 from verifier.run.spec import Check
@@ -53,7 +53,10 @@ SUPPORTED_MAINLOOPS = ("cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<",
                        # sm90_mma_tma_gmma_ss_warpspecialized_fp8.hpp: the same smem layouts (130-137), load_init
                        # (295) and alignment checks (240-251); its other conjunct, the MMA promotion interval
                        # (253), is not about the problem's size.
-                       "cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<")
+                       "cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<",
+                       # the ptr-array collective of grouped kernels: the same smem layouts (129-137) and load_init
+                       # (341-346) over one group's gmem tensor (grouped.py)
+                       grouped.SM90_POLICY, grouped.SM90_BLOCKWISE_POLICY)
 
 
 # Verdicts of the layout problems this process has decided: keys share most of them (the tiling depends only on
@@ -77,8 +80,39 @@ def problem_id(p: Mapping[str, Any], tool: str | None, cutlass: str | None) -> s
 
 def decide_problem(payload: Mapping[str, Any]) -> dict[str, Any]:
     """The unit of work of a sweep's decide phase: one problem (``problem``'s data) decided, as the verdict's
-    JSON (``Verdict.to_json``)."""
+    JSON (``Verdict.to_json``); or a check shared by keys (``SHARED``: ``op`` "shared"), as ``parts.shared_entry``'s
+    answer (with ``error`` where the model cannot read its types: each key then computes it, and says why)."""
+    if payload["op"] == "shared" and "entry" in payload:  # computed by the driver (``parts.recording``)
+        return {"verdict": payload["entry"]}
+    if payload["op"] == "shared":
+        kind, compute = payload["args"][0], SHARED[payload["args"][0]]
+        try:
+            return {"verdict": parts.shared_entry(kind, compute, payload["inputs"], *payload["plain"])}
+        except LayoutError as exc:
+            return {"verdict": {"shared": kind, "error": str(exc)}}
     return {"verdict": _decide_cached(payload).to_json()}
+
+
+# The checks ``verify_key`` computes through ``parts.shared`` that a sweep's decide phase computes once for every
+# key printing the same types, by their name there: ``_shared_units`` lists a key's, ``decide_problem`` computes
+# them, and ``verify_key`` primes its process with their answers (``parts.prime``).  The inputs a unit carries
+# are the types its check reads (``partition_inputs``, ``layout_inputs``): a check that read anything else would
+# have read it absent there, so that its answer is stored under that absence and answers no key that prints it.
+SHARED: dict[str, Callable[..., Any]] = {epilogue.PARTITIONS: epilogue._partition_checks,
+                                         sm100.LAYOUTS: sm100._layout_checks}
+
+
+def _shared_units(d: Mapping[str, Any]) -> list[dict[str, Any]]:
+    units: list[tuple[str, dict[str, Any], list[str]]] = []
+    if epilogue.is_tma_epilogue(d):
+        units.append((epilogue.PARTITIONS, epilogue.partition_inputs(d), []))
+    if sm100.is_sm100(d):
+        units += [(sm100.LAYOUTS, sm100.layout_inputs(d, x), [x]) for x in ("A", "B")]
+    out = []
+    for kind, inputs, plain in units:
+        digest = hashlib.sha256(json.dumps([inputs, plain], sort_keys=True).encode()).hexdigest()
+        out.append({**problem(kind, "shared", [kind, digest], None, []), "inputs": inputs, "plain": plain})
+    return out
 
 
 def _decide_cached(p: Mapping[str, Any]) -> Verdict:
@@ -202,7 +236,7 @@ def _operands(fields: Mapping[str, Any], d: Mapping[str, Any], assumed: Sequence
     for x, r, step in (("A", "M", "Step<_1,X,_1>"), ("B", "N", "Step<X,_1,_1>")):
         stride_text, modes = parts.stride(strides[x], (f"ld{x}", f"ld{x}", f"bs{x}"))
         names = [str(v) for v in modes if isinstance(v, str)]
-        gmem = f"({r},K,L):{stride_text}"
+        gmem = f"({r},K,{grouped.batch_extent(d)}):{stride_text}"  # a group's batch extent is _1
         bits = int(d[f"BITS_{x}"])
         blk_r = blk[0] if x == "A" else blk[1]
         probs = {} if umma else {"smem": problem(
@@ -215,7 +249,7 @@ def _operands(fields: Mapping[str, Any], d: Mapping[str, Any], assumed: Sequence
         # print, the gmem modes' order is written by hand.
         printed_coords = d.get(f"TMA_TENSOR_{x}")
         basis = str(printed_coords).split(":", 1)[1] if printed_coords else "(_1@0,_1@1,_1@2)"
-        coords = f"({r},K,L):{basis}"
+        coords = f"({r},K,{grouped.batch_extent(d)}):{basis}"
         probs["tma"] = problem(f"tma {x}", "make_tma_box", [str(bits), stage, gmem], names, accept)
         probs["tiling"] = problem(f"tiling {x}", "local_tile", [coords, str(d["TILE"]), "(_,_,_)", step], names,
                                   accept)
@@ -283,15 +317,20 @@ def problems_of(payload: Mapping[str, Any], d: Mapping[str, Any]) -> dict[str, d
     why, cpasync, alone = _route(payload["fields"], d)
     if not payload["fields"].get("is_3x", False) or (why is not None and not cpasync and not alone):
         return {}
-    try:
-        ops, _, _ = ([], None, None) if cpasync or alone else _operands(payload["fields"], d)
-    except LayoutError:
-        return {}
-    found = [p for op in ops for p in op.problems.values()]
-    found += sm90_cpasync.problems(d).values() if cpasync else []
-    accept = (sm90_cpasync.acceptance if cpasync else acceptance)(payload["fields"], _strides(d),
-                                                                  checks_epilogue_alignment(d))
-    found += epilogue.problems(payload["fields"], d, accept).values()
+    with parts.recording() as computed:  # the smem stages computed here: handed on as they are
+        try:
+            ops, _, _ = ([], None, None) if cpasync or alone else _operands(payload["fields"], d)
+        except LayoutError:
+            return {}
+        found = [p for op in ops for p in op.problems.values()]
+        found += sm90_cpasync.problems(d).values() if cpasync else []
+        accept = (sm90_cpasync.acceptance if cpasync else acceptance)(payload["fields"], _strides(d),
+                                                                      checks_epilogue_alignment(d))
+        found += [] if grouped.is_grouped(d) else epilogue.problems(payload["fields"], d, accept).values()
+    found += _shared_units(d)
+    for entry in computed:
+        digest = hashlib.sha256(json.dumps(entry, sort_keys=True).encode()).hexdigest()
+        found.append({**problem(entry["shared"], "shared", [entry["shared"], digest], None, []), "entry": entry})
     return {problem_id(p, payload.get("tool"), payload.get("cutlass")): p for p in found}
 
 
@@ -323,6 +362,9 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
     if why is not None and not cpasync and not alone:
         return {**out, "status": "not derived", "reason": why}
     verdicts = payload.get("verdicts")
+    for shared in (verdicts or {}).values():  # the shared checks' answers (``SHARED``), for this process's memo
+        if "shared" in shared and "error" not in shared:
+            parts.prime(shared)
     tool, cutlass = payload.get("tool"), payload.get("cutlass")
     checks: dict[str, Any] = {}
     findings: list[dict[str, Any]] = []
@@ -356,7 +398,7 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
         if assumed is not None and assumed != accept:
             ops, strides, accept = _operands(fields, d, assumed)
         hand = symbolic["derivation"] == "hand-read"
-        sources = sm100.ACCEPTANCE_SOURCES if sm100.is_sm100(d) else ACCEPTANCE_SOURCES
+        sources = grouped.sources(d) or (sm100.ACCEPTANCE_SOURCES if sm100.is_sm100(d) else ACCEPTANCE_SOURCES)
         out["can_implement"] = {"condition": [*accept, *NO_OVERFLOW] if hand else list(accept),
                                 "sources": list(sources), "note": ACCEPTANCE_NOTE, **symbolic}
     for op in ops:
@@ -398,7 +440,7 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
                                                   "derivation": "cutlass"}
             unit = [i for i, a in enumerate(parts.top_args(strides[x])) if a == "cute::C<1>"]
             extent = (r, "K", "L")[unit[0]] if unit else None
-            if v.verdict == VALID and extent is not None:
+            if v.verdict == VALID and extent is not None and not grouped.partial_acceptance(d):
                 w = dict(zip(("M", "N", "K", "L"), parts.smallest(accept)))
                 w[extent] = align + 1
                 for n in names:
@@ -408,8 +450,8 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
                                            f"needs only {' and '.join(cond)}", "witness": w})
     # The epilogue (epilogue.py): its smem layouts, TMA boxes, R2S/S2R partitions and their bank conflicts, or the
     # predicated direct store of a no-smem epilogue.
-    epi_checks, epi_findings = epilogue.verify(fields, d, accept, lambda p: _check(p, verdicts, tool, cutlass),
-                                               _verdict, strides)
+    epi_checks, epi_findings = grouped.not_derived_parts(d) or epilogue.verify(
+        fields, d, accept, lambda p: _check(p, verdicts, tool, cutlass), _verdict, strides)
     checks.update(epi_checks)
     # A "rejected but safe" replay needs can_implement's rejection to be the epilogue's: where the mainloop's own
     # condition is not modelled, its rejection cannot be told apart, so none is reported.
@@ -441,7 +483,8 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
             builds, message = program.builds_tma(index, q, part)
             f["replay"] = {"query": q, "can_implement": accepted, "make_tma_copy_returns": builds,
                            "cute": message, "note": note}
-            f["confirmed"] = (accepted == 1 and not builds) if f["kind"] == "accepted_but_wrong" else (
+            f["confirmed"] = (accepted == 1 and not builds and message != derive.NOT_RUN) if (
+                f["kind"] == "accepted_but_wrong") else (
                 accepted == 0 and builds)
     _replay_differences(out["can_implement"], ops, lambda: program or derive.compile_instances(batch, include),
                         index)

@@ -70,6 +70,7 @@ class _Pass:
         self._memo: dict[Expr, Expr] = {}
         self._polys: dict[Expr, Poly] = {}
         self._keys: dict[Expr, str] = {}
+        self._monos: dict[Mono, Interval] = {}  # each monomial's interval: the intervals of one pass are fixed
 
     # -- entry point ------------------------------------------------------------------------------------------
 
@@ -349,11 +350,15 @@ class _Pass:
     def _sum(self, p: Poly) -> Interval:
         lo: int | None = 0
         hi: int | None = 0
+        monos = self._monos
         for m, c in p.items():
-            iv: Interval = (1, 1)
-            for a, power in m:
-                for _ in range(power):
-                    iv = _imul(iv, self.interval(a))
+            iv = monos.get(m)
+            if iv is None:
+                iv = (1, 1)
+                for a, power in m:
+                    for _ in range(power):
+                        iv = _imul(iv, self.interval(a))
+                monos[m] = iv
             mlo, mhi = _imul(iv, (c, c))
             lo = None if lo is None or mlo is None else lo + mlo
             hi = None if hi is None or mhi is None else hi + mhi

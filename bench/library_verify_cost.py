@@ -1,0 +1,241 @@
+"""The library sweep's verify phase (``verify_key`` on the payloads ``phases.run`` gives it: the key's derivation,
+its batch, its problems' verdicts) measured per key, for this tree and a named baseline commit in the same run, with
+the two answers compared (docs/library.md, "The cost of a key's verification").
+
+    python bench/library_verify_cost.py prepare --cache PAYLOADS.json [--keys 90a:16,100a:8] [--batch 8]
+    python bench/library_verify_cost.py measure --cache PAYLOADS.json [--baseline REV] [--json OUT]
+
+``prepare`` takes the first N 3.x keys of each architecture's ``all`` in sorted key order (a uniform sample of the
+families: the ids are digests), derives them in batches of ``--batch`` (one compile a batch, as the derive phase)
+and decides their distinct problems (as the decide phase), and writes the verify phase's payloads: the measured
+phase alone, without the compiles of the other two.
+
+``measure`` verifies every payload in one child process per implementation, as one worker of a sweep does (its
+process-wide caches warm up over the keys), first this tree's then the baseline's (``git archive REV verifier``
+unpacked in a temporary folder: the baseline's code exactly; default ``HEAD``).  Per key and per implementation:
+wall and CPU seconds, the CPU of its child processes (the compiled programs: the replays, the symbolic
+``can_implement`` program's compile and runs), and the time of each part (``can_implement.section``, the epilogue's
+checks, the compiled replays, the rest: the mainloop's own checks); the mean and the median over the verified keys.
+Each child first loads the atom table (a worker's one-time cost, reported as ``start_up_cpu_s``), so that it is
+not charged to whichever key first needs it.  Each answer less its ``seconds`` must be the
+baseline's; a difference is printed and the command exits 1.  The symbolic ``can_implement`` program is compiled
+once a batch (cached by ``oracle.cute_cpp``, under flags that name the tree's own header folder): each side runs
+once unmeasured first, so that neither side's figures hold that compile (``--no-warm-up``: a cold compile cache,
+whose compile the first key of each batch pays, is measured as it is).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+# A child imports the ``verifier`` of its PYTHONPATH (this tree's or the baseline's), never this file's tree.
+if sys.argv[1:2] != ["child"] and str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+TOOL = "bench-verify-cost"
+
+
+def prepare(args: argparse.Namespace) -> int:
+    from verifier.library import configs as cfg
+    from verifier.library import derive
+    from verifier.library.keys import group, payload
+
+    version = cfg.cutlass_version(None)
+    cache = Path(args.cache)
+    old = {p["key"]: p for p in _payloads(cache)} if cache.exists() else {}
+    out: list[dict[str, Any]] = []
+    for spec in args.keys.split(","):
+        arch, _, n = spec.partition(":")
+        e = cfg.enumerate_gemms(arch, "all")
+        groups = sorted((g for g in group(e.configs, TOOL, version) if g.fields.get("is_3x")), key=lambda g: g.key)
+        chosen = groups[:int(n)]
+        for i in range(0, len(chosen), args.batch):
+            part = chosen[i:i + args.batch]
+            if all(g.key in old for g in part):  # derived by an earlier prepare: its problems decided again below
+                out += [old[g.key] for g in part]
+                continue
+            batch = [[g.representative, e.source(g.representative)] for g in part]
+            t0 = time.monotonic()
+            shown = derive.derive_many([derive.Instance(name, src) for name, src in batch])
+            print(f"{arch}: derived {len(part)} keys in {time.monotonic() - t0:.1f} s", flush=True)
+            for k, (g, d) in enumerate(zip(part, shown)):
+                out.append({**payload(g, e, TOOL, version), "derived": d, "batch": batch, "index": k})
+    figures = decide(out)
+    cache.write_text(json.dumps({"payloads": out, "decide": figures}))
+    print(f"{len(out)} payloads -> {args.cache}; decide phase: {json.dumps(figures)}")
+    return 0
+
+
+def decide(payloads: list[dict[str, Any]]) -> dict[str, Any]:
+    """The decide phase for ``payloads`` (each distinct problem once, its verdict fanned out as ``phases.run``
+    does), with its CPU cost: the driver's listing of the keys' problems (``problems_of``, which computes the smem
+    stages it hands on), and per kind (the engine's layout problems, the checks keys share) distinct units, uses
+    and seconds."""
+    from verifier.library.verify import decide_problem, problems_of
+
+    decided: dict[str, Any] = {}
+    figures: dict[str, dict[str, float]] = {"listing": {"keys": 0, "seconds": 0.0}}
+    for p in payloads:  # the engine's verdicts an earlier prepare decided are kept (their seconds are that run's)
+        decided.update({k: v for k, v in (p.get("verdicts") or {}).items() if "shared" not in v})
+    for p in payloads:
+        t0 = time.process_time()
+        mine = problems_of(p, p["derived"])  # the driver's listing (the smem stages computed there)
+        figures["listing"]["seconds"] += time.process_time() - t0
+        figures["listing"]["keys"] += 1
+        for pid, prob in mine.items():
+            kind = "shared" if prob["op"] == "shared" else "engine"
+            f = figures.setdefault(kind, {"distinct": 0, "uses": 0, "seconds": 0.0})
+            f["uses"] += 1
+            if pid not in decided:
+                t0 = time.process_time()
+                decided[pid] = decide_problem(prob)["verdict"]
+                f["seconds"] += time.process_time() - t0
+                f["distinct"] += 1
+        p["verdicts"] = {pid: decided[pid] for pid in mine}
+    return {k: {**v, "seconds": round(v["seconds"], 1)} for k, v in figures.items()}
+
+
+def _payloads(cache: Path) -> list[dict[str, Any]]:
+    data = json.loads(cache.read_text())
+    return list(data["payloads"] if isinstance(data, dict) else data)
+
+
+# -- one implementation, in its own process ------------------------------------------------------------------------
+
+
+def _child(cache: str, out: str) -> int:
+    """Verify every payload of ``cache`` with the ``verifier`` on ``sys.path``; per key its answer and times."""
+    from verifier.library import can_implement, derive, epilogue, verify
+
+    spent: dict[str, float] = {}
+
+    def timed(owner: Any, name: str, part: str) -> None:
+        inner = getattr(owner, name)
+
+        def wrapper(*a: Any, **k: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return inner(*a, **k)
+            finally:
+                spent[part] = spent.get(part, 0.0) + time.perf_counter() - t0
+        setattr(owner, name, wrapper)
+
+    timed(can_implement, "section", "can_implement")
+    timed(epilogue, "verify", "epilogue")
+    timed(derive.Program, "accepts", "replays")
+    timed(derive.Program, "builds_tma", "replays")
+    import verifier
+    from verifier.algebra import atoms
+
+    print(f"verifier from {Path(verifier.__file__).parent}", file=sys.stderr)
+    # A worker's one-time cost, whichever key first needs it: the atom table (the epilogue's TiledMma, the copies).
+    t0 = time.process_time()
+    atoms.atoms()
+    rows: list[dict[str, Any]] = [{"start_up_cpu_s": time.process_time() - t0}]
+    for p in _payloads(Path(cache)):
+        spent.clear()
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        c0, w0 = time.process_time(), time.perf_counter()
+        r = verify.verify_key(p)
+        wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        r.pop("seconds", None)
+        rows.append({"key": p["key"], "name": p["representative"], "status": r["status"],
+                     "wall_s": wall, "cpu_s": cpu,
+                     "children_cpu_s": (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime),
+                     "parts_s": {**spent, "rest": wall - sum(spent.values())},
+                     "answer": json.loads(json.dumps(r, sort_keys=True))})
+    Path(out).write_text(json.dumps(rows))
+    return 0
+
+
+def _run(tree: Path, cache: str, out: Path) -> list[dict[str, Any]]:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    subprocess.run([sys.executable, str(Path(__file__).resolve()), "child", cache, str(out)], env=env, check=True,
+                   cwd=str(tree))
+    rows: list[dict[str, Any]] = json.loads(out.read_text())
+    return rows[1:] + [rows[0]]  # the keys' rows, then the process's start-up
+
+
+def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    start_up = rows[-1]["start_up_cpu_s"]
+    rows = rows[:-1]
+    done = [r for r in rows if r["status"] != "not derived" or r["answer"].get("checks")]
+    n = max(1, len(done))
+    parts: dict[str, float] = {}
+    for r in done:
+        for k, v in r["parts_s"].items():
+            parts[k] = parts.get(k, 0.0) + v
+    return {"keys": len(rows), "verified_keys": len(done), "start_up_cpu_s": round(start_up, 2),
+            "wall_s_per_key": round(sum(r["wall_s"] for r in done) / n, 3),
+            "cpu_s_per_key": round(sum(r["cpu_s"] + r["children_cpu_s"] for r in done) / n, 3),
+            "median_cpu_s": round(statistics.median([r["cpu_s"] + r["children_cpu_s"] for r in done] or [0.0]), 3),
+            "children_cpu_s_per_key": round(sum(r["children_cpu_s"] for r in done) / n, 3),
+            "parts_s_per_key": {k: round(v / n, 3) for k, v in sorted(parts.items())},
+            "first_key_wall_s": round(done[0]["wall_s"], 2) if done else 0.0}
+
+
+def measure(args: argparse.Namespace) -> int:
+    rev = subprocess.run(["git", "rev-parse", "--short", args.baseline], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    with tempfile.TemporaryDirectory(prefix="verify-cost-") as tmp:
+        base = Path(tmp) / "baseline"
+        base.mkdir()
+        archive = Path(tmp) / "baseline.tar"
+        subprocess.run(["git", "archive", "-o", str(archive), rev, "verifier"], cwd=ROOT, check=True)
+        with tarfile.open(archive) as tar:
+            tar.extractall(base, filter="data")
+        if not args.no_warm_up:
+            # Each side's symbolic programs compiled into the cache first (their flags name the tree's own header
+            # folder, so the two sides compile their own), so that neither side's figures hold a compile.
+            _run(ROOT, args.cache, Path(tmp) / "warm.json")
+            _run(base, args.cache, Path(tmp) / "warm-base.json")
+        now = _run(ROOT, args.cache, Path(tmp) / "now.json")
+        before = _run(base, args.cache, Path(tmp) / "before.json")
+    differences = [(a["name"], b["name"]) for a, b in zip(before[:-1], now[:-1]) if a["answer"] != b["answer"]]
+    for old, new in zip(before[:-1], now[:-1]):
+        print(f"{new['name'][-72:]:<72} {new['status']:<12} before {old['wall_s']:6.2f} s  now {new['wall_s']:6.2f} s")
+    report: dict[str, Any] = {"baseline": rev, "host_cpus": os.cpu_count(), "load_average": os.getloadavg(),
+              "before": _summary(before), "now": _summary(now), "answers_equal": not differences,
+              "differences": [d[0] for d in differences]}
+    b, n = report["before"], report["now"]
+    report["cpu_ratio"] = round(b["cpu_s_per_key"] / max(n["cpu_s_per_key"], 1e-9), 1)
+    print(json.dumps(report, indent=1))
+    if args.json:
+        Path(args.json).write_text(json.dumps({**report, "rows": {"before": before, "now": now}}) + "\n")
+    return 1 if differences else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["child"]:
+        return _child(argv[1], argv[2])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    pp = sub.add_parser("prepare", help="derive and decide a sample of keys, write the verify phase's payloads")
+    pp.add_argument("--cache", required=True)
+    pp.add_argument("--keys", default="90a:16,100a:8", help="ARCH:N,...: the first N 3.x keys of each, sorted")
+    pp.add_argument("--batch", type=int, default=8)
+    pm = sub.add_parser("measure", help="verify the payloads with this tree and the baseline, compare")
+    pm.add_argument("--cache", required=True)
+    pm.add_argument("--baseline", default="HEAD", help="the commit whose verifier/ is the baseline (default HEAD)")
+    pm.add_argument("--no-warm-up", action="store_true")
+    pm.add_argument("--json")
+    args = ap.parse_args(argv)
+    return prepare(args) if args.cmd == "prepare" else measure(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -2,11 +2,14 @@
 cost, in proportion, and do none of their work: to measure the sweep's scheduling (how long its workers wait) on
 any host in minutes, apart from what compiling and solving cost there (bench/library_scale.py ``synthetic``).
 
-At ``scale`` 1 a derive batch costs 18-50 s (``18 + 32 u^3``, 26 s on average: most batches are quick, a few are
-stragglers, as measured on a 32-core host), a distinct problem 1.5-4.5 s (3 s), a key's verification 1-3 s (2 s);
-each key uses 4 problems of a pool of 1.6 a key, so keys share problems across batches (the real keys shared
-about 2.3 uses a distinct problem).  ``work="sleep"`` sleeps that long (the scheduling alone), ``"burn"`` spins the
-CPU that long (its thread's CPU time: the workers also compete for the cores, as g++ and Z3 do).
+At ``scale`` 1: a derive batch costs 1.1 s a key (0.9-1.3: neighbouring keys in the derive order, docs/library.md
+"What a derive batch costs"), twice that for a quarter of the batches (a key CUTLASS rejects at compile: the batch
+compiles again without it), the stragglers; stating a key's problems 0.5 s (on the derive's worker, and again in
+the key's verification, as ``problems_of`` and ``verify_key`` build the key's layouts); a distinct problem
+1.5-4.5 s (3 s); a key's verification 1.5 s more (2 s with its problems).  Each key uses 4 problems of a pool of 1.6
+a key, so keys share problems across batches (the real keys shared about 2.3 uses a distinct problem).
+``work="sleep"`` sleeps that long (the scheduling alone), ``"burn"`` spins the CPU that long (its thread's CPU
+time: the workers also compete for the cores, as g++ and Z3 do).
 
 Every answer is a function of its payload alone, and a key's answer is the same whether its payload carries its
 derivation and its problems' verdicts or not (then the key derives and decides them itself, as ``verify_key``
@@ -65,7 +68,8 @@ def _log(spec: Mapping[str, Any], kind: str, key: str) -> None:
 
 
 def _batch_cost(keys: list[str], scale: float) -> float:
-    return (18.0 + 32.0 * _u("batch", *keys) ** 3) * scale
+    again = 2.0 if _u("rejected", *keys) < 0.25 else 1.0
+    return len(keys) * 1.1 * (0.9 + 0.4 * _u("batch", *keys)) * again * scale
 
 
 def derive(payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -79,7 +83,8 @@ def derive(payload: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def problems(payload: Mapping[str, Any], d: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """A derived key's problems by id (the driver's, free)."""
+    """A derived key's problems by id."""
+    _spend(0.5 * d["scale"], d["work"])
     return {pid: {"pid": pid, "scale": d["scale"], "work": d["work"], "log": d["log"]} for pid in d["problems"]}
 
 
@@ -93,14 +98,14 @@ def decide(payload: Mapping[str, Any]) -> dict[str, Any]:
 def verify(payload: Mapping[str, Any]) -> dict[str, Any]:
     k = payload["key"]
     d = payload.get("derived")
-    if d is None:  # its batch failed, or none ran: derived alone (an eighth of a batch)
+    if d is None:  # its batch failed, or none ran: derived alone
         spec = json.loads(payload["source"])
         _spend(_batch_cost([k], spec["scale"]) / 8, spec["work"])
         d = {"problems": spec["problems"], "scale": spec["scale"], "work": spec["work"], "log": spec["log"]}
     _log(d, "verify", k)
     given = payload.get("verdicts") or {}
     verdicts = {pid: given.get(pid) or decide(p)["verdict"] for pid, p in problems(payload, d).items()}
-    _spend(2.0 * (0.5 + _u("verify", k)) * d["scale"], d["work"])
+    _spend(1.5 * (0.5 + _u("verify", k)) * d["scale"], d["work"])
     return {"key": k, "status": "verified", "verdicts": verdicts}
 
 

@@ -163,7 +163,7 @@ def test_a_worker_killed_mid_pipeline_loses_no_result(cluster: Cluster, tmp_path
     killer = threading.Thread(target=kill_after_the_first_batch, daemon=True)
     killer.start()
     try:
-        ran = phases.run(payloads, list(payloads), store, syn.VERSION, syn.VERSION, units=syn.UNITS, batch=8,
+        ran = phases.run(payloads, list(payloads), store, syn.VERSION, syn.VERSION, batch=8, units=syn.UNITS,
                          engine="dask", address=cluster.address)
     finally:
         stop.set()

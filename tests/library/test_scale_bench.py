@@ -37,17 +37,6 @@ def test_nothing_finished_is_said() -> None:
     assert "error" in extrapolate_points([_point(4, 32, 99.0, stopped=True)], None, 64, 8)
 
 
-def test_a_point_samples_whole_derive_batches_evenly_spaced() -> None:
-    # 10 tiles x 4 epilogues: 40 keys, batches of 4 (one tile each, in the derive order)
-    payloads = {f"k{t}{d}": {"fields": {"is_3x": True, "arch": "90a", "tile": [t * 8, 64, 64], "element_d": f"e{d}"}}
-                for t in range(1, 11) for d in range(4)}
-    formed = phases.batches(payloads, list(payloads), 4)
-    picked = sample(payloads, 12, 4)
-    assert len(picked) == 12
-    assert [picked[i:i + 4] for i in range(0, 12, 4)] == [formed[0], formed[3], formed[6]]
-    assert sample(payloads, 3, 4) == formed[5][:3]
-
-
 def test_a_timed_point_extrapolates_from_its_steady_efficiency() -> None:
     """A small point's fill and drain are a large share of its wall, and a fixed cost of a whole sweep: the steady
     efficiency (while its workers were saturated) is what the sweep keeps up, the start-up and the unsaturated
@@ -67,3 +56,14 @@ def test_a_timed_point_extrapolates_from_its_steady_efficiency() -> None:
                                  "unsaturated_s": 60.0}], None, 64, 8)
     assert (whole["efficiency"], whole["efficiency_model"]) == (0.6, "whole point")
     assert whole["sm90_all_plus_sm100_all_wall_min"] > out["sm90_all_plus_sm100_all_wall_min"]
+
+
+def test_a_point_samples_whole_derive_batches_evenly_spaced() -> None:
+    # 10 tiles x 4 epilogues: 40 keys, batches of 4 (one tile each, in the derive order)
+    payloads = {f"k{t}{d}": {"fields": {"is_3x": True, "arch": "90a", "tile": [t * 8, 64, 64], "element_d": f"e{d}"}}
+                for t in range(1, 11) for d in range(4)}
+    formed = phases.batches(payloads, list(payloads), 4)
+    picked = sample(payloads, 12, 4)
+    assert len(picked) == 12
+    assert [picked[i:i + 4] for i in range(0, 12, 4)] == [formed[0], formed[3], formed[6]]
+    assert sample(payloads, 3, 4) == formed[5][:3]

@@ -133,3 +133,15 @@ def test_deep_expressions_are_walked() -> None:
     assert _compiled(e) is _WALK  # type: ignore[arg-type]
     for _ in range(COMPILE_AFTER + 2):
         assert e.evaluate({"M": 1}) == 1 + sum(range(200))
+
+
+def test_the_compiled_cache_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from verifier.core import integers
+
+    monkeypatch.setattr(integers, "COMPILED_KEPT", 2)
+    monkeypatch.setattr(integers, "_COMPILED", {})
+    exprs = [Op("+", (Op("*", (Sym("M"), Const(k))), Const(1))) for k in range(5)]
+    for _ in range(COMPILE_AFTER + 3):
+        for k, e in enumerate(exprs):
+            assert e.evaluate({"M": 3}) == 3 * k + 1
+    assert len(integers._COMPILED) <= 2

@@ -144,7 +144,7 @@ class Op(Expr):
             if runs is None:
                 runs = _compiled(self)
                 if len(_COMPILED) >= COMPILED_KEPT:
-                    del _COMPILED[next(iter(_COMPILED))]
+                    _forget_oldest(_COMPILED)
                 _COMPILED[self] = runs
             _set_runs(self, runs)
         if runs is _WALK:
@@ -184,6 +184,15 @@ _INFIX = {"+": "+", "-": "-", "*": "*", "==": "==", "!=": "!=", "<": "<", "<=": 
 
 class _TooLarge(Exception):
     pass
+
+
+def _forget_oldest(cache: dict[Expr, Any]) -> None:
+    """Drop a bounded cache's oldest entry; another thread may be doing the same (no error reaches the caller, whose
+    KeyError would read as a missing symbol)."""
+    try:
+        cache.pop(next(iter(cache)), None)
+    except (StopIteration, RuntimeError):
+        pass
 
 
 def _compiled(e: Op) -> Callable[[Mapping[str, int]], int] | object:
@@ -405,7 +414,7 @@ def format_expr(e: Expr, parent_prec: int = 0, right: bool = False) -> str:
         if text is None:
             text = _format(e, 0, right)
             if len(_FORMATTED) >= FORMATTED_KEPT:
-                del _FORMATTED[next(iter(_FORMATTED))]
+                _forget_oldest(_FORMATTED)
             _FORMATTED[e] = text
         return text
     return _format(e, parent_prec, right)

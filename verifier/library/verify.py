@@ -104,7 +104,7 @@ SHARED: dict[str, Callable[..., Any]] = {epilogue.PARTITIONS: epilogue._partitio
 
 def _shared_units(d: Mapping[str, Any]) -> list[dict[str, Any]]:
     units: list[tuple[str, dict[str, Any], list[str]]] = []
-    if epilogue.is_tma_epilogue(d) and not grouped.is_grouped(d):  # a grouped key's epilogue is not derived
+    if epilogue.is_tma_epilogue(d) and not grouped.is_grouped(d):  # a grouped key's epilogue is not verified
         units.append((epilogue.PARTITIONS, epilogue.partition_inputs(d), []))
     if sm100.is_sm100(d):
         units += [(sm100.LAYOUTS, sm100.layout_inputs(d, x), [x]) for x in ("A", "B")]

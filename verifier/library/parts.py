@@ -114,8 +114,8 @@ _RECORDERS: list[list[dict[str, Any]]] = []
 
 @contextmanager
 def recording() -> Iterator[list[dict[str, Any]]]:
-    """The ``shared_entry`` of every ``shared`` call made inside (computed or not): what a sweep's driver, which
-    computes them while it lists a key's problems (``verify.problems_of``), hands on to the key's worker."""
+    """The ``shared_entry`` of every ``shared`` call made inside (computed or not): what a sweep's derive unit,
+    which computes them while it lists a key's problems (``verify.problems_of``), hands on to the key's worker."""
     got: list[dict[str, Any]] = []
     _RECORDERS.append(got)
     try:

@@ -86,9 +86,9 @@ LIBRARY = Units()
 def derive_unit(payload: Mapping[str, Any]) -> dict[str, Any]:
     """A derive unit as the sweep runs it, on a worker: ``units.derive`` of the batch (``item``), then each key's
     problems (``units.problems`` of the key's payload in ``keys`` and its derivation), each distinct one once in
-    ``problems`` and each key's ids in ``uses``.  The problems are worth a worker: building a key's layouts to
-    state them costs about 0.5 s of CPU (the smem ``tile_to_shape`` and its checked product), which the driver
-    would pay serially for every key of the sweep."""
+    ``problems`` and each key's ids in ``uses``.  The problems are worth a worker: stating them builds the key's
+    layouts (the smem ``tile_to_shape`` and its checked product: up to a second of CPU where no earlier key of the
+    process shares them), which the driver would pay serially for every key of the sweep."""
     units: Units = payload["units"]
     out = units.derive(payload["item"])
     problems: dict[str, dict[str, Any]] = {}

@@ -82,7 +82,7 @@ def decide_problem(payload: Mapping[str, Any]) -> dict[str, Any]:
     """The unit of work of a sweep's decide phase: one problem (``problem``'s data) decided, as the verdict's
     JSON (``Verdict.to_json``); or a check shared by keys (``SHARED``: ``op`` "shared"), as ``parts.shared_entry``'s
     answer (with ``error`` where the model cannot read its types: each key then computes it, and says why)."""
-    if payload["op"] == "shared" and "entry" in payload:  # computed by the driver (``parts.recording``)
+    if payload["op"] == "shared" and "entry" in payload:  # computed with the key's problems (``parts.recording``)
         return {"verdict": payload["entry"]}
     if payload["op"] == "shared":
         kind, compute = payload["args"][0], SHARED[payload["args"][0]]

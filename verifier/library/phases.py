@@ -44,7 +44,7 @@ from verifier.core.errors import LayoutError
 from verifier.library import derive, distribute
 from verifier.library.distribute import Fn, Record, ResultStore, Runner, Sweep, Task
 from verifier.library.keys import derive_order
-from verifier.library.verify import decide_problem, problems_of, verify_key
+from verifier.library.verify import compile_ahead, decide_problem, problems_of, verify_key
 from verifier.run.batch import default_jobs
 from verifier.run.status import StatusLine
 
@@ -64,6 +64,8 @@ def derive_batch(payload: Mapping[str, Any]) -> dict[str, Any]:
 
 
 Problems = Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, dict[str, Any]]]
+# What a derive unit may do ahead for its batch's verifications (the batch, its keys' payloads, their derivations)
+Ahead = Callable[[Mapping[str, Any], Mapping[str, Mapping[str, Any]], Mapping[str, Mapping[str, Any]]], None]
 
 
 @dataclass(frozen=True)
@@ -71,16 +73,19 @@ class Units:
     """The functions of the three kinds of units: ``derive`` (a batch's payload to ``{"derived": {key: d}}``),
     ``problems`` (a key's payload and derivation to its problems by id, run after ``derive`` on the same worker:
     ``derive_unit``), ``decide`` (a problem to ``{"verdict": ...}``) and ``verify`` (a key's payload, with
-    ``derived``, ``batch``, ``index`` and ``verdicts`` when they are known, to its answer).  The library's by
-    default; bench/library_synthetic.py's stand-ins measure the scheduling alone."""
+    ``derived``, ``batch``, ``index`` and ``verdicts`` when they are known, to its answer); ``ahead`` (what the
+    derive unit prepares for its keys' verifications: the library compiles the batch's symbolic ``can_implement``
+    program there, ``verify.compile_ahead``).  The library's by default; bench/library_synthetic.py's stand-ins
+    measure the scheduling alone."""
 
     derive: Fn = derive_batch
     problems: Problems = problems_of
     decide: Fn = decide_problem
     verify: Fn = verify_key
+    ahead: Ahead | None = None
 
 
-LIBRARY = Units()
+LIBRARY = Units(ahead=compile_ahead)
 
 
 def derive_unit(payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -97,6 +102,8 @@ def derive_unit(payload: Mapping[str, Any]) -> dict[str, Any]:
         mine = units.problems(payload["keys"][k], d)
         problems.update(mine)
         uses[k] = list(mine)
+    if units.ahead is not None:
+        units.ahead(payload["item"], payload["keys"], out["derived"])
     return {**out, "problems": problems, "uses": uses}
 
 

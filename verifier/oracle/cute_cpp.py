@@ -15,6 +15,8 @@ CuTe refuses to compile is isolated from the rest and reported as a rejection wi
 from __future__ import annotations
 
 import builtins
+import contextlib
+import fcntl
 import functools
 import hashlib
 import json
@@ -23,7 +25,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -529,11 +531,34 @@ def build(cases: Sequence[CppCase], unit: TranslationUnit | None = None, flags: 
     cdir = cache_dir()
     exe = cdir / f"{key[:32]}.bin"
     meta = cdir / f"{key[:32]}.json"
-    rejected: dict[int, str]
     if exe.is_file() and meta.is_file():
-        rejected = {int(k): v for k, v in json.loads(meta.read_text())["rejected"].items()}
-        return Binary(exe, rejected)
-    rejected = {}
+        return _cached(exe, meta)
+    with _compiling(cdir / f"{key[:32]}.lock"):
+        if exe.is_file() and meta.is_file():  # another process compiled it while this one waited
+            return _cached(exe, meta)
+        return _compile(cases, unit, flags, exe, meta, key)
+
+
+def _cached(exe: Path, meta: Path) -> Binary:
+    return Binary(exe, {int(k): v for k, v in json.loads(meta.read_text())["rejected"].items()})
+
+
+@contextlib.contextmanager
+def _compiling(lock: Path) -> Iterator[None]:
+    """One compile of a program at a time on a host: the workers of a sweep that need the same program at once
+    (the keys of one batch, verified side by side) wait for the first one's instead of each running g++ on it."""
+    with open(lock, "a") as fd:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def _compile(cases: Sequence[CppCase], unit: TranslationUnit, flags: Sequence[str], exe: Path, meta: Path,
+             key: str) -> Binary:
+    cdir = exe.parent
+    rejected: dict[int, str] = {}
     with tempfile.TemporaryDirectory(prefix="cute-verify-") as tmp:
         src = Path(tmp) / "cases.cpp"
         out = Path(tmp) / "cases.bin"

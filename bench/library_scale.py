@@ -93,7 +93,7 @@ def sample(payloads: dict[str, Any], n: int, batch: int) -> list[str]:
 
 def point(args: argparse.Namespace) -> int:
     """Sweep the first ``--keys`` keys with ``--workers`` workers into ``--store``; write the figures to --json."""
-    plan, tool, version = _plan(Path(args.plans), ["90a"])
+    plan, tool, version = _plan(Path(args.plans), args.arch or ["90a"])
     keys = sample({k: plan.payload(k, None) for k in plan.keys}, args.keys, args.batch)
     payloads = {k: plan.payload(k, None) for k in keys}
     store = Path(args.store)
@@ -162,16 +162,18 @@ def run(args: argparse.Namespace) -> int:
         folder = Path(tmp)
         plans = folder / "plans"
         t0 = time.monotonic()
-        plan, tool, version = _plan(plans, ["90a"])
-        report["plan_s"] = round(time.monotonic() - t0, 1)
-        report["sm90"] = {"keys": len(plan.keys), "keys_3x": sum(f["is_3x"] for f, _, _ in plan.keys.values())}
+        archs = args.arch or ["90a"]
+        plan, tool, version = _plan(plans, archs)
+        report["plan_s"], report["sample_archs"] = round(time.monotonic() - t0, 1), archs
+        sm90 = [f for f, _, _ in plan.keys.values() if f.get("arch", "90a") == "90a"]
+        report["sm90"] = {"keys": len(sm90), "keys_3x": sum(f["is_3x"] for f in sm90)}
         for workers, n in points:
             where = folder / f"w{workers}-n{n}"
             where.mkdir()
             store, figures = where / "keys.jsonl", where / "figures.json"
             cmd = [sys.executable, str(Path(__file__).resolve()), "point", "--workers", str(workers), "--keys",
                    str(n), "--batch", str(args.batch), "--engine", args.engine, "--order", args.order, "--plans",
-                   str(plans), "--store", str(store), "--json", str(figures)]
+                   str(plans), "--store", str(store), "--json", str(figures), *(f"--arch={a}" for a in archs)]
             env = {**os.environ, "CUTE_VERIFY_CACHE": str(where / "cache"), "PYTHONPATH": str(ROOT)}
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t = time.monotonic()
@@ -345,6 +347,9 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--timeout", type=float, default=150.0, help="seconds a point may run (default 150)")
     r.add_argument("--cores", type=int, default=0, help="extrapolate to this many workers (default: this host's)")
     r.add_argument("--json", default=None)
+    r.add_argument("--arch", action="append", choices=("90a", "100a"),
+                   help="the keys sampled: whole derive batches evenly spaced over these architectures' keys "
+                        "(repeatable; default 90a)")
     pt = sub.add_parser("point", help="one point (run starts it in a child process)")
     pt.add_argument("--workers", type=int, required=True)
     pt.add_argument("--keys", type=int, required=True)
@@ -354,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     pt.add_argument("--plans", required=True)
     pt.add_argument("--store", required=True)
     pt.add_argument("--json", required=True)
+    pt.add_argument("--arch", action="append", choices=("90a", "100a"))
     sy = sub.add_parser("synthetic", help="the scheduling alone: stand-in units (bench/library_synthetic.py)")
     sy.add_argument("--points", default="2:64", help="W:N,... (W 0: every core; default 2:64)")
     sy.add_argument("--scale", type=float, default=0.05,

@@ -189,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
                 stopped = True
             wall = time.monotonic() - t
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            row: dict[str, Any] = {"workers": workers, "keys": n, "stopped_at_timeout": stopped,
+            row: dict[str, Any] = {"workers": workers, "keys": n, "stopped_at_timeout": stopped, "sample_archs": archs,
                                    "exit": child.returncode, "point_wall_s": round(wall, 1),
                                    "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)}
             measured = json.loads(figures.read_text()) if figures.exists() else {}
@@ -261,7 +261,10 @@ def extrapolate_points(points: list[dict[str, Any]], sm90: dict[str, int] | None
     def wall(seconds: float) -> float:
         return seconds / (cores * efficiency) + fixed
 
-    return {"from_point": {"workers": p["workers"], "keys": keys, "wall_s": p["wall_s"],
+    fitted = _problems_fitted(finished, p, s90["keys"] + SM100["keys"], per_problem, shared_per_key,
+                              total - parts["sm90_decide"] - parts["sm100_decide_if_modelled"], wall)
+    return {**({"problems_fitted": fitted} if fitted else {}),
+            "from_point": {"workers": p["workers"], "keys": keys, "wall_s": p["wall_s"],
                            "order": p.get("order", "phased")},
             "seconds_per_unit": {"derive_batch": round(per_batch, 2), "decide_problem": round(per_problem, 2),
                                  "verify_key": round(per_key, 2)},
@@ -320,13 +323,45 @@ def synthetic(args: argparse.Namespace) -> int:
     return 0
 
 
+def _solver_problems(q: dict[str, Any]) -> int:
+    return int(q["decide"]["units"] - q["decide"].get("shared_units", 0))
+
+
+def _problems_fitted(finished: list[dict[str, Any]], p: dict[str, Any], all_keys: int, per_problem: float,
+                     shared_per_key: float, rest: float, wall: Any) -> dict[str, Any] | None:
+    """The sweep's distinct solver problems from how they grew between the finished points of ``p``'s sample (its
+    architectures; the points' samples are whole derive batches evenly spaced, so a larger one meets the smaller's
+    kinds of problems again): ``s(n) = s2 (n / n2)^a`` with ``a`` the growth exponent of each pair of consecutive
+    points, the last pair's (the curve flattens as the keys grow) and the largest (the most pessimistic), and the
+    sweep's wall time with each (``rest``: the seconds of every other unit).  None with fewer than two points."""
+    same = sorted((q for q in finished if q.get("sample_archs") == p.get("sample_archs") and _solver_problems(q)),
+                  key=lambda q: q["verify"]["units"])
+    pairs = [(a, b) for a, b in zip(same, same[1:]) if b["verify"]["units"] > a["verify"]["units"]]
+    if not pairs:
+        return None
+    exponents = [min(1.0, max(0.0, math.log(_solver_problems(b) / _solver_problems(a))
+                              / math.log(b["verify"]["units"] / a["verify"]["units"]))) for a, b in pairs]
+    top = same[-1]
+    n2, s2 = top["verify"]["units"], _solver_problems(top)
+
+    def at(exponent: float) -> dict[str, Any]:
+        problems = s2 * (all_keys / n2) ** exponent
+        seconds = rest + problems * per_problem + all_keys * shared_per_key
+        return {"exponent": round(exponent, 3), "distinct_problems": round(problems),
+                "worker_hours": round(seconds / 3600, 2), "wall_min": round(wall(seconds) / 60, 1)}
+
+    return {"points": [[q["verify"]["units"], _solver_problems(q)] for q in same], "keys": all_keys,
+            "last_pair": at(exponents[-1]), "largest_exponent": at(max(exponents)),
+            "linear": at(1.0)}
+
+
 def extrapolate(args: argparse.Namespace) -> int:
     points: list[dict[str, Any]] = []
     sm90: dict[str, int] | None = None
     batch = args.batch
     for name in args.files:
         data = json.loads(Path(name).read_text())
-        points += data["points"]
+        points += [{"sample_archs": data.get("sample_archs", ["90a"]), **q} for q in data["points"]]
         sm90 = data.get("sm90", sm90)
         batch = data.get("batch", batch)
     out = extrapolate_points(points, sm90, args.cores, batch)

@@ -67,3 +67,23 @@ def test_a_point_samples_whole_derive_batches_evenly_spaced() -> None:
     assert len(picked) == 12
     assert [picked[i:i + 4] for i in range(0, 12, 4)] == [formed[0], formed[3], formed[6]]
     assert sample(payloads, 3, 4) == formed[5][:3]
+
+
+def test_the_sweeps_problems_are_fitted_on_how_they_grew_between_points() -> None:
+    """Distinct problems that double from 64 to 256 keys and again to 1024 grow with exponent 0.5: the sweep's
+    problems are the largest point's times (keys / its keys)^0.5; the linear bound charges every key's share."""
+    def point(workers: int, keys: int, problems: int) -> dict[str, object]:
+        q = _point(workers, keys, 60.0)
+        return {**q, "sample_archs": ["90a", "100a"], "decide": {"units": problems + 10, "busy_s": problems * 2.0,
+                                                                 "shared_units": 10, "shared_busy_s": 0.0}}
+
+    out = extrapolate_points([point(1, 64, 100), point(4, 256, 200), point(16, 1024, 400)], None, 64, 8)
+    fitted = out["problems_fitted"]
+    all_keys = SM90["keys"] + SM100["keys"]
+    assert fitted["points"] == [[64, 100], [256, 200], [1024, 400]] and fitted["keys"] == all_keys
+    assert fitted["last_pair"]["exponent"] == fitted["largest_exponent"]["exponent"] == 0.5
+    assert fitted["last_pair"]["distinct_problems"] == round(400 * (all_keys / 1024) ** 0.5)
+    assert fitted["linear"]["distinct_problems"] == round(400 * all_keys / 1024)
+    assert fitted["last_pair"]["wall_min"] < fitted["linear"]["wall_min"]
+    # one point alone says nothing of the growth
+    assert "problems_fitted" not in extrapolate_points([point(16, 1024, 400)], None, 64, 8)

@@ -20,7 +20,7 @@ from verifier.engine.verify import verify
 from verifier.notation.cpp import parse, parse_tile
 from verifier.solver.encoding import Encoder
 from verifier.solver.finite import POINTS, holds_everywhere, implied_alone
-from verifier.solver.finite import _points as _all_points
+from verifier.solver.finite import points as _all_points
 from verifier.solver.solve import new_context
 
 

@@ -23,7 +23,6 @@ proof is reported only on ``unsat`` of the full problem, whose assumptions inclu
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -57,6 +56,7 @@ from verifier.engine.verdicts import (
 )
 from verifier.notation.cpp import show
 from verifier.notation.interop import coerce
+from verifier.solver import finite
 from verifier.solver.budget import DEFAULT_TIMEOUT, UNITS_PER_SECOND, Budget
 from verifier.solver.domain import check_domain
 from verifier.solver.simplify import QUOTIENT
@@ -556,24 +556,15 @@ class Engine:
             return None
         if self._proved_projected(item, nonzero):
             return Decision(PROVED, route=EVALUATED)
-        axes = []
-        total = 1
-        for sym in syms:
-            if sym.hi is None:
-                return None
-            first = -(-sym.lo // sym.multiple_of) * sym.multiple_of
-            total *= max(0, (sym.hi - first) // sym.multiple_of + 1)
-            if total > ROUTE_POINTS:
-                return None
-            axes.append(range(first, sym.hi + 1, sym.multiple_of))
-        if total == 0:
-            return None
         names = [s.name for s in syms]
         lows = [s.lo for s in syms]
+        where = finite.points(self.symbols, names, ROUTE_POINTS)
+        if where is None:
+            return None
         nearest: list[dict[str, int]] = []
         least = None
-        for values in itertools.product(*axes):
-            point = dict(zip(names, values))
+        for point in where:
+            values = [point[n] for n in names]
             got = self._fails_ground(item, point, nonzero)
             if got is _OPEN:
                 return None  # undefined at an admitted point: the solver's model there would be replayed as UB
@@ -607,37 +598,19 @@ class Engine:
         nothing."""
         from verifier.core.symbols import _holds
 
-        names = set(item.holds.expr.symbols())
-        tied = [(r, set(r.expr.symbols())) for r in self.symbols.relations]
-        grown = True
-        while grown:
-            grown = False
-            for _, used in tied:
-                if used & names and not used <= names:
-                    names |= used
-                    grown = True
+        names, relations = finite.tied(self.symbols, set(item.holds.expr.symbols()))
         if not names:
             return False
         empty_when = self.encoder.empty_when
         guards = [(d, empty_when.get(d) or []) for d in nonzero]
         guards = [(d, es) for d, es in guards if set(d.symbols()) <= names
                   and all(set(e.expr.symbols()) <= names for e in es)]
-        relations = [r for r, used in tied if used <= names]
-        syms = [sym for sym in self.symbols if sym.name in names]
-        axes = []
-        total = 1
-        for sym in syms:
-            if sym.hi is None:
-                return False
-            first = -(-sym.lo // sym.multiple_of) * sym.multiple_of
-            total *= max(0, (sym.hi - first) // sym.multiple_of + 1)
-            if total > ROUTE_POINTS:
-                return False
-            axes.append(range(first, sym.hi + 1, sym.multiple_of))
-        order = [sym.name for sym in syms]
+        order = [sym.name for sym in self.symbols if sym.name in names]
+        where = finite.points(self.symbols, order, ROUTE_POINTS)
+        if where is None:
+            return False
         try:
-            for values in itertools.product(*axes):
-                point = dict(zip(order, values))
+            for point in where:
                 if not all(_holds(r, point) for r in relations):
                     continue
                 if any(d.evaluate(point) == 0 and not (es and all(e.evaluate(point) for e in es)) for d, es in guards):

@@ -45,7 +45,22 @@ def _limit(limit: int | None, statements: Sequence[Bool]) -> int:
     return max(POINTS, min(MOST_POINTS, NODE_EVALUATIONS // max(1, _nodes(statements))))
 
 
-def _points(symbols: Symbols, names: Sequence[str], limit: int) -> Iterator[dict[str, int]] | None:
+def tied(symbols: Symbols, names: set[str]) -> tuple[set[str], list[Bool]]:
+    """``names`` and every symbol the relations tie to them, transitively, and the relations among those alone:
+    the points of these symbols that satisfy these relations are the admitted ones, projected."""
+    names = set(names)
+    using = [(r, set(r.expr.symbols())) for r in symbols.relations]
+    grown = True
+    while grown:
+        grown = False
+        for _, used in using:
+            if used & names and not used <= names:
+                names |= used
+                grown = True
+    return names, [r for r, used in using if used <= names]
+
+
+def points(symbols: Symbols, names: Sequence[str], limit: int) -> Iterator[dict[str, int]] | None:
     """Every combination of the admitted values of ``names`` (each symbol's range and modulus), or None when
     there are more than ``limit``, none, or a symbol has no upper bound."""
     ranges = []
@@ -67,11 +82,11 @@ def holds_everywhere(holds: Bool, symbols: Symbols, limit: int | None = None) ->
     """``holds`` (free of witnesses) is true at every value of its symbols' ranges: proved.  False says nothing
     (too many values, a value where it fails or is undefined): the solver decides."""
     names = sorted(set(holds.expr.symbols()))
-    points = _points(symbols, names, _limit(limit, [holds])) if names else None
-    if points is None:
+    where = points(symbols, names, _limit(limit, [holds])) if names else None
+    if where is None:
         return False
     try:
-        return all(bool(holds.evaluate(p)) for p in points)
+        return all(bool(holds.evaluate(p)) for p in where)
     except (ArithmeticError, KeyError, UndefinedBehavior):
         return False
 
@@ -82,11 +97,11 @@ def implied_alone(facts: Sequence[Bool], atom: Bool, symbols: Symbols, limit: in
     one the solver's query excludes too (it assumes every divisor nonzero).  False says nothing."""
     names = sorted(set(atom.expr.symbols()))
     mine = [f for f in facts if set(f.expr.symbols()) <= set(names)]
-    points = _points(symbols, names, _limit(limit, [*mine, atom])) if names and mine else None
-    if points is None:
+    where = points(symbols, names, _limit(limit, [*mine, atom])) if names and mine else None
+    if where is None:
         return False
     try:
-        for p in points:
+        for p in where:
             try:
                 if not all(bool(f.evaluate(p)) for f in mine):
                     continue
@@ -131,25 +146,16 @@ def satisfiable(statements: Sequence[Bool], symbols: Symbols, limit: int | None 
                 if x.op in ("/", "%"):
                     divisors.setdefault(x.args[1], None)
                 stack.extend(x.args)
-    names = {n for e in exprs for n in e.symbols()}
-    tied = [(r, set(r.expr.symbols())) for r in symbols.relations]
-    grown = True
-    while grown:
-        grown = False
-        for _, used in tied:
-            if used & names and not used <= names:
-                names |= used
-                grown = True
-    relations = [r for r, used in tied if used <= names]
+    names, relations = tied(symbols, {n for e in exprs for n in e.symbols()})
     order = [s.name for s in symbols if s.name in names]
     if len(order) != len(names):
         return None
-    points = _points(symbols, order, limit) if order else iter([{}])
-    if points is None:
+    where = points(symbols, order, limit) if order else iter([{}])
+    if where is None:
         return None
     checks = list(divisors)
     try:
-        for p in points:
+        for p in where:
             if not all(_holds(r, p) for r in relations):
                 continue
             if any(d.evaluate(p) == 0 for d in checks):  # type: ignore[attr-defined]
@@ -162,4 +168,4 @@ def satisfiable(statements: Sequence[Bool], symbols: Symbols, limit: int | None 
 
 
 __all__ = ["MOST_POINTS", "NODE_EVALUATIONS", "POINTS", "SATISFIABLE_POINTS", "holds_everywhere", "implied_alone",
-           "satisfiable"]
+           "points", "satisfiable", "tied"]

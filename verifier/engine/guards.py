@@ -195,7 +195,7 @@ def _search(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, p
     # them the first candidate is no guard at all, which the caller has already decided.
     caps = overflow_caps(op, args, symbols, names)
     leading = _leading_claims(op, args, policy.strict)
-    known_bad: list[dict[str, int]] = []
+    known_bad = _KnownBad()
     smallest: dict[tuple[str, str], int | None] = {}
     passed: set[tuple[tuple[str, int], ...] | None] = set()  # points the pretest found valid (or too large)
     tried = 0
@@ -207,9 +207,9 @@ def _search(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, p
         if budget.left() <= 0:
             return None, NO_GUARD_IN_TIME
         atoms = [a for _, a, text in combo if text]
-        cond = and_(*atoms)
-        if any(cond.evaluate(p) for p in known_bad):
+        if known_bad.admits_one(atoms):
             continue
+        cond = and_(*atoms)
         point = _smallest_point(symbols, every, _padded(combo, names, every), smallest)
         key = tuple(sorted(point.items())) if point is not None else None
         if point is not None and key not in passed and _admitted(symbols, point):
@@ -217,7 +217,7 @@ def _search(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, p
                 # strict as the candidate is decided: a failing warning refutes it as surely as an error
                 if _fails_first(leading, point) or not valid_at(op, args, point, limit=PRETEST_LIMIT,
                                                                 strict=policy.strict):
-                    known_bad.append(point)
+                    known_bad.add(point)
                     continue
             except claims.TooLarge:
                 pass
@@ -238,11 +238,61 @@ def _search(op: str, args: Sequence[object], symbols: Symbols, budget: Budget, p
             return Guard(" and ".join(texts), necessary, _cpp(names, texts), _python(op, args, texts),
                          witness, covers), None
         if v.counterexample is not None:
-            known_bad.append({k: x for k, x in v.counterexample.params.items() if k in names})
+            known_bad.add({k: x for k, x in v.counterexample.params.items() if k in names})
         undecided = undecided or v.verdict == UNKNOWN
     if budget.left() <= 0:
         return None, NO_GUARD_IN_TIME
     return None, NO_GUARD_IN_TIME if undecided else NO_GUARD
+
+
+class _KnownBad:
+    """The values a guard search knows to be wrong, and which of them each candidate admits.  A candidate is a
+    conjunction of atoms, each over one symbol or a cap, and the weakest-first order meets the same few atoms in
+    tens of thousands of candidates: each atom is evaluated once at each point, as a bit of a mask over the points,
+    so that a candidate admits a known point exactly when the AND of its atoms' masks is nonzero.  Evaluating the
+    conjunction itself at every point instead (and compiling it, after ``COMPILE_AFTER`` evaluations) cost most of a
+    TMA box's guard search (issue 30: 57 of 67 s of the slowest SM90 box under cProfile).  Where an atom cannot be
+    evaluated at a point (a symbol missing), the conjunction is evaluated as before, so that the same error, or
+    the same answer, comes out."""
+
+    __slots__ = ("points", "_masks")
+
+    def __init__(self) -> None:
+        self.points: list[dict[str, int]] = []
+        # per atom: the mask of the points where it holds, how many points it covers, whether one failed to evaluate
+        # (by identity: a search's atoms live as long as it, and hashing a Bool walks its expression's hash)
+        self._masks: dict[int, tuple[Bool, int, int, bool]] = {}
+
+    def add(self, point: dict[str, int]) -> None:
+        self.points.append(point)
+
+    def _mask(self, atom: Bool) -> tuple[int, bool]:
+        _, mask, done, failed = self._masks.get(id(atom), (atom, 0, 0, False))
+        if done == len(self.points):
+            return mask, failed
+        for k in range(done, len(self.points)):
+            try:
+                if atom.evaluate(self.points[k]):
+                    mask |= 1 << k
+            except Exception:  # noqa: BLE001  # the conjunction, evaluated as before, raises or answers
+                failed = True
+        self._masks[id(atom)] = (atom, mask, len(self.points), failed)
+        return mask, failed
+
+    def admits_one(self, atoms: Sequence[Bool]) -> bool:
+        """Whether ``and_(*atoms)`` is true at one of the points (``any(and_(*atoms).evaluate(p) ...)``)."""
+        if not self.points:
+            return False
+        common = (1 << len(self.points)) - 1
+        for a in atoms:
+            mask, failed = self._mask(a)
+            if failed:
+                cond = and_(*atoms)
+                return any(cond.evaluate(p) for p in self.points)
+            common &= mask
+            if not common:
+                return False
+        return True
 
 
 def _leading_claims(op: str, args: Sequence[object], strict: bool) -> list[Bool]:
@@ -584,23 +634,28 @@ def _weakest_first(per_symbol: list[list[tuple[int, Bool, str]]]) -> Iterator[tu
     weight is a product of positive weights; at an equal weight that symbol's text grows), so a heap of the
     frontier, started at the unconstrained candidate, pops every candidate exactly in sorted order."""
     lists = [sorted(atoms, key=lambda a: (a[0], a[2])) for atoms in per_symbol]
-
-    def key(ix: tuple[int, ...]) -> tuple[int, list[str]]:
-        combo = [lst[i] for lst, i in zip(lists, ix)]
-        return _weight(combo), [a[2] for a in combo]
-
+    # The key of a candidate is its weight, then its texts (a tuple orders as the list would); a search may pop
+    # every member of the product (46,656 for a TMA box's six symbols), so the key is computed from the parent's
+    # weight rather than from the atoms again (the weights are positive integers: the quotient is exact).
+    texts = [[a[2] for a in lst] for lst in lists]
+    weights = [[a[0] for a in lst] for lst in lists]
     start = (0,) * len(lists)
-    heap = [(key(start), start)]
+    w0 = 1
+    for ws in weights:
+        w0 *= ws[0]
+    heap: list[tuple[int, tuple[str, ...], tuple[int, ...]]] = [(w0, tuple(t[0] for t in texts), start)]
     seen = {start}
+    last = [len(lst) - 1 for lst in lists]
     while heap:
-        _, ix = heapq.heappop(heap)
-        yield tuple(lst[i] for lst, i in zip(lists, ix))
-        for j in range(len(lists)):
-            if ix[j] + 1 < len(lists[j]):
-                nxt = ix[:j] + (ix[j] + 1,) + ix[j + 1:]
+        w, words, ix = heapq.heappop(heap)
+        yield tuple([lst[i] for lst, i in zip(lists, ix)])
+        for j, i in enumerate(ix):
+            if i < last[j]:
+                nxt = (*ix[:j], i + 1, *ix[j + 1:])
                 if nxt not in seen:
                     seen.add(nxt)
-                    heapq.heappush(heap, (key(nxt), nxt))
+                    heapq.heappush(heap, (w // weights[j][i] * weights[j][i + 1],
+                                          (*words[:j], texts[j][i + 1], *words[j + 1:]), nxt))
 
 
 def _weight(combo: Sequence[tuple[int, Bool, str]]) -> int:

@@ -8,10 +8,12 @@ import itertools
 
 import pytest
 
+from verifier.core.integers import and_, ge, symbol
 from verifier.core.symbols import Symbols
 from verifier.engine.guards import (
     _atoms,
     _hopeless,
+    _KnownBad,
     _weakest_first,
     _weight,
     derive_guard,
@@ -33,6 +35,26 @@ def test_nine_symbols_cost_nothing_up_front():
     per = [_atoms(f"x{i}", [2, 8, 64, 128, 8192, 16384]) for i in range(9)]  # 8**9 = 134 million candidates
     first = list(itertools.islice(_weakest_first(per), 20))
     assert [a[2] for a in first[0]] == [""] * 9 and _weight(first[1]) == 2
+
+
+def test_known_bad_masks_answer_as_the_conjunction():
+    """Each candidate of a search over three symbols, against known points: the masks of its atoms say that it admits
+    one of them exactly when its conjunction is true at one; an atom that cannot be evaluated at a point (a symbol
+    the point lacks) leaves the answer, or the error, to the conjunction."""
+    per = [_atoms(n, [2, 3, 4, 8]) for n in ("M", "N", "K")]
+    cap = ge(symbol("M"), 1)
+    points = [{"M": 8, "N": 3, "K": 1}, {"M": 6, "N": 4, "K": 9}, {"M": 1, "N": 12, "K": 16}, {"M": 24, "N": 2, "K": 2}]
+    bad = _KnownBad()
+    for n, combo in enumerate(itertools.product(*per)):
+        if n % 16 == 0 and len(bad.points) < len(points):  # points arrive during the search, as they do there
+            bad.add(points[len(bad.points)])
+        atoms = [a for _, a, text in combo if text] + [cap]
+        assert bad.admits_one(atoms) == any(and_(*atoms).evaluate(p) for p in bad.points)
+    bad.add({"M": 8})  # N and K missing: the conjunction raises where it reaches them, and only there
+    assert bad.admits_one([per[0][2][1]]) is True  # M % 2 == 0 holds at several points; N, K are not read
+    assert bad.admits_one([ge(symbol("M"), 100), per[1][2][1]]) is False  # false before N is read, as there
+    with pytest.raises(KeyError):
+        bad.admits_one([per[1][2][1], ge(symbol("M"), 100)])  # no earlier point admits it: the missing N is read
 
 
 COPY = "make_tiled_copy(SM80_CP_ASYNC_CACHEALWAYS<uint128_t,uint128_t>, 16, (_16,_8):(_8,_1), (_1,_8):(_0,_1))"

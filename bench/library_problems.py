@@ -1,12 +1,19 @@
 """How many distinct layout problems the keys of a CUTLASS library sweep have (docs/library.md, "Distinct layout
-problems").
+problems", "The whole sweep's decide units at most").
 
-``count``: over every key of ``--arch`` / ``--kernels`` and without compiling, an upper bound on the distinct
-solver problems of the keys ``verify_key`` verifies (the TMA + GMMA ``ss`` mainloops), from the configuration
-fields each problem is a function of (a finer tuple than the problem itself: the element *type* where the
-builder's atom selector reads its width, every operand's type and layout for can_implement's condition).
+``count``: over every key of each ``--arch`` (repeatable) and ``--kernels``, without compiling, an upper bound on
+the distinct decide units of the sweep: every unit ``verify.problems_of`` may list for a key (the SM90 TMA and
+cp.async mainloops', SM100's, the epilogues', the grouped keys', the shared checks of ``verify.SHARED`` and the smem
+stages ``parts.shared`` records), each with a proxy, a tuple of the fields the unit is a function of (``proxies``:
+finer than the unit is safe, coarser would be wrong), counted by kind and architecture; solver problems and shared
+units apart.  ``bench/library_scale.py extrapolate --bound`` reads its JSON.
 
-``sample N``: the first N such keys (with a TMA warp-specialized schedule named) derived for real (compiled in
+``derive``: ``--batches`` derive batches of ``--batch`` keys of each ``--arch``, evenly spaced over the sweep's order
+(or among those mostly ``--like field=value``), compiled and stored (``--derived FILE``, gzip'd JSON).
+``check --derived FILE``: on those derived keys, that each unit listed has a proxy of its key (else ``uncovered``)
+and that the keys sharing a proxy list the same unit there (else a ``violation``); exit 1 on either.
+
+``sample N``: the first N SM90 TMA keys (with a TMA warp-specialized schedule named) derived for real (compiled in
 batches, ``phases.derive_batch``), their exact problems counted (``verify.problems_of``), and, with ``--time``, the
 three phases timed against ``verify_key`` key by key on the same keys (each in a fresh process: a sweep's worker
 shares nothing with the others).
@@ -304,11 +311,11 @@ def listed(payload: dict[str, Any], d: dict[str, Any]) -> list[tuple[list[str], 
         pid = original(p, tool, cutlass)
         seen.append((pid, p))
         return pid
-    verify.problem_id = watched  # type: ignore[assignment]
+    verify.problem_id = watched
     try:
         ids = problems_of(payload, d)
     finally:
-        verify.problem_id = original  # type: ignore[assignment]
+        verify.problem_id = original
     if set(ids) != {pid for pid, _ in seen}:
         raise RuntimeError(f"key {payload['key']}: problems_of listed units it did not name")
     stages = _stage_names(d)

@@ -7,7 +7,7 @@ wall time of SM90 ``all`` + SM100 ``all`` on a given number of cores; and the sc
 (docs/library.md, "Scale on a many-core host").
 
     python bench/library_scale.py run --points 1:8,4:32,16:128,0:256 [--batch 8] [--timeout 150] [--json OUT]
-    python bench/library_scale.py extrapolate A.json B.json ... [--cores 64] [--json OUT]
+    python bench/library_scale.py extrapolate A.json B.json ... [--cores 64] [--bound COUNT.json] [--json OUT]
     python bench/library_scale.py synthetic --points 0:512,0:4096 [--scale 0.2] [--work burn] [--json OUT]
 
 ``--points W:N,...``: W workers (0: every core of the host) on N keys.  Each point runs in a child process
@@ -30,7 +30,9 @@ efficiency, with its start-up and unsaturated seconds paid once; a point without
 ``all`` (its keys, its batches, and at most the distinct problems ``bench/library_problems.py count`` bounds) and
 SM100 ``all`` (its keys and batches; its problems at SM90's rate a key, since its UMMA layouts are modelled by
 another part), on ``--cores`` workers; and SM90 at ``--instantiation-level max`` (1,214,226 keys), its derive
-batches and verifications only.
+batches and verifications only.  With ``--bound`` (``bench/library_problems.py count --arch 90a --arch 100a``'s JSON),
+the sweep's distinct solver problems fitted on the points' growth are capped at the counted bound, which replaces the
+linear upper bound where it is lower (``problems_fitted``: ``bound``, ``upper_bound``, ``said``).
 
 ``synthetic``: ``bench/library_synthetic.py``'s stand-in units (the real units' costs in proportion, ``--scale``
 times them, slept or burnt) in each of ``--orders`` on one local cluster a point: the timeline's figures of each

@@ -49,7 +49,7 @@ from verifier.run.batch import default_jobs
 from verifier.run.status import StatusLine
 
 # Keys compiled into one program: CUTLASS's headers are parsed once a batch instead of once a key, and a template
-# one key instantiated costs its neighbours nothing. 256 against 64: 28% less CPU a key on SM90, 51% on SM100, at
+# one key instantiated costs its neighbours nothing. 256 against 64: 40% less CPU a key on SM90, 51% on SM100, at
 # 2.6 GB of g++ (docs/library.md, "Larger derive batches").
 DEFAULT_BATCH = 256
 ORDERS = ("pipeline", "phased")

@@ -27,6 +27,7 @@ whose compile the first key of each batch pays, is measured as it is).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -56,13 +57,14 @@ def prepare(args: argparse.Namespace) -> int:
     cache = Path(args.cache)
     old = {p["key"]: p for p in _payloads(cache)} if cache.exists() else {}
     out: list[dict[str, Any]] = []
-    spent = {"batches": 0.0, "cpu_s": 0.0, "sections": 0.0}
+    spent = {"batches": 0.0, "compile_cpu_s": 0.0, "cpu_s": 0.0, "sections": 0.0}
     for spec in args.keys.split(","):
-        arch, _, n = spec.partition(":")
+        arch, _, count = spec.partition(":")
+        n, _, first = count.partition("@")
         e = cfg.enumerate_gemms(arch, "all")
         order = (lambda g: derive_order(g.key, g.fields)) if args.order == "derive" else (lambda g: g.key)
         groups = sorted((g for g in group(e.configs, TOOL, version) if g.fields.get("is_3x")), key=order)
-        chosen = groups[:int(n)]
+        chosen = groups[int(first or 0):int(first or 0) + int(n)]
         for i in range(0, len(chosen), args.batch):
             part = chosen[i:i + args.batch]
             if all(g.key in old for g in part):  # derived by an earlier prepare: its problems decided again below
@@ -86,16 +88,26 @@ def prepare(args: argparse.Namespace) -> int:
 def ahead(payloads: list[dict[str, Any]], spent: dict[str, float]) -> None:
     """What the derive unit computes ahead for a batch's verifications (``verify.compile_ahead``, where this tree
     has it: each key's ``can_implement`` section), handed on in the key's payload as ``phases`` does; its CPU (the
-    symbolic runs' processes included) added to ``spent``.  A payload that has it keeps it."""
-    from verifier.library import verify
+    symbolic runs' processes included) added to ``spent``: the symbolic program's compile (``compile_cpu_s``, the
+    derive unit's before this change too) apart from the sections (``cpu_s``).  A payload that has it keeps it."""
+    from verifier.library import can_implement, derive, verify
 
     if all("can_implement_ahead" in p for p in payloads) or not hasattr(verify, "compile_ahead"):
         return
     item = {"keys": [p["key"] for p in payloads], "batch": payloads[0]["batch"], "include": payloads[0].get("include")}
-    r0, c0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.process_time()
+    def cpu() -> float:
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return time.process_time() + r.ru_utime + r.ru_stime
+
+    # The symbolic program first (compiled by the derive unit before this change too), apart from the sections.
+    c0 = cpu()
+    with contextlib.suppress(RuntimeError, OSError, ValueError, subprocess.SubprocessError):
+        can_implement.compile_batch([derive.Instance(n, src) for n, src in item["batch"]],
+                                    Path(item["include"]) if item["include"] else None)
+    spent["compile_cpu_s"] += cpu() - c0
+    c0 = cpu()
     given = verify.compile_ahead(item, {p["key"]: p for p in payloads}, {p["key"]: p["derived"] for p in payloads})
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    spent["cpu_s"] += time.process_time() - c0 + (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
+    spent["cpu_s"] += cpu() - c0
     spent["batches"] += 1
     for p in payloads:
         if isinstance(given, dict) and p["key"] in given:
@@ -276,7 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     pp = sub.add_parser("prepare", help="derive and decide a sample of keys, write the verify phase's payloads")
     pp.add_argument("--cache", required=True)
-    pp.add_argument("--keys", default="90a:16,100a:8", help="ARCH:N,...: the first N 3.x keys of each, sorted")
+    pp.add_argument("--keys", default="90a:16,100a:8",
+                    help="ARCH:N[@S],...: N 3.x keys of each, sorted, from the S-th (default 0)")
     pp.add_argument("--batch", type=int, default=8)
     pp.add_argument("--order", choices=("key", "derive"), default="key",
                     help="key: the first N in sorted key order (a uniform sample of the families); derive: the first "

@@ -3,16 +3,23 @@ its batch, its problems' verdicts) measured per key, for this tree and a named b
 the two answers compared (docs/library.md, "The cost of a key's verification").
 
     python bench/library_verify_cost.py prepare --cache PAYLOADS.json [--keys 90a:16,100a:8] [--batch 8]
+                                                [--order key|derive]
     python bench/library_verify_cost.py measure --cache PAYLOADS.json [--baseline REV] [--json OUT]
+                                                [--keys-a-process K]
 
 ``prepare`` takes the first N 3.x keys of each architecture's ``all`` in sorted key order (a uniform sample of the
 families: the ids are digests), derives them in batches of ``--batch`` (one compile a batch, as the derive phase)
 and decides their distinct problems (as the decide phase), and writes the verify phase's payloads: the measured
-phase alone, without the compiles of the other two.
+phase alone, without the compiles of the other two.  ``--order derive``: the first N in the sweep's derive order
+instead (``ARCH:N@S``: from the S-th), neighbours as a derive batch holds them; what the derive unit computes ahead
+for the verifications (``verify.compile_ahead``: the keys' ``can_implement`` sections) is handed on in the payloads
+as the sweep does, its CPU reported under ``ahead``.
 
 ``measure`` verifies every payload in one child process per implementation, as one worker of a sweep does (its
-process-wide caches warm up over the keys), first this tree's then the baseline's (``git archive REV verifier``
-unpacked in a temporary folder: the baseline's code exactly; default ``HEAD``).  Per key and per implementation:
+process-wide caches warm up over the keys; ``--keys-a-process K``: a fresh child every K keys, each verifying every
+(n/K)-th key, as a worker of a sweep of n/K workers sees them), first this tree's then the baseline's
+(``git archive REV verifier`` unpacked in a folder named by the commit and kept, so that its programs stay
+compiled: the baseline's code exactly; default ``HEAD``).  Per key and per implementation:
 wall and CPU seconds, the CPU of its child processes (the compiled programs: the replays, the symbolic
 ``can_implement`` program's compile and runs), and the time of each part (``can_implement.section``, the epilogue's
 checks, the compiled replays, the rest: the mainloop's own checks); the mean and the median over the verified keys.

@@ -7,7 +7,7 @@ wall time of SM90 ``all`` + SM100 ``all`` on a given number of cores; and the sc
 (docs/library.md, "Scale on a many-core host").
 
     python bench/library_scale.py run --points 1:8,4:32,16:128,0:256 [--batch 8] [--timeout 150] [--json OUT]
-    python bench/library_scale.py extrapolate A.json B.json ... [--cores 64] [--json OUT]
+    python bench/library_scale.py extrapolate A.json B.json ... [--cores 64] [--bound COUNT.json] [--json OUT]
     python bench/library_scale.py synthetic --points 0:512,0:4096 [--scale 0.2] [--work burn] [--json OUT]
 
 ``--points W:N,...``: W workers (0: every core of the host) on N keys.  Each point runs in a child process
@@ -30,7 +30,9 @@ efficiency, with its start-up and unsaturated seconds paid once; a point without
 ``all`` (its keys, its batches, and at most the distinct problems ``bench/library_problems.py count`` bounds) and
 SM100 ``all`` (its keys and batches; its problems at SM90's rate a key, since its UMMA layouts are modelled by
 another part), on ``--cores`` workers; and SM90 at ``--instantiation-level max`` (1,214,226 keys), its derive
-batches and verifications only.
+batches and verifications only.  With ``--bound`` (``bench/library_problems.py count --arch 90a --arch 100a``'s JSON),
+the sweep's distinct solver problems fitted on the points' growth are capped at the counted bound, which replaces the
+linear upper bound where it is lower (``problems_fitted``: ``bound``, ``upper_bound``, ``said``).
 
 ``synthetic``: ``bench/library_synthetic.py``'s stand-in units (the real units' costs in proportion, ``--scale``
 times them, slept or burnt) in each of ``--orders`` on one local cluster a point: the timeline's figures of each
@@ -216,7 +218,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def extrapolate_points(points: list[dict[str, Any]], sm90: dict[str, int] | None, cores: int,
-                       batch: int) -> dict[str, Any]:
+                       batch: int, bound: dict[str, Any] | None = None) -> dict[str, Any]:
     """SM90 all + SM100 all on ``cores`` workers, from the finished point with the most workers (the module's
     docstring says how)."""
     finished = [p for p in points if not p.get("stopped_at_timeout") and p["verify"]["units"]]
@@ -262,7 +264,8 @@ def extrapolate_points(points: list[dict[str, Any]], sm90: dict[str, int] | None
         return seconds / (cores * efficiency) + fixed
 
     fitted = _problems_fitted(finished, p, s90["keys"] + SM100["keys"], per_problem, shared_per_key,
-                              total - parts["sm90_decide"] - parts["sm100_decide_if_modelled"], wall)
+                              total - parts["sm90_decide"] - parts["sm100_decide_if_modelled"], wall,
+                              _bound(bound))
     return {**({"problems_fitted": fitted} if fitted else {}),
             "from_point": {"workers": p["workers"], "keys": keys, "wall_s": p["wall_s"],
                            "order": p.get("order", "phased")},
@@ -328,31 +331,59 @@ def _solver_problems(q: dict[str, Any]) -> int:
 
 
 def _problems_fitted(finished: list[dict[str, Any]], p: dict[str, Any], all_keys: int, per_problem: float,
-                     shared_per_key: float, rest: float, wall: Any) -> dict[str, Any] | None:
+                     shared_per_key: float, rest: float, wall: Any, bound: int | None = None) -> dict[str, Any] | None:
     """The sweep's distinct solver problems from how they grew between the finished points of ``p``'s sample (its
     architectures; the points' samples are whole derive batches evenly spaced, so a larger one meets the smaller's
     kinds of problems again): ``s(n) = s2 (n / n2)^a`` with ``a`` the growth exponent of each pair of consecutive
     points, the last pair's (the curve flattens as the keys grow) and the largest (the most pessimistic), and the
-    sweep's wall time with each (``rest``: the seconds of every other unit).  None with fewer than two points."""
+    sweep's wall time with each (``rest``: the seconds of every other unit).  With ``bound`` (the sweep's distinct
+    solver problems at most, ``bench/library_problems.py count``), no estimate exceeds it (``capped``), and it
+    replaces the linear upper bound where it is lower.  None with fewer than two points and no bound."""
     same = sorted((q for q in finished if q.get("sample_archs") == p.get("sample_archs") and _solver_problems(q)),
                   key=lambda q: q["verify"]["units"])
     pairs = [(a, b) for a, b in zip(same, same[1:]) if b["verify"]["units"] > a["verify"]["units"]]
-    if not pairs:
+    if not pairs and bound is None:
         return None
     exponents = [min(1.0, max(0.0, math.log(_solver_problems(b) / _solver_problems(a))
                               / math.log(b["verify"]["units"] / a["verify"]["units"]))) for a, b in pairs]
-    top = same[-1]
-    n2, s2 = top["verify"]["units"], _solver_problems(top)
+    top = same[-1] if same else p
+    n2, s2 = top["verify"]["units"], max(1, _solver_problems(top))
+
+    def problems_at(problems: float, **about: Any) -> dict[str, Any]:
+        seconds = rest + problems * per_problem + all_keys * shared_per_key
+        return {**about, "distinct_problems": round(problems), "worker_hours": round(seconds / 3600, 2),
+                "wall_min": round(wall(seconds) / 60, 1)}
 
     def at(exponent: float) -> dict[str, Any]:
         problems = s2 * (all_keys / n2) ** exponent
-        seconds = rest + problems * per_problem + all_keys * shared_per_key
-        return {"exponent": round(exponent, 3), "distinct_problems": round(problems),
-                "worker_hours": round(seconds / 3600, 2), "wall_min": round(wall(seconds) / 60, 1)}
+        capped = bound is not None and problems > bound
+        return problems_at(min(problems, bound) if capped and bound is not None else problems,
+                           exponent=round(exponent, 3), **({"capped": True} if capped else {}))
 
-    return {"points": [[q["verify"]["units"], _solver_problems(q)] for q in same], "keys": all_keys,
-            "last_pair": at(exponents[-1]), "largest_exponent": at(max(exponents)),
-            "linear": at(1.0)}
+    out: dict[str, Any] = {"points": [[q["verify"]["units"], _solver_problems(q)] for q in same], "keys": all_keys}
+    if exponents:
+        out.update(last_pair=at(exponents[-1]), largest_exponent=at(max(exponents)))
+    linear = s2 * all_keys / n2
+    out["linear"] = problems_at(linear, exponent=1.0)
+    if bound is not None:
+        lower = bound < linear
+        out["bound"] = problems_at(bound, source="bench/library_problems.py count", replaces_linear=lower)
+        out["upper_bound"] = "bound" if lower else "linear"
+        out["said"] = (f"the sweep's distinct solver problems are at most {bound} (counted from the keys' fields), "
+                       + (f"below the linear {round(linear)}: the upper bound is the count's" if lower else
+                          f"not below the linear {round(linear)}: the upper bound stays the linear one"))
+    return out
+
+
+def _bound(count: dict[str, Any] | None) -> int | None:
+    """The sweep's distinct solver problems at most, from ``bench/library_problems.py count``'s JSON: it must
+    cover SM90 all and SM100 all, the sweep extrapolated."""
+    if count is None:
+        return None
+    if sorted(count.get("archs", [])) != ["100a", "90a"] or count.get("kernels") != "all":
+        raise SystemExit("--bound: expected the count of --arch 90a --arch 100a --kernels all, got "
+                         f"{count.get('archs')} {count.get('kernels')}")
+    return int(count["solver_problems_at_most"])
 
 
 def extrapolate(args: argparse.Namespace) -> int:
@@ -364,7 +395,8 @@ def extrapolate(args: argparse.Namespace) -> int:
         points += [{"sample_archs": data.get("sample_archs", ["90a"]), **q} for q in data["points"]]
         sm90 = data.get("sm90", sm90)
         batch = data.get("batch", batch)
-    out = extrapolate_points(points, sm90, args.cores, batch)
+    bound = json.loads(Path(args.bound).read_text()) if args.bound else None
+    out = extrapolate_points(points, sm90, args.cores, batch, bound)
     print(json.dumps(out, indent=1))
     if args.json:
         Path(args.json).write_text(json.dumps({"points": points, "extrapolation": out}, indent=1) + "\n")
@@ -408,6 +440,9 @@ def main(argv: list[str] | None = None) -> int:
     x.add_argument("--cores", type=int, default=64)
     x.add_argument("--batch", type=int, default=phases.DEFAULT_BATCH)
     x.add_argument("--json", default=None)
+    x.add_argument("--bound", default=None,
+                   help="bench/library_problems.py count's JSON (--arch 90a --arch 100a): the sweep's distinct "
+                        "solver problems at most, which caps the fitted ones and replaces the linear bound if lower")
     args = ap.parse_args(argv)
     return {"run": run, "point": point, "synthetic": synthetic, "extrapolate": extrapolate}[args.cmd](args)
 

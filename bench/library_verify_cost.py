@@ -3,16 +3,23 @@ its batch, its problems' verdicts) measured per key, for this tree and a named b
 the two answers compared (docs/library.md, "The cost of a key's verification").
 
     python bench/library_verify_cost.py prepare --cache PAYLOADS.json [--keys 90a:16,100a:8] [--batch 8]
+                                                [--order key|derive]
     python bench/library_verify_cost.py measure --cache PAYLOADS.json [--baseline REV] [--json OUT]
+                                                [--keys-a-process K]
 
 ``prepare`` takes the first N 3.x keys of each architecture's ``all`` in sorted key order (a uniform sample of the
 families: the ids are digests), derives them in batches of ``--batch`` (one compile a batch, as the derive phase)
 and decides their distinct problems (as the decide phase), and writes the verify phase's payloads: the measured
-phase alone, without the compiles of the other two.
+phase alone, without the compiles of the other two.  ``--order derive``: the first N in the sweep's derive order
+instead (``ARCH:N@S``: from the S-th), neighbours as a derive batch holds them; what the derive unit computes ahead
+for the verifications (``verify.compile_ahead``: the keys' ``can_implement`` sections) is handed on in the payloads
+as the sweep does, its CPU reported under ``ahead``.
 
 ``measure`` verifies every payload in one child process per implementation, as one worker of a sweep does (its
-process-wide caches warm up over the keys), first this tree's then the baseline's (``git archive REV verifier``
-unpacked in a temporary folder: the baseline's code exactly; default ``HEAD``).  Per key and per implementation:
+process-wide caches warm up over the keys; ``--keys-a-process K``: a fresh child every K keys, each verifying every
+(n/K)-th key, as a worker of a sweep of n/K workers sees them), first this tree's then the baseline's
+(``git archive REV verifier`` unpacked in a folder named by the commit and kept, so that its programs stay
+compiled: the baseline's code exactly; default ``HEAD``).  Per key and per implementation:
 wall and CPU seconds, the CPU of its child processes (the compiled programs: the replays, the symbolic
 ``can_implement`` program's compile and runs), and the time of each part (``can_implement.section``, the epilogue's
 checks, the compiled replays, the rest: the mainloop's own checks); the mean and the median over the verified keys.
@@ -27,6 +34,7 @@ whose compile the first key of each batch pays, is measured as it is).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -50,32 +58,70 @@ TOOL = "bench-verify-cost"
 def prepare(args: argparse.Namespace) -> int:
     from verifier.library import configs as cfg
     from verifier.library import derive
-    from verifier.library.keys import group, payload
+    from verifier.library.keys import derive_order, group, payload
 
     version = cfg.cutlass_version(None)
     cache = Path(args.cache)
     old = {p["key"]: p for p in _payloads(cache)} if cache.exists() else {}
     out: list[dict[str, Any]] = []
+    spent = {"batches": 0.0, "compile_cpu_s": 0.0, "cpu_s": 0.0, "sections": 0.0}
     for spec in args.keys.split(","):
-        arch, _, n = spec.partition(":")
+        arch, _, count = spec.partition(":")
+        n, _, first = count.partition("@")
         e = cfg.enumerate_gemms(arch, "all")
-        groups = sorted((g for g in group(e.configs, TOOL, version) if g.fields.get("is_3x")), key=lambda g: g.key)
-        chosen = groups[:int(n)]
+        order = (lambda g: derive_order(g.key, g.fields)) if args.order == "derive" else (lambda g: g.key)
+        groups = sorted((g for g in group(e.configs, TOOL, version) if g.fields.get("is_3x")), key=order)
+        chosen = groups[int(first or 0):int(first or 0) + int(n)]
         for i in range(0, len(chosen), args.batch):
             part = chosen[i:i + args.batch]
             if all(g.key in old for g in part):  # derived by an earlier prepare: its problems decided again below
-                out += [old[g.key] for g in part]
-                continue
-            batch = [[g.representative, e.source(g.representative)] for g in part]
-            t0 = time.monotonic()
-            shown = derive.derive_many([derive.Instance(name, src) for name, src in batch])
-            print(f"{arch}: derived {len(part)} keys in {time.monotonic() - t0:.1f} s", flush=True)
-            for k, (g, d) in enumerate(zip(part, shown)):
-                out.append({**payload(g, e, TOOL, version), "derived": d, "batch": batch, "index": k})
+                mine = [old[g.key] for g in part]
+            else:
+                batch = [[g.representative, e.source(g.representative)] for g in part]
+                t0 = time.monotonic()
+                shown = derive.derive_many([derive.Instance(name, src) for name, src in batch])
+                print(f"{arch}: derived {len(part)} keys in {time.monotonic() - t0:.1f} s", flush=True)
+                mine = [{**payload(g, e, TOOL, version), "derived": d, "batch": batch, "index": k}
+                        for k, (g, d) in enumerate(zip(part, shown))]
+            ahead(mine, spent)
+            out += mine
     figures = decide(out)
+    figures["ahead"] = {k: round(v, 1) for k, v in spent.items()}
     cache.write_text(json.dumps({"payloads": out, "decide": figures}))
     print(f"{len(out)} payloads -> {args.cache}; decide phase: {json.dumps(figures)}")
     return 0
+
+
+def ahead(payloads: list[dict[str, Any]], spent: dict[str, float]) -> None:
+    """What the derive unit computes ahead for a batch's verifications (``verify.compile_ahead``, where this tree
+    has it: each key's ``can_implement`` section), handed on in the key's payload as ``phases`` does; its CPU (the
+    symbolic runs' processes included) added to ``spent``: the symbolic program's compile (``compile_cpu_s``, the
+    derive unit's before this change too) apart from the sections (``cpu_s``).  A payload that has it keeps it."""
+    from verifier.library import can_implement, derive, verify
+
+    if all("can_implement_ahead" in p for p in payloads) or not hasattr(verify, "compile_ahead"):
+        return
+    item = {"keys": [p["key"] for p in payloads], "batch": payloads[0]["batch"], "include": payloads[0].get("include")}
+    def cpu() -> float:
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return time.process_time() + r.ru_utime + r.ru_stime
+
+    # The symbolic program first (compiled by the derive unit before this change too), apart from the sections.
+    c0 = cpu()
+    with contextlib.suppress(RuntimeError, OSError, ValueError, subprocess.SubprocessError):
+        can_implement.compile_batch([derive.Instance(n, src) for n, src in item["batch"]],
+                                    Path(item["include"]) if item["include"] else None)
+    spent["compile_cpu_s"] += cpu() - c0
+    c0 = cpu()
+    given = verify.compile_ahead(item, {p["key"]: p for p in payloads}, {p["key"]: p["derived"] for p in payloads})
+    spent["cpu_s"] += cpu() - c0
+    spent["batches"] += 1
+    for p in payloads:
+        if isinstance(given, dict) and p["key"] in given:
+            p["can_implement_ahead"] = json.loads(json.dumps(given[p["key"]]))
+            spent["sections"] += 1
+    print(f"ahead: {sum(1 for p in payloads if 'can_implement_ahead' in p)} of {len(payloads)} sections, "
+          f"{spent['cpu_s']:.1f} CPU s so far", flush=True)
 
 
 def decide(payloads: list[dict[str, Any]]) -> dict[str, Any]:
@@ -115,8 +161,9 @@ def _payloads(cache: Path) -> list[dict[str, Any]]:
 # -- one implementation, in its own process ------------------------------------------------------------------------
 
 
-def _child(cache: str, out: str) -> int:
-    """Verify every payload of ``cache`` with the ``verifier`` on ``sys.path``; per key its answer and times."""
+def _child(cache: str, out: str, which: str = "") -> int:
+    """Verify the payloads of ``cache`` (``which``: their places, comma-separated; all of them when empty) with the
+    ``verifier`` on ``sys.path``; per key its answer and times."""
     from verifier.library import can_implement, derive, epilogue, verify
 
     spent: dict[str, float] = {}
@@ -144,7 +191,9 @@ def _child(cache: str, out: str) -> int:
     t0 = time.process_time()
     atoms.atoms()
     rows: list[dict[str, Any]] = [{"start_up_cpu_s": time.process_time() - t0}]
-    for p in _payloads(Path(cache)):
+    payloads = _payloads(Path(cache))
+    for i in ([int(w) for w in which.split(",")] if which else range(len(payloads))):
+        p = payloads[i]
         spent.clear()
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         c0, w0 = time.process_time(), time.perf_counter()
@@ -152,7 +201,7 @@ def _child(cache: str, out: str) -> int:
         wall, cpu = time.perf_counter() - w0, time.process_time() - c0
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         r.pop("seconds", None)
-        rows.append({"key": p["key"], "name": p["representative"], "status": r["status"],
+        rows.append({"place": i, "key": p["key"], "name": p["representative"], "status": r["status"],
                      "wall_s": wall, "cpu_s": cpu,
                      "children_cpu_s": (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime),
                      "parts_s": {**spent, "rest": wall - sum(spent.values())},
@@ -161,16 +210,31 @@ def _child(cache: str, out: str) -> int:
     return 0
 
 
-def _run(tree: Path, cache: str, out: Path) -> list[dict[str, Any]]:
+def _run(tree: Path, cache: str, out: Path, per_process: int = 0) -> list[dict[str, Any]]:
+    """Every payload of ``cache`` verified by ``tree``'s ``verifier``: in one process (``per_process`` 0), or as
+    the workers of a sweep of ceil(n / per_process) workers see them, a fresh process verifying every such
+    worker's ``per_process`` keys (worker j: the keys j, j + workers, ...): its process-wide caches hold only
+    those keys' answers."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    subprocess.run([sys.executable, str(Path(__file__).resolve()), "child", cache, str(out)], env=env, check=True,
-                   cwd=str(tree))
-    rows: list[dict[str, Any]] = json.loads(out.read_text())
-    return rows[1:] + [rows[0]]  # the keys' rows, then the process's start-up
+    n = len(_payloads(Path(cache)))
+    workers = 1 if per_process <= 0 else -(-n // per_process)
+    rows: list[dict[str, Any]] = []
+    start_up: list[float] = []
+    for j in range(workers):
+        which = ",".join(str(i) for i in range(j, n, workers)) if workers > 1 else ""
+        subprocess.run([sys.executable, str(Path(__file__).resolve()), "child", cache, str(out), which], env=env,
+                       check=True, cwd=str(tree))
+        mine: list[dict[str, Any]] = json.loads(out.read_text())
+        start_up.append(mine[0]["start_up_cpu_s"])
+        rows += mine[1:]
+    rows.sort(key=lambda r: int(r["place"]))
+    # the keys' rows in the cache's order, then the processes' start-up (their mean)
+    return rows + [{"start_up_cpu_s": statistics.mean(start_up), "processes": workers}]
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    start_up = rows[-1]["start_up_cpu_s"]
+    rows_end = rows[-1]
+    start_up = rows_end["start_up_cpu_s"]
     rows = rows[:-1]
     done = [r for r in rows if r["status"] != "not derived" or r["answer"].get("checks")]
     n = max(1, len(done))
@@ -179,6 +243,7 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         for k, v in r["parts_s"].items():
             parts[k] = parts.get(k, 0.0) + v
     return {"keys": len(rows), "verified_keys": len(done), "start_up_cpu_s": round(start_up, 2),
+            "processes": rows_end.get("processes", 1),
             "wall_s_per_key": round(sum(r["wall_s"] for r in done) / n, 3),
             "cpu_s_per_key": round(sum(r["cpu_s"] + r["children_cpu_s"] for r in done) / n, 3),
             "median_cpu_s": round(statistics.median([r["cpu_s"] + r["children_cpu_s"] for r in done] or [0.0]), 3),
@@ -191,19 +256,23 @@ def measure(args: argparse.Namespace) -> int:
     rev = subprocess.run(["git", "rev-parse", "--short", args.baseline], cwd=ROOT, capture_output=True, text=True,
                          check=True).stdout.strip()
     with tempfile.TemporaryDirectory(prefix="verify-cost-") as tmp:
-        base = Path(tmp) / "baseline"
-        base.mkdir()
-        archive = Path(tmp) / "baseline.tar"
-        subprocess.run(["git", "archive", "-o", str(archive), rev, "verifier"], cwd=ROOT, check=True)
-        with tarfile.open(archive) as tar:
-            tar.extractall(base, filter="data")
+        # The baseline's tree in a folder named by its commit, kept between runs: the compile cache keys its
+        # programs by their flags, which name the tree's header folder, so a kept folder finds them compiled.
+        base = Path(tempfile.gettempdir()) / f"verify-cost-baseline-{rev}"
+        if not (base / "verifier").is_dir():
+            base.mkdir(exist_ok=True)
+            archive = Path(tmp) / "baseline.tar"
+            subprocess.run(["git", "archive", "-o", str(archive), rev, "verifier"], cwd=ROOT, check=True)
+            with tarfile.open(archive) as tar:
+                tar.extractall(base, filter="data")
         if not args.no_warm_up:
             # Each side's symbolic programs compiled into the cache first (their flags name the tree's own header
             # folder, so the two sides compile their own), so that neither side's figures hold a compile.
             _run(ROOT, args.cache, Path(tmp) / "warm.json")
             _run(base, args.cache, Path(tmp) / "warm-base.json")
-        now = _run(ROOT, args.cache, Path(tmp) / "now.json")
-        before = _run(base, args.cache, Path(tmp) / "before.json")
+        k = args.keys_a_process
+        now = _run(ROOT, args.cache, Path(tmp) / "now.json", k)
+        before = _run(base, args.cache, Path(tmp) / "before.json", k)
     differences = [(a["name"], b["name"]) for a, b in zip(before[:-1], now[:-1]) if a["answer"] != b["answer"]]
     for old, new in zip(before[:-1], now[:-1]):
         print(f"{new['name'][-72:]:<72} {new['status']:<12} before {old['wall_s']:6.2f} s  now {new['wall_s']:6.2f} s")
@@ -221,17 +290,24 @@ def measure(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["child"]:
-        return _child(argv[1], argv[2])
+        return _child(argv[1], argv[2], argv[3] if len(argv) > 3 else "")
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     pp = sub.add_parser("prepare", help="derive and decide a sample of keys, write the verify phase's payloads")
     pp.add_argument("--cache", required=True)
-    pp.add_argument("--keys", default="90a:16,100a:8", help="ARCH:N,...: the first N 3.x keys of each, sorted")
+    pp.add_argument("--keys", default="90a:16,100a:8",
+                    help="ARCH:N[@S],...: N 3.x keys of each, sorted, from the S-th (default 0)")
     pp.add_argument("--batch", type=int, default=8)
+    pp.add_argument("--order", choices=("key", "derive"), default="key",
+                    help="key: the first N in sorted key order (a uniform sample of the families); derive: the first "
+                         "N in the sweep's derive order (keys.DERIVE_ORDER: neighbours, as a derive batch holds)")
     pm = sub.add_parser("measure", help="verify the payloads with this tree and the baseline, compare")
     pm.add_argument("--cache", required=True)
     pm.add_argument("--baseline", default="HEAD", help="the commit whose verifier/ is the baseline (default HEAD)")
     pm.add_argument("--no-warm-up", action="store_true")
+    pm.add_argument("--keys-a-process", type=int, default=0, metavar="K",
+                    help="a worker of a many-worker sweep: a fresh process every K keys, each verifying every "
+                         "(n/K)-th key of the cache (default 0: every key in one process)")
     pm.add_argument("--json")
     args = ap.parse_args(argv)
     return prepare(args) if args.cmd == "prepare" else measure(args)

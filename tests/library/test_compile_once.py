@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bench import library_synthetic as syn
-from verifier.library import can_implement, phases, verify
+from verifier.library import can_implement, distribute, phases, verify
 from verifier.oracle import cute_cpp
 
 
@@ -68,3 +68,29 @@ def test_a_batch_no_key_of_which_runs_can_implement_symbolically_compiles_nothin
     # a 2.x kernel, and a 3.x one whose instance CuTe rejected (nothing derived): neither runs the symbolic program
     verify.compile_ahead({"batch": [["k0", ""], ["k1", ""]]}, keys, {"k0": {}, "k1": {"REJECTED": "static_assert"}})
     assert asked == []
+
+
+def _ahead(item: Any, keys: Any, derived: Any) -> dict[str, Any]:
+    return {k: {"for": k} for k in derived}
+
+
+def _verify_with_ahead(payload: Any) -> dict[str, Any]:
+    return {**syn.verify(payload), "ahead": payload.get("can_implement_ahead")}
+
+
+def test_what_the_derive_unit_computed_ahead_for_a_key_reaches_its_verification_and_is_stored(
+        tmp_path: Path) -> None:
+    units = phases.Units(derive=syn.derive, problems=syn.problems, decide=syn.decide, verify=_verify_with_ahead,
+                         ahead=_ahead)
+    payloads = syn.payloads(5, 0.0)
+    store = tmp_path / "keys.jsonl"
+    run = phases.run(payloads, list(payloads), store, "t", "c", engine="local", workers=1, batch=2, units=units)
+    assert run.keys.computed == 5 and run.keys.errors == 0
+    with distribute.ResultStore(store, tool="t", cutlass="c") as s:
+        assert {k: r.result["ahead"] for k, r in s.records.items() if r.result} == {k: {"for": k} for k in payloads}
+    # the key store lost: the keys are verified again from the derive store, which kept what was computed ahead
+    store.unlink()
+    again = phases.run(payloads, list(payloads), store, "t", "c", engine="local", workers=1, batch=2, units=units)
+    assert again.derive is not None and again.derive.computed == 0 and again.keys.computed == 5
+    with distribute.ResultStore(store, tool="t", cutlass="c") as s:
+        assert {k: r.result["ahead"] for k, r in s.records.items() if r.result} == {k: {"for": k} for k in payloads}

@@ -142,3 +142,11 @@ def test_a_key_whose_printing_died_takes_no_partial_route() -> None:
     assert problems_of(payload, d) == {}
     r = verify_key(payload)
     assert r["status"] == "not derived" and "MainloopSm90CpAsyncGmmaWarpSpecialized" in r["reason"]
+
+
+def test_a_crash_names_a_large_batch_by_its_first_and_last_keys() -> None:
+    # A crashed key's record carries the message: every name of a batch of 256 would be about 25 KB a key.
+    names = [f"cutlass3x_sm100_key_{i:03d}" for i in range(phases.DEFAULT_BATCH)]
+    named = derive._batch_names(names)
+    assert named == f"{names[0]}, ..., {names[-1]}" and len(named) < 100
+    assert derive._batch_names(names[:3]) == ", ".join(names[:3])

@@ -73,6 +73,9 @@ def test_three_phases_answer_what_verify_key_answers_and_resume(tmp_path: Path) 
     swept = _stored(store)
     alone = {k: _plain(verify_key(p)) for k, p in payloads.items()}
     assert swept == alone
+    # the keys' can_implement sections were computed by their derive units (verify.compile_ahead) and stored there
+    ahead = {k for r in _stored(phases.side_store(store, "derive")).values() for k in r.get("ahead", {})}
+    assert ahead == set(payloads)
     # The three phases one after the other (the order before the pipeline): the same three stores.
     phased = tmp_path / "phased.jsonl"
     before = phases.run(payloads, list(payloads), phased, TOOL, CUTLASS, batch=2, order="phased", **options)

@@ -4,6 +4,10 @@ efficiency with its start-up and drain paid once, or, for a point measured befor
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from bench.library_scale import SM90, SM100, extrapolate_points, sample
@@ -87,3 +91,33 @@ def test_the_sweeps_problems_are_fitted_on_how_they_grew_between_points() -> Non
     assert fitted["last_pair"]["wall_min"] < fitted["linear"]["wall_min"]
     # one point alone says nothing of the growth
     assert "problems_fitted" not in extrapolate_points([point(16, 1024, 400)], None, 64, 8)
+
+
+def test_a_counted_bound_caps_the_distinct_problems() -> None:
+    """bench/library_problems.py count's bound on the sweep's distinct solver problems replaces the linear bound
+    where it is lower (said so), and no fitted estimate exceeds it; where it is not lower, the linear one stays.
+    From session 12's 32-worker point (tests/library/data/scale32.json: 1,106 solver problems on 2,048 keys)."""
+    data = json.loads((Path(__file__).parent / "data" / "scale32.json").read_text())
+    points = [{"sample_archs": data["sample_archs"], **q} for q in data["points"]]
+    without = extrapolate_points(points, data["sm90"], 64, data["batch"])
+    assert "problems_fitted" not in without  # one point: no growth to fit, no bound
+
+    def bound(n: int) -> dict[str, Any]:
+        return {"archs": ["90a", "100a"], "kernels": "all", "solver_problems_at_most": n}
+    keys = SM90["keys"] + SM100["keys"]
+    linear = round(1106 * keys / 2048)
+    low = extrapolate_points(points, data["sm90"], 64, data["batch"], bound(linear - 1000))["problems_fitted"]
+    assert low["linear"]["distinct_problems"] == linear
+    assert (low["upper_bound"], low["bound"]["replaces_linear"]) == ("bound", True)
+    assert low["bound"]["distinct_problems"] == linear - 1000
+    assert low["bound"]["wall_min"] < low["linear"]["wall_min"]
+    assert "below the linear" in low["said"]
+    high = extrapolate_points(points, data["sm90"], 64, data["batch"], bound(linear + 1))["problems_fitted"]
+    assert (high["upper_bound"], high["bound"]["replaces_linear"]) == ("linear", False)
+    # two points: the fitted estimates are capped by the bound
+    small = {**points[0], "keys": 512, "verify": {**points[0]["verify"], "units": 512},
+             "decide": {**points[0]["decide"], "units": 274 + 600}}
+    fitted = extrapolate_points([small, *points], data["sm90"], 64, data["batch"], bound(2000))["problems_fitted"]
+    assert fitted["last_pair"]["distinct_problems"] == 2000 and fitted["last_pair"]["capped"]
+    with pytest.raises(SystemExit):
+        extrapolate_points(points, data["sm90"], 64, data["batch"], {**bound(5), "archs": ["90a"]})

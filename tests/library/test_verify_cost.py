@@ -98,3 +98,46 @@ def test_a_key_verified_from_the_process_caches_is_the_key_verified_afresh() -> 
     assert [r["status"] for r in fresh] == ["verified", "verified"]
     assert fresh[0]["checks"]["epi_r2s"]["verdict"] in ("proved", "refuted")
     assert fresh[0]["can_implement"]["derivation"].startswith("symbolic")
+
+
+@pytest.mark.cute
+def test_a_section_computed_ahead_is_used_only_by_the_key_whose_inputs_it_was_computed_from(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The derive unit's ``can_implement`` sections (``verify.compile_ahead``) spare the key's verification the
+    symbolic exploration, with the same answer; one whose inputs differ from the key's is not used."""
+    from verifier.library import can_implement, derive
+    from verifier.library.verify import compile_ahead, verify_key
+
+    payloads = {}
+    for name in (TMA_EPI, NO_SMEM):  # one batch, as a derive unit has it
+        p = _payload(name)
+        payloads[p["key"]] = p
+    keys = list(payloads)
+    batch = [[payloads[k]["representative"], payloads[k]["source"]] for k in keys]
+    shown = derive.derive_many([derive.Instance(n, s) for n, s in batch])
+    for i, (k, d) in enumerate(zip(keys, shown)):
+        payloads[k].update(derived=d, batch=batch, index=i)
+    alone = {k: _plain(verify_key(p)) for k, p in payloads.items()}
+    ahead = json.loads(json.dumps(compile_ahead({"keys": keys, "batch": batch, "include": None}, payloads,
+                                                {k: p["derived"] for k, p in payloads.items()})))
+    assert set(ahead) == set(keys)
+
+    explored: list[int] = []
+    inner = can_implement.derive_acceptance
+    def counted(*a: Any, **k: Any) -> Any:
+        explored.append(1)
+        return inner(*a, **k)
+    monkeypatch.setattr(can_implement, "derive_acceptance", counted)
+    given = {k: _plain(verify_key({**p, "can_implement_ahead": ahead[k]})) for k, p in payloads.items()}
+    assert given == alone and explored == []
+    # A section is the key's only under the digest of its own inputs: another key's (or one stated for other
+    # inputs) is computed again, with the key's own answer; the digest's own key is taken as it is.
+    first, second = keys
+    swapped = _plain(verify_key({**payloads[first], "can_implement_ahead": ahead[second]}))
+    assert swapped == alone[first] and explored == [1]
+    marked = {**ahead[first], "section": {**ahead[first]["section"], "paths": {"kGemm": -1}}}
+    used = _plain(verify_key({**payloads[first], "can_implement_ahead": marked}))
+    assert used["can_implement"]["paths"] == {"kGemm": -1} and explored == [1]
+    moved = {**marked, "key": can_implement.section_key([derive.Instance(*batch[0])], 0, {}, [])}
+    assert _plain(verify_key({**payloads[first], "can_implement_ahead": moved})) == alone[first]
+    assert explored == [1, 1]

@@ -33,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--limit", type=int, metavar="N", help="verify only the first N keys (the rest are listed "
                    "as not verified)")
     p.add_argument("--batch", type=int, default=None, metavar="N", help="keys compiled into one program in the "
-                   "derive phase, neighbours in the derive order (default 64)")
+                   "derive phase, neighbours in the derive order (default 256)")
     p.add_argument("--no-plan-cache", action="store_true", help="enumerate and key the configurations again "
                    "instead of reading them from the result cache's plans (docs/library.md)")
     from verifier.library.distribute import add_sweep_options

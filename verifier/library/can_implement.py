@@ -25,6 +25,8 @@ The extents range over 0..2^31-1 (int, not negative), the strides over int64.  T
 
 from __future__ import annotations
 
+import hashlib
+import json
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
@@ -371,6 +373,17 @@ def reads_strides(der: Derivation) -> bool:
 
 def _accepting(ma: ModeAcceptance) -> list[PathResult]:
     return [p for p in ma.paths if p.accepts == 1]
+
+
+def section_key(batch: Sequence[derive.Instance], index: int, strides: Mapping[str, str], hand: Sequence[str],
+                no_overflow: Sequence[str] = (), include: Path | None = None) -> str:
+    """A digest of every input of ``section``: the batch's instances (its program), the key's place there, its
+    printed strides, the hand-read conjuncts and ``include`` (the tool's own code and headers are the sweep's).  A
+    section computed ahead (``verify.compile_ahead``) is used by a key only under the digest of its own inputs."""
+    text = json.dumps({"batch": [[i.name, i.source] for i in batch], "index": index, "strides": dict(strides),
+                       "hand": list(hand), "no_overflow": list(no_overflow),
+                       "include": None if include is None else str(include)}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def section(batch: Sequence[derive.Instance], index: int, strides: Mapping[str, str],

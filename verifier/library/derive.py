@@ -397,7 +397,7 @@ def show(program: Program) -> list[dict[str, Any]]:
         crashed = [last] if last is not None and last >= start else list(range(start, len(names)))
         for k in crashed:  # what it printed before it died stays
             why = (f"the derive program died of {how} while printing {names[k]} (case {k} of its batch of "
-                   f"{len(names)}: {', '.join(names)})" + (f"; {tail}" if tail else ""))
+                   f"{len(names)}: {_batch_names(names)})" + (f"; {tail}" if tail else ""))
             found[k] = {**found.get(k, {}), "CRASHED": why, "SHOW_ABORTED": _IN_BATCH.sub("", tail) or how}
         start = crashed[-1] + 1
     shown = [found.get(k, {}) for k in range(len(names))]
@@ -408,6 +408,13 @@ def show(program: Program) -> list[dict[str, Any]]:
             if isinstance(v, str) and tag != "CRASHED":
                 d[tag] = _IN_BATCH.sub("", v)
     return shown
+
+
+def _batch_names(names: Sequence[str]) -> str:
+    """The batch a crash names, in words of bounded length: its keys where they are few, else its first and last
+    (a batch is neighbours in the derive order, so they name it); every name of a batch of 256 would add about
+    25 KB to each crashed key's record."""
+    return ", ".join(names) if len(names) <= 4 else f"{names[0]}, ..., {names[-1]}"
 
 
 def _parse_shown(stdout: str, found: dict[int, dict[str, Any]]) -> int | None:

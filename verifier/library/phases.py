@@ -48,8 +48,10 @@ from verifier.library.verify import compile_ahead, decide_problem, problems_of, 
 from verifier.run.batch import default_jobs
 from verifier.run.status import StatusLine
 
-# Keys compiled into one program: CUTLASS's headers are parsed once a batch instead of once a key.
-DEFAULT_BATCH = 64
+# Keys compiled into one program: CUTLASS's headers are parsed once a batch instead of once a key, and a template
+# one key instantiated costs its neighbours nothing. 256 against 64: 40% less CPU a key on SM90, 51% on SM100, at
+# 2.6 GB of g++ (docs/library.md, "Larger derive batches").
+DEFAULT_BATCH = 256
 ORDERS = ("pipeline", "phased")
 # Of the units waiting, the one that feeds others starts first: a batch, then a problem, then a key.
 PRIORITY = {"derive": 2, "decide": 1, "verify": 0}
@@ -64,8 +66,10 @@ def derive_batch(payload: Mapping[str, Any]) -> dict[str, Any]:
 
 
 Problems = Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, dict[str, Any]]]
-# What a derive unit may do ahead for its batch's verifications (the batch, its keys' payloads, their derivations)
-Ahead = Callable[[Mapping[str, Any], Mapping[str, Mapping[str, Any]], Mapping[str, Mapping[str, Any]]], None]
+# What a derive unit may do ahead for its batch's verifications (the batch, its keys' payloads, their derivations):
+# what it computed for a key, by key, goes to the key's verification with its derivation (``Units.ahead``).
+Ahead = Callable[[Mapping[str, Any], Mapping[str, Mapping[str, Any]], Mapping[str, Mapping[str, Any]]],
+                 Mapping[str, Any] | None]
 
 
 @dataclass(frozen=True)
@@ -75,8 +79,9 @@ class Units:
     ``derive_unit``), ``decide`` (a problem to ``{"verdict": ...}``) and ``verify`` (a key's payload, with
     ``derived``, ``batch``, ``index`` and ``verdicts`` when they are known, to its answer); ``ahead`` (what the
     derive unit prepares for its keys' verifications: the library compiles the batch's symbolic ``can_implement``
-    program there, ``verify.compile_ahead``).  The library's by default; bench/library_synthetic.py's stand-ins
-    measure the scheduling alone."""
+    program there and computes its keys' ``can_implement`` sections, ``verify.compile_ahead``; what it returns for
+    a key goes to the key's verification as ``can_implement_ahead``).  The library's by default;
+    bench/library_synthetic.py's stand-ins measure the scheduling alone."""
 
     derive: Fn = derive_batch
     problems: Problems = problems_of
@@ -102,9 +107,8 @@ def derive_unit(payload: Mapping[str, Any]) -> dict[str, Any]:
         mine = units.problems(payload["keys"][k], d)
         problems.update(mine)
         uses[k] = list(mine)
-    if units.ahead is not None:
-        units.ahead(payload["item"], payload["keys"], out["derived"])
-    return {**out, "problems": problems, "uses": uses}
+    ahead = units.ahead(payload["item"], payload["keys"], out["derived"]) if units.ahead is not None else None
+    return {**out, "problems": problems, "uses": uses, **({"ahead": dict(ahead)} if ahead else {})}
 
 
 def side_store(path: Path, phase: str) -> Path:
@@ -247,6 +251,7 @@ class _Pipeline:
             out.derive = Sweep(total=len(self.batches), engine=engine, workers=workers)
         self.derived: dict[str, dict[str, Any]] = {}
         self.uses: dict[str, list[str]] = {}
+        self.ahead: dict[str, Any] = {}  # what a key's derive unit computed for its verification (``Units.ahead``)
         self.verdicts: dict[str, Any] = {}
         self.settled: set[str] = set()            # problems with a record (a verdict or an error)
         self.waiting: dict[str, list[str]] = {}   # a problem submitted -> the keys waiting on it
@@ -321,6 +326,8 @@ class _Pipeline:
             bid, i = self.where[k]
             p.update(derived=self.derived[k], batch=self.batches[bid]["batch"], index=i,
                      verdicts={pid: self.verdicts[pid] for pid in self.uses.get(k, ()) if pid in self.verdicts})
+            if k in self.ahead:
+                p["can_implement_ahead"] = self.ahead.pop(k)
         elif "source" not in p:
             p["source"] = self._source(k)
         self._submit(Task("verify", k, self.units.verify, p, PRIORITY["verify"]))
@@ -333,6 +340,7 @@ class _Pipeline:
         if record.status == "ok" and record.result is not None:
             self.derived.update(record.result["derived"])
             found, uses = record.result.get("problems", {}), record.result.get("uses", {})
+            self.ahead.update(record.result.get("ahead") or {})
         problems = self._side("problems") if record.status == "ok" else None
         for k in self.batches[bid]["keys"]:
             if k not in self.missing:  # a key this run does not verify (the store holds it)

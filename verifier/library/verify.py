@@ -28,7 +28,6 @@ checked by their own modules, called from here.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import subprocess
@@ -313,20 +312,56 @@ def _route(fields: Mapping[str, Any], d: Mapping[str, Any]) -> tuple[str | None,
 
 
 def compile_ahead(batch: Mapping[str, Any], keys: Mapping[str, Mapping[str, Any]],
-                  derived: Mapping[str, Mapping[str, Any]]) -> None:
-    """Compile the batch's symbolic ``can_implement`` program (``can_implement.compile_batch``, cached) on the
-    derive unit's worker when a key of the batch takes the route that runs it, so that the keys' verifications,
-    on whichever workers, find it compiled: one compile a batch, and off the verify units (measured on 64
-    workers: a key's verification 3.7 s of a worker while the first key of a batch on each worker compiled it).
-    What it compiles and answers is unchanged; a compile that fails is left for ``verify_key`` to report."""
+                  derived: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """What the derive unit computes ahead of its batch's verifications, on its worker: the batch's symbolic
+    ``can_implement`` program (``can_implement.compile_batch``, cached) when a key of the batch takes the route
+    that runs it, so that the keys' verifications, on whichever workers, find it compiled (one compile a batch,
+    off the verify units: measured on 64 workers, a key's verification 3.7 s of a worker while the first key of a
+    batch on each worker compiled it); then each such key's ``can_implement.section``, by key, with the digest of
+    its inputs (``can_implement.section_key``), handed on to the key's verification (``verify_key``'s
+    ``can_implement_ahead``).  A batch's keys are neighbours in the derive order and take most of the same
+    decisions: here the exploration's ~100 solver queries a key are answered once for the batch from the process's
+    answers (``solver.paths.satisfy``), where the workers of a many-worker sweep, each seeing a key or two of a
+    batch, asked each of them again.  What is computed and answered is unchanged; a compile that fails, or a
+    symbolic run that fails, is left for ``verify_key`` to compute and report."""
     def symbolic(k: str, d: Mapping[str, Any]) -> bool:
         why, cpasync, alone = _route(keys[k]["fields"], d)
         return bool(keys[k]["fields"].get("is_3x", False)) and why is None and not cpasync and not alone
-    if not any(symbolic(k, d) for k, d in derived.items()):
-        return
+    mine = [k for k, d in derived.items() if symbolic(k, d)]
+    if not mine:
+        return {}
     include = Path(batch["include"]) if batch.get("include") else None
-    with contextlib.suppress(RuntimeError, OSError, ValueError, subprocess.SubprocessError):
-        can_implement.compile_batch([derive.Instance(n, src) for n, src in batch["batch"]], include)
+    instances = [derive.Instance(n, src) for n, src in batch["batch"]]
+    try:
+        can_implement.compile_batch(instances, include)
+    except (RuntimeError, OSError, ValueError, subprocess.SubprocessError):
+        return {}
+    order = list(batch.get("keys") or derived)
+    out: dict[str, dict[str, Any]] = {}
+    for k in mine:
+        try:
+            _, strides, accept = _operands(keys[k]["fields"], derived[k])
+        except LayoutError:  # verify_key reports it
+            continue
+        index = order.index(k)
+        found, assumed = can_implement.section(instances, index, strides, accept, NO_OVERFLOW, include)
+        if str(found.get("symbolic", "")).startswith("the symbolic run failed"):
+            continue  # perhaps this worker's (a signal, the memory): the key's verification runs it again
+        out[k] = {"key": can_implement.section_key(instances, index, strides, accept, NO_OVERFLOW, include),
+                  "section": found, "assumed": assumed}
+    return out
+
+
+def _section(payload: Mapping[str, Any], batch: Sequence[derive.Instance], index: int, strides: Mapping[str, str],
+             accept: Sequence[str], include: Path | None) -> tuple[dict[str, Any], list[str] | None]:
+    """``can_implement.section`` of the key: the one its derive unit computed (``compile_ahead``) if the payload
+    carries one computed from exactly these inputs, else computed here."""
+    ahead = payload.get("can_implement_ahead")
+    if isinstance(ahead, Mapping) and ahead.get("key") == can_implement.section_key(batch, index, strides, accept,
+                                                                                    NO_OVERFLOW, include):
+        assumed = ahead["assumed"]
+        return dict(ahead["section"]), None if assumed is None else list(assumed)
+    return can_implement.section(batch, index, strides, accept, NO_OVERFLOW, include)
 
 
 def problems_of(payload: Mapping[str, Any], d: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -413,7 +448,7 @@ def _verify_key(payload: Mapping[str, Any]) -> dict[str, Any]:
                                 else list(ACCEPTANCE_SOURCES), "note": ACCEPTANCE_NOTE, "derivation": "hand-read"}
     else:
         # can_implement's set from its symbolic run (can_implement.py); the hand-read one where that fails.
-        symbolic, assumed = can_implement.section(batch, index, strides, accept, NO_OVERFLOW, include)
+        symbolic, assumed = _section(payload, batch, index, strides, accept, include)
         if assumed is not None and assumed != accept:
             ops, strides, accept = _operands(fields, d, assumed)
         hand = symbolic["derivation"] == "hand-read"
